@@ -1,0 +1,255 @@
+/// Reads the NASA/JPL SSD API shape (the fireball API's): an object with `signature`, `count`,
+/// `fields` (column names) and `data` (rows of values aligned with `fields`), streaming row by row.
+///
+/// Rules (see FIREBALL-FEED.md): fields are mapped by name, never by position; `count` may be a
+/// string or a number and is checked against the rows at the end; a response with no records may
+/// have no `fields` and no `data`; `signature.version` must have a supported major version; every
+/// row must have exactly one value per field.
+public struct NASAColumnarReader: RecordReader {
+    public static let supportedMajorVersions = ["1"]
+
+    private let scanner: JSONScanner
+    private enum State { case notOpened, inData, finished }
+    private var state = State.notOpened
+    /// For each column of `fields`, the slot it fills, or -1 when not requested.
+    private var columnSlots: [Int] = []
+    private var fieldNames: [String]?
+    private var declaredCount: Int?
+    private var countLocation: SourceLocation?
+    private var rowsRead = 0
+    private var version: String?
+    private var scratch: [UInt8] = []
+
+    public init(source: ByteSource) {
+        scanner = JSONScanner(source: source)
+    }
+
+    public var sourceName: String { scanner.source.name }
+    public var progress: (read: Int, total: Int?) { (scanner.source.bytesRead, scanner.source.totalBytes) }
+
+    public mutating func open(requesting fields: [String]) throws(FeedError) -> FeedHeader {
+        try scanner.unit { () throws(ScanError) in
+            guard try scanner.peek() != 0 else { throw scanner.syntaxError(expected: "a JSON object (the feed is empty)") }
+            try scanner.expect(UInt8(ascii: "{"), "'{' to start the feed object")
+        }
+        var first = true
+        while state == .notOpened {
+            try readMember(first: first, requested: fields)
+            first = false
+        }
+        var supplied = Array(repeating: false, count: fields.count)
+        for slot in columnSlots where slot >= 0 { supplied[slot] = true }
+        if state == .finished { try checkCount() }
+        return FeedHeader(supplied: supplied, declaredCount: declaredCount, version: version)
+    }
+
+    public mutating func next(into record: inout RawRecord) throws(FeedError) -> Bool {
+        guard state == .inData else { return false }
+        let columnCount = columnSlots.count
+        let index = rowsRead
+        let more: Bool = try scanner.unit { [columnSlots] () throws(ScanError) -> Bool in
+            record.reset()
+            if try scanner.peek() == UInt8(ascii: "]") {
+                scanner.position += 1
+                return false
+            }
+            if index > 0 {
+                try scanner.expect(UInt8(ascii: ","), "',' or ']' after a row of data")
+            }
+            _ = try scanner.peek()
+            let line = scanner.line
+            let column = scanner.currentColumn
+            try scanner.expect(UInt8(ascii: "["), "'[' to start a row of data")
+            var columnIndex = 0
+            if try scanner.peek() == UInt8(ascii: "]") {
+                scanner.position += 1
+            } else {
+                repeat {
+                    guard columnIndex < columnCount else {
+                        throw ScanError.invalid(.shape(scanner.location(recordIndex: index),
+                            "row \(index) has more values than the \(columnCount) fields"))
+                    }
+                    try readValue(into: &record, slot: columnSlots[columnIndex], recordIndex: index)
+                    columnIndex += 1
+                } while try scanner.separator(close: UInt8(ascii: "]"), context: "in a row of data")
+            }
+            guard columnIndex == columnCount else {
+                throw ScanError.invalid(.shape(SourceLocation(source: scanner.source.name, line: line, column: column, recordIndex: index),
+                    "row \(index) has \(columnIndex) values but there are \(columnCount) fields"))
+            }
+            record.index = index
+            record.line = line
+            record.column = column
+            return true
+        }
+        if more {
+            rowsRead += 1
+            return true
+        }
+        state = .notOpened
+        var first = false
+        while state == .notOpened {
+            try readMember(first: first, requested: [])
+            first = false
+        }
+        if state == .finished { try checkCount() }
+        return false
+    }
+
+    /// Reads one value of a row into `slot` (or skips it when the slot is -1).
+    @inline(__always)
+    private func readValue(into record: inout RawRecord, slot: Int, recordIndex: Int) throws(ScanError) {
+        let byte = try scanner.peek()
+        guard slot >= 0 else {
+            if byte == UInt8(ascii: "[") || byte == UInt8(ascii: "{") { throw nonScalar(recordIndex) }
+            try scanner.skipValue()
+            return
+        }
+        var s = RawSlot()
+        s.line = Int32(truncatingIfNeeded: scanner.line)
+        s.column = Int32(truncatingIfNeeded: scanner.currentColumn)
+        s.start = Int32(record.bytes.count)
+        switch byte {
+        case UInt8(ascii: "\""):
+            try scanner.string(into: &record.bytes)
+            s.kind = .string
+        case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
+            s.kind = try scanner.literal()
+        case UInt8(ascii: "["), UInt8(ascii: "{"):
+            throw nonScalar(recordIndex)
+        default:
+            try scanner.number(into: &record.bytes)
+            s.kind = .number
+        }
+        s.count = Int32(record.bytes.count) - s.start
+        record.slots[slot] = s
+    }
+
+    private func nonScalar(_ recordIndex: Int) -> ScanError {
+        .invalid(.shape(scanner.location(recordIndex: recordIndex), "row values must be strings, numbers or null"))
+    }
+
+    /// Reads one member of the top-level object (or its closing brace).
+    private mutating func readMember(first: Bool, requested: [String]) throws(FeedError) {
+        enum Member { case end, signature, count, fields, data, other }
+        let member: Member = try scanner.unit { [self] () throws(ScanError) -> Member in
+            if try scanner.peek() == UInt8(ascii: "}") {
+                scanner.position += 1
+                return .end
+            }
+            if !first { try scanner.expect(UInt8(ascii: ","), "',' or '}' in the feed object") }
+            var key: [UInt8] = []
+            try scanner.string(into: &key)
+            try scanner.expect(UInt8(ascii: ":"), "':' after a key")
+            switch String(decoding: key, as: UTF8.self) {
+            case "signature": return .signature
+            case "count": return .count
+            case "fields": return .fields
+            case "data": return .data
+            default:
+                try scanner.skipValue()
+                return .other
+            }
+        }
+        switch member {
+        case .end:
+            try scanner.unit { () throws(ScanError) in
+                guard try scanner.peek() == 0 else { throw scanner.syntaxError(expected: "the end of input after the feed object") }
+            }
+            state = .finished
+        case .signature: try readSignature()
+        case .count: try readCount()
+        case .fields: try readFields(requested: requested)
+        case .data:
+            guard fieldNames != nil else {
+                throw FeedError.shape(scanner.location(), "'data' appears before 'fields'; the reader needs the field names first")
+            }
+            let started: Bool = try scanner.unit { () throws(ScanError) -> Bool in
+                if try scanner.peek() == UInt8(ascii: "n") {
+                    _ = try scanner.literal()
+                    return false
+                }
+                try scanner.expect(UInt8(ascii: "["), "'[' to start 'data'")
+                return true
+            }
+            if started { state = .inData }
+        case .other: break
+        }
+    }
+
+    private mutating func readSignature() throws(FeedError) {
+        let location = scanner.location()
+        let found: String? = try scanner.unit { () throws(ScanError) -> String? in
+            try scanner.expect(UInt8(ascii: "{"), "an object for 'signature'")
+            var version: String?
+            if try scanner.peek() == UInt8(ascii: "}") { scanner.position += 1; return nil }
+            repeat {
+                var key: [UInt8] = []
+                try scanner.string(into: &key)
+                try scanner.expect(UInt8(ascii: ":"), "':' after a key")
+                if key == Array("version".utf8), try scanner.peek() == UInt8(ascii: "\"") {
+                    var value: [UInt8] = []
+                    try scanner.string(into: &value)
+                    version = String(decoding: value, as: UTF8.self)
+                } else {
+                    try scanner.skipValue()
+                }
+            } while try scanner.separator(close: UInt8(ascii: "}"), context: "in 'signature'")
+            return version
+        }
+        guard let found else { return }
+        version = found
+        let major = String(found.split(separator: ".", maxSplits: 1).first ?? "")
+        guard Self.supportedMajorVersions.contains(major) else {
+            throw FeedError.unsupportedVersion(location, version: found,
+                supported: Self.supportedMajorVersions.map { "\($0).x" }.joined(separator: ", "))
+        }
+    }
+
+    private mutating func readCount() throws(FeedError) {
+        let location = scanner.location()
+        var text: [UInt8] = []
+        let isString: Bool = try scanner.unit { () throws(ScanError) -> Bool in
+            text.removeAll()
+            if try scanner.peek() == UInt8(ascii: "\"") {
+                try scanner.string(into: &text)
+                return true
+            }
+            try scanner.number(into: &text)
+            return false
+        }
+        let string = String(decoding: text, as: UTF8.self)
+        guard let value = Int(string), value >= 0 else {
+            throw FeedError.shape(location, "'count' must be a non-negative integer, found \(isString ? "\"\(string)\"" : string)")
+        }
+        declaredCount = value
+        countLocation = location
+    }
+
+    private mutating func readFields(requested: [String]) throws(FeedError) {
+        let location = scanner.location()
+        let names: [String] = try scanner.unit { () throws(ScanError) -> [String] in
+            var names: [String] = []
+            try scanner.expect(UInt8(ascii: "["), "an array of field names for 'fields'")
+            if try scanner.peek() == UInt8(ascii: "]") { scanner.position += 1; return [] }
+            repeat {
+                var name: [UInt8] = []
+                try scanner.string(into: &name)
+                names.append(String(decoding: name, as: UTF8.self))
+            } while try scanner.separator(close: UInt8(ascii: "]"), context: "in 'fields'")
+            return names
+        }
+        var seen = Set<String>()
+        for name in names where !seen.insert(name).inserted {
+            throw FeedError.shape(location, "field '\(name)' appears twice in 'fields'")
+        }
+        fieldNames = names
+        columnSlots = names.map { requested.firstIndex(of: $0) ?? -1 }
+    }
+
+    private func checkCount() throws(FeedError) {
+        if let declaredCount, declaredCount != rowsRead, let countLocation {
+            throw FeedError.countMismatch(countLocation, declared: declaredCount, actual: rowsRead)
+        }
+    }
+}

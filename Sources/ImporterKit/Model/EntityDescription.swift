@@ -1,0 +1,83 @@
+/// What the store knows of one kind of record: its table, attributes, unique key and tombstone.
+///
+/// Invariants (checked by `validate()`): names are SQL identifiers; the unique key and tombstone
+/// attributes name declared attributes; key attributes are required; the table name does not start
+/// with `importer_` or `sqlite_` (the store's own namespaces). Every record also has an integer `id`
+/// column that never changes once assigned, so `id` is not a valid attribute name.
+public struct EntityDescription: Sendable, Equatable, Codable {
+    public var name: String
+    public var tableName: String
+    public var attributes: [AttributeDescription]
+    /// The attributes that identify a record, in order. One or more.
+    public var uniqueKey: [String]
+    /// Attributes copied into a delete change so consumers can tell what disappeared. Always
+    /// includes the unique key.
+    public var tombstoneAttributes: [String]
+
+    public init(name: String, tableName: String, attributes: [AttributeDescription], uniqueKey: [String], tombstoneAttributes: [String]) {
+        self.name = name
+        self.tableName = tableName
+        self.attributes = attributes
+        self.uniqueKey = uniqueKey
+        self.tombstoneAttributes = tombstoneAttributes
+    }
+
+    public func attribute(named name: String) -> AttributeDescription? {
+        attributes.first { $0.name == name }
+    }
+
+    public func attributeIndex(named name: String) -> Int? {
+        attributes.firstIndex { $0.name == name }
+    }
+
+    /// Indices (into `attributes`) of the unique key attributes, in key order.
+    public var keyIndices: [Int] { uniqueKey.compactMap(attributeIndex(named:)) }
+
+    /// Indices of the tombstone attributes: the key first, then the others in declaration order.
+    public var tombstoneIndices: [Int] {
+        var indices = keyIndices
+        for (index, attribute) in attributes.enumerated()
+        where tombstoneAttributes.contains(attribute.name) && !indices.contains(index) {
+            indices.append(index)
+        }
+        return indices
+    }
+
+    /// Reports every problem with this description.
+    public func validate() -> [String] {
+        var problems: [String] = []
+        if let problem = SQLIdentifier.problem(with: name) { problems.append("entity name: \(problem)") }
+        if let problem = SQLIdentifier.problem(with: tableName) {
+            problems.append("entity \(name): table name: \(problem)")
+        } else if SQLIdentifier.isReserved(tableName) {
+            problems.append("entity \(name): table name '\(tableName)' uses a reserved prefix (importer_, sqlite_)")
+        }
+        if attributes.isEmpty { problems.append("entity \(name): no attributes") }
+        var seen = Set<String>()
+        for attribute in attributes {
+            if let problem = SQLIdentifier.problem(with: attribute.name) {
+                problems.append("entity \(name): attribute: \(problem)")
+            }
+            if attribute.name.lowercased() == "id" {
+                problems.append("entity \(name): attribute name 'id' is reserved for the record id")
+            }
+            if !seen.insert(attribute.name.lowercased()).inserted {
+                problems.append("entity \(name): attribute '\(attribute.name)' is declared twice")
+            }
+        }
+        if uniqueKey.isEmpty { problems.append("entity \(name): the unique key is empty") }
+        for key in uniqueKey {
+            guard let attribute = attribute(named: key) else {
+                problems.append("entity \(name): unique key attribute '\(key)' is not declared")
+                continue
+            }
+            if attribute.isOptional {
+                problems.append("entity \(name): unique key attribute '\(key)' must be required (not optional)")
+            }
+        }
+        for tombstone in tombstoneAttributes where attribute(named: tombstone) == nil {
+            problems.append("entity \(name): tombstone attribute '\(tombstone)' is not declared")
+        }
+        return problems
+    }
+}

@@ -1,0 +1,133 @@
+/// The formats a feed can have. Each has a streaming reader.
+public enum FeedFormat: String, Sendable, CaseIterable, Codable {
+    /// The NASA/JPL SSD API shape: `{"signature", "count", "fields": [...], "data": [[...], ...]}`.
+    case nasaColumnar = "nasa-columnar"
+}
+
+/// How a sign is read for a number: from a separate direction field (`lat` + `lat-dir`) or from a
+/// suffix glued to the number (`"24.0S"`).
+public struct SignRule: Sendable, Equatable {
+    /// The field that holds the direction, or nil when the direction is a suffix of the value.
+    public var field: String?
+    /// Markers that make the number negative (`S`, `W`).
+    public var negative: [String]
+    /// Markers that keep it positive (`N`, `E`).
+    public var positive: [String]
+
+    public init(field: String? = nil, negative: [String], positive: [String]) {
+        self.field = field
+        self.negative = negative
+        self.positive = positive
+    }
+}
+
+/// How one attribute is fed: from which field, with which transforms.
+///
+/// Transforms are a closed set applied in a fixed order: `constant` (ignores the feed) or the
+/// field's value → `trim` → `emptyIsNull` → `defaultValue` for null → sign suffix removal →
+/// parsing by the attribute's type (numbers accept `+` and exponents; dates and datetimes use
+/// `format` in `timeZone`) → `scale` → sign.
+public struct FieldMapping: Sendable, Equatable {
+    public var attribute: String
+    /// The field's name in the feed (for columnar JSON, a name in `fields`).
+    public var field: String?
+    public var trim = false
+    public var emptyIsNull = false
+    public var defaultValue: Value?
+    public var constant: Value?
+    public var scale: Double?
+    public var sign: SignRule?
+    /// A strftime-like pattern for date and datetime attributes (`%Y-%m-%d %H:%M:%S`).
+    public var format: String?
+    /// The zone of datetimes in the feed: `UTC` or an offset such as `+02:00`.
+    public var timeZone: String?
+
+    public init(attribute: String, field: String? = nil, trim: Bool = false, emptyIsNull: Bool = false,
+                defaultValue: Value? = nil, constant: Value? = nil, scale: Double? = nil, sign: SignRule? = nil,
+                format: String? = nil, timeZone: String? = nil) {
+        self.attribute = attribute
+        self.field = field
+        self.trim = trim
+        self.emptyIsNull = emptyIsNull
+        self.defaultValue = defaultValue
+        self.constant = constant
+        self.scale = scale
+        self.sign = sign
+        self.format = format
+        self.timeZone = timeZone
+    }
+}
+
+/// How records of one feed shape become records of one entity.
+public struct FeedMapping: Sendable, Equatable {
+    public var name: String
+    public var entity: String
+    public var format: FeedFormat
+    public var fields: [FieldMapping]
+
+    public init(name: String, entity: String, format: FeedFormat, fields: [FieldMapping]) {
+        self.name = name
+        self.entity = entity
+        self.format = format
+        self.fields = fields
+    }
+}
+
+/// A complete model: entities, and the feed mappings that fill them.
+public struct Model: Sendable, Equatable {
+    public var entities: [EntityDescription]
+    public var feeds: [FeedMapping]
+
+    public init(entities: [EntityDescription], feeds: [FeedMapping]) {
+        self.entities = entities
+        self.feeds = feeds
+    }
+
+    public func entity(named name: String) -> EntityDescription? {
+        entities.first { $0.name == name }
+    }
+
+    public func feed(named name: String) -> FeedMapping? {
+        feeds.first { $0.name == name }
+    }
+
+    /// Reports every problem with the model; empty when it is valid.
+    public func validate() -> [String] {
+        var problems = entities.flatMap { $0.validate() }
+        var tables = Set<String>()
+        for entity in entities where !tables.insert(entity.tableName.lowercased()).inserted {
+            problems.append("entity \(entity.name): table '\(entity.tableName)' is used by two entities")
+        }
+        for feed in feeds {
+            guard let entity = entity(named: feed.entity) else {
+                problems.append("feed \(feed.name): entity '\(feed.entity)' is not declared")
+                continue
+            }
+            for field in feed.fields {
+                guard let attribute = entity.attribute(named: field.attribute) else {
+                    problems.append("feed \(feed.name): attribute '\(field.attribute)' is not an attribute of \(entity.name)")
+                    continue
+                }
+                if field.field == nil && field.constant == nil {
+                    problems.append("feed \(feed.name): attribute '\(field.attribute)' needs a field or a constant")
+                }
+                if field.scale != nil || field.sign != nil, attribute.type != .real && attribute.type != .integer {
+                    problems.append("feed \(feed.name): scale and sign apply to numbers, but '\(field.attribute)' is \(attribute.type.rawValue)")
+                }
+                if field.format != nil, attribute.type != .date && attribute.type != .datetime {
+                    problems.append("feed \(feed.name): format applies to dates, but '\(field.attribute)' is \(attribute.type.rawValue)")
+                }
+                if let format = field.format, let problem = DateTimeFormat.problem(with: format) {
+                    problems.append("feed \(feed.name): attribute '\(field.attribute)': \(problem)")
+                }
+                if let zone = field.timeZone, DateTimeFormat.offsetSeconds(zone) == nil {
+                    problems.append("feed \(feed.name): attribute '\(field.attribute)': time zone '\(zone)' is not UTC or ±hh:mm")
+                }
+            }
+            for key in entity.uniqueKey where !feed.fields.contains(where: { $0.attribute == key }) {
+                problems.append("feed \(feed.name): the unique key attribute '\(key)' of \(entity.name) is not mapped")
+            }
+        }
+        return problems
+    }
+}

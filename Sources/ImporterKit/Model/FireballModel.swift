@@ -1,0 +1,42 @@
+/// The built-in model of the NASA/JPL fireball catalogue (see FIREBALL-FEED.md).
+public enum FireballModel {
+    public static let entity = EntityDescription(
+        name: "Fireball",
+        tableName: "fireball",
+        attributes: [
+            AttributeDescription(name: "date", type: .datetime, isOptional: false, documentation: "time of peak brightness, UTC"),
+            AttributeDescription(name: "energy", type: .real, documentation: "total radiated energy, 10^10 J"),
+            AttributeDescription(name: "impact_energy", type: .real, documentation: "calculated total impact energy, kt"),
+            AttributeDescription(name: "latitude", type: .real, documentation: "degrees, south negative"),
+            AttributeDescription(name: "longitude", type: .real, documentation: "degrees, west negative"),
+            AttributeDescription(name: "altitude", type: .real, documentation: "altitude at peak brightness, km"),
+            AttributeDescription(name: "velocity", type: .real, documentation: "velocity at peak brightness, km/s"),
+            AttributeDescription(name: "vx", type: .real, documentation: "pre-entry velocity, Earth-centred x, km/s"),
+            AttributeDescription(name: "vy", type: .real, documentation: "pre-entry velocity, Earth-centred y, km/s"),
+            AttributeDescription(name: "vz", type: .real, documentation: "pre-entry velocity, Earth-centred z, km/s"),
+        ],
+        uniqueKey: ["date"],
+        tombstoneAttributes: ["date", "energy", "impact_energy", "latitude", "longitude"]
+    )
+
+    /// The fireball API's JSON (`fireball.api`), versions 1.x.
+    public static let apiFeed = FeedMapping(
+        name: "fireball-api",
+        entity: "Fireball",
+        format: .nasaColumnar,
+        fields: [
+            FieldMapping(attribute: "date", field: "date", format: "%Y-%m-%d %H:%M:%S", timeZone: "UTC"),
+            FieldMapping(attribute: "energy", field: "energy"),
+            FieldMapping(attribute: "impact_energy", field: "impact-e"),
+            FieldMapping(attribute: "latitude", field: "lat", sign: SignRule(field: "lat-dir", negative: ["S"], positive: ["N"])),
+            FieldMapping(attribute: "longitude", field: "lon", sign: SignRule(field: "lon-dir", negative: ["W"], positive: ["E"])),
+            FieldMapping(attribute: "altitude", field: "alt"),
+            FieldMapping(attribute: "velocity", field: "vel"),
+            FieldMapping(attribute: "vx", field: "vx"),
+            FieldMapping(attribute: "vy", field: "vy"),
+            FieldMapping(attribute: "vz", field: "vz"),
+        ]
+    )
+
+    public static let model = Model(entities: [entity], feeds: [apiFeed])
+}

@@ -1,0 +1,23 @@
+/// Why an import failed. Nothing was committed.
+public enum ImportError: Error, Sendable, CustomStringConvertible {
+    /// A feed is not readable or not well-formed (a bad file).
+    case feed(FeedError)
+    /// More records were rejected than `maxRejects` allows; `rejects` holds the first ones.
+    case tooManyRejects(count: Int, limit: Int, rejects: [Reject])
+    case model(ModelError)
+    case store(StoreError)
+
+    public var description: String {
+        switch self {
+        case .feed(let error): return error.description
+        case .tooManyRejects(let count, let limit, let rejects):
+            var text = rejects.count == 1 && limit == 0
+                ? "rejected record: \(rejects[0])"
+                : "\(count) rejected record(s), more than --max-rejects \(limit); first:\n" + rejects.prefix(10).map { "  \($0)" }.joined(separator: "\n")
+            text += "\nnothing was imported"
+            return text
+        case .model(let error): return error.description
+        case .store(let error): return error.description
+        }
+    }
+}

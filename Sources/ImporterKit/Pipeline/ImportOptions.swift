@@ -1,0 +1,43 @@
+/// How an import runs.
+public struct ImportOptions: Sendable {
+    /// Who writes (Core Data's transaction author): `--author`.
+    public var author: String
+    /// From where (Core Data's context name): the command.
+    public var context: String
+    /// The feeds are full snapshots: stored records of their entities that no feed holds are deleted.
+    public var sync = false
+    /// Records per upsert batch.
+    public var batchSize = 8192
+    /// Sort each batch by key before writing (measured faster; off only for benchmarks).
+    public var sortBatches = true
+    /// Rejected records tolerated before the import fails.
+    public var maxRejects = 0
+
+    public static let defaultAuthor = "importer-run"
+
+    public init(author: String = ImportOptions.defaultAuthor, context: String = "run", sync: Bool = false) {
+        self.author = author
+        self.context = context
+        self.sync = sync
+    }
+}
+
+/// One feed to import: where it is, and the mapping that reads it.
+public struct FeedInput: Sendable {
+    /// A file path, or `-` for standard input.
+    public var path: String
+    public var mapping: FeedMapping
+
+    public init(path: String, mapping: FeedMapping) {
+        self.path = path
+        self.mapping = mapping
+    }
+}
+
+/// Progress of a running import, reported after each batch.
+public struct ImportProgress: Sendable {
+    public var source: String
+    public var records: Int
+    public var bytesRead: Int
+    public var totalBytes: Int?
+}

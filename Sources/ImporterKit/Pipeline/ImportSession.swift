@@ -1,0 +1,149 @@
+import Foundation
+
+/// What an import did, before any report is rendered.
+public struct ImportResult: Sendable {
+    /// The history transaction written, or nil when nothing changed.
+    public var transactionNumber: Int64?
+    /// Per-entity counts, in model order.
+    public var entities: [(String, ChangeCounts)]
+    /// The first rejected records (at most 100), when the import tolerated some.
+    public var rejects: [Reject]
+    public var warnings: [String]
+
+    public var totals: ChangeCounts { entities.reduce(ChangeCounts()) { $0 + $1.1 } }
+}
+
+/// Runs one import: reads every feed, maps its records, upserts them in batches and records the
+/// history, all in one store transaction. Either everything commits or nothing does.
+public final class ImportSession {
+    public let store: Store
+    public let model: Model
+    public let options: ImportOptions
+    /// Called after each batch (on the importing thread).
+    public var onProgress: ((ImportProgress) -> Void)?
+
+    public init(store: Store, model: Model, options: ImportOptions) {
+        self.store = store
+        self.model = model
+        self.options = options
+    }
+
+    public func run(_ feeds: [FeedInput]) throws(ImportError) -> ImportResult {
+        do {
+            return try store.connection.transaction(immediate: true) { try importAll(feeds) }
+        } catch let error as ImportError {
+            try? store.reloadEntities()
+            throw error
+        } catch let error as FeedError {
+            try? store.reloadEntities()
+            throw .feed(error)
+        } catch let error as ModelError {
+            throw .model(error)
+        } catch {
+            store.transactionState.number = nil
+            try? store.reloadEntities()
+            do {
+                _ = try store.mapErrors { throw error }
+            } catch let storeError {
+                throw .store(storeError)
+            }
+            throw .store(.sqlite(SQLiteError(extendedCode: 1, message: "\(error)")))
+        }
+    }
+
+    private struct EntityRun {
+        var entity: EntityDescription
+        var upserters: [[Int]: BatchUpserter] = [:]
+        var rejected = 0
+        var duplicates: Int { upserters.values.reduce(0) { $0 + $1.duplicateCount } }
+    }
+
+    private func importAll(_ feeds: [FeedInput]) throws -> ImportResult {
+        var entityNames: [String] = []
+        for feed in feeds where !entityNames.contains(feed.mapping.entity) { entityNames.append(feed.mapping.entity) }
+        let entities = try entityNames.map { name throws(ModelError) -> EntityDescription in
+            guard let entity = model.entity(named: name) else { throw ModelError.invalid("feed mapping names unknown entity '\(name)'") }
+            return entity
+        }
+        try store.ensureEntities(entities)
+        let history = HistoryWriter(store: store)
+        let number = try history.begin()
+        defer { store.transactionState.number = nil }
+        var runs: [String: EntityRun] = [:]
+        for entity in entities {
+            try SeenKeys.prepare(entity, in: store.connection)
+            runs[entity.name] = EntityRun(entity: entity)
+        }
+        var rejects: [Reject] = []
+        var rejectCount = 0
+        var warnings: [String] = []
+
+        for feed in feeds {
+            guard let entity = runs[feed.mapping.entity]?.entity else { continue }
+            let source = try ByteSource(path: feed.path)
+            var reader = try makeReader(feed.mapping.format, source: source)
+            var mapper = try RecordMapper(entity: entity, mapping: feed.mapping)
+            let header = try reader.open(requesting: mapper.requestedFields)
+            warnings += header.warnings.map { "\(source.name): \($0)" }
+            try mapper.configure(header: header, location: SourceLocation(source: source.name, line: 1, column: 1))
+            let columns = mapper.columns
+            var upserter: BatchUpserter?
+            // Created at the first batch: a feed with no records (and maybe no fields) writes nothing.
+            func write(_ batch: RecordBatch) throws {
+                if upserter == nil {
+                    upserter = try runs[entity.name]!.upserters[columns] ?? BatchUpserter(
+                        connection: store.connection, entity: entity, columns: columns, keyPositions: mapper.keyPositions,
+                        transactionState: store.transactionState)
+                    runs[entity.name]!.upserters[columns] = upserter
+                }
+                try upserter?.write(batch, sorted: options.sortBatches)
+            }
+            var batch = mapper.makeBatch(sourceName: source.name, capacity: options.batchSize)
+            var record = RawRecord(slotCount: mapper.requestedFields.count)
+            var records = 0
+            while try reader.next(into: &record) {
+                records += 1
+                if var reject = mapper.map(record, into: &batch) {
+                    reject.location.source = source.name
+                    rejectCount += 1
+                    runs[entity.name]!.rejected += 1
+                    if rejects.count < 100 { rejects.append(reject) }
+                    if rejectCount > options.maxRejects {
+                        throw ImportError.tooManyRejects(count: rejectCount, limit: options.maxRejects, rejects: rejects)
+                    }
+                    continue
+                }
+                if batch.count >= options.batchSize {
+                    try write(batch)
+                    batch.removeAll()
+                    onProgress?(ImportProgress(source: source.name, records: records, bytesRead: reader.progress.read, totalBytes: reader.progress.total))
+                }
+            }
+            if !batch.isEmpty { try write(batch) }
+            onProgress?(ImportProgress(source: source.name, records: records, bytesRead: reader.progress.read, totalBytes: reader.progress.total))
+        }
+
+        if options.sync {
+            for entity in entities { _ = try SeenKeys.deleteUnseen(entity, in: store.connection) }
+        }
+        var counts: [(String, ChangeCounts)] = []
+        for entity in entities {
+            let run = runs[entity.name]!
+            var entityCounts = try history.changeCounts(entity, in: number)
+            let seen = try SeenKeys.count(entity, in: store.connection)
+            entityCounts.unchanged = seen - entityCounts.inserted - entityCounts.updated
+            entityCounts.rejected = run.rejected
+            entityCounts.duplicates = run.duplicates
+            counts.append((entity.name, entityCounts))
+        }
+        let metadata = TransactionMetadata(author: options.author, context: options.context, sources: feeds.map(\.path))
+        let wrote = try history.finish(number, metadata: metadata, entities: counts)
+        return ImportResult(transactionNumber: wrote ? number : nil, entities: counts, rejects: rejects, warnings: warnings)
+    }
+
+    private func makeReader(_ format: FeedFormat, source: ByteSource) throws -> any RecordReader {
+        switch format {
+        case .nasaColumnar: NASAColumnarReader(source: source)
+        }
+    }
+}

@@ -1,0 +1,89 @@
+/// The JSON forms of changes, transactions and counts shared by every JSON output (the contract
+/// documented in the README, "JSON report").
+extension JSONWriter {
+    public mutating func writeCounts(_ counts: ChangeCounts) {
+        beginObject()
+        field("inserted", counts.inserted)
+        field("updated", counts.updated)
+        field("deleted", counts.deleted)
+        field("unchanged", counts.unchanged)
+        field("rejected", counts.rejected)
+        field("duplicates", counts.duplicates)
+        endObject()
+    }
+
+    public mutating func writeEntities(_ entities: [(String, ChangeCounts)]) {
+        beginObject()
+        for (name, counts) in entities {
+            key(name)
+            writeCounts(counts)
+        }
+        endObject()
+    }
+
+    public mutating func writePairs(_ pairs: [(String, Value)]) {
+        beginObject()
+        for (name, value) in pairs { field(name, value) }
+        endObject()
+    }
+
+    /// `{"entity", "type", "record_id", "transaction", "key", then "values" | "changed" | "tombstone"}`.
+    public mutating func writeChange(_ change: Change, token: String? = nil) {
+        beginObject()
+        field("entity", change.entity)
+        field("type", change.type.rawValue)
+        field("record_id", change.recordID)
+        if let token { field("token", token) }
+        key("key")
+        writePairs(change.key)
+        switch change.type {
+        case .insert:
+            key("values")
+            writePairs(change.values)
+        case .update:
+            key("changed")
+            beginObject()
+            for attributeChange in change.changed {
+                key(attributeChange.attribute)
+                beginObject()
+                field("old", attributeChange.old)
+                field("new", attributeChange.new)
+                endObject()
+            }
+            endObject()
+        case .delete:
+            key("tombstone")
+            writePairs(change.tombstone)
+        }
+        endObject()
+    }
+
+    /// The transaction's own fields (without changes), as members of an open object.
+    public mutating func writeTransactionFields(_ transaction: HistoryTransaction) {
+        field("token", transaction.token)
+        field("number", transaction.number)
+        field("timestamp", transaction.timestamp)
+        field("author", transaction.author)
+        field("context", transaction.context)
+        field("process_id", transaction.processID)
+        field("host", transaction.host)
+        key("sources")
+        beginArray()
+        for source in transaction.sources { string(source) }
+        endArray()
+    }
+
+    public mutating func writeReject(_ reject: Reject) {
+        beginObject()
+        field("source", reject.location.source)
+        field("line", reject.location.line)
+        field("column", reject.location.column)
+        if let index = reject.location.recordIndex { field("record", index) }
+        if let path = reject.location.path { field("field", path) }
+        field("entity", reject.entity)
+        if let attribute = reject.attribute { field("attribute", attribute) }
+        field("reason", reject.reason)
+        if let raw = reject.rawValue { field("value", raw) } else { key("value"); null() }
+        endObject()
+    }
+}

@@ -1,0 +1,60 @@
+/// Renders history transactions with their changes (`importer history`).
+///
+/// JSON: `{"store_id": "...", "transactions": [{<transaction fields>, "totals", "entities",
+/// "changes": [<change>...]}]}`, with the same change objects as the run report.
+public struct HistoryRenderer {
+    public var store: Store
+    /// Changes listed per transaction in text before "and N more".
+    public var textChangeLimit = 20
+
+    public init(store: Store) {
+        self.store = store
+    }
+
+    public func render(after: Int64, through: Int64 = .max, as format: ReportFormat, to output: OutputSink) throws {
+        let reader = HistoryReader(store: store)
+        let transactions = try reader.transactions(after: after, through: through)
+        switch format {
+        case .json:
+            var json = JSONWriter(output: output)
+            json.beginObject()
+            json.field("store_id", store.storeID.uuidString.lowercased())
+            json.key("transactions")
+            json.beginArray()
+            for transaction in transactions {
+                json.beginObject()
+                json.writeTransactionFields(transaction)
+                json.key("totals")
+                json.writeCounts(transaction.totals)
+                json.key("entities")
+                json.writeEntities(transaction.entities)
+                json.key("changes")
+                json.beginArray()
+                try reader.forEachChange(after: transaction.number - 1, through: transaction.number) { json.writeChange($0) }
+                json.endArray()
+                json.endObject()
+            }
+            json.endArray()
+            json.endObject()
+            output.write("\n")
+        case .text:
+            if transactions.isEmpty { output.write("No history transactions.\n") }
+            for transaction in transactions {
+                output.write("Transaction \(transaction.number) (token \(transaction.token)) by \(transaction.author) [\(transaction.context)] at \(transaction.timestamp) on \(transaction.host) pid \(transaction.processID)\n")
+                if !transaction.sources.isEmpty { output.write("  sources: \(transaction.sources.joined(separator: ", "))\n") }
+                for (name, counts) in transaction.entities { output.write("  \(name): \(TextFormatting.counts(counts))\n") }
+                var shown = 0
+                struct Stop: Error {}
+                do {
+                    try reader.forEachChange(after: transaction.number - 1, through: transaction.number) { change in
+                        guard shown < textChangeLimit else { throw Stop() }
+                        output.write("  " + TextFormatting.changeLine(change) + "\n")
+                        shown += 1
+                    }
+                } catch is Stop {}
+                let total = transaction.totals.changes
+                if total > shown { output.write("    … and \(total - shown) more change\(total - shown == 1 ? "" : "s")\n") }
+            }
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+
+/// A buffered writer to a file descriptor (stdout by default), for reports that may be large.
+///
+/// Reports stream into it; bytes reach the descriptor in 64 KiB writes. A write error (a closed
+/// pipe, a full disk) is remembered and thrown by `flush()`.
+public final class OutputSink: TextOutputStream {
+    private let descriptor: Int32
+    private var buffer: [UInt8] = []
+    private var failure: Int32?
+
+    public init(descriptor: Int32 = STDOUT_FILENO) {
+        self.descriptor = descriptor
+        buffer.reserveCapacity(1 << 16)
+    }
+
+    /// An in-memory sink (descriptor -1): the text is kept in `buffer` (for tests).
+    public static func memory() -> OutputSink { OutputSink(descriptor: -1) }
+
+    public func write(_ string: String) {
+        var string = string
+        string.withUTF8 { buffer.append(contentsOf: $0) }
+        if buffer.count >= 1 << 16 && descriptor >= 0 { drain() }
+    }
+
+    private func drain() {
+        guard failure == nil else { buffer.removeAll(keepingCapacity: true); return }
+        var offset = 0
+        while offset < buffer.count {
+            let n = buffer.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                failure = errno
+                break
+            }
+            offset += n
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Writes what is buffered; throws if any write failed.
+    public func flush() throws {
+        if descriptor >= 0 { drain() }
+        if let failure { throw OutputError.writeFailed(String(cString: strerror(failure))) }
+    }
+
+    /// The text written so far (memory sinks only).
+    public var text: String { String(decoding: buffer, as: UTF8.self) }
+}
+
+public enum OutputError: Error, CustomStringConvertible {
+    case writeFailed(String)
+    public var description: String {
+        switch self { case .writeFailed(let reason): "cannot write the output: \(reason)" }
+    }
+}

@@ -1,0 +1,99 @@
+/// The formats reports are printed in.
+public enum ReportFormat: String, Sendable, CaseIterable {
+    case text, json
+}
+
+/// Renders a run report: `text` for people, `json` for programs (one object, see the README).
+public struct RunReportRenderer {
+    public var store: Store
+    /// Changes listed in the text report before "and N more".
+    public var textChangeLimit = 20
+
+    public init(store: Store) {
+        self.store = store
+    }
+
+    public func render(_ report: RunReport, as format: ReportFormat, to output: OutputSink) throws {
+        switch format {
+        case .json: try renderJSON(report, to: output)
+        case .text: try renderText(report, to: output)
+        }
+    }
+
+    func renderJSON(_ report: RunReport, to output: OutputSink) throws {
+        var json = JSONWriter(output: output)
+        json.beginObject()
+        json.key("transaction")
+        if let transaction = report.transaction {
+            json.beginObject()
+            json.writeTransactionFields(transaction)
+            json.endObject()
+        } else {
+            json.null()
+        }
+        json.key("totals")
+        json.writeCounts(report.totals)
+        json.key("entities")
+        json.writeEntities(report.entities)
+        json.key("changes")
+        json.beginArray()
+        try report.forEachChange(in: store) { json.writeChange($0) }
+        json.endArray()
+        json.key("rejects")
+        json.beginArray()
+        for reject in report.rejects { json.writeReject(reject) }
+        json.endArray()
+        json.key("warnings")
+        json.beginArray()
+        for warning in report.warnings { json.string(warning) }
+        json.endArray()
+        json.endObject()
+        output.write("\n")
+    }
+
+    func renderText(_ report: RunReport, to output: OutputSink) throws {
+        if let transaction = report.transaction {
+            output.write("Transaction \(transaction.number) (token \(transaction.token)) by \(transaction.author) at \(transaction.timestamp)\n")
+        } else {
+            output.write("No changes.\n")
+        }
+        for (name, counts) in report.entities {
+            output.write("\(name): \(TextFormatting.counts(counts))\n")
+        }
+        for warning in report.warnings { output.write("warning: \(warning)\n") }
+        for reject in report.rejects.prefix(textChangeLimit) { output.write("rejected: \(reject)\n") }
+        guard report.totals.changes > 0 else { return }
+        var shown = 0
+        try report.forEachChange(in: store, limit: textChangeLimit) { change in
+            output.write(TextFormatting.changeLine(change) + "\n")
+            shown += 1
+        }
+        if report.totals.changes > shown {
+            output.write("  … and \(report.totals.changes - shown) more change\(report.totals.changes - shown == 1 ? "" : "s")\n")
+        }
+    }
+}
+
+/// Text pieces shared by the text outputs.
+public enum TextFormatting {
+    public static func counts(_ c: ChangeCounts) -> String {
+        "\(c.inserted) inserted, \(c.updated) updated, \(c.deleted) deleted, \(c.unchanged) unchanged, "
+            + "\(c.duplicates) duplicate\(c.duplicates == 1 ? "" : "s"), \(c.rejected) rejected"
+    }
+
+    /// `  + key  a=1 b=2`, `  ~ key  a: 1 → 2`, `  - key  (tombstone)`.
+    public static func changeLine(_ change: Change) -> String {
+        let keyNames = Set(change.key.map(\.0))
+        switch change.type {
+        case .insert:
+            let values = change.values.filter { !keyNames.contains($0.0) && !$0.1.isNull }.map { "\($0.0)=\($0.1)" }
+            return "  + \(change.entity) \(change.keyDescription)  \(values.joined(separator: " "))"
+        case .update:
+            let changes = change.changed.map { "\($0.attribute): \($0.old) → \($0.new)" }
+            return "  ~ \(change.entity) \(change.keyDescription)  \(changes.joined(separator: "; "))"
+        case .delete:
+            let tombstone = change.tombstone.filter { !keyNames.contains($0.0) }.map { "\($0.0)=\($0.1)" }
+            return "  - \(change.entity) \(change.keyDescription)  (\(tombstone.joined(separator: " ")))"
+        }
+    }
+}

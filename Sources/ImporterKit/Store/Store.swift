@@ -1,0 +1,173 @@
+import Foundation
+
+/// One importer store: an SQLite file in WAL mode holding entity tables, their history,
+/// and the store's metadata.
+///
+/// A `Store` owns one connection and is used by one task at a time. Writers take the write lock
+/// up front (`BEGIN IMMEDIATE`), waiting up to the busy timeout; readers see a consistent snapshot.
+/// The store id (a UUID fixed at creation) binds tokens to this store.
+public final class Store {
+    public struct Options: Sendable {
+        /// How long to wait for another process's lock before failing with `StoreError.locked`.
+        public var busyTimeoutMilliseconds: Int = 5000
+        /// Create the store when the file does not exist.
+        public var create = true
+        public var readOnly = false
+        /// SQLite page cache size in KiB (bounded memory whatever the store's size).
+        public var cacheKiB = 32 * 1024
+
+        public init(busyTimeoutMilliseconds: Int = 5000, create: Bool = true, readOnly: Bool = false) {
+            self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
+            self.create = create
+            self.readOnly = readOnly
+        }
+    }
+
+    public let path: String
+    public let connection: Connection
+    public let options: Options
+    public private(set) var storeID = UUID()
+    /// The entities the store holds, as registered (the store's own model of itself).
+    public internal(set) var entities: [EntityDescription] = []
+    let transactionState = TransactionState()
+
+    /// The path used when no `--store` is given: `$IMPORTER_STORE`, else `importer.sqlite`.
+    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        environment["IMPORTER_STORE"].flatMap { $0.isEmpty ? nil : $0 } ?? "importer.sqlite"
+    }
+
+    public init(path: String, options: Options = Options()) throws(StoreError) {
+        self.path = path
+        self.options = options
+        if !options.create || options.readOnly, !FileManager.default.fileExists(atPath: path) {
+            throw StoreError.notFound(path: path)
+        }
+        do {
+            connection = try Connection(path: path, create: options.create, readOnly: options.readOnly)
+        } catch {
+            throw StoreError.sqlite(error)
+        }
+        connection.setBusyTimeout(milliseconds: Int32(clamping: options.busyTimeoutMilliseconds))
+        try mapErrors {
+            try registerTransactionFunction(on: connection, state: transactionState)
+            try openSchema()
+            try connection.execute("""
+                PRAGMA synchronous = NORMAL;
+                PRAGMA secure_delete = OFF;
+                PRAGMA temp_store = FILE;
+                PRAGMA cache_size = -\(options.cacheKiB);
+                """)
+            try loadMetadata()
+        }
+    }
+
+    /// Runs `body`, translating SQLite errors into store errors (busy → locked).
+    func mapErrors<T>(_ body: () throws -> T) throws(StoreError) -> T {
+        do {
+            return try body()
+        } catch let error as StoreError {
+            throw error
+        } catch let error as SQLiteError {
+            if error.isBusy { throw StoreError.locked(path: path, waitedMilliseconds: options.busyTimeoutMilliseconds) }
+            if error.code == 26 /* SQLITE_NOTADB */ { throw StoreError.notAnImporterStore(path: path) }
+            throw StoreError.sqlite(error)
+        } catch {
+            throw StoreError.sqlite(SQLiteError(extendedCode: 1, message: "\(error)"))
+        }
+    }
+
+    private func integerPragma(_ name: String) throws -> Int64 {
+        if case .integer(let value)? = try connection.scalar("PRAGMA \(name)") { return value }
+        return 0
+    }
+
+    private func openSchema() throws {
+        let tableCount = try connection.scalar("SELECT count(*) FROM sqlite_master")
+        let applicationID = try integerPragma("application_id")
+        if tableCount != .integer(0) || applicationID != 0 {
+            guard applicationID == StoreSchema.applicationID else { throw StoreError.notAnImporterStore(path: path) }
+        } else {
+            guard !options.readOnly else { throw StoreError.notFound(path: path) }
+            try create()
+        }
+        let version = try integerPragma("user_version")
+        if version > StoreSchema.version {
+            throw StoreError.newerSchema(path: path, found: Int(version), supported: StoreSchema.version)
+        }
+    }
+
+    private func create() throws {
+        // WAL must be set outside a transaction; it is persistent in the file.
+        try connection.execute("PRAGMA journal_mode = WAL")
+        try connection.transaction(immediate: true) {
+            // Another process may have created the store while this one waited for the lock.
+            guard try connection.scalar("SELECT count(*) FROM sqlite_master") == .integer(0) else { return }
+            for statement in StoreSchema.create { try connection.execute(statement) }
+            let now = Timestamp.now()
+            try connection.execute("INSERT INTO importer_metadata(key, value) VALUES ('store_id', ?), ('created_at', ?), ('last_transaction_number', 0)",
+                                   [.text(UUID().uuidString.lowercased()), .text(now)])
+            try connection.execute("PRAGMA application_id = \(StoreSchema.applicationID)")
+            try connection.execute("PRAGMA user_version = \(StoreSchema.version)")
+        }
+    }
+
+    private func loadMetadata() throws {
+        guard case .text(let id)? = try connection.scalar("SELECT value FROM importer_metadata WHERE key = 'store_id'"),
+              let uuid = UUID(uuidString: id) else {
+            throw StoreError.notAnImporterStore(path: path)
+        }
+        storeID = uuid
+        entities = try EntityRegistry.load(connection)
+    }
+
+    /// Re-reads the registered entities (after another process may have changed them).
+    public func reloadEntities() throws(StoreError) {
+        try mapErrors { entities = try EntityRegistry.load(connection) }
+    }
+
+    public func entity(named name: String) -> EntityDescription? {
+        entities.first { $0.name == name }
+    }
+
+    // MARK: Tokens
+
+    public func token(_ number: Int64) -> Token {
+        Token(storeID: storeID, transactionNumber: number)
+    }
+
+    /// Parses a token and checks that it belongs to this store.
+    public func parseToken(_ text: String) throws(StoreError) -> Token {
+        let token = try Token(parsing: text)
+        guard token.storeID == storeID else {
+            throw StoreError.invalidToken(text, reason: "it belongs to another store (\(token.storeID.uuidString.lowercased())), not \(storeID.uuidString.lowercased())")
+        }
+        return token
+    }
+
+    /// The number of the last committed history transaction (0 when there is none).
+    public func lastTransactionNumber() throws(StoreError) -> Int64 {
+        try mapErrors {
+            if case .integer(let n)? = try connection.scalar("SELECT value FROM importer_metadata WHERE key = 'last_transaction_number'") { return n }
+            return 0
+        }
+    }
+}
+
+/// UTC timestamps as ISO-8601 text with milliseconds (`2026-11-22T17:21:19.123Z`).
+public enum Timestamp {
+    public static func now() -> String { format(Date()) }
+
+    public static func format(_ date: Date) -> String {
+        let seconds = date.timeIntervalSince1970
+        let whole = Int(seconds.rounded(.down))
+        let millis = Int(((seconds - Double(whole)) * 1000).rounded(.down))
+        let days = whole >= 0 ? whole / 86400 : (whole - 86399) / 86400
+        let secondOfDay = whole - days * 86400
+        let (y, m, d) = DateTimeFormat.civilFromDays(days)
+        func pad(_ value: Int, _ width: Int) -> String {
+            let text = String(value)
+            return String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay % 3600 / 60, 2)):\(pad(secondOfDay % 60, 2)).\(pad(millis, 3))Z"
+    }
+}

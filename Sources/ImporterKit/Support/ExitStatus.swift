@@ -1,0 +1,49 @@
+/// The exit codes of `importer`, stable for scripts (sysexits values where one fits).
+public enum ExitStatus: Int32, Sendable, CaseIterable {
+    /// Success.
+    case success = 0
+    /// Success, and nothing changed (only with `--exit-code`).
+    case noChanges = 1
+    /// Command-line usage error (EX_USAGE).
+    case usage = 64
+    /// Bad input: a malformed feed, or more rejected records than allowed (EX_DATAERR).
+    case badInput = 65
+    /// A feed or the store does not exist or cannot be read (EX_NOINPUT).
+    case noInput = 66
+    /// Internal failure (EX_SOFTWARE).
+    case internalFailure = 70
+    /// The store cannot be used: not an importer store, a newer schema, an incompatible model
+    /// (EX_CONFIG).
+    case storeUnusable = 78
+    /// The store is locked by another run, after waiting (EX_TEMPFAIL).
+    case locked = 75
+    /// An I/O error writing the store or the output (EX_IOERR).
+    case ioError = 74
+
+    /// The exit status for an error thrown by the library.
+    public static func forError(_ error: any Error) -> ExitStatus {
+        switch error {
+        case let error as ImportError:
+            switch error {
+            case .feed(let feed): return forError(feed)
+            case .tooManyRejects: return .badInput
+            case .model: return .storeUnusable
+            case .store(let store): return forError(store)
+            }
+        case let error as FeedError:
+            if case .unreadable = error { return .noInput }
+            return .badInput
+        case let error as StoreError:
+            switch error {
+            case .locked: return .locked
+            case .notFound: return .noInput
+            case .notAnImporterStore, .newerSchema, .incompatibleModel: return .storeUnusable
+            case .invalidToken: return .usage
+            case .sqlite(let sqlite): return sqlite.code == 10 /* SQLITE_IOERR */ || sqlite.code == 13 /* SQLITE_FULL */ ? .ioError : .internalFailure
+            }
+        case is ModelError: return .storeUnusable
+        case is OutputError: return .ioError
+        default: return .internalFailure
+        }
+    }
+}

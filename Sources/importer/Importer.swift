@@ -1,0 +1,20 @@
+import ArgumentParser
+import ImporterKit
+
+@main
+struct Importer: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "importer",
+        abstract: "Import feeds into an SQLite store with batch upserts and persistent history.",
+        discussion: """
+            Feeds (the NASA/JPL fireball API JSON) are upserted through unique keys in one store \
+            transaction per run; every change is recorded in history (author, time, token, \
+            per-record changes with old and new values).
+
+            Exit codes: 0 success, 1 no changes (with --exit-code), 64 usage, 65 bad input, \
+            66 missing input, 70 internal failure, 74 I/O error, 75 store locked, 78 store unusable.
+            """,
+        version: "0.1.0",
+        subcommands: [RunCommand.self, HistoryCommand.self]
+    )
+}
