@@ -33,6 +33,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // `make bench`: end-to-end figures beside a raw-SQLite baseline.
+        .executableTarget(
+            name: "importer-bench",
+            dependencies: ["ImporterKit", "CSQLite"]
+        ),
         .testTarget(
             name: "ImporterKitTests",
             dependencies: ["ImporterKit"],

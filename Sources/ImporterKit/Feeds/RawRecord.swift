@@ -77,14 +77,14 @@ public struct FeedHeader: Sendable, Equatable {
     }
 }
 
-/// A streaming reader of one feed format.
+/// A streaming reader of one feed format (a class: it owns its buffer and source).
 ///
 /// `open` reads up to the first record and says which requested fields the feed supplies;
 /// `next` fills `record` with the next record and returns false at the end of the feed, after
 /// checking what can only be checked at the end (a declared count, trailing garbage).
-public protocol RecordReader {
-    mutating func open(requesting fields: [String]) throws(FeedError) -> FeedHeader
-    mutating func next(into record: inout RawRecord) throws(FeedError) -> Bool
+public protocol RecordReader: AnyObject {
+    func open(requesting fields: [String]) throws(FeedError) -> FeedHeader
+    func next(into record: inout RawRecord) throws(FeedError) -> Bool
     /// The source's name, for locations.
     var sourceName: String { get }
     /// Bytes consumed so far, and the total when known: for progress.

@@ -81,7 +81,7 @@ public final class ImportSession {
         for feed in feeds {
             guard let entity = runs[feed.mapping.entity]?.entity else { continue }
             let source = try ByteSource(path: feed.path)
-            var reader = try makeReader(feed.mapping.format, source: source)
+            let reader = try makeReader(feed.mapping.format, source: source)
             var mapper = try RecordMapper(entity: entity, mapping: feed.mapping)
             let header = try reader.open(requesting: mapper.requestedFields)
             warnings += header.warnings.map { "\(source.name): \($0)" }

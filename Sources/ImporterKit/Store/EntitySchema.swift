@@ -30,6 +30,9 @@ public struct EntitySchema: Sendable {
         [createTable, createChangeTable] + triggers
     }
 
+    /// The entity table alone (benchmarks build their baseline on it).
+    public var createTableStatement: String { createTable }
+
     var createTable: String {
         let columns = entity.attributes.map { "\(Self.q($0.name)) \($0.type.sqlType)\($0.isOptional ? "" : " NOT NULL")" }
         let key = entity.uniqueKey.map(Self.q).joined(separator: ", ")

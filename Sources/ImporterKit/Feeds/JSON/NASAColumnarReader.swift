@@ -5,7 +5,7 @@
 /// string or a number and is checked against the rows at the end; a response with no records may
 /// have no `fields` and no `data`; `signature.version` must have a supported major version; every
 /// row must have exactly one value per field.
-public struct NASAColumnarReader: RecordReader {
+public final class NASAColumnarReader: RecordReader {
     public static let supportedMajorVersions = ["1"]
 
     private let scanner: JSONScanner
@@ -27,7 +27,7 @@ public struct NASAColumnarReader: RecordReader {
     public var sourceName: String { scanner.source.name }
     public var progress: (read: Int, total: Int?) { (scanner.source.bytesRead, scanner.source.totalBytes) }
 
-    public mutating func open(requesting fields: [String]) throws(FeedError) -> FeedHeader {
+    public func open(requesting fields: [String]) throws(FeedError) -> FeedHeader {
         try scanner.unit { () throws(ScanError) in
             guard try scanner.peek() != 0 else { throw scanner.syntaxError(expected: "a JSON object (the feed is empty)") }
             try scanner.expect(UInt8(ascii: "{"), "'{' to start the feed object")
@@ -43,7 +43,7 @@ public struct NASAColumnarReader: RecordReader {
         return FeedHeader(supplied: supplied, declaredCount: declaredCount, version: version)
     }
 
-    public mutating func next(into record: inout RawRecord) throws(FeedError) -> Bool {
+    public func next(into record: inout RawRecord) throws(FeedError) -> Bool {
         guard state == .inData else { return false }
         let columnCount = columnSlots.count
         let index = rowsRead
@@ -130,7 +130,7 @@ public struct NASAColumnarReader: RecordReader {
     }
 
     /// Reads one member of the top-level object (or its closing brace).
-    private mutating func readMember(first: Bool, requested: [String]) throws(FeedError) {
+    private func readMember(first: Bool, requested: [String]) throws(FeedError) {
         enum Member { case end, signature, count, fields, data, other }
         let member: Member = try scanner.unit { [self] () throws(ScanError) -> Member in
             if try scanner.peek() == UInt8(ascii: "}") {
@@ -177,7 +177,7 @@ public struct NASAColumnarReader: RecordReader {
         }
     }
 
-    private mutating func readSignature() throws(FeedError) {
+    private func readSignature() throws(FeedError) {
         let location = scanner.location()
         let found: String? = try scanner.unit { () throws(ScanError) -> String? in
             try scanner.expect(UInt8(ascii: "{"), "an object for 'signature'")
@@ -206,7 +206,7 @@ public struct NASAColumnarReader: RecordReader {
         }
     }
 
-    private mutating func readCount() throws(FeedError) {
+    private func readCount() throws(FeedError) {
         let location = scanner.location()
         var text: [UInt8] = []
         let isString: Bool = try scanner.unit { () throws(ScanError) -> Bool in
@@ -226,7 +226,7 @@ public struct NASAColumnarReader: RecordReader {
         countLocation = location
     }
 
-    private mutating func readFields(requested: [String]) throws(FeedError) {
+    private func readFields(requested: [String]) throws(FeedError) {
         let location = scanner.location()
         let names: [String] = try scanner.unit { () throws(ScanError) -> [String] in
             var names: [String] = []
