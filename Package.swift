@@ -40,8 +40,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ImporterKitTests",
-            dependencies: ["ImporterKit"],
-            resources: [.copy("Fixtures")]
+            dependencies: ["ImporterKit", "CSQLite"]
         ),
         .testTarget(
             name: "IntegrationTests",

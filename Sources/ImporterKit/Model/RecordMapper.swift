@@ -92,12 +92,17 @@ public struct RecordMapper: Sendable {
     public func map(_ record: RawRecord, into batch: inout RecordBatch) -> Reject? {
         record.bytes.withUnsafeBufferPointer { bytes in
             let base = bytes.baseAddress ?? UnsafePointer(bitPattern: 1)!
-            for plan in plans {
-                if let reason = mapValue(plan, record, base, &batch) {
-                    batch.discardPartialRecord()
-                    return reject(plan, record, reason)
+            // Indexing the buffer passes each plan borrowed (a `for plan in plans` loop copies it).
+            let rejected: Reject? = plans.withUnsafeBufferPointer { plans in
+                for index in plans.indices {
+                    if let reason = mapValue(plans[index], record, base, &batch) {
+                        batch.discardPartialRecord()
+                        return reject(plans[index], record, reason)
+                    }
                 }
+                return nil
             }
+            if let rejected { return rejected }
             batch.commitRecord(RecordOrigin(recordIndex: record.index, line: Int32(truncatingIfNeeded: record.line), column: Int32(truncatingIfNeeded: record.column)))
             return nil
         }

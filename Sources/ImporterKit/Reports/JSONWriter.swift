@@ -1,12 +1,14 @@
-/// Writes JSON text piece by piece into a stream, so reports of any size never sit in memory.
+/// Writes JSON text piece by piece into an `OutputSink`, so reports of any size never sit in memory.
 ///
 /// The caller drives the structure; this type handles commas, escaping and number formatting
-/// (shortest round-trip decimals; integral doubles keep a `.0`-free form only for integers).
-public struct JSONWriter<Output: TextOutputStream> {
-    public var output: Output
+/// (doubles in their shortest round-trip form, integral ones without a fraction). Written by hand
+/// because reports of a million changes are a hot path (Foundation's encoders hold the whole
+/// document in memory).
+public struct JSONWriter {
+    public let output: OutputSink
     private var needsComma: [Bool] = []
 
-    public init(output: Output) {
+    public init(output: OutputSink) {
         self.output = output
     }
 
@@ -18,12 +20,17 @@ public struct JSONWriter<Output: TextOutputStream> {
     /// Writes `"name":` inside an object.
     public mutating func key(_ name: String) {
         separator()
-        output.write(Self.quoted(name))
-        output.write(":")
+        Self.writeQuoted(name, to: output)
+        output.writeByte(UInt8(ascii: ":"))
         if !needsComma.isEmpty { needsComma[needsComma.count - 1] = false }
     }
 
-    public mutating func string(_ text: String) { value(Self.quoted(text)) }
+    public mutating func string(_ text: String) {
+        separator()
+        Self.writeQuoted(text, to: output)
+        markValue()
+    }
+
     public mutating func int(_ number: Int64) { value(String(number)) }
     public mutating func int(_ number: Int) { value(String(number)) }
     public mutating func bool(_ flag: Bool) { value(flag ? "true" : "false") }
@@ -47,28 +54,49 @@ public struct JSONWriter<Output: TextOutputStream> {
     public mutating func value(_ raw: String) {
         separator()
         output.write(raw)
+        markValue()
+    }
+
+    @inline(__always)
+    private mutating func markValue() {
         if !needsComma.isEmpty { needsComma[needsComma.count - 1] = true }
     }
 
+    @inline(__always)
     private mutating func separator() {
-        if let last = needsComma.last, last { output.write(",") }
+        if let last = needsComma.last, last { output.writeByte(UInt8(ascii: ",")) }
     }
 
-    public static func quoted(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: result.unicodeScalars.append(scalar)
+    /// Writes `text` as a JSON string: quotes, backslashes and control characters escaped,
+    /// everything else (UTF-8) as is.
+    static func writeQuoted(_ text: String, to output: OutputSink) {
+        var text = text
+        text.withUTF8 { bytes in
+            output.writeByte(UInt8(ascii: "\""))
+            var runStart = 0
+            for (index, byte) in bytes.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                output.writeBytes(UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+                switch byte {
+                case UInt8(ascii: "\""): output.write("\\\"")
+                case UInt8(ascii: "\\"): output.write("\\\\")
+                case 0x0A: output.write("\\n")
+                case 0x0D: output.write("\\r")
+                case 0x09: output.write("\\t")
+                default:
+                    let hex = String(byte, radix: 16)
+                    output.write("\\u" + String(repeating: "0", count: 4 - hex.count) + hex)
+                }
+                runStart = index + 1
             }
+            output.writeBytes(UnsafeBufferPointer(rebasing: bytes[runStart...]))
+            output.writeByte(UInt8(ascii: "\""))
         }
-        return result + "\""
+    }
+
+    /// `text` as a JSON string literal.
+    public static func quoted(_ text: String) -> String {
+        let sink = OutputSink.memory()
+        writeQuoted(text, to: sink)
+        return sink.text
     }
 }

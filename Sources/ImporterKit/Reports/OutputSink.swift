@@ -23,6 +23,17 @@ public final class OutputSink: TextOutputStream {
         if buffer.count >= 1 << 16 && descriptor >= 0 { drain() }
     }
 
+    @inline(__always)
+    public func writeByte(_ byte: UInt8) {
+        buffer.append(byte)
+    }
+
+    @inline(__always)
+    public func writeBytes(_ bytes: UnsafeBufferPointer<UInt8>) {
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= 1 << 16 && descriptor >= 0 { drain() }
+    }
+
     private func drain() {
         guard failure == nil else { buffer.removeAll(keepingCapacity: true); return }
         var offset = 0

@@ -1,3 +1,4 @@
+import Foundation
 import CSQLite
 
 /// Writes batches of one entity's records through one prepared
@@ -11,6 +12,7 @@ import CSQLite
 ///   README); among equal keys in a batch the last occurrence wins.
 /// - Every key written in the run is remembered in a temporary table, which finds duplicates across
 ///   batches and feeds, and gives sync mode the set of keys the feed holds.
+let experimentNoSeen = ProcessInfo.processInfo.environment["EXP_NOSEEN"] != nil
 final class BatchUpserter {
     let entity: EntityDescription
     let columns: [Int]
@@ -72,10 +74,14 @@ final class BatchUpserter {
                     continue
                 }
                 i += 1
+                var fresh = true
+                if !experimentNoSeen {
                 bind(markSeen, batch, record, positions: keyPositions, base)
                 _ = try markSeen.step()
                 markSeen.reset()
-                if connection.changes == 0 {
+                fresh = connection.changes != 0
+                }
+                if !fresh {
                     // The key was written earlier in this run: merge into one change.
                     duplicateCount += 1
                     try duplicates.rewrite(keyValues: keyPositions.map { batch.publicValue(record: record, position: $0) }) {

@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 
 /// One importer store: an SQLite file in WAL mode holding entity tables, their history,
@@ -42,6 +43,7 @@ public final class Store {
         if !options.create || options.readOnly, !FileManager.default.fileExists(atPath: path) {
             throw StoreError.notFound(path: path)
         }
+        if let spill = ProcessInfo.processInfo.environment["EXP_SPILL"].flatMap(Int32.init) { _ = importer_sqlite_config_statement_journal_spill(spill) }
         do {
             connection = try Connection(path: path, create: options.create, readOnly: options.readOnly)
         } catch {
@@ -55,7 +57,7 @@ public final class Store {
                 PRAGMA synchronous = NORMAL;
                 PRAGMA secure_delete = OFF;
                 PRAGMA temp_store = FILE;
-                PRAGMA cache_size = -\(options.cacheKiB);
+                PRAGMA cache_size = -\(ProcessInfo.processInfo.environment["EXP_CACHE"].flatMap(Int.init) ?? options.cacheKiB);
                 """)
             try loadMetadata()
         }
@@ -98,6 +100,7 @@ public final class Store {
 
     private func create() throws {
         // WAL must be set outside a transaction; it is persistent in the file.
+        if let size = ProcessInfo.processInfo.environment["EXP_PAGE"] { try connection.execute("PRAGMA page_size = \(size)") }
         try connection.execute("PRAGMA journal_mode = WAL")
         try connection.transaction(immediate: true) {
             // Another process may have created the store while this one waited for the lock.

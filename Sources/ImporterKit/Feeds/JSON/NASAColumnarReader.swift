@@ -20,8 +20,10 @@ public final class NASAColumnarReader: RecordReader {
     private var version: String?
     private var scratch: [UInt8] = []
 
-    public init(source: ByteSource) {
-        scanner = JSONScanner(source: source)
+    /// `bufferSize` is the initial read buffer (it grows for larger records); small sizes exercise
+    /// the refill path in tests.
+    public init(source: ByteSource, bufferSize: Int = 1 << 20) {
+        scanner = JSONScanner(source: source, initialCapacity: bufferSize)
     }
 
     public var sourceName: String { scanner.source.name }

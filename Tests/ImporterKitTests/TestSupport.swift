@@ -1,0 +1,72 @@
+import Foundation
+@testable import ImporterKit
+
+/// The repository's root (for SampleData).
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+func sample(_ name: String) -> String {
+    repositoryRoot.appendingPathComponent("SampleData").appendingPathComponent(name).path
+}
+
+/// A fresh directory under the system temp directory, removed by `cleanup()`.
+struct TemporaryDirectory {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("importer-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+    /// Writes `text` to a file in the directory and returns its path.
+    func write(_ name: String, _ text: String) throws -> String {
+        let path = path(name)
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    func cleanup() { try? FileManager.default.removeItem(at: url) }
+}
+
+/// A fireball API feed with the standard nine fields and the given rows (each a JSON array text).
+func fireballFeed(_ rows: [String], count: String? = nil, fields: String = #"["date","energy","impact-e","lat","lat-dir","lon","lon-dir","alt","vel"]"#, version: String = "1.2") -> String {
+    let countText = count ?? "\"\(rows.count)\""
+    return #"{"signature":{"source":"NASA/JPL Fireball Data API","version":"\#(version)"},"count":\#(countText),"fields":\#(fields),"data":[\#(rows.joined(separator: ",\n"))]}"#
+}
+
+/// Imports feeds into the store at `path` with the built-in model.
+@discardableResult
+func importFeeds(_ feeds: [String], into path: String, sync: Bool = false, author: String = "test", batchSize: Int = 8192, maxRejects: Int = 0) throws -> ImportResult {
+    let store = try Store(path: path)
+    var options = ImportOptions(author: author, context: "test", sync: sync)
+    options.batchSize = batchSize
+    options.maxRejects = maxRejects
+    let session = ImportSession(store: store, model: FireballModel.model, options: options)
+    return try session.run(feeds.map { FeedInput(path: $0, mapping: FireballModel.apiFeed) })
+}
+
+/// All rows of the fireball table as dictionaries keyed by column, ordered by date.
+func fireballRows(_ path: String) throws -> [[String: Value]] {
+    let connection = try Connection(path: path, create: false)
+    let statement = try connection.prepare("SELECT * FROM fireball ORDER BY date")
+    var rows: [[String: Value]] = []
+    try statement.forEachRow { row in
+        var values: [String: Value] = [:]
+        for index in 0..<row.columnCount { values[row.columnName(index)] = row.value(at: index) }
+        rows.append(values)
+    }
+    return rows
+}
+
+func sha256(_ path: String) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
+    process.arguments = [path]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return String(decoding: data, as: UTF8.self).split(separator: " ").first.map(String.init) ?? ""
+}
