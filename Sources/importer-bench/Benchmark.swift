@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 
 /// `make bench`: end-to-end import figures beside a raw-SQLite baseline measured in the same run.
@@ -10,12 +11,14 @@ enum Benchmark {
 
     static func main(_ arguments: [String]) -> Int32 {
         var options = Options()
+        var capture = false
         var iterator = arguments.dropFirst().makeIterator()
         while let argument = iterator.next() {
             switch argument {
             case "--records": options.records = iterator.next().flatMap(Int.init) ?? options.records
             case "--dir": options.directory = iterator.next() ?? options.directory
             case "--importer": options.importer = iterator.next() ?? options.importer
+            case "--capture": capture = true
             case "-h", "--help":
                 print("usage: importer-bench [--records N] [--dir DIR] [--importer PATH]")
                 return 0
@@ -24,8 +27,15 @@ enum Benchmark {
                 return 64
             }
         }
+        if let spill = ProcessInfo.processInfo.environment["BENCH_SPILL"].flatMap(Int32.init) {
+            _ = importer_sqlite_config_statement_journal_spill(spill)
+        }
         do {
-            try run(options)
+            if capture {
+                try CaptureStudy.run(records: options.records, directory: options.directory)
+            } else {
+                try run(options)
+            }
             return 0
         } catch {
             FileHandle.standardError.write(Data("importer-bench: \(error)\n".utf8))
@@ -44,6 +54,8 @@ enum Benchmark {
         try Generator.writeFeed(generator.rows(changeFraction: 0.1), to: changed)
         print("importer benchmark: \(n) records, feed \(String(format: "%.1f", Double(size) / 1e6)) MB")
 
+        let parse = try ParserStudy.ownScanner(path: base)
+        print(String(format: "parse only (own scanner + mapping): %.2f s, %.0f rows/s, %.0f MB/s", parse.seconds, Double(parse.records) / parse.seconds, Double(parse.bytes) / parse.seconds / 1e6))
         let baselineSeconds = try Baseline.run(rows: rows, storePath: options.directory + "/baseline.sqlite")
         let baselineRate = Double(n) / baselineSeconds
         var table = Table(baselineRate: baselineRate)

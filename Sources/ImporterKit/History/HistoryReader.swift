@@ -2,8 +2,9 @@ import Foundation
 
 /// Reads history transactions and their changes from the store, streaming.
 ///
-/// Changes come in transaction order, and within a transaction by entity (registration order) and
-/// record id; decoding uses the entities as the store registered them.
+/// Changes come in transaction order, and within a transaction by entity (registration order), then
+/// updates and deletes in the order they were made, then inserts by record id. Decoding uses the
+/// entities as the store registered them.
 public struct HistoryReader {
     public let store: Store
 
@@ -85,13 +86,21 @@ struct ChangeCursor {
         let schema = EntitySchema(entity: entity)
         let names = entity.attributes.map { SQLIdentifier.quoted($0.name) }
         let olds = entity.attributes.map { SQLIdentifier.quoted("old." + $0.name) }
+        // Each transaction's changes are a contiguous range of change ids.
+        var range: (Int64, Int64) = (1, 0)
+        if let row = try store.connection.rows("""
+            SELECT min(first_change_id), max(last_change_id) FROM importer_transaction_entity
+            WHERE entity = ?1 AND transaction_number > ?2 AND transaction_number <= ?3
+            """, [.text(entity.name), .integer(after), .integer(through)]).first,
+           case .integer(let low) = row[0], case .integer(let high) = row[1] {
+            range = (low, high)
+        }
         statement = try store.connection.prepare("""
             SELECT "transaction_number", "record_id", "type", "changed", \((names + olds).joined(separator: ", "))
-            FROM \(schema.changeTable) WHERE "transaction_number" > ?1 AND "transaction_number" <= ?2
-            ORDER BY "transaction_number", "record_id"
+            FROM \(schema.changeTable) WHERE "change_id" BETWEEN ?1 AND ?2 ORDER BY "change_id"
             """)
-        statement.bind(after, at: 1)
-        statement.bind(through, at: 2)
+        statement.bind(range.0, at: 1)
+        statement.bind(range.1, at: 2)
         keyIndices = entity.keyIndices
         tombstoneIndices = entity.tombstoneIndices
         try advance()

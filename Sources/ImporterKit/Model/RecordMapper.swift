@@ -11,20 +11,36 @@ public struct RecordMapper: Sendable {
     /// The field names to request from the reader, in slot order.
     public let requestedFields: [String]
 
+    /// What the hot loop needs to map one attribute: plain values only, so iterating plans never
+    /// retains or releases anything.
     struct Plan: Sendable {
-        var attribute: AttributeDescription
         var attributeIndex: Int
+        var type: AttributeType
+        var isOptional: Bool
         var slot: Int
-        var mapping: FieldMapping
         var signSlot: Int
+        var suffixSign: Bool
+        var trim: Bool
+        var emptyIsNull: Bool
+        var hasConstant: Bool
+        var hasDefault: Bool
+        var scale: Double?
+        /// Index into `details`.
+        var detail: Int
+    }
+
+    /// The rest of a plan: names, markers, formats, constants (read only on the paths that need them).
+    struct PlanDetail: Sendable {
+        var attribute: AttributeDescription
+        var mapping: FieldMapping
         var negative: [[UInt8]]
         var positive: [[UInt8]]
-        var suffixSign: Bool
         var dateFormat: DateTimeFormat?
     }
 
     private let allPlans: [Plan]
     private var plans: [Plan] = []
+    private let details: [PlanDetail]
     /// Indices of the supplied attributes, in entity order; set by `configure`.
     public private(set) var columns: [Int] = []
     public private(set) var keyPositions: [Int] = []
@@ -39,6 +55,7 @@ public struct RecordMapper: Sendable {
             return fields.count - 1
         }
         var plans: [Plan] = []
+        var details: [PlanDetail] = []
         for (attributeIndex, attribute) in entity.attributes.enumerated() {
             guard let field = mapping.fields.first(where: { $0.attribute == attribute.name }) else { continue }
             var dateFormat: DateTimeFormat?
@@ -48,18 +65,29 @@ public struct RecordMapper: Sendable {
             }
             let sign = field.sign
             plans.append(Plan(
-                attribute: attribute,
                 attributeIndex: attributeIndex,
+                type: attribute.type,
+                isOptional: attribute.isOptional,
                 slot: field.constant == nil ? field.field.map(slot) ?? -1 : -1,
-                mapping: field,
                 signSlot: sign?.field.map(slot) ?? -1,
+                suffixSign: sign != nil && sign?.field == nil,
+                trim: field.trim,
+                emptyIsNull: field.emptyIsNull,
+                hasConstant: field.constant != nil,
+                hasDefault: field.defaultValue != nil,
+                scale: field.scale,
+                detail: details.count
+            ))
+            details.append(PlanDetail(
+                attribute: attribute,
+                mapping: field,
                 negative: sign?.negative.map { Array($0.utf8) } ?? [],
                 positive: sign?.positive.map { Array($0.utf8) } ?? [],
-                suffixSign: sign != nil && sign?.field == nil,
                 dateFormat: dateFormat
             ))
         }
         self.allPlans = plans
+        self.details = details
         self.requestedFields = fields
     }
 
@@ -67,7 +95,7 @@ public struct RecordMapper: Sendable {
     /// does not supply the unique key, or supplies a value without its sign field.
     public mutating func configure(header: FeedHeader, location: SourceLocation) throws(FeedError) {
         plans = allPlans.filter { plan in
-            plan.mapping.constant != nil || (plan.slot >= 0 && header.supplied[plan.slot])
+            plan.hasConstant || (plan.slot >= 0 && header.supplied[plan.slot])
         }
         for plan in plans where plan.signSlot >= 0 && !header.supplied[plan.signSlot] {
             throw FeedError.shape(location, "the feed has field '\(requestedFields[plan.slot])' but not its sign field '\(requestedFields[plan.signSlot])'")
@@ -76,7 +104,7 @@ public struct RecordMapper: Sendable {
         keyPositions = entity.keyIndices.compactMap { columns.firstIndex(of: $0) }
         let anyField = header.supplied.contains(true)
         if anyField && keyPositions.count != entity.uniqueKey.count {
-            let missing = entity.uniqueKey.filter { key in !plans.contains { $0.attribute.name == key } }
+            let missing = entity.uniqueKey.filter { key in !plans.contains { details[$0.detail].attribute.name == key } }
             let fields = missing.compactMap { key in mapping.fields.first { $0.attribute == key }?.field }
             throw FeedError.shape(location, "the feed does not supply the unique key of \(entity.name): field(s) \(fields.joined(separator: ", "))")
         }
@@ -109,6 +137,7 @@ public struct RecordMapper: Sendable {
     }
 
     private func reject(_ plan: Plan, _ record: RawRecord, _ reason: String) -> Reject {
+        let detail = details[plan.detail]
         var location = SourceLocation(source: "", line: record.line, column: record.column, recordIndex: record.index)
         var raw: String?
         if plan.slot >= 0, record.slots[plan.slot].kind != .absent {
@@ -117,15 +146,14 @@ public struct RecordMapper: Sendable {
             location.column = Int(slot.column)
             raw = record.text(of: plan.slot)
         }
-        if let field = plan.mapping.field { location.path = field }
-        return Reject(location: location, entity: entity.name, attribute: plan.attribute.name, reason: reason, rawValue: raw)
+        if let field = detail.mapping.field { location.path = field }
+        return Reject(location: location, entity: entity.name, attribute: detail.attribute.name, reason: reason, rawValue: raw)
     }
 
     /// Appends the plan's value; returns a reason when the value cannot be mapped.
     @inline(__always)
     private func mapValue(_ plan: Plan, _ record: RawRecord, _ base: UnsafePointer<UInt8>, _ batch: inout RecordBatch) -> String? {
-        let field = plan.mapping
-        if let constant = field.constant { return appendValue(constant, plan, &batch) }
+        if plan.hasConstant { return appendValue(details[plan.detail].mapping.constant ?? .null, plan, &batch) }
         let slot = record.slots[plan.slot]
         var start = base + Int(slot.start)
         var count = Int(slot.count)
@@ -133,28 +161,28 @@ public struct RecordMapper: Sendable {
         case .absent, .null:
             return appendNull(plan, &batch)
         case .boolTrue, .boolFalse:
-            switch plan.attribute.type {
+            switch plan.type {
             case .boolean: batch.append(.integer(slot.kind == .boolTrue ? 1 : 0)); return nil
             case .text:
                 let value = batch.appendText(slot.kind == .boolTrue ? "true" : "false")
                 batch.append(value)
                 return nil
-            default: return "expected \(plan.attribute.type.rawValue), found a boolean"
+            default: return "expected \(plan.type.rawValue), found a boolean"
             }
         case .number, .string:
             break
         }
-        if field.trim {
+        if plan.trim {
             while count > 0, start.pointee == 0x20 || start.pointee == 0x09 { start += 1; count -= 1 }
             while count > 0, start[count - 1] == 0x20 || start[count - 1] == 0x09 { count -= 1 }
         }
-        if count == 0 && field.emptyIsNull { return appendNull(plan, &batch) }
-        switch plan.attribute.type {
+        if count == 0 && plan.emptyIsNull { return appendNull(plan, &batch) }
+        switch plan.type {
         case .real, .integer:
             var negate = false
             if plan.suffixSign {
                 guard let (marker, isNegative) = suffix(start, count, plan) else {
-                    return "expected a number ending with \((plan.negative + plan.positive).map { String(decoding: $0, as: UTF8.self) }.joined(separator: "/"))"
+                    return "expected a number ending with \(markers(plan, separator: "/"))"
                 }
                 count -= marker
                 negate = isNegative
@@ -162,16 +190,16 @@ public struct RecordMapper: Sendable {
             guard var number = NumberParser.double(start, count: count) else {
                 return "expected a number"
             }
-            if let scale = field.scale { number *= scale }
+            if let scale = plan.scale { number *= scale }
             if plan.signSlot >= 0 {
                 switch direction(record, base, plan) {
                 case .some(let isNegative): negate = isNegative
                 case .none:
-                    return "the sign field '\(field.sign?.field ?? "")' is \(describeSign(record, plan)); expected \((plan.negative + plan.positive).map { String(decoding: $0, as: UTF8.self) }.joined(separator: " or "))"
+                    return "the sign field '\(details[plan.detail].mapping.sign?.field ?? "")' is \(describeSign(record, plan)); expected \(markers(plan, separator: " or "))"
                 }
             }
             if negate { number = -number }
-            if plan.attribute.type == .integer {
+            if plan.type == .integer {
                 guard number == number.rounded(), abs(number) < 9.2e18 else { return "expected an integer" }
                 batch.append(.integer(Int64(number)))
             } else {
@@ -181,10 +209,10 @@ public struct RecordMapper: Sendable {
             let value = batch.appendText(start, count: count)
             batch.append(value)
         case .date, .datetime:
-            guard let format = plan.dateFormat else { return "no date format" }
-            let includeTime = plan.attribute.type == .datetime
-            guard let value = batch.appendText({ format.parse(start, count: count, includeTime: includeTime, into: &$0) }) else {
-                return "expected a \(plan.attribute.type.rawValue) in the format \(field.format ?? (includeTime ? DateTimeFormat.canonicalDateTime : DateTimeFormat.canonicalDate))"
+            let includeTime = plan.type == .datetime
+            guard let value = batch.appendText({ details[plan.detail].dateFormat?.parse(start, count: count, includeTime: includeTime, into: &$0) ?? false }) else {
+                let format = details[plan.detail].mapping.format ?? (includeTime ? DateTimeFormat.canonicalDateTime : DateTimeFormat.canonicalDate)
+                return "expected a \(plan.type.rawValue) in the format \(format)"
             }
             batch.append(value)
         case .boolean:
@@ -197,9 +225,14 @@ public struct RecordMapper: Sendable {
         return nil
     }
 
+    private func markers(_ plan: Plan, separator: String) -> String {
+        let detail = details[plan.detail]
+        return (detail.negative + detail.positive).map { String(decoding: $0, as: UTF8.self) }.joined(separator: separator)
+    }
+
     private func appendNull(_ plan: Plan, _ batch: inout RecordBatch) -> String? {
-        if let value = plan.mapping.defaultValue { return appendValue(value, plan, &batch) }
-        guard plan.attribute.isOptional else { return "a required attribute is null" }
+        if plan.hasDefault, let value = details[plan.detail].mapping.defaultValue { return appendValue(value, plan, &batch) }
+        guard plan.isOptional else { return "a required attribute is null" }
         batch.append(.null)
         return nil
     }
@@ -207,9 +240,9 @@ public struct RecordMapper: Sendable {
     private func appendValue(_ value: Value, _ plan: Plan, _ batch: inout RecordBatch) -> String? {
         switch value {
         case .null:
-            guard plan.attribute.isOptional else { return "a required attribute is null" }
+            guard plan.isOptional else { return "a required attribute is null" }
             batch.append(.null)
-        case .integer(let v): batch.append(plan.attribute.type == .real ? .real(Double(v)) : .integer(v))
+        case .integer(let v): batch.append(plan.type == .real ? .real(Double(v)) : .integer(v))
         case .real(let v): batch.append(.real(v))
         case .text(let v):
             let text = batch.appendText(v)
@@ -220,7 +253,8 @@ public struct RecordMapper: Sendable {
 
     /// The length of a sign marker suffix and whether it means negative.
     private func suffix(_ start: UnsafePointer<UInt8>, _ count: Int, _ plan: Plan) -> (Int, Bool)? {
-        for (markers, negative) in [(plan.negative, true), (plan.positive, false)] {
+        let detail = details[plan.detail]
+        for (markers, negative) in [(detail.negative, true), (detail.positive, false)] {
             for marker in markers where marker.count < count {
                 if memcmp(start + count - marker.count, marker, marker.count) == 0 { return (marker.count, negative) }
             }
@@ -229,14 +263,22 @@ public struct RecordMapper: Sendable {
     }
 
     /// Whether the sign field says negative, or nil when it holds no known marker.
+    @inline(__always)
     private func direction(_ record: RawRecord, _ base: UnsafePointer<UInt8>, _ plan: Plan) -> Bool? {
         let slot = record.slots[plan.signSlot]
         guard slot.kind == .string else { return nil }
         let count = Int(slot.count)
         let start = base + Int(slot.start)
-        if plan.negative.contains(where: { $0.count == count && memcmp(start, $0, count) == 0 }) { return true }
-        if plan.positive.contains(where: { $0.count == count && memcmp(start, $0, count) == 0 }) { return false }
-        return nil
+        return details.withUnsafeBufferPointer { details in
+            // Single-byte markers (N/S/E/W) are compared without calling memcmp.
+            for marker in details[plan.detail].negative where marker.count == count {
+                if count == 1 ? marker[0] == start[0] : memcmp(start, marker, count) == 0 { return true }
+            }
+            for marker in details[plan.detail].positive where marker.count == count {
+                if count == 1 ? marker[0] == start[0] : memcmp(start, marker, count) == 0 { return false }
+            }
+            return nil
+        }
     }
 
     private func describeSign(_ record: RawRecord, _ plan: Plan) -> String {

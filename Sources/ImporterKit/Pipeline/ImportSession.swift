@@ -31,23 +31,16 @@ public final class ImportSession {
     public func run(_ feeds: [FeedInput]) throws(ImportError) -> ImportResult {
         do {
             return try store.connection.transaction(immediate: true) { try importAll(feeds) }
-        } catch let error as ImportError {
-            try? store.reloadEntities()
-            throw error
-        } catch let error as FeedError {
-            try? store.reloadEntities()
-            throw .feed(error)
-        } catch let error as ModelError {
-            throw .model(error)
         } catch {
-            store.transactionState.number = nil
+            // The SQLite transaction rolled back: forget what this run left in memory.
+            store.capture.reset()
             try? store.reloadEntities()
-            do {
-                _ = try store.mapErrors { throw error }
-            } catch let storeError {
-                throw .store(storeError)
+            switch error {
+            case let error as ImportError: throw error
+            case let error as FeedError: throw .feed(error)
+            case let error as ModelError: throw .model(error)
+            default: throw .store(store.storeError(from: error))
             }
-            throw .store(.sqlite(SQLiteError(extendedCode: 1, message: "\(error)")))
         }
     }
 
@@ -67,7 +60,8 @@ public final class ImportSession {
         }
         try store.ensureEntities(entities)
         let history = HistoryWriter(store: store)
-        let number = try history.begin()
+        let transaction = try history.begin(entities)
+        let number = transaction.number
         defer { store.transactionState.number = nil }
         var runs: [String: EntityRun] = [:]
         for entity in entities {
@@ -92,8 +86,8 @@ public final class ImportSession {
             func write(_ batch: RecordBatch) throws {
                 if upserter == nil {
                     upserter = try runs[entity.name]!.upserters[columns] ?? BatchUpserter(
-                        connection: store.connection, entity: entity, columns: columns, keyPositions: mapper.keyPositions,
-                        transactionState: store.transactionState)
+                        connection: store.connection, capture: store.capture, entity: entity, columns: columns, keyPositions: mapper.keyPositions,
+                        transaction: transaction)
                     runs[entity.name]!.upserters[columns] = upserter
                 }
                 try upserter?.write(batch, sorted: options.sortBatches)
@@ -124,21 +118,21 @@ public final class ImportSession {
         }
 
         if options.sync {
-            for entity in entities { _ = try SeenKeys.deleteUnseen(entity, in: store.connection) }
+            for entity in entities { _ = try history.deleteRecords(entity, where: SeenKeys.unseenCondition(entity), in: transaction) }
         }
-        var counts: [(String, ChangeCounts)] = []
+        var counts: [(String, ChangeCounts, ClosedRange<Int64>?)] = []
         for entity in entities {
+            var (entityCounts, changeIDs) = try history.recordChanges(entity, in: transaction)
             let run = runs[entity.name]!
-            var entityCounts = try history.changeCounts(entity, in: number)
             let seen = try SeenKeys.count(entity, in: store.connection)
             entityCounts.unchanged = seen - entityCounts.inserted - entityCounts.updated
             entityCounts.rejected = run.rejected
             entityCounts.duplicates = run.duplicates
-            counts.append((entity.name, entityCounts))
+            counts.append((entity.name, entityCounts, changeIDs))
         }
         let metadata = TransactionMetadata(author: options.author, context: options.context, sources: feeds.map(\.path))
         let wrote = try history.finish(number, metadata: metadata, entities: counts)
-        return ImportResult(transactionNumber: wrote ? number : nil, entities: counts, rejects: rejects, warnings: warnings)
+        return ImportResult(transactionNumber: wrote ? number : nil, entities: counts.map { ($0.0, $0.1) }, rejects: rejects, warnings: warnings)
     }
 
     private func makeReader(_ format: FeedFormat, source: ByteSource) throws -> any RecordReader {

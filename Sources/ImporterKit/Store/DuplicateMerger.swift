@@ -1,70 +1,64 @@
 /// Keeps one change per record per transaction when a key occurs again later in the same run.
 ///
 /// The common path never comes here: duplicates inside one batch are dropped before writing. When a
-/// key was already written by an earlier batch or feed of the run, the record's state before the
-/// run is recovered (from its change row, or from the table when the earlier write was a no-op),
-/// the new values are written, and the change row is rewritten from the state before the run to
-/// the state after it: still an insert if the run inserted it, an update listing only the
-/// attributes that differ in the end, or nothing if the record ends as it started.
+/// key was already written by an earlier batch or feed of the run:
+/// - if the run inserted the record, the new values are simply written: the run's insert rows are
+///   recorded at its end, with the final values;
+/// - otherwise the record's state before the run is recovered (from its update row, or from the
+///   table when the earlier write was a no-op), the new values are written, and the update row is
+///   rewritten from the state before the run to the state after it, listing only the attributes
+///   that differ in the end, or removed if the record ends as it started.
 final class DuplicateMerger {
     private let connection: Connection
     private let entity: EntityDescription
-    private let transactionState: TransactionState
+    private let transaction: OpenTransaction
     private let selectRecord: Statement
     private let selectChange: Statement
     private let deleteChange: Statement
     private let insertChange: Statement
 
-    init(connection: Connection, entity: EntityDescription, transactionState: TransactionState) throws {
+    init(connection: Connection, entity: EntityDescription, transaction: OpenTransaction) throws {
         self.connection = connection
         self.entity = entity
-        self.transactionState = transactionState
+        self.transaction = transaction
         let schema = EntitySchema(entity: entity)
         let names = entity.attributes.map { SQLIdentifier.quoted($0.name) }
         let olds = entity.attributes.map { SQLIdentifier.quoted("old." + $0.name) }
         let keyMatch = entity.uniqueKey.enumerated().map { "\(SQLIdentifier.quoted($0.element)) = ?\($0.offset + 1)" }.joined(separator: " AND ")
         selectRecord = try connection.prepare("SELECT \"id\", \(names.joined(separator: ", ")) FROM \(schema.table) WHERE \(keyMatch)")
-        selectChange = try connection.prepare("SELECT \"type\", \"changed\", \((names + olds).joined(separator: ", ")) FROM \(schema.changeTable) WHERE \"transaction_number\" = ?1 AND \"record_id\" = ?2")
-        deleteChange = try connection.prepare("DELETE FROM \(schema.changeTable) WHERE \"transaction_number\" = ?1 AND \"record_id\" = ?2")
+        // `type <> 'insert'` lets SQLite use the partial index on record_id.
+        let match = "\"record_id\" = ?2 AND \"transaction_number\" = ?1 AND \"type\" <> 'insert'"
+        selectChange = try connection.prepare("SELECT \"type\", \"changed\", \((names + olds).joined(separator: ", ")) FROM \(schema.changeTable) WHERE \(match)")
+        deleteChange = try connection.prepare("DELETE FROM \(schema.changeTable) WHERE \(match)")
         let columns = ["\"transaction_number\"", "\"record_id\"", "\"type\"", "\"changed\""] + names + olds
         insertChange = try connection.prepare("INSERT INTO \(schema.changeTable) (\(columns.joined(separator: ", "))) VALUES (\(columns.indices.map { "?\($0 + 1)" }.joined(separator: ", ")))")
     }
 
     /// Writes a record whose key was already written in this run (`write` performs the upsert).
     func rewrite(keyValues: [Value], write: () throws -> Void) throws {
-        guard let transaction = transactionState.number else { return try write() }
-        guard let (id, current) = try record(keyValues) else { return try write() }
+        let number = transaction.number
+        guard let (id, current) = try record(keyValues), id <= transaction.lastIDBefore[entity.name] ?? 0 else {
+            return try write()
+        }
         let attributeCount = entity.attributes.count
-        // The record's state before the run, or nil if the run inserted it.
-        var before: [Value]? = current
-        var rows = try selectChange.rows([.integer(transaction), .integer(id)])
-        if let change = rows.popLast() {
-            let type = change[0].stringValue
-            if type == "insert" {
-                before = nil
-            } else if type == "update" {
-                var values = Array(change[2..<(2 + attributeCount)])
-                let changed = Set((change[1].stringValue ?? "").split(separator: ",").map(String.init))
-                for (index, attribute) in entity.attributes.enumerated() where changed.contains(attribute.name) {
-                    values[index] = change[2 + attributeCount + index]
-                }
-                before = values
+        // The record's state before the run.
+        var before = current
+        if let change = try selectChange.rows([.integer(number), .integer(id)]).first {
+            before = Array(change[2..<(2 + attributeCount)])
+            let changed = Set((change[1].stringValue ?? "").split(separator: ",").map(String.init))
+            for (index, attribute) in entity.attributes.enumerated() where changed.contains(attribute.name) {
+                before[index] = change[2 + attributeCount + index]
             }
-            try deleteChange.execute([.integer(transaction), .integer(id)])
+            try deleteChange.execute([.integer(number), .integer(id)])
         }
         try write()
-        try deleteChange.execute([.integer(transaction), .integer(id)])
+        try deleteChange.execute([.integer(number), .integer(id)])
         guard let (_, after) = try record(keyValues) else { return }
-        var arguments: [Value] = [.integer(transaction), .integer(id)]
-        if let before {
-            let changed = entity.attributes.indices.filter { !before[$0].isSame(as: after[$0]) }
-            guard !changed.isEmpty else { return }
-            arguments += [.text("update"), .text(changed.map { entity.attributes[$0].name }.joined(separator: ","))]
-            arguments += after
-            arguments += entity.attributes.indices.map { changed.contains($0) ? before[$0] : .null }
-        } else {
-            arguments += [.text("insert"), .null] + after + Array(repeating: .null, count: attributeCount)
-        }
+        let changed = entity.attributes.indices.filter { !before[$0].isSame(as: after[$0]) }
+        guard !changed.isEmpty else { return }
+        var arguments: [Value] = [.integer(number), .integer(id), .text("update"), .text(changed.map { entity.attributes[$0].name }.joined(separator: ","))]
+        arguments += after
+        arguments += entity.attributes.indices.map { changed.contains($0) ? before[$0] : .null }
         try insertChange.execute(arguments)
     }
 

@@ -74,7 +74,6 @@ enum EntityRegistry {
                 for attribute in added {
                     for statement in schema.addColumn(attribute) { try connection.execute(statement) }
                 }
-                for statement in schema.dropTriggers + schema.triggers { try connection.execute(statement) }
             }
             let definition = String(decoding: try encoder.encode(entity), as: UTF8.self)
             try connection.execute("""

@@ -1,17 +1,31 @@
-/// The SQL that stores one entity and tracks its history: the entity table, its change table and
-/// the triggers that write change rows.
+/// The SQL that stores one entity and tracks its history: the entity table, its change table, the
+/// guards that refuse untracked writes, and the statements that record changes.
 ///
-/// History is captured by triggers (chosen by measurement, see README "History capture"): every
-/// write to an entity table, whatever statement makes it, writes its change row in the same SQLite
-/// transaction. The triggers call `importer_transaction()`, a function only importer's own
-/// connections define, and only while an import is open: other programs' writes to tracked tables
-/// are refused ("no such function"), never silently lost.
+/// How changes are captured was chosen by measurement (README, "History capture"). Per-row
+/// triggers made every upsert keep a statement journal and cost 2–3× the upsert itself, so:
+/// - inserts: one set-based `INSERT … SELECT` at the end of the run records every record the run
+///   inserted (ids above the table's AUTOINCREMENT sequence at the start: one writer at a time
+///   makes them contiguous), with its final values;
+/// - updates: SQLite's preupdate hook hands over the old and new values of each updated row
+///   (`ChangeCapture`), and the change row is written right after the statement;
+/// - deletes (sync): the doomed rows are copied as delete changes by one `INSERT … SELECT`, then
+///   deleted.
+///
+/// Guards make untracked writes impossible rather than silently lost: the stored generated column
+/// `importer_tracked` calls `importer_writer()` and the `BEFORE DELETE` trigger calls
+/// `importer_transaction()`, functions that only importer's own connections define (and the latter
+/// only while an import is open). Other programs can read everything, and run
+/// `PRAGMA integrity_check`, but their INSERT, UPDATE and DELETE fail with "no such function".
 ///
 /// Change table layout (`importer_change_<table>`), one row per changed record per transaction:
+/// - `change_id` (AUTOINCREMENT): the order of changes; each transaction's changes are one
+///   contiguous range, recorded in `importer_transaction_entity`, so reading a transaction is a
+///   range scan and appending is the B-tree's cheapest insert;
 /// - `transaction_number`, `record_id`, `type` (`insert`, `update`, `delete`);
 /// - `changed`: for updates, the changed attribute names, comma-separated, in entity order;
 /// - one column per attribute: the values after the change (inserts, updates) or before it (deletes);
 /// - one `old.<attribute>` column per attribute: for updates, the old value of each changed attribute.
+/// A partial index on `record_id` covers updates and deletes only, so inserts never pay for it.
 public struct EntitySchema: Sendable {
     public let entity: EntityDescription
 
@@ -22,19 +36,23 @@ public struct EntitySchema: Sendable {
     public var table: String { SQLIdentifier.quoted(entity.tableName) }
     public var changeTableName: String { "importer_change_" + entity.tableName }
     public var changeTable: String { SQLIdentifier.quoted(changeTableName) }
+    static let guardColumn = "importer_tracked"
 
     static func q(_ name: String) -> String { SQLIdentifier.quoted(name) }
     static func old(_ name: String) -> String { SQLIdentifier.quoted("old." + name) }
 
     public var createStatements: [String] {
-        [createTable, createChangeTable] + triggers
+        [createTable, createChangeTable, createChangeIndex, createDeleteGuard]
     }
 
-    /// The entity table alone (benchmarks build their baseline on it).
-    public var createTableStatement: String { createTable }
+    /// The entity table without its guard (benchmarks build their baseline on it).
+    public var createTableStatement: String { createTable(guarded: false) }
 
-    var createTable: String {
-        let columns = entity.attributes.map { "\(Self.q($0.name)) \($0.type.sqlType)\($0.isOptional ? "" : " NOT NULL")" }
+    var createTable: String { createTable(guarded: true) }
+
+    func createTable(guarded: Bool) -> String {
+        var columns = entity.attributes.map { "\(Self.q($0.name)) \($0.type.sqlType)\($0.isOptional ? "" : " NOT NULL")" }
+        if guarded { columns.append("\(Self.q(Self.guardColumn)) INTEGER GENERATED ALWAYS AS (importer_writer()) STORED") }
         let key = entity.uniqueKey.map(Self.q).joined(separator: ", ")
         return """
             CREATE TABLE \(table) (
@@ -45,68 +63,77 @@ public struct EntitySchema: Sendable {
             """
     }
 
+    var changeIndexName: String { SQLIdentifier.quoted("importer_change_\(entity.tableName)_record") }
+
     var createChangeTable: String {
         let values = entity.attributes.map { "\(Self.q($0.name)) \($0.type.sqlType)" }
         let olds = entity.attributes.map { "\(Self.old($0.name)) \($0.type.sqlType)" }
         return """
             CREATE TABLE \(changeTable) (
+              "change_id" INTEGER PRIMARY KEY AUTOINCREMENT,
               "transaction_number" INTEGER NOT NULL,
               "record_id" INTEGER NOT NULL,
               "type" TEXT NOT NULL CHECK ("type" IN ('insert', 'update', 'delete')),
               "changed" TEXT,
-              \((values + olds).joined(separator: ",\n  ")),
-              PRIMARY KEY ("transaction_number", "record_id")
-            ) STRICT, WITHOUT ROWID
+              \((values + olds).joined(separator: ",\n  "))
+            ) STRICT
             """
     }
 
-    var triggerNames: [String] {
-        ["insert", "update", "delete", "id"].map { SQLIdentifier.quoted("importer_track_\(entity.tableName)_\($0)") }
+    var createChangeIndex: String {
+        "CREATE INDEX \(changeIndexName) ON \(changeTable) (\"record_id\", \"transaction_number\") WHERE \"type\" <> 'insert'"
     }
 
-    var dropTriggers: [String] { triggerNames.map { "DROP TRIGGER IF EXISTS \($0)" } }
+    var deleteGuardName: String { SQLIdentifier.quoted("importer_guard_\(entity.tableName)_delete") }
 
-    var triggers: [String] {
-        let names = entity.attributes.map { Self.q($0.name) }
-        let columns = names.joined(separator: ", ")
-        let newValues = names.map { "NEW.\($0)" }.joined(separator: ", ")
-        let oldValues = names.map { "OLD.\($0)" }.joined(separator: ", ")
-        let olds = entity.attributes.map { Self.old($0.name) }.joined(separator: ", ")
-        let differs = names.map { "OLD.\($0) IS NOT NEW.\($0)" }
-        let changedList = "substr(" + zip(entity.attributes, names).map { attribute, name in
-            "(CASE WHEN OLD.\(name) IS NOT NEW.\(name) THEN ',\(attribute.name)' ELSE '' END)"
-        }.joined(separator: " || ") + ", 2)"
-        let oldChanged = names.map { "CASE WHEN OLD.\($0) IS NOT NEW.\($0) THEN OLD.\($0) END" }.joined(separator: ", ")
-        let t = triggerNames
-        return [
-            """
-            CREATE TRIGGER \(t[0]) AFTER INSERT ON \(table) BEGIN
-              INSERT INTO \(changeTable) ("transaction_number", "record_id", "type", \(columns))
-              VALUES (importer_transaction(), NEW."id", 'insert', \(newValues));
-            END
-            """,
-            """
-            CREATE TRIGGER \(t[1]) AFTER UPDATE ON \(table) WHEN \(differs.joined(separator: " OR ")) BEGIN
-              INSERT INTO \(changeTable) ("transaction_number", "record_id", "type", "changed", \(columns), \(olds))
-              VALUES (importer_transaction(), NEW."id", 'update', \(changedList), \(newValues), \(oldChanged));
-            END
-            """,
-            """
-            CREATE TRIGGER \(t[2]) AFTER DELETE ON \(table) BEGIN
-              INSERT INTO \(changeTable) ("transaction_number", "record_id", "type", \(columns))
-              VALUES (importer_transaction(), OLD."id", 'delete', \(oldValues));
-            END
-            """,
-            """
-            CREATE TRIGGER \(t[3]) BEFORE UPDATE OF "id" ON \(table) WHEN OLD."id" IS NOT NEW."id" BEGIN
-              SELECT RAISE(ABORT, 'importer: a record id never changes');
-            END
-            """,
-        ]
+    var createDeleteGuard: String {
+        """
+        CREATE TRIGGER \(deleteGuardName) BEFORE DELETE ON \(table) BEGIN
+          SELECT importer_transaction();
+        END
+        """
     }
+
+    /// Records as inserts of transaction `?1` every record with an id above `?2` (the rows the run
+    /// inserted), with their values at the end of the run.
+    var recordInserts: String {
+        let names = entity.attributes.map { Self.q($0.name) }.joined(separator: ", ")
+        return """
+            INSERT INTO \(changeTable) ("transaction_number", "record_id", "type", \(names))
+            SELECT ?1, "id", 'insert', \(names) FROM \(table) WHERE "id" > ?2 ORDER BY "id"
+            """
+    }
+
+    /// Records as deletes of transaction `?1` the records matching `condition`, with their values.
+    func recordDeletes(where condition: String) -> String {
+        let names = entity.attributes.map { Self.q($0.name) }.joined(separator: ", ")
+        return """
+            INSERT INTO \(changeTable) ("transaction_number", "record_id", "type", \(names))
+            SELECT ?1, "id", 'delete', \(names) FROM \(table) WHERE \(condition) ORDER BY "id"
+            """
+    }
+
+    /// Inserts one update row: transaction, record id, changed list, the values after, the old
+    /// values of the changed attributes.
+    var insertUpdate: String {
+        let columns = ["\"transaction_number\"", "\"record_id\"", "\"type\"", "\"changed\""]
+            + entity.attributes.map { Self.q($0.name) } + entity.attributes.map { Self.old($0.name) }
+        let parameters = ["?1", "?2", "'update'", "?3"] + (0..<(2 * entity.attributes.count)).map { "?\($0 + 4)" }
+        return "INSERT INTO \(changeTable) (\(columns.joined(separator: ", "))) VALUES (\(parameters.joined(separator: ", ")))"
+    }
+
+    /// Removes the update rows written since change `?1` for records with an id above `?2`: records
+    /// the run inserted and then changed again (a key repeated in the feed); their insert row,
+    /// written at the end, carries the final values.
+    var clearInsertedUpdates: String {
+        "DELETE FROM \(changeTable) WHERE \"change_id\" > ?1 AND \"record_id\" > ?2"
+    }
+
+    /// The last id an AUTOINCREMENT table (`?1`: the entity table or its change table) assigned.
+    static let lastAssignedID = "SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = ?1), 0)"
 
     /// Statements that add an optional attribute to an existing store (the only model change that
-    /// cannot lose data). Triggers must be recreated afterwards.
+    /// cannot lose data).
     func addColumn(_ attribute: AttributeDescription) -> [String] {
         [
             "ALTER TABLE \(table) ADD COLUMN \(Self.q(attribute.name)) \(attribute.type.sqlType)",

@@ -31,6 +31,7 @@ public final class Store {
     /// The entities the store holds, as registered (the store's own model of itself).
     public internal(set) var entities: [EntityDescription] = []
     let transactionState = TransactionState()
+    let capture: ChangeCapture
 
     /// The path used when no `--store` is given: `$IMPORTER_STORE`, else `importer.sqlite`.
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
@@ -43,13 +44,14 @@ public final class Store {
         if !options.create || options.readOnly, !FileManager.default.fileExists(atPath: path) {
             throw StoreError.notFound(path: path)
         }
-        if let spill = ProcessInfo.processInfo.environment["EXP_SPILL"].flatMap(Int32.init) { _ = importer_sqlite_config_statement_journal_spill(spill) }
         do {
             connection = try Connection(path: path, create: options.create, readOnly: options.readOnly)
         } catch {
             throw StoreError.sqlite(error)
         }
         connection.setBusyTimeout(milliseconds: Int32(clamping: options.busyTimeoutMilliseconds))
+        capture = ChangeCapture(connection: connection, transactionState: transactionState)
+        capture.install()
         try mapErrors {
             try registerTransactionFunction(on: connection, state: transactionState)
             try openSchema()
@@ -57,24 +59,36 @@ public final class Store {
                 PRAGMA synchronous = NORMAL;
                 PRAGMA secure_delete = OFF;
                 PRAGMA temp_store = FILE;
-                PRAGMA cache_size = -\(ProcessInfo.processInfo.environment["EXP_CACHE"].flatMap(Int.init) ?? options.cacheKiB);
+                PRAGMA cache_size = -\(options.cacheKiB);
                 """)
             try loadMetadata()
         }
     }
 
+    deinit { capture.uninstall() }
+
     /// Runs `body`, translating SQLite errors into store errors (busy → locked).
     func mapErrors<T>(_ body: () throws -> T) throws(StoreError) -> T {
         do {
             return try body()
-        } catch let error as StoreError {
-            throw error
-        } catch let error as SQLiteError {
-            if error.isBusy { throw StoreError.locked(path: path, waitedMilliseconds: options.busyTimeoutMilliseconds) }
-            if error.code == 26 /* SQLITE_NOTADB */ { throw StoreError.notAnImporterStore(path: path) }
-            throw StoreError.sqlite(error)
         } catch {
-            throw StoreError.sqlite(SQLiteError(extendedCode: 1, message: "\(error)"))
+            throw storeError(from: error)
+        }
+    }
+
+    /// The store error for an error thrown while using the store.
+    func storeError(from error: any Error) -> StoreError {
+        switch error {
+        case let error as StoreError:
+            return error
+        case let error as SQLiteError where error.isBusy:
+            return .locked(path: path, waitedMilliseconds: options.busyTimeoutMilliseconds)
+        case let error as SQLiteError where error.code == 26: // SQLITE_NOTADB
+            return .notAnImporterStore(path: path)
+        case let error as SQLiteError:
+            return .sqlite(error)
+        default:
+            return .sqlite(SQLiteError(extendedCode: 1, message: "\(error)"))
         }
     }
 
@@ -100,7 +114,6 @@ public final class Store {
 
     private func create() throws {
         // WAL must be set outside a transaction; it is persistent in the file.
-        if let size = ProcessInfo.processInfo.environment["EXP_PAGE"] { try connection.execute("PRAGMA page_size = \(size)") }
         try connection.execute("PRAGMA journal_mode = WAL")
         try connection.transaction(immediate: true) {
             // Another process may have created the store while this one waited for the lock.

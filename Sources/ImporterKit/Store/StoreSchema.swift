@@ -50,6 +50,8 @@ enum StoreSchema {
           "unchanged" INTEGER NOT NULL,
           "rejected" INTEGER NOT NULL,
           "duplicates" INTEGER NOT NULL,
+          "first_change_id" INTEGER,
+          "last_change_id" INTEGER,
           PRIMARY KEY ("transaction_number", "entity")
         ) STRICT, WITHOUT ROWID
         """,

@@ -1,13 +1,16 @@
 import CSQLite
 
-/// The number of the history transaction being written, if any; read by the tracking triggers
-/// through the SQL function `importer_transaction()`.
+/// The number of the history transaction being written, if any; read by the store's guards through
+/// the SQL functions `importer_transaction()` and `importer_writer()`.
 final class TransactionState {
     var number: Int64?
 }
 
-/// Registers `importer_transaction()` on `connection`. It returns the open transaction's number and
-/// fails when no import is open, so a tracked table cannot change without a history transaction.
+/// Registers the guard functions on `connection`:
+/// - `importer_transaction()` returns the open history transaction's number;
+/// - `importer_writer()` returns 1 (deterministic, as a generated column requires).
+/// Both fail when no import is open, so a tracked table cannot change without a history
+/// transaction; other programs do not define them at all.
 func registerTransactionFunction(on connection: Connection, state: TransactionState) throws(SQLiteError) {
     let function: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, _ in
         guard let context, let data = sqlite3_user_data(context) else { return }
@@ -22,8 +25,18 @@ func registerTransactionFunction(on connection: Connection, state: TransactionSt
         guard let data else { return }
         Unmanaged<TransactionState>.fromOpaque(data).release()
     }
-    let data = Unmanaged.passRetained(state).toOpaque()
-    let code = sqlite3_create_function_v2(connection.handle, "importer_transaction", 0, SQLITE_UTF8 | SQLITE_INNOCUOUS,
-                                          data, function, nil, nil, destroy)
-    guard code == SQLITE_OK else { throw SQLiteError(connection: connection.handle, code: code) }
+    let writer: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, _ in
+        guard let context, let data = sqlite3_user_data(context) else { return }
+        if Unmanaged<TransactionState>.fromOpaque(data).takeUnretainedValue().number != nil {
+            sqlite3_result_int64(context, 1)
+        } else {
+            sqlite3_result_error(context, "importer: tracked tables change only inside an importer transaction", -1)
+        }
+    }
+    for (name, body, flags) in [("importer_transaction", function, SQLITE_UTF8 | SQLITE_INNOCUOUS),
+                                ("importer_writer", writer, SQLITE_UTF8 | SQLITE_INNOCUOUS | SQLITE_DETERMINISTIC)] {
+        let data = Unmanaged.passRetained(state).toOpaque()
+        let code = sqlite3_create_function_v2(connection.handle, name, 0, flags, data, body, nil, nil, destroy)
+        guard code == SQLITE_OK else { throw SQLiteError(connection: connection.handle, code: code) }
+    }
 }
