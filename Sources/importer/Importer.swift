@@ -11,10 +11,11 @@ struct Importer: ParsableCommand {
             transaction per run; every change is recorded in history (author, time, token, \
             per-record changes with old and new values).
 
-            Exit codes: 0 success, 1 no changes (with --exit-code), 64 usage, 65 bad input, \
-            66 missing input, 70 internal failure, 74 I/O error, 75 store locked, 78 store unusable.
+            Exit codes: 0 success, 1 no changes (run --exit-code) or differences (views verify), \
+            3 expired token, 64 usage, 65 bad input, 66 missing input, 70 internal failure, \
+            74 I/O error, 75 store locked, 78 store unusable.
             """,
         version: "0.1.0",
-        subcommands: [RunCommand.self, HistoryCommand.self]
+        subcommands: [RunCommand.self, HistoryCommand.self, ConsumersCommand.self, ReplayCommand.self, ViewsCommand.self]
     )
 }

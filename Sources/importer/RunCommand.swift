@@ -30,6 +30,9 @@ struct RunCommand: ParsableCommand {
     @Flag(name: .long, help: "Exit with 1 when nothing changed (like git diff --exit-code).")
     var exitCode = false
 
+    @Flag(name: .customLong("no-replay"), help: "Do not create or replay derived views (run `importer replay` later).")
+    var noReplay = false
+
     @Argument(help: ArgumentHelp("Feed files to import; - reads standard input.", valueName: "feed"))
     var feeds: [String]
 
@@ -45,6 +48,7 @@ struct RunCommand: ParsableCommand {
             let environmentAuthor = ProcessInfo.processInfo.environment["IMPORTER_AUTHOR"].flatMap { $0.isEmpty ? nil : $0 }
             var options = ImportOptions(author: author ?? environmentAuthor ?? ImportOptions.defaultAuthor, context: "run", sync: sync)
             options.maxRejects = 0
+            options.replayViews = !noReplay
             let mapping = FireballModel.apiFeed
             let session = ImportSession(store: store, model: FireballModel.model, options: options)
             let result = try session.run(feeds.map { FeedInput(path: $0, mapping: mapping) })

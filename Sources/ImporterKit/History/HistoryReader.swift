@@ -39,27 +39,44 @@ public struct HistoryReader {
         }
     }
 
+    /// The last transaction with a timestamp before `timestamp` (history form), or the purged
+    /// boundary when none is kept.
+    public func lastTransaction(before timestamp: String) throws -> Int64 {
+        if case .integer(let n)? = try store.connection.scalar("SELECT max(number) FROM importer_transaction WHERE timestamp < ?1", [.text(timestamp)]) { return n }
+        return try store.purgedThrough()
+    }
+
     public func transaction(_ number: Int64) throws(StoreError) -> HistoryTransaction? {
         try transactions(after: number - 1, through: number).first
     }
 
-    /// Calls `body` with each change of the transactions `after < number <= through`, in order,
-    /// optionally only for some entities. Memory stays bounded: rows are decoded one at a time.
-    public func forEachChange(after: Int64 = 0, through: Int64 = .max, entities names: Set<String>? = nil,
+    /// Calls `body` with each change of the transactions `after < number <= through` that `filter`
+    /// selects, in order. Memory stays bounded: rows are decoded one at a time.
+    public func forEachChange(after: Int64 = 0, through: Int64 = .max, filter: ChangeFilter = .all,
                               _ body: (Change) throws -> Void) throws {
-        let entities = store.entities.filter { names?.contains($0.name) ?? true }
+        let entities = store.entities.filter { filter.includes(entity: $0.name) }
+        var skipped = Set<Int64>()
+        if !filter.excludedAuthors.isEmpty {
+            let statement = try store.connection.prepare("SELECT number, author FROM importer_transaction WHERE number > ?1 AND number <= ?2")
+            try statement.forEachRow([.integer(after), .integer(through)]) { row in
+                if !filter.includes(author: row.string(at: 1) ?? "") { skipped.insert(row.int64(at: 0)) }
+            }
+        }
         var cursors = try entities.map { try ChangeCursor(store: store, entity: $0, after: after, through: through) }
         // Merge the per-entity streams by transaction number (entity order breaks ties).
         while true {
             var best: Int?
             for index in cursors.indices {
                 guard let number = cursors[index].currentTransaction else { continue }
-                if best == nil || number < cursors[best!].currentTransaction! { best = index }
+                if let current = best, let bestNumber = cursors[current].currentTransaction, bestNumber <= number { continue }
+                best = index
             }
-            guard let index = best else { return }
-            let number = cursors[index].currentTransaction!
+            guard let index = best, let number = cursors[index].currentTransaction else { return }
             while cursors[index].currentTransaction == number {
-                try body(cursors[index].change())
+                if !skipped.contains(number) {
+                    let change = cursors[index].change()
+                    if filter.includes(change) { try body(change) }
+                }
                 try cursors[index].advance()
             }
         }

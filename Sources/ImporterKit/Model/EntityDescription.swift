@@ -13,13 +13,27 @@ public struct EntityDescription: Sendable, Equatable, Codable {
     /// Attributes copied into a delete change so consumers can tell what disappeared. Always
     /// includes the unique key.
     public var tombstoneAttributes: [String]
+    /// Attributes computed from the stored ones (not stored), for views.
+    public var derivedAttributes: [DerivedAttribute]
 
-    public init(name: String, tableName: String, attributes: [AttributeDescription], uniqueKey: [String], tombstoneAttributes: [String]) {
+    public init(name: String, tableName: String, attributes: [AttributeDescription], uniqueKey: [String], tombstoneAttributes: [String],
+                derivedAttributes: [DerivedAttribute] = []) {
         self.name = name
         self.tableName = tableName
         self.attributes = attributes
         self.uniqueKey = uniqueKey
         self.tombstoneAttributes = tombstoneAttributes
+        self.derivedAttributes = derivedAttributes
+    }
+
+    public func derivedAttribute(named name: String) -> DerivedAttribute? {
+        derivedAttributes.first { $0.name == name }
+    }
+
+    /// The expression of a stored or derived attribute.
+    public func expression(for name: String) -> Expression? {
+        if attribute(named: name) != nil { return .attribute(name) }
+        return derivedAttribute(named: name)?.expression
     }
 
     public func attribute(named name: String) -> AttributeDescription? {
@@ -77,6 +91,18 @@ public struct EntityDescription: Sendable, Equatable, Codable {
         }
         for tombstone in tombstoneAttributes where attribute(named: tombstone) == nil {
             problems.append("entity \(name): tombstone attribute '\(tombstone)' is not declared")
+        }
+        let stored = Set(attributes.map(\.name))
+        for derived in derivedAttributes {
+            if let problem = SQLIdentifier.problem(with: derived.name) {
+                problems.append("entity \(name): derived attribute: \(problem)")
+            }
+            if stored.contains(derived.name) || !seen.insert(derived.name.lowercased()).inserted {
+                problems.append("entity \(name): derived attribute '\(derived.name)' has the name of another attribute")
+            }
+            for problem in derived.expression.problems(attributes: stored) {
+                problems.append("entity \(name): derived attribute '\(derived.name)': \(problem)")
+            }
         }
         return problems
     }

@@ -73,14 +73,21 @@ public struct FeedMapping: Sendable, Equatable {
     }
 }
 
-/// A complete model: entities, and the feed mappings that fill them.
+/// A complete model: entities, the feed mappings that fill them, and the derived views
+/// maintained from their history.
 public struct Model: Sendable, Equatable {
     public var entities: [EntityDescription]
     public var feeds: [FeedMapping]
+    public var views: [ViewDefinition]
 
-    public init(entities: [EntityDescription], feeds: [FeedMapping]) {
+    public init(entities: [EntityDescription], feeds: [FeedMapping], views: [ViewDefinition] = []) {
         self.entities = entities
         self.feeds = feeds
+        self.views = views
+    }
+
+    public func view(named name: String) -> ViewDefinition? {
+        views.first { $0.name == name }
     }
 
     public func entity(named name: String) -> EntityDescription? {
@@ -127,6 +134,13 @@ public struct Model: Sendable, Equatable {
             for key in entity.uniqueKey where !feed.fields.contains(where: { $0.attribute == key }) {
                 problems.append("feed \(feed.name): the unique key attribute '\(key)' of \(entity.name) is not mapped")
             }
+        }
+        var names = Set(entities.map { $0.tableName.lowercased() })
+        for view in views {
+            if !names.insert(view.name.lowercased()).inserted {
+                problems.append("view \(view.name): the name is already used by a table or another view")
+            }
+            problems += view.problems(entity: entity(named: view.entity))
         }
         return problems
     }

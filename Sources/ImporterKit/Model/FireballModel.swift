@@ -16,8 +16,42 @@ public enum FireballModel {
             AttributeDescription(name: "vz", type: .real, documentation: "pre-entry velocity, Earth-centred z, km/s"),
         ],
         uniqueKey: ["date"],
-        tombstoneAttributes: ["date", "energy", "impact_energy", "latitude", "longitude"]
+        tombstoneAttributes: ["date", "energy", "impact_energy", "latitude", "longitude"],
+        derivedAttributes: [
+            DerivedAttribute(name: "year", type: .integer, expression: .function(.year, [.attribute("date")]),
+                             documentation: "the UTC year of date"),
+            DerivedAttribute(
+                name: "region", type: .text,
+                expression: .when([
+                    Expression.Branch(.binary(.or, .isNull(.attribute("latitude")), .isNull(.attribute("longitude"))), .literal(.text("unknown"))),
+                ], otherwise: .binary(.concatenate,
+                    .when([Expression.Branch(.binary(.greaterOrEqual, .attribute("latitude"), .literal(.integer(0))), .literal(.text("N")))], otherwise: .literal(.text("S"))),
+                    .when([Expression.Branch(.binary(.greaterOrEqual, .attribute("longitude"), .literal(.integer(0))), .literal(.text("E")))], otherwise: .literal(.text("W"))))),
+                documentation: "hemisphere pair: NE, NW, SE, SW, or unknown without a location"),
+        ]
     )
+
+    /// Fireballs per year: how many, their total radiated energy, the largest impact energy, and
+    /// how many have a location.
+    public static let byYear = ViewDefinition(
+        name: "fireball_by_year", entity: "Fireball", groupBy: ["year"],
+        aggregates: [
+            Aggregate(name: "count", function: .count),
+            Aggregate(name: "energy_sum", function: .sum, attribute: "energy"),
+            Aggregate(name: "impact_energy_max", function: .max, attribute: "impact_energy"),
+            Aggregate(name: "located", function: .count, attribute: "latitude"),
+        ],
+        documentation: "per year of date: count, total energy (10^10 J), largest impact energy (kt), count with a location")
+
+    /// Fireballs per hemisphere pair: how many, and the total and largest impact energy.
+    public static let byRegion = ViewDefinition(
+        name: "fireball_by_region", entity: "Fireball", groupBy: ["region"],
+        aggregates: [
+            Aggregate(name: "count", function: .count),
+            Aggregate(name: "impact_energy_sum", function: .sum, attribute: "impact_energy"),
+            Aggregate(name: "impact_energy_max", function: .max, attribute: "impact_energy"),
+        ],
+        documentation: "per hemisphere pair (NE, NW, SE, SW, unknown): count, total and largest impact energy (kt)")
 
     /// The fireball API's JSON (`fireball.api`), versions 1.x.
     public static let apiFeed = FeedMapping(
@@ -38,5 +72,5 @@ public enum FireballModel {
         ]
     )
 
-    public static let model = Model(entities: [entity], feeds: [apiFeed])
+    public static let model = Model(entities: [entity], feeds: [apiFeed], views: [byYear, byRegion])
 }

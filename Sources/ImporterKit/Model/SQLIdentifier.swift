@@ -1,3 +1,5 @@
+import Foundation
+
 /// Validation and quoting of names that come from a model and reach SQL.
 ///
 /// A model can never inject SQL: names must match `[A-Za-z_][A-Za-z0-9_]*` (at most 64 characters)

@@ -2,7 +2,7 @@
 ///
 /// Booleans are stored as integers 0/1, dates and datetimes as canonical ISO-8601 text
 /// (`YYYY-MM-DD`, `YYYY-MM-DD hh:mm:ss` in UTC).
-public enum Value: Hashable, Sendable, CustomStringConvertible {
+public enum Value: Hashable, Sendable, CustomStringConvertible, Codable {
     case null
     case integer(Int64)
     case real(Double)

@@ -12,6 +12,8 @@ public struct ImportOptions: Sendable {
     public var sortBatches = true
     /// Rejected records tolerated before the import fails.
     public var maxRejects = 0
+    /// Create the model's views and replay every view after the import, in the same transaction.
+    public var replayViews = true
 
     public static let defaultAuthor = "importer-run"
 

@@ -9,12 +9,15 @@ public struct ImportResult: Sendable {
     /// The first rejected records (at most 100), when the import tolerated some.
     public var rejects: [Reject]
     public var warnings: [String]
+    /// What the run did to each derived view (built, replayed).
+    public var views: [ViewEffect] = []
 
     public var totals: ChangeCounts { entities.reduce(ChangeCounts()) { $0 + $1.1 } }
 }
 
-/// Runs one import: reads every feed, maps its records, upserts them in batches and records the
-/// history, all in one store transaction. Either everything commits or nothing does.
+/// Runs one import: reads every feed, maps its records, upserts them in batches, records the
+/// history and replays the derived views, all in one store transaction. Either everything commits
+/// or nothing does.
 public final class ImportSession {
     public let store: Store
     public let model: Model
@@ -59,6 +62,7 @@ public final class ImportSession {
             return entity
         }
         try store.ensureEntities(entities)
+        let built = options.replayViews ? try ViewRegistry(store: store).ensure(model.views) : []
         let history = HistoryWriter(store: store)
         let transaction = try history.begin(entities)
         let number = transaction.number
@@ -132,7 +136,28 @@ public final class ImportSession {
         }
         let metadata = TransactionMetadata(author: options.author, context: options.context, sources: feeds.map(\.path))
         let wrote = try history.finish(number, metadata: metadata, entities: counts)
-        return ImportResult(transactionNumber: wrote ? number : nil, entities: counts.map { ($0.0, $0.1) }, rejects: rejects, warnings: warnings)
+        var result = ImportResult(transactionNumber: wrote ? number : nil, entities: counts.map { ($0.0, $0.1) }, rejects: rejects, warnings: warnings)
+        if options.replayViews { try replayViews(into: &result, built: built) }
+        return result
+    }
+
+    /// Replays every view of the store through the new head; a view whose token expired is skipped
+    /// with a warning (rebuilding it is the user's call).
+    private func replayViews(into result: inout ImportResult, built: [ViewEffect]) throws {
+        let maintainer = ViewMaintainer(store: store)
+        for view in try ViewRegistry(store: store).all() {
+            do {
+                var effect = try maintainer.replay(view)
+                if let build = built.first(where: { $0.view == view.name }) {
+                    effect.rebuilt = true
+                    effect.fromTransaction = build.fromTransaction
+                    effect.insertedGroups += build.insertedGroups
+                }
+                result.views.append(effect)
+            } catch let error as HistoryError {
+                result.warnings.append("\(error)")
+            }
+        }
     }
 
     private func makeReader(_ format: FeedFormat, source: ByteSource) throws -> any RecordReader {

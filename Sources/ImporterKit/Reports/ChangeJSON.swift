@@ -27,13 +27,19 @@ extension JSONWriter {
         endObject()
     }
 
-    /// `{"entity", "type", "record_id", "transaction", "key", then "values" | "changed" | "tombstone"}`.
-    public mutating func writeChange(_ change: Change, token: String? = nil) {
+    /// `{"entity", "type", "record_id", "key", then "values" | "changed" | "tombstone"}`; with a
+    /// transaction (NDJSON lines), first its `token`, `transaction`, `timestamp` and `author`.
+    public mutating func writeChange(_ change: Change, token: String? = nil, transaction: HistoryTransaction? = nil) {
         beginObject()
+        if let token = transaction?.token ?? token { field("token", token) }
+        if let transaction {
+            field("transaction", transaction.number)
+            field("timestamp", transaction.timestamp)
+            field("author", transaction.author)
+        }
         field("entity", change.entity)
         field("type", change.type.rawValue)
         field("record_id", change.recordID)
-        if let token { field("token", token) }
         key("key")
         writePairs(change.key)
         switch change.type {
@@ -71,6 +77,25 @@ extension JSONWriter {
         beginArray()
         for source in transaction.sources { string(source) }
         endArray()
+    }
+
+    /// `{"<view>": {"inserted", "updated", "deleted", "recomputed", "rebuilt", "from_transaction", "through_transaction"}}`.
+    public mutating func writeViews(_ effects: [ViewEffect]) {
+        beginObject()
+        for effect in effects {
+            key(effect.view)
+            beginObject()
+            field("inserted", effect.insertedGroups)
+            field("updated", effect.updatedGroups)
+            field("deleted", effect.deletedGroups)
+            field("recomputed", effect.recomputedGroups)
+            key("rebuilt")
+            bool(effect.rebuilt)
+            field("from_transaction", effect.fromTransaction)
+            field("through_transaction", effect.throughTransaction)
+            endObject()
+        }
+        endObject()
     }
 
     public mutating func writeReject(_ reject: Reject) {

@@ -11,9 +11,9 @@ public struct HistoryRenderer {
         self.store = store
     }
 
-    public func render(after: Int64, through: Int64 = .max, as format: ReportFormat, to output: OutputSink) throws {
+    public func render(after: Int64, through: Int64 = .max, filter: ChangeFilter = .all, as format: ReportFormat, to output: OutputSink) throws {
         let reader = HistoryReader(store: store)
-        let transactions = try reader.transactions(after: after, through: through)
+        let transactions = try reader.transactions(after: after, through: through).filter { filter.includes(author: $0.author) }
         switch format {
         case .json:
             var json = JSONWriter(output: output)
@@ -30,13 +30,21 @@ public struct HistoryRenderer {
                 json.writeEntities(transaction.entities)
                 json.key("changes")
                 json.beginArray()
-                try reader.forEachChange(after: transaction.number - 1, through: transaction.number) { json.writeChange($0) }
+                try reader.forEachChange(after: transaction.number - 1, through: transaction.number, filter: filter) { json.writeChange($0) }
                 json.endArray()
                 json.endObject()
             }
             json.endArray()
             json.endObject()
             output.write("\n")
+        case .ndjson:
+            for transaction in transactions {
+                try reader.forEachChange(after: transaction.number - 1, through: transaction.number, filter: filter) { change in
+                    var line = JSONWriter(output: output)
+                    line.writeChange(change, transaction: transaction)
+                    output.write("\n")
+                }
+            }
         case .text:
             if transactions.isEmpty { output.write("No history transactions.\n") }
             for transaction in transactions {
@@ -44,15 +52,13 @@ public struct HistoryRenderer {
                 if !transaction.sources.isEmpty { output.write("  sources: \(transaction.sources.joined(separator: ", "))\n") }
                 for (name, counts) in transaction.entities { output.write("  \(name): \(TextFormatting.counts(counts))\n") }
                 var shown = 0
-                struct Stop: Error {}
-                do {
-                    try reader.forEachChange(after: transaction.number - 1, through: transaction.number) { change in
-                        guard shown < textChangeLimit else { throw Stop() }
-                        output.write("  " + TextFormatting.changeLine(change) + "\n")
-                        shown += 1
-                    }
-                } catch is Stop {}
-                let total = transaction.totals.changes
+                var total = 0
+                try reader.forEachChange(after: transaction.number - 1, through: transaction.number, filter: filter) { change in
+                    total += 1
+                    guard shown < textChangeLimit else { return }
+                    output.write("  " + TextFormatting.changeLine(change) + "\n")
+                    shown += 1
+                }
                 if total > shown { output.write("    … and \(total - shown) more change\(total - shown == 1 ? "" : "s")\n") }
             }
         }

@@ -1,6 +1,8 @@
 /// The formats reports are printed in.
 public enum ReportFormat: String, Sendable, CaseIterable {
     case text, json
+    /// One JSON object per line: a header, one line per change, a footer with the totals.
+    case ndjson
 }
 
 /// Renders a run report: `text` for people, `json` for programs (one object, see the README).
@@ -16,6 +18,7 @@ public struct RunReportRenderer {
     public func render(_ report: RunReport, as format: ReportFormat, to output: OutputSink) throws {
         switch format {
         case .json: try renderJSON(report, to: output)
+        case .ndjson: try renderNDJSON(report, to: output)
         case .text: try renderText(report, to: output)
         }
     }
@@ -39,6 +42,8 @@ public struct RunReportRenderer {
         json.beginArray()
         try report.forEachChange(in: store) { json.writeChange($0) }
         json.endArray()
+        json.key("views")
+        json.writeViews(report.views)
         json.key("rejects")
         json.beginArray()
         for reject in report.rejects { json.writeReject(reject) }
@@ -51,6 +56,42 @@ public struct RunReportRenderer {
         output.write("\n")
     }
 
+    func renderNDJSON(_ report: RunReport, to output: OutputSink) throws {
+        var header = JSONWriter(output: output)
+        header.beginObject()
+        header.field("record", "header")
+        header.key("transaction")
+        if let transaction = report.transaction {
+            header.beginObject()
+            header.writeTransactionFields(transaction)
+            header.endObject()
+        } else {
+            header.null()
+        }
+        header.endObject()
+        output.write("\n")
+        try report.forEachChange(in: store) { change in
+            var line = JSONWriter(output: output)
+            line.writeChange(change, token: report.transaction?.token)
+            output.write("\n")
+        }
+        var footer = JSONWriter(output: output)
+        footer.beginObject()
+        footer.field("record", "footer")
+        footer.key("totals")
+        footer.writeCounts(report.totals)
+        footer.key("entities")
+        footer.writeEntities(report.entities)
+        footer.key("views")
+        footer.writeViews(report.views)
+        footer.key("warnings")
+        footer.beginArray()
+        for warning in report.warnings { footer.string(warning) }
+        footer.endArray()
+        footer.endObject()
+        output.write("\n")
+    }
+
     func renderText(_ report: RunReport, to output: OutputSink) throws {
         if let transaction = report.transaction {
             output.write("Transaction \(transaction.number) (token \(transaction.token)) by \(transaction.author) at \(transaction.timestamp)\n")
@@ -60,6 +101,7 @@ public struct RunReportRenderer {
         for (name, counts) in report.entities {
             output.write("\(name): \(TextFormatting.counts(counts))\n")
         }
+        for effect in report.views { output.write(TextFormatting.viewEffect(effect) + "\n") }
         for warning in report.warnings { output.write("warning: \(warning)\n") }
         for reject in report.rejects.prefix(textChangeLimit) { output.write("rejected: \(reject)\n") }
         guard report.totals.changes > 0 else { return }
@@ -79,6 +121,12 @@ public enum TextFormatting {
     public static func counts(_ c: ChangeCounts) -> String {
         "\(c.inserted) inserted, \(c.updated) updated, \(c.deleted) deleted, \(c.unchanged) unchanged, "
             + "\(c.duplicates) duplicate\(c.duplicates == 1 ? "" : "s"), \(c.rejected) rejected"
+    }
+
+    /// `View fireball_by_year: 1 group inserted, 2 updated, 0 deleted (built)`.
+    public static func viewEffect(_ effect: ViewEffect) -> String {
+        "View \(effect.view): \(effect.insertedGroups) group\(effect.insertedGroups == 1 ? "" : "s") inserted, \(effect.updatedGroups) updated, \(effect.deletedGroups) deleted"
+            + (effect.rebuilt ? " (built)" : "")
     }
 
     /// `  + key  a=1 b=2`, `  ~ key  a: 1 → 2`, `  - key  (tombstone)`.

@@ -7,6 +7,8 @@ public struct RunReport {
     public var entities: [(String, ChangeCounts)]
     public var rejects: [Reject]
     public var warnings: [String]
+    /// What the run did to each derived view.
+    public var views: [ViewEffect]
     public var storePath: String
 
     /// The report of a finished import.
@@ -22,6 +24,7 @@ public struct RunReport {
         }
         rejects = result.rejects
         warnings = result.warnings
+        views = result.views
         storePath = store.path
     }
 

@@ -55,5 +55,25 @@ enum StoreSchema {
           PRIMARY KEY ("transaction_number", "entity")
         ) STRICT, WITHOUT ROWID
         """,
+        """
+        CREATE TABLE importer_consumer (
+          "name" TEXT PRIMARY KEY,
+          "kind" TEXT NOT NULL CHECK ("kind" IN ('external', 'view')),
+          "token_number" INTEGER NOT NULL,
+          "entities" TEXT NOT NULL,
+          "attributes" TEXT NOT NULL,
+          "exclude_authors" TEXT NOT NULL,
+          "created_at" TEXT NOT NULL,
+          "last_replay_at" TEXT
+        ) STRICT
+        """,
+        """
+        CREATE TABLE importer_view (
+          "name" TEXT PRIMARY KEY,
+          "entity" TEXT NOT NULL,
+          "definition" TEXT NOT NULL,
+          "registered_at" TEXT NOT NULL
+        ) STRICT
+        """,
     ]
 }

@@ -2,8 +2,10 @@
 public enum ExitStatus: Int32, Sendable, CaseIterable {
     /// Success.
     case success = 0
-    /// Success, and nothing changed (only with `--exit-code`).
+    /// Success, and nothing changed (`run --exit-code`); differences found (`views verify`).
     case noChanges = 1
+    /// A consumer's token points into purged history (rebuild the view or reset the consumer).
+    case expiredToken = 3
     /// Command-line usage error (EX_USAGE).
     case usage = 64
     /// Bad input: a malformed feed, or more rejected records than allowed (EX_DATAERR).
@@ -40,6 +42,17 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
             case .notAnImporterStore, .newerSchema, .incompatibleModel: return .storeUnusable
             case .invalidToken: return .usage
             case .sqlite(let sqlite): return sqlite.code == 10 /* SQLITE_IOERR */ || sqlite.code == 13 /* SQLITE_FULL */ ? .ioError : .internalFailure
+            }
+        case let error as HistoryError:
+            switch error {
+            case .expiredToken: return .expiredToken
+            case .unknownConsumer, .consumerExists, .invalidName, .purgeNeedsForce, .nothingToPurge: return .usage
+            case .tokenMoved: return .locked
+            }
+        case let error as ViewError:
+            switch error {
+            case .unknownView: return .usage
+            case .outOfSync: return .internalFailure
             }
         case is ModelError: return .storeUnusable
         case is OutputError: return .ioError

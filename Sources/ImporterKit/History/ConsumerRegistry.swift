@@ -1,0 +1,135 @@
+import Foundation
+
+/// Why a consumer cannot read history.
+public enum HistoryError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The consumer's token points into purged history: the changes it needs are gone.
+    case expiredToken(consumer: String, kind: Consumer.Kind, token: Int64, purgedThrough: Int64)
+    case unknownConsumer(String)
+    case consumerExists(String)
+    case invalidName(String)
+    /// Purging would remove history that consumers still need (use `--force`).
+    case purgeNeedsForce(consumers: [String])
+    case nothingToPurge(String)
+    /// Another reader acknowledged for the consumer while this one was reading.
+    case tokenMoved(consumer: String)
+
+    public var description: String {
+        switch self {
+        case .expiredToken(let consumer, let kind, let token, let purgedThrough):
+            let recovery = kind == .view
+                ? "rebuild it: importer views rebuild \(consumer) (or importer replay --rebuild-expired)"
+                : "reset it: importer consumers reset \(consumer) --to beginning (it will see the kept history again) or --to now"
+            return "expired token: consumer '\(consumer)' has consumed history through transaction \(token), but transactions through \(purgedThrough) were purged; \(recovery)"
+        case .unknownConsumer(let name):
+            return "no consumer named '\(name)' (see importer consumers list)"
+        case .consumerExists(let name):
+            return "a consumer named '\(name)' already exists"
+        case .invalidName(let problem):
+            return problem
+        case .purgeNeedsForce(let consumers):
+            return "purging this history would expire consumer(s) \(consumers.joined(separator: ", ")); add --force to purge anyway"
+        case .nothingToPurge(let reason):
+            return reason
+        case .tokenMoved(let consumer):
+            return "the token of consumer '\(consumer)' moved while its changes were read (another reader acknowledged); nothing was acknowledged"
+        }
+    }
+}
+
+/// The consumers a store knows, kept in `importer_consumer`.
+public struct ConsumerRegistry {
+    public let store: Store
+
+    public init(store: Store) {
+        self.store = store
+    }
+
+    private static let columns = "name, kind, token_number, entities, attributes, exclude_authors, created_at, last_replay_at"
+
+    public func all() throws -> [Consumer] {
+        try store.mapErrors {
+            try store.connection.rows("SELECT \(Self.columns) FROM importer_consumer ORDER BY kind, name").map(Self.decode)
+        }
+    }
+
+    public func consumer(named name: String) throws -> Consumer {
+        let rows = try store.mapErrors { try store.connection.rows("SELECT \(Self.columns) FROM importer_consumer WHERE name = ?1", [.text(name)]) }
+        guard let row = rows.first else { throw HistoryError.unknownConsumer(name) }
+        return try Self.decode(row)
+    }
+
+    private static func decode(_ row: [Value]) throws -> Consumer {
+        func list(_ value: Value) -> [String] {
+            (try? JSONDecoder().decode([String].self, from: Data((value.stringValue ?? "[]").utf8))) ?? []
+        }
+        guard case .integer(let token) = row[2] else { throw HistoryError.unknownConsumer(row[0].stringValue ?? "") }
+        return Consumer(name: row[0].stringValue ?? "", kind: Consumer.Kind(rawValue: row[1].stringValue ?? "") ?? .external,
+                        tokenNumber: token, entities: list(row[3]), attributes: list(row[4]), excludedAuthors: list(row[5]),
+                        createdAt: row[6].stringValue ?? "", lastReplayAt: row[7].stringValue)
+    }
+
+    private static func encode(_ list: [String]) -> Value {
+        .text(String(decoding: (try? JSONEncoder().encode(list)) ?? Data("[]".utf8), as: UTF8.self))
+    }
+
+    /// Adds a consumer. Call inside a write transaction.
+    public func add(_ consumer: Consumer) throws {
+        if let problem = Consumer.problem(withName: consumer.name) { throw HistoryError.invalidName(problem) }
+        let existing = try store.connection.scalar("SELECT count(*) FROM importer_consumer WHERE name = ?1", [.text(consumer.name)])
+        guard existing == .integer(0) else { throw HistoryError.consumerExists(consumer.name) }
+        try store.connection.execute("INSERT INTO importer_consumer (\(Self.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [
+            .text(consumer.name), .text(consumer.kind.rawValue), .integer(consumer.tokenNumber), Self.encode(consumer.entities),
+            Self.encode(consumer.attributes), Self.encode(consumer.excludedAuthors), .text(consumer.createdAt),
+            consumer.lastReplayAt.map(Value.text) ?? .null,
+        ])
+    }
+
+    public func remove(_ name: String) throws {
+        try store.connection.execute("DELETE FROM importer_consumer WHERE name = ?1", [.text(name)])
+        guard store.connection.changes == 1 else { throw HistoryError.unknownConsumer(name) }
+    }
+
+    /// Moves the consumer's token (and stamps the replay time). Call inside the write transaction
+    /// that consumed the changes, so both commit together.
+    public func setToken(_ name: String, to number: Int64, replayed: Bool = true) throws {
+        try store.connection.execute("UPDATE importer_consumer SET token_number = ?2, last_replay_at = coalesce(?3, last_replay_at) WHERE name = ?1",
+                                     [.text(name), .integer(number), replayed ? .text(Timestamp.now()) : .null])
+        guard store.connection.changes == 1 else { throw HistoryError.unknownConsumer(name) }
+    }
+
+    /// Moves the consumer's token from `from` to `to` (after it received the changes), unless
+    /// another reader moved it meanwhile. Call inside a write transaction.
+    public func advanceToken(_ name: String, from: Int64, to: Int64) throws {
+        try store.connection.execute("UPDATE importer_consumer SET token_number = ?3, last_replay_at = ?4 WHERE name = ?1 AND token_number = ?2",
+                                     [.text(name), .integer(from), .integer(to), .text(Timestamp.now())])
+        guard store.connection.changes == 1 else { throw HistoryError.tokenMoved(consumer: name) }
+    }
+
+    /// Throws `expiredToken` when the consumer needs history that was purged.
+    public func checkNotExpired(_ consumer: Consumer) throws {
+        let purged = try store.purgedThrough()
+        if consumer.tokenNumber < purged {
+            throw HistoryError.expiredToken(consumer: consumer.name, kind: consumer.kind, token: consumer.tokenNumber, purgedThrough: purged)
+        }
+    }
+
+    /// How far behind the head a consumer is: transactions (not by excluded authors) and the changes
+    /// its filter selects.
+    public func lag(of consumer: Consumer) throws -> (transactions: Int, changes: Int) {
+        let reader = HistoryReader(store: store)
+        let transactions = try reader.transactions(after: consumer.tokenNumber).filter { consumer.filter.includes(author: $0.author) }
+        var changes = 0
+        for transaction in transactions {
+            try reader.forEachChange(after: transaction.number - 1, through: transaction.number, filter: consumer.filter) { _ in changes += 1 }
+        }
+        return (transactions.count, changes)
+    }
+}
+
+extension Store {
+    /// History of transactions up to this number was purged (0: nothing was).
+    public func purgedThrough() throws -> Int64 {
+        if case .integer(let n)? = try connection.scalar("SELECT value FROM importer_metadata WHERE key = 'purged_through'") { return n }
+        return 0
+    }
+}

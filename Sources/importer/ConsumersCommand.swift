@@ -1,0 +1,208 @@
+import ArgumentParser
+import Foundation
+import ImporterKit
+
+struct ConsumersCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "consumers",
+        abstract: "Manage the named readers of history whose tokens the store keeps.",
+        subcommands: [Add.self, List.self, Remove.self, Reset.self]
+    )
+
+    enum Position: ExpressibleByArgument {
+        case now, beginning
+        case token(String)
+
+        init?(argument: String) {
+            switch argument {
+            case "now": self = .now
+            case "beginning": self = .beginning
+            default: self = .token(argument)
+            }
+        }
+
+        func transactionNumber(in store: Store) throws -> Int64 {
+            switch self {
+            case .now: try store.lastTransactionNumber()
+            case .beginning: try store.purgedThrough()
+            case .token(let text): try store.parseToken(text).transactionNumber
+            }
+        }
+    }
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add an external consumer with its filters.",
+            discussion: """
+                The consumer starts at the head (--from now, the default: it sees only future \
+                changes) or at the oldest kept history (--from beginning). Filters: --entity (only \
+                these entities), --attribute (updates count only when they touch one of these; \
+                inserts and deletes always count), --exclude-author (skip these authors' transactions).
+
+                Example: importer consumers add mailer --attribute energy --exclude-author mailer
+                """
+        )
+        @OptionGroup var storeOptions: StoreOptions
+        @Argument(help: "The consumer's name (letters, digits, _, -, .).") var name: String
+        @Option(name: .long, help: ArgumentHelp("Only changes of this entity (repeatable).", valueName: "entity")) var entity: [String] = []
+        @Option(name: .long, help: ArgumentHelp("Only updates touching this attribute (repeatable).", valueName: "attribute")) var attribute: [String] = []
+        @Option(name: .customLong("exclude-author"), help: ArgumentHelp("Skip transactions by this author (repeatable).", valueName: "author")) var excludeAuthor: [String] = []
+        @Option(name: .long, help: "Where the consumer starts: now or beginning.") var from: String = "now"
+
+        func validate() throws {
+            guard ["now", "beginning"].contains(from) else { throw ValidationError("--from must be now or beginning") }
+            if let problem = Consumer.problem(withName: name) { throw ValidationError(problem) }
+            let model = FireballModel.model
+            for name in entity where model.entity(named: name) == nil {
+                throw ValidationError("unknown entity '\(name)' (the model has: \(model.entities.map(\.name).joined(separator: ", ")))")
+            }
+            let candidates = model.entities.filter { entity.isEmpty || entity.contains($0.name) }
+            for name in attribute where !candidates.contains(where: { $0.attribute(named: name) != nil }) {
+                throw ValidationError("unknown attribute '\(name)'")
+            }
+        }
+
+        func run() throws {
+            try runReportingErrors {
+                let store = try storeOptions.open(create: true)
+                try store.connection.transaction(immediate: true) {
+                    let start = try (from == "beginning" ? Position.beginning : Position.now).transactionNumber(in: store)
+                    try ConsumerRegistry(store: store).add(Consumer(name: name, kind: .external, tokenNumber: start, entities: entity,
+                                                                    attributes: attribute, excludedAuthors: excludeAuthor))
+                }
+                print("Added consumer \(name) at transaction \(try ConsumerRegistry(store: store).consumer(named: name).tokenNumber).")
+                return .success
+            }
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List consumers (views included): token, lag, last replay, filters.",
+            discussion: "Example: importer consumers list --format json"
+        )
+        @OptionGroup var storeOptions: StoreOptions
+        @Option(name: .long, help: "Output format: text or json.") var format: ReportFormat = .text
+
+        func run() throws {
+            try runReportingErrors {
+                let store = try storeOptions.open(create: false)
+                let registry = ConsumerRegistry(store: store)
+                let output = OutputSink()
+                try store.connection.transaction(immediate: false) {
+                    let purged = try store.purgedThrough()
+                    let consumers = try registry.all()
+                    var json = JSONWriter(output: output)
+                    if format != .text { json.beginArray() }
+                    if format == .text && consumers.isEmpty { output.write("No consumers.\n") }
+                    for consumer in consumers {
+                        let expired = consumer.tokenNumber < purged
+                        let lag = expired ? nil : try registry.lag(of: consumer)
+                        if format == .text {
+                            var line = "\(consumer.name) [\(consumer.kind.rawValue)] token \(store.token(consumer.tokenNumber)) (transaction \(consumer.tokenNumber))"
+                            line += expired ? ", EXPIRED (history through \(purged) purged)" : ", lag \(lag?.transactions ?? 0) transaction(s), \(lag?.changes ?? 0) change(s)"
+                            line += ", last replay \(consumer.lastReplayAt ?? "never")"
+                            if !consumer.entities.isEmpty { line += ", entities \(consumer.entities.joined(separator: ","))" }
+                            if !consumer.attributes.isEmpty { line += ", attributes \(consumer.attributes.joined(separator: ","))" }
+                            if !consumer.excludedAuthors.isEmpty { line += ", excluding authors \(consumer.excludedAuthors.joined(separator: ","))" }
+                            output.write(line + "\n")
+                        } else {
+                            json.beginObject()
+                            json.field("name", consumer.name)
+                            json.field("kind", consumer.kind.rawValue)
+                            json.field("token", store.token(consumer.tokenNumber).description)
+                            json.field("transaction", consumer.tokenNumber)
+                            json.key("expired")
+                            json.bool(expired)
+                            json.key("lag")
+                            if let lag {
+                                json.beginObject()
+                                json.field("transactions", lag.transactions)
+                                json.field("changes", lag.changes)
+                                json.endObject()
+                            } else {
+                                json.null()
+                            }
+                            json.field("last_replay_at", consumer.lastReplayAt.map(Value.text) ?? .null)
+                            for (key, list) in [("entities", consumer.entities), ("attributes", consumer.attributes), ("exclude_authors", consumer.excludedAuthors)] {
+                                json.key(key)
+                                json.beginArray()
+                                for item in list { json.string(item) }
+                                json.endArray()
+                            }
+                            json.endObject()
+                        }
+                    }
+                    if format != .text {
+                        json.endArray()
+                        output.write("\n")
+                    }
+                }
+                try output.flush()
+                return .success
+            }
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove an external consumer (its pending history may then be purged).",
+            discussion: "Example: importer consumers remove mailer"
+        )
+        @OptionGroup var storeOptions: StoreOptions
+        @Argument(help: "The consumer's name.") var name: String
+
+        func run() throws {
+            try runReportingErrors {
+                let store = try storeOptions.open(create: false)
+                try store.connection.transaction(immediate: true) {
+                    let registry = ConsumerRegistry(store: store)
+                    guard try registry.consumer(named: name).kind == .external else {
+                        throw ValidationError("'\(name)' is a view; views are removed from the model, not here")
+                    }
+                    try registry.remove(name)
+                }
+                print("Removed consumer \(name).")
+                return .success
+            }
+        }
+    }
+
+    struct Reset: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Move a consumer's token (the recovery from an expired token).",
+            discussion: """
+                --to now skips everything pending; --to beginning replays all kept history; \
+                --to TOKEN sets an exact position (it must not be older than the kept history).
+
+                Example: importer consumers reset mailer --to beginning
+                """
+        )
+        @OptionGroup var storeOptions: StoreOptions
+        @Argument(help: "The consumer's name.") var name: String
+        @Option(name: .long, help: ArgumentHelp("now, beginning, or a token.", valueName: "position")) var to: Position = .now
+
+        func run() throws {
+            try runReportingErrors {
+                let store = try storeOptions.open(create: false)
+                let number = try store.connection.transaction(immediate: true) { () throws -> Int64 in
+                    let registry = ConsumerRegistry(store: store)
+                    let consumer = try registry.consumer(named: name)
+                    guard consumer.kind == .external else {
+                        throw ValidationError("'\(name)' is a view; rebuild it with: importer views rebuild \(name)")
+                    }
+                    let number = try to.transactionNumber(in: store)
+                    let purged = try store.purgedThrough()
+                    guard number >= purged else {
+                        throw HistoryError.expiredToken(consumer: name, kind: .external, token: number, purgedThrough: purged)
+                    }
+                    guard number <= (try store.lastTransactionNumber()) else { throw ValidationError("the token is ahead of the store's history") }
+                    try registry.setToken(name, to: number, replayed: false)
+                    return number
+                }
+                print("Consumer \(name) is at transaction \(number) (token \(store.token(number))).")
+                return .success
+            }
+        }
+    }
+}

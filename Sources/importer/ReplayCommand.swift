@@ -1,0 +1,60 @@
+import ArgumentParser
+import Foundation
+import ImporterKit
+
+struct ReplayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "replay",
+        abstract: "Bring the derived views up to date from history.",
+        discussion: """
+            Replays the transactions after each view's token into the view, touching only the \
+            groups the changes affect, and saves the view's token in the same SQLite transaction. \
+            External consumers read with `importer history --consumer`, not here. A view whose \
+            token is older than the kept history fails with exit code 3 unless --rebuild-expired.
+
+            Example: importer replay --consumer fireball_by_year
+            """
+    )
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Option(name: .long, help: ArgumentHelp("Only this view (repeatable; all views when omitted).", valueName: "view"))
+    var consumer: [String] = []
+
+    @Flag(name: .customLong("rebuild-expired"), help: "Rebuild views whose token expired instead of failing.")
+    var rebuildExpired = false
+
+    @Option(name: .long, help: "Output format: text or json.")
+    var format: ReportFormat = .text
+
+    func run() throws {
+        try runReportingErrors {
+            let store = try storeOptions.open(create: false)
+            let effects = try store.connection.transaction(immediate: true) { () throws -> [ViewEffect] in
+                let registry = ViewRegistry(store: store)
+                let views = consumer.isEmpty ? try registry.all() : try consumer.map { try registry.view(named: $0) }
+                let maintainer = ViewMaintainer(store: store)
+                return try views.map { view in
+                    do {
+                        return try maintainer.replay(view)
+                    } catch HistoryError.expiredToken where rebuildExpired {
+                        return try maintainer.rebuild(view)
+                    }
+                }
+            }
+            let output = OutputSink()
+            if format == .text {
+                if effects.isEmpty { output.write("No views.\n") }
+                for effect in effects {
+                    output.write(TextFormatting.viewEffect(effect) + " (transactions \(effect.fromTransaction)→\(effect.throughTransaction))\n")
+                }
+            } else {
+                var json = JSONWriter(output: output)
+                json.writeViews(effects)
+                output.write("\n")
+            }
+            try output.flush()
+            return .success
+        }
+    }
+}

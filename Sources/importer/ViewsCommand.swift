@@ -1,0 +1,169 @@
+import ArgumentParser
+import Foundation
+import ImporterKit
+
+struct ViewsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "views",
+        abstract: "Inspect, rebuild and verify the derived views.",
+        subcommands: [List.self, Show.self, Rebuild.self, Verify.self]
+    )
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the store's views: entity, groups, aggregates, token and lag.",
+            discussion: "Example: importer views list"
+        )
+        @OptionGroup var storeOptions: StoreOptions
+        @Option(name: .long, help: "Output format: text or json.") var format: ReportFormat = .text
+
+        func run() throws {
+            try runReportingErrors {
+                let store = try storeOptions.open(create: false)
+                let output = OutputSink()
+                try store.connection.transaction(immediate: false) {
+                    let consumers = ConsumerRegistry(store: store)
+                    let purged = try store.purgedThrough()
+                    let head = try store.lastTransactionNumber()
+                    var json = JSONWriter(output: output)
+                    if format != .text { json.beginArray() }
+                    let views = try ViewRegistry(store: store).all()
+                    if format == .text && views.isEmpty { output.write("No views.\n") }
+                    for view in views {
+                        let consumer = try consumers.consumer(named: view.name)
+                        let aggregates = view.aggregates.map { "\($0.name) = \($0.function.rawValue)(\($0.attribute ?? "*"))" }
+                        if format == .text {
+                            output.write("\(view.name): \(view.entity) grouped by \(view.groupBy.joined(separator: ", ")); \(aggregates.joined(separator: ", "))\n")
+                            output.write("  token at transaction \(consumer.tokenNumber) of \(head)\(consumer.tokenNumber < purged ? ", EXPIRED" : ""), last replay \(consumer.lastReplayAt ?? "never")\n")
+                        } else {
+                            json.beginObject()
+                            json.field("name", view.name)
+                            json.field("entity", view.entity)
+                            json.key("group_by")
+                            json.beginArray()
+                            for group in view.groupBy { json.string(group) }
+                            json.endArray()
+                            json.key("aggregates")
+                            json.beginArray()
+                            for aggregate in view.aggregates {
+                                json.beginObject()
+                                json.field("name", aggregate.name)
+                                json.field("function", aggregate.function.rawValue)
+                                json.field("attribute", aggregate.attribute.map(Value.text) ?? .null)
+                                json.endObject()
+                            }
+                            json.endArray()
+                            json.field("transaction", consumer.tokenNumber)
+                            json.field("lag", Int(head - consumer.tokenNumber))
+                            json.key("expired")
+                            json.bool(consumer.tokenNumber < purged)
+                            json.endObject()
+                        }
+                    }
+                    if format != .text {
+                        json.endArray()
+                        output.write("\n")
+                    }
+                }
+                try output.flush()
+                return .success
+            }
+        }
+    }
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print a view's rows.",
+            discussion: "Example: importer views show fireball_by_year --format json"
+        )
+        @OptionGroup var storeOptions: StoreOptions
+        @Argument(help: "The view's name.") var name: String
+        @Option(name: .long, help: "Output format: text or json.") var format: ReportFormat = .text
+
+        func run() throws {
+            try runReportingErrors {
+                let store = try storeOptions.open(create: false)
+                let output = OutputSink()
+                try store.connection.transaction(immediate: false) {
+                    let view = try ViewRegistry(store: store).view(named: name)
+                    let (columns, rows) = try ViewMaintainer(store: store).rows(view)
+                    if format == .text {
+                        output.write(TextTable.render(columns: columns, rows: rows.map { $0.map(\.description) }))
+                    } else {
+                        var json = JSONWriter(output: output)
+                        json.beginArray()
+                        for row in rows {
+                            json.beginObject()
+                            for (column, value) in zip(columns, row) { json.field(column, value) }
+                            json.endObject()
+                        }
+                        json.endArray()
+                        output.write("\n")
+                    }
+                }
+                try output.flush()
+                return .success
+            }
+        }
+    }
+
+    struct Rebuild: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Recompute a view from its entity table and move its token to the head.",
+            discussion: "The recovery for an expired view token. Example: importer views rebuild fireball_by_year"
+        )
+        @OptionGroup var storeOptions: StoreOptions
+        @Argument(help: "The view's name.") var name: String
+
+        func run() throws {
+            try runReportingErrors {
+                let store = try storeOptions.open(create: false)
+                let effect = try store.connection.transaction(immediate: true) { () throws -> ViewEffect in
+                    try ViewMaintainer(store: store).rebuild(try ViewRegistry(store: store).view(named: name))
+                }
+                print("Rebuilt \(name): \(effect.insertedGroups) group(s), token at transaction \(effect.throughTransaction).")
+                return .success
+            }
+        }
+    }
+
+    struct Verify: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Compare views with a full recomputation; exit 1 on any difference.",
+            discussion: """
+                Counts, minimums and maximums must be equal; sums and averages may differ by \
+                floating-point summation order (relative 1e-9).
+
+                Example: importer views verify
+                """
+        )
+        @OptionGroup var storeOptions: StoreOptions
+        @Argument(help: "The view's name (all views when omitted).") var name: String?
+
+        func run() throws {
+            try runReportingErrors {
+                let store = try storeOptions.open(create: false)
+                let differences = try store.connection.transaction(immediate: false) { () throws -> [ViewDifference] in
+                    let registry = ViewRegistry(store: store)
+                    let views = try name.map { [try registry.view(named: $0)] } ?? registry.all()
+                    return try views.flatMap { try ViewMaintainer(store: store).verify($0) }
+                }
+                for difference in differences { print(difference) }
+                if differences.isEmpty { print("Views match their full recomputation.") }
+                return differences.isEmpty ? .success : .noChanges
+            }
+        }
+    }
+}
+
+/// Columns padded to their widest cell.
+enum TextTable {
+    static func render(columns: [String], rows: [[String]]) -> String {
+        var widths = columns.map(\.count)
+        for row in rows { for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) } }
+        func line(_ cells: [String]) -> String {
+            zip(cells, widths).map { $0 + String(repeating: " ", count: $1 - $0.count) }.joined(separator: "  ") + "\n"
+        }
+        return line(columns) + line(widths.map { String(repeating: "-", count: $0) }) + rows.map(line).joined()
+    }
+}
