@@ -29,8 +29,9 @@ extension JSONWriter {
 
     /// `{"entity", "type", "record_id", "key", then "values" | "changed" | "tombstone"}`; with a
     /// transaction (NDJSON lines), first its `token`, `transaction`, `timestamp` and `author`.
-    public mutating func writeChange(_ change: Change, token: String? = nil, transaction: HistoryTransaction? = nil) {
+    public mutating func writeChange(_ change: Change, token: String? = nil, transaction: HistoryTransaction? = nil, consumer: String? = nil) {
         beginObject()
+        if let consumer { field("consumer", consumer) }
         if let token = transaction?.token ?? token { field("token", token) }
         if let transaction {
             field("transaction", transaction.number)

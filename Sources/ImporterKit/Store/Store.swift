@@ -14,7 +14,8 @@ public final class Store {
         /// Create the store when the file does not exist.
         public var create = true
         public var readOnly = false
-        /// SQLite page cache size in KiB (bounded memory whatever the store's size).
+        /// SQLite page cache size in KiB (bounded memory whatever the store's size; larger caches
+        /// measured no faster for imports, see README).
         public var cacheKiB = 16 * 1024
 
         public init(busyTimeoutMilliseconds: Int = 5000, create: Bool = true, readOnly: Bool = false) {

@@ -21,13 +21,16 @@ public struct ViewMaintainer {
         return ViewSchema(view: view, entity: entity)
     }
 
-    /// Replays `view` from its token through transaction `through` (the head when nil). Call inside
-    /// a write transaction. Throws `HistoryError.expiredToken` when the history it needs is purged.
-    public func replay(_ view: ViewDefinition, through: Int64? = nil) throws -> ViewEffect {
+    /// Replays `view` from its token through the head. Call inside a write transaction. Throws
+    /// `HistoryError.expiredToken` when the history it needs is purged.
+    ///
+    /// Always to the head: a minimum or maximum recomputed from the entity table reflects the
+    /// table now, so a view is exact once its token is the head.
+    public func replay(_ view: ViewDefinition) throws -> ViewEffect {
         let registry = ConsumerRegistry(store: store)
         let consumer = try registry.consumer(named: view.name)
         try registry.checkNotExpired(consumer)
-        let head = try through ?? store.lastTransactionNumber()
+        let head = try store.lastTransactionNumber()
         var effect = ViewEffect(view: view.name, fromTransaction: consumer.tokenNumber, throughTransaction: max(head, consumer.tokenNumber))
         guard head > consumer.tokenNumber else { return effect }
         let schema = try schema(view)
@@ -50,23 +53,32 @@ public struct ViewMaintainer {
     public func rebuild(_ view: ViewDefinition) throws -> ViewEffect {
         let schema = try schema(view)
         let head = try store.lastTransactionNumber()
-        let before = try count(schema)
+        let before = try groups(schema)
         for statement in schema.rebuild { try store.connection.execute(statement) }
+        let after = try groups(schema)
         var effect = ViewEffect(view: view.name, fromTransaction: try ConsumerRegistry(store: store).consumer(named: view.name).tokenNumber, throughTransaction: head)
         effect.rebuilt = true
-        effect.insertedGroups = try count(schema)
-        effect.deletedGroups = before
+        for (group, values) in after {
+            guard let old = before[group] else { effect.insertedGroups += 1; continue }
+            if !zip(old, values).allSatisfy({ $0.nearlyEquals($1) }) { effect.updatedGroups += 1 }
+        }
+        effect.deletedGroups = before.keys.filter { after[$0] == nil }.count
         try ConsumerRegistry(store: store).setToken(view.name, to: head)
         return effect
     }
 
-    private func recordCount(_ entity: EntityDescription) throws -> Int64 {
-        if case .integer(let n)? = try store.connection.scalar("SELECT count(*) FROM \(SQLIdentifier.quoted(entity.tableName))") { return n }
-        return 0
+    /// The view's rows by group (all storage columns).
+    private func groups(_ schema: ViewSchema) throws -> [[Value]: [Value]] {
+        let count = schema.view.groupBy.count
+        var rows: [[Value]: [Value]] = [:]
+        for row in try store.connection.rows("SELECT \(schema.allColumns.map(ViewSchema.q).joined(separator: ", ")) FROM \(schema.table)") {
+            rows[Array(row.prefix(count))] = Array(row.dropFirst(count))
+        }
+        return rows
     }
 
-    private func count(_ schema: ViewSchema) throws -> Int {
-        if case .integer(let n)? = try store.connection.scalar("SELECT count(*) FROM \(schema.table)") { return Int(n) }
+    private func recordCount(_ entity: EntityDescription) throws -> Int64 {
+        if case .integer(let n)? = try store.connection.scalar("SELECT count(*) FROM \(SQLIdentifier.quoted(entity.tableName))") { return n }
         return 0
     }
 
@@ -75,13 +87,9 @@ public struct ViewMaintainer {
         let schema = try schema(view)
         let columns = schema.allColumns
         let groupCount = view.groupBy.count
-        func load(_ sql: String) throws -> [[Value]: [Value]] {
-            var rows: [[Value]: [Value]] = [:]
-            for row in try store.connection.rows(sql) { rows[Array(row.prefix(groupCount))] = Array(row.dropFirst(groupCount)) }
-            return rows
-        }
-        let incremental = try load("SELECT \(columns.map(ViewSchema.q).joined(separator: ", ")) FROM \(schema.table)")
-        let recomputed = try load(schema.recomputation)
+        let incremental = try groups(schema)
+        var recomputed: [[Value]: [Value]] = [:]
+        for row in try store.connection.rows(schema.recomputation) { recomputed[Array(row.prefix(groupCount))] = Array(row.dropFirst(groupCount)) }
         var differences: [ViewDifference] = []
         for group in Set(incremental.keys).union(recomputed.keys).sorted(by: { Value.compare($0.first ?? .null, $1.first ?? .null) < 0 }) {
             let a = incremental[group], b = recomputed[group]

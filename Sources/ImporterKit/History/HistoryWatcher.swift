@@ -1,0 +1,72 @@
+/// Notices history written by other processes (Core Data's remote change notification) and passes
+/// it on: derived views are replayed, and the new changes of the watched external consumers are
+/// written as NDJSON (one line per change, with the consumer's name), each consumer's token
+/// advancing once its lines are written.
+///
+/// New commits are detected with `PRAGMA data_version`, which changes when another connection
+/// commits; the caller decides how long to wait between checks (no busy loop).
+public final class HistoryWatcher {
+    public let store: Store
+    public let consumers: [String]
+    private let output: OutputSink
+    private var dataVersion: Int64?
+
+    /// `consumers`: external consumers whose changes are printed (views are always replayed).
+    public init(store: Store, consumers: [String], output: OutputSink) {
+        self.store = store
+        self.consumers = consumers
+        self.output = output
+    }
+
+    /// True when another process committed since the last check (or on the first check).
+    public func hasNewCommits() throws -> Bool {
+        let version = try store.connection.dataVersion()
+        defer { dataVersion = version }
+        return dataVersion != version
+    }
+
+    /// What one pass did.
+    public struct Pass: Sendable {
+        public var views: [ViewEffect] = []
+        public var printed: [String: Int] = [:]
+    }
+
+    /// Replays the views and prints the consumers' new changes.
+    public func pass() throws -> Pass {
+        var result = Pass()
+        try store.reloadEntities()
+        result.views = try store.connection.transaction(immediate: true) { () throws -> [ViewEffect] in
+            let maintainer = ViewMaintainer(store: store)
+            return try ViewRegistry(store: store).all().map { try maintainer.replay($0) }
+        }
+        let registry = ConsumerRegistry(store: store)
+        for name in consumers {
+            let consumer = try registry.consumer(named: name)
+            guard consumer.kind == .external else { continue }
+            try registry.checkNotExpired(consumer)
+            let reader = HistoryReader(store: store)
+            var count = 0
+            let head = try store.connection.transaction(immediate: false) { () throws -> Int64 in
+                let head = try store.lastTransactionNumber()
+                for transaction in try reader.transactions(after: consumer.tokenNumber, through: head) where consumer.filter.includes(author: transaction.author) {
+                    try reader.forEachChange(after: transaction.number - 1, through: transaction.number, filter: consumer.filter) { change in
+                        var line = JSONWriter(output: output)
+                        line.writeChange(change, transaction: transaction, consumer: name)
+                        output.write("\n")
+                        count += 1
+                    }
+                }
+                return head
+            }
+            // At least once: the token moves only after the lines are written.
+            try output.flush()
+            if head > consumer.tokenNumber {
+                try store.connection.transaction(immediate: true) {
+                    try registry.advanceToken(name, from: consumer.tokenNumber, to: head)
+                }
+            }
+            result.printed[name] = count
+        }
+        return result
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+import PropertyBased
+import Testing
+@testable import ImporterKit
+
+/// Random histories: imports of overlapping snapshots (inserts, updates, deletes with sync, NULL
+/// transitions, records moving between view groups, repeated keys), by two authors, with views
+/// replayed and external consumers reading in random chunks at random points.
+@Suite struct ReplayPropertyTests {
+    struct Record: Sendable, CustomStringConvertible {
+        var key: Int
+        var energy: Int
+        var impact: Int
+        var location: Int
+        var altitude: Int
+
+        /// Keys share years (view groups): 30 keys over 2020-2022.
+        var date: String { String(format: "%04d-%02d-%02d 00:00:00", 2020 + key % 3, 1 + key % 12, 1 + key / 3 % 28) }
+        var row: String {
+            let energies = ["null", "\"1.5\"", "\"2.25\"", "\"3\"", "\"+4.5\""]
+            let impacts = ["\"0.1\"", "\"0.2\"", "\"0.2\"", "\"0.7\""]
+            let locations = ["null,null,null,null", "\"10.5\",\"N\",\"20\",\"E\"", "\"10.5\",\"N\",\"20\",\"W\"", "\"3\",\"S\",\"20\",\"E\"", "\"3\",\"S\",\"8.25\",\"W\""]
+            let altitudes = ["null", "\"30\"", "\"55.5\""]
+            return "[\"\(date)\",\(energies[energy]),\(impacts[impact]),\(locations[location]),\(altitudes[altitude]),null]"
+        }
+        var description: String { row }
+    }
+
+    struct Step: Sendable, CustomStringConvertible {
+        var records: [Record]
+        var sync: Bool
+        var authorB: Bool
+        var replayViews: Bool
+        /// For each external consumer: nil = do not read now, else read at most this many transactions.
+        var reads: [Int?]
+        var description: String { "\(sync ? "sync " : "")by \(authorB ? "B" : "A") \(records) replay=\(replayViews) reads=\(reads)" }
+    }
+
+    static let record = zip(Gen.int(in: 0...29), Gen.int(in: 0...4), Gen.int(in: 0...3), Gen.int(in: 0...4), Gen.int(in: 0...2))
+        .map { Record(key: $0, energy: $1, impact: $2, location: $3, altitude: $4) }
+    static let read = Gen.int(in: 0...3).map { $0 == 0 ? nil : $0 }
+    static let step = zip(record.array(of: 0...14), Gen.bool, Gen.bool, Gen.bool, read.array(of: 3))
+        .map { Step(records: $0, sync: $1, authorB: $2, replayViews: $3, reads: $4) }
+
+    static let consumers = [
+        Consumer(name: "everything", kind: .external, tokenNumber: 0),
+        Consumer(name: "energy", kind: .external, tokenNumber: 0, attributes: ["energy"]),
+        Consumer(name: "not-b", kind: .external, tokenNumber: 0, entities: ["Fireball"], excludedAuthors: ["B"]),
+    ]
+
+    @Test func viewsEqualTheirRecomputationAndConsumersSeeEachSelectedChangeOnce() async throws {
+        await propertyCheck(count: 60, input: Self.step.array(of: 1...7)) { steps in
+            try check(steps)
+        }
+    }
+
+    private func check(_ steps: [Step]) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let path = directory.path("s.sqlite")
+        let store = try Store(path: path)
+        try store.connection.transaction(immediate: true) {
+            for consumer in Self.consumers { try ConsumerRegistry(store: store).add(consumer) }
+        }
+        var received: [String: [Change]] = [:]
+        for (index, step) in steps.enumerated() {
+            let feed = try directory.write("feed\(index).json", fireballFeed(step.records.map(\.row)))
+            var options = ImportOptions(author: step.authorB ? "B" : "A", context: "test", sync: step.sync)
+            options.replayViews = index == 0 || step.replayViews
+            options.batchSize = 4
+            _ = try ImportSession(store: store, model: FireballModel.model, options: options)
+                .run([FeedInput(path: feed, mapping: FireballModel.apiFeed)])
+            for (consumer, limit) in zip(Self.consumers, step.reads) {
+                if let limit { received[consumer.name, default: []] += try read(consumer.name, limit: limit, store) }
+            }
+        }
+        // Finish: views to the head, consumers to the end.
+        try store.connection.transaction(immediate: true) {
+            for view in try ViewRegistry(store: store).all() { _ = try ViewMaintainer(store: store).replay(view) }
+        }
+        for consumer in Self.consumers {
+            while true {
+                let chunk = try read(consumer.name, limit: 2, store)
+                received[consumer.name, default: []] += chunk
+                let token = try ConsumerRegistry(store: store).consumer(named: consumer.name).tokenNumber
+                if token == (try store.lastTransactionNumber()) { break }
+            }
+        }
+
+        for view in try ViewRegistry(store: store).all() {
+            let differences = try ViewMaintainer(store: store).verify(view)
+            #expect(differences.isEmpty, "\(differences)")
+        }
+
+        // Every change, unfiltered, and the authors of the transactions.
+        let reader = HistoryReader(store: store)
+        var all: [Change] = []
+        try reader.forEachChange { all.append($0) }
+        let authors = Dictionary(uniqueKeysWithValues: try reader.transactions().map { ($0.number, $0.author) })
+        for consumer in Self.consumers {
+            // An oracle independent of ChangeFilter.
+            let expected = all.filter { change in
+                (consumer.entities.isEmpty || consumer.entities.contains(change.entity))
+                    && !consumer.excludedAuthors.contains(authors[change.transactionNumber] ?? "")
+                    && (change.type != .update || consumer.attributes.isEmpty || change.changed.contains { consumer.attributes.contains($0.attribute) })
+            }
+            let got = received[consumer.name] ?? []
+            #expect(got.map(\.identity) == expected.map(\.identity), "consumer \(consumer.name)")
+        }
+
+        // History is complete and exact: replaying every change reproduces the table.
+        var records: [Int64: [String: Value]] = [:]
+        for change in all {
+            switch change.type {
+            case .insert:
+                #expect(records[change.recordID] == nil)
+                records[change.recordID] = Dictionary(uniqueKeysWithValues: change.values)
+            case .update:
+                for attributeChange in change.changed {
+                    #expect(records[change.recordID]?[attributeChange.attribute] == attributeChange.old, "update of \(change.keyDescription)")
+                }
+                records[change.recordID] = Dictionary(uniqueKeysWithValues: change.values)
+            case .delete:
+                #expect(records[change.recordID] == Dictionary(uniqueKeysWithValues: change.values), "delete of \(change.keyDescription)")
+                records[change.recordID] = nil
+            }
+        }
+        let table = try fireballRows(path)
+        #expect(records.count == table.count)
+        for row in table {
+            guard case .integer(let id)? = row["id"] else { continue }
+            var stored = row
+            stored["id"] = nil
+            stored["importer_tracked"] = nil
+            #expect(records[id] == stored, "record \(id)")
+        }
+    }
+
+    /// Reads a consumer's pending changes (at most `limit` transactions) and acknowledges them.
+    private func read(_ name: String, limit: Int, _ store: Store) throws -> [Change] {
+        let registry = ConsumerRegistry(store: store)
+        let consumer = try registry.consumer(named: name)
+        let through = min(try store.lastTransactionNumber(), consumer.tokenNumber + Int64(limit))
+        var changes: [Change] = []
+        try HistoryReader(store: store).forEachChange(after: consumer.tokenNumber, through: through, filter: consumer.filter) { changes.append($0) }
+        if through > consumer.tokenNumber {
+            try store.connection.transaction(immediate: true) {
+                try registry.advanceToken(name, from: consumer.tokenNumber, to: through)
+            }
+        }
+        return changes
+    }
+}
+
+extension Change {
+    /// What identifies a change in history.
+    var identity: String { "\(transactionNumber)/\(entity)/\(recordID)/\(type.rawValue)" }
+}
