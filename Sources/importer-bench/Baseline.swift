@@ -49,8 +49,9 @@ enum Baseline {
         let began = Date()
         try exec("BEGIN IMMEDIATE")
         for (index, row) in ordered.enumerated() {
-            dates[index].withUnsafeBufferPointer { bytes in
-                bytes.baseAddress!.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+            try dates[index].withUnsafeBufferPointer { bytes in
+                guard let base = bytes.baseAddress else { throw BenchError.failed("empty key in row \(index)") }
+                base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
                     _ = sqlite3_bind_text(statement, 1, $0, Int32(bytes.count), importer_sqlite_static())
                 }
             }

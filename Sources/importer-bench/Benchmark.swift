@@ -1,99 +1,144 @@
 import CSQLite
 import Foundation
 
-/// `make bench`: end-to-end import figures beside a raw-SQLite baseline measured in the same run.
+/// `make bench`: end-to-end import figures beside a raw-SQLite baseline measured in the same run,
+/// then the parser and batch sorting studies (see `BenchOptions.usage` for the order of work).
+///
+/// The importer is measured as a subprocess (wall time, `ru_maxrss`) while this process is small:
+/// Linux carries the spawner's peak RSS into the child's `ru_maxrss` (`ProcessMemory`), so the
+/// feeds are generated streaming and nothing holds the rows until the subprocess runs are done.
 enum Benchmark {
-    struct Options {
-        var records = 1_000_000
-        var directory = ".build/bench"
-        var importer = ".build/release/importer"
-    }
-
     static func main(_ arguments: [String]) -> Int32 {
-        var options = Options()
-        var capture = false
-        var iterator = arguments.dropFirst().makeIterator()
-        while let argument = iterator.next() {
-            switch argument {
-            case "--records": options.records = iterator.next().flatMap(Int.init) ?? options.records
-            case "--dir": options.directory = iterator.next() ?? options.directory
-            case "--importer": options.importer = iterator.next() ?? options.importer
-            case "--capture": capture = true
-            case "-h", "--help":
-                print("usage: importer-bench [--records N] [--dir DIR] [--importer PATH]")
-                return 0
-            default:
-                FileHandle.standardError.write(Data("importer-bench: unknown argument \(argument)\n".utf8))
-                return 64
-            }
-        }
-        if let spill = ProcessInfo.processInfo.environment["BENCH_SPILL"].flatMap(Int32.init) {
-            _ = importer_sqlite_config_statement_journal_spill(spill)
-        }
         do {
-            if capture {
+            let options = try BenchOptions(arguments)
+            if options.help {
+                print(BenchOptions.usage)
+                return 0
+            }
+            if let spill = ProcessInfo.processInfo.environment["BENCH_SPILL"].flatMap(Int32.init) {
+                _ = importer_sqlite_config_statement_journal_spill(spill)
+            }
+            if options.capture {
                 try CaptureStudy.run(records: options.records, directory: options.directory)
             } else {
                 try run(options)
             }
             return 0
+        } catch BenchError.usage(let message) {
+            FileHandle.standardError.write(Data("importer-bench: \(message) (see --help)\n".utf8))
+            return 64
         } catch {
             FileHandle.standardError.write(Data("importer-bench: \(error)\n".utf8))
             return 1
         }
     }
 
-    static func run(_ options: Options) throws {
+    static func run(_ options: BenchOptions) throws {
         let n = options.records
-        try FileManager.default.createDirectory(atPath: options.directory, withIntermediateDirectories: true)
-        let base = options.directory + "/fireball-\(n).json"
-        let changed = options.directory + "/fireball-\(n)-changed.json"
-        let generator = Generator(count: n)
-        let rows = generator.rows()
-        let size = try Generator.writeFeed(rows, to: base)
-        try Generator.writeFeed(generator.rows(changeFraction: 0.1), to: changed)
-        print("importer benchmark: \(n) records, feed \(String(format: "%.1f", Double(size) / 1e6)) MB")
-
-        let parse = try ParserStudy.ownScanner(path: base)
-        print(String(format: "parse only (own scanner + mapping): %.2f s, %.0f rows/s, %.0f MB/s", parse.seconds, Double(parse.records) / parse.seconds, Double(parse.bytes) / parse.seconds / 1e6))
-        let baselineSeconds = try Baseline.run(rows: rows, storePath: options.directory + "/baseline.sqlite")
-        let baselineRate = Double(n) / baselineSeconds
-        var table = Table(baselineRate: baselineRate)
-        table.add("baseline: raw SQLite upsert, no parsing, no history", seconds: baselineSeconds, records: n, rss: nil)
-
-        let store = options.directory + "/importer.sqlite"
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store + suffix) }
-        func importer(_ label: String, _ feed: String, _ extra: [String] = []) throws {
-            let m = try ProcessRunner.run(options.importer, ["run", "--store", store] + extra + [feed])
-            guard m.status == 0 else { throw BenchError.failed("importer exited with \(m.status) for \(label)") }
-            table.add(label, seconds: m.seconds, records: n, rss: m.peakRSSKiB)
+        let directory = options.directory
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        guard FileManager.default.isExecutableFile(atPath: options.importer) else {
+            throw BenchError.usage("no importer binary at \(options.importer) (build it, or pass --importer PATH)")
         }
-        try importer("importer first load (with history)", base)
-        try importer("importer identical re-load (no-op)", base)
-        try importer("importer re-load, 10 % changed", changed)
-        table.print()
+        let base = directory + "/fireball-\(n).json"
+        let changed = directory + "/fireball-\(n)-changed.json"
+        let shuffled = directory + "/fireball-\(n)-shuffled.json"
+
+        // 1. The feeds, streamed to disk: this process holds one chunk of rows at a time.
+        progress("writing feeds")
+        let generator = Generator(count: n)
+        let size = try generator.writeFeed(to: base)
+        try generator.writeFeed(changeFraction: 0.1, to: changed)
+        print("importer benchmark: \(n) records; feed \((Double(size) / 1e6).formatted(1)) MB (API order, newest first); files in \(directory)")
+
+        // 2. The importer, while this process is still small.
+        let store = directory + "/importer.sqlite"
+        StoreFiles.remove(store)
+        let report = directory + "/importer-report.txt"
+        var spawnerPeakKiB = 0
+        var summaries: [String] = []
+        func importer(_ label: String, _ feed: String) throws -> Row {
+            progress(label)
+            let m = try ProcessRunner.run(options.importer, ["run", "--store", store, feed], stdout: report)
+            guard m.status == 0 else { throw BenchError.failed("importer exited with \(m.status) for \(label)") }
+            spawnerPeakKiB = max(spawnerPeakKiB, m.spawnerPeakKiB)
+            summaries.append("  \(label): " + entitySummary(report: report))
+            return Row(label: label, seconds: m.seconds, peakRSSKiB: m.peakRSSKiB)
+        }
+        let importerRows = [
+            try importer("importer first load (with history)", base),
+            try importer("importer identical re-load (no-op)", base),
+            try importer("importer re-load, 10 % changed", changed),
+        ]
+        try? FileManager.default.removeItem(atPath: report)
+
+        // 3. Parsing alone; still no rows in memory, so peak RSS growth is the readers' own.
+        progress("parser study")
+        let parserTable = try ParserStudy.run(path: base, records: n, repeats: options.repeats)
+
+        // 4. Now the rows in memory: the shuffled feed and the raw-SQLite baseline.
+        progress("baseline (rows in memory)")
+        let baselineSeconds = try withRowsInMemory(generator) { rows in
+            try Generator.writeShuffledFeed(rows, to: shuffled)
+            return try Baseline.run(rows: rows, storePath: directory + "/baseline.sqlite")
+        }
+
+        // 5. Batch sorting, in-process.
+        progress("sorting study")
+        let sortingTable = try SortingStudy.run(
+            feeds: [SortingStudy.Feed(label: "API order (newest first)", path: base),
+                    SortingStudy.Feed(label: "random order (shuffled)", path: shuffled)],
+            records: n, storePath: directory + "/sorting.sqlite", repeats: options.repeats)
+
+        let baseline = Row(label: "baseline: raw SQLite upsert, no parsing, no history", seconds: baselineSeconds, peakRSSKiB: nil)
+        print()
+        var main = mainTable([baseline] + importerRows, records: n, spawnerPeakKiB: spawnerPeakKiB)
+        main.notes += ["importer's reports:"] + summaries
+        print(main.render())
+        print()
+        print(parserTable.render())
+        print()
+        print(sortingTable.render())
     }
 
-    struct Table {
-        let baselineRate: Double
-        var lines: [(String, Double, Int, Int?)] = []
+    /// One line of the main table.
+    struct Row {
+        var label: String
+        var seconds: Double
+        var peakRSSKiB: Int?
+    }
 
-        mutating func add(_ label: String, seconds: Double, records: Int, rss: Int?) {
-            lines.append((label, seconds, records, rss))
+    static func mainTable(_ rows: [Row], records: Int, spawnerPeakKiB: Int) -> TextTable {
+        var table = TextTable(title: "End to end (importer as a subprocess) beside the raw-SQLite baseline",
+                              headers: ["case", "seconds", "rows/s", "× baseline", "peak RSS MiB"])
+        let baselineRate = rows.first.map { Double(records) / $0.seconds } ?? .nan
+        for row in rows {
+            let rate = Double(records) / row.seconds
+            table.add([row.label, row.seconds.formatted(2), rate.formatted(0), (rate / baselineRate).formatted(2),
+                       row.peakRSSKiB.map { mebibytes(kiB: $0) } ?? "-"])
         }
+        table.notes = [
+            "× baseline: rows/s relative to the baseline. Baseline: in-process, rows prepared in memory beforehand,",
+            "  timed from BEGIN to COMMIT; no RSS figure (this process then holds the generated rows).",
+            "peak RSS: the importer's ru_maxrss (wait4).",
+            "sanity: importer-bench's own VmHWM when spawning the importer: \(mebibytes(kiB: spawnerPeakKiB)) MiB (largest of the three spawns).",
+            "  Linux starts a child's ru_maxrss from its spawner's peak: importer figures above this are the importer's own.",
+        ]
+        return table
+    }
 
-        func print() {
-            Swift.print(String(repeating: "-", count: 100))
-            Swift.print(pad("case", 52) + pad("seconds", 10) + pad("rows/s", 12) + pad("× baseline", 12) + "peak RSS")
-            for (label, seconds, records, rss) in lines {
-                let rate = Double(records) / seconds
-                Swift.print(pad(label, 52) + pad(String(format: "%.2f", seconds), 10) + pad(String(format: "%.0f", rate), 12)
-                    + pad(String(format: "%.2f", rate / baselineRate), 12) + (rss.map { String(format: "%.1f MB", Double($0) / 1024) } ?? "-"))
-            }
-        }
+    /// The entity line of an importer text report ("Fireball: N inserted, …").
+    static func entitySummary(report: String) -> String {
+        let text = (try? String(contentsOfFile: report, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").first { $0.hasPrefix("Fireball:") }.map(String.init) ?? "(no Fireball line in the report)"
+    }
 
-        private func pad(_ text: String, _ width: Int) -> String {
-            text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
-        }
+    /// Builds the rows in memory for `body` and lets them go afterwards.
+    static func withRowsInMemory<T>(_ generator: Generator, _ body: ([Generator.Row]) throws -> T) rethrows -> T {
+        try body(generator.rows())
+    }
+
+    static func progress(_ step: String) {
+        FileHandle.standardError.write(Data("importer-bench: \(step)…\n".utf8))
     }
 }

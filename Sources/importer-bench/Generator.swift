@@ -1,9 +1,16 @@
 import Foundation
 
-/// Deterministic synthetic fireball records (SplitMix64), written in the API's JSON shape.
+/// Deterministic synthetic fireball records (SplitMix64), in the API's JSON shape.
 ///
-/// Records are generated oldest first with strictly increasing dates and written newest first,
-/// as the API serves them. A "changed" variant revises the energy of a fraction of the records.
+/// Records are generated oldest first with strictly increasing dates; feeds list them newest
+/// first, as the API serves them. A "changed" variant revises the energy of a fraction of the
+/// records (its own random stream, so every other value is the same as in the plain variant).
+///
+/// Two ways to get them:
+/// - `writeFeed(changeFraction:to:)` streams a feed file without keeping the rows: it generates
+///   once to note a `Cursor` every `chunkSize` records, then regenerates the chunks from those
+///   cursors newest chunk first, holding one chunk at a time;
+/// - `rows(changeFraction:)` returns them all in memory (oldest first), for the in-process studies.
 struct Generator {
     struct Row {
         var date: String
@@ -30,32 +37,69 @@ struct Generator {
         mutating func chance(_ p: Double) -> Bool { uniform(0, 1) < p }
     }
 
+    /// Everything the next record depends on: generating from a copy of a cursor repeats the
+    /// records that followed it.
+    struct Cursor {
+        var values = Random(state: 42)
+        var changes = Random(state: 7)
+        var seconds = 0
+
+        mutating func next(changeFraction: Double) -> Row {
+            seconds += 1 + Int(values.next() % 600)
+            var row = Row(date: Generator.date(seconds), energy: round1(values.uniform(0.1, 50)), impact: round3(values.uniform(0.01, 2)))
+            if values.chance(0.9) {
+                row.latitude = round1(values.uniform(-90, 90))
+                row.longitude = round1(values.uniform(-180, 180))
+            }
+            row.altitude = values.chance(0.7) ? round1(values.uniform(10, 80)) : nil
+            row.velocity = values.chance(0.6) ? round1(values.uniform(10, 40)) : nil
+            if changeFraction > 0, changes.chance(changeFraction) { row.energy = round1(row.energy + 1.3) }
+            return row
+        }
+
+        private func round1(_ x: Double) -> Double { (x * 10).rounded() / 10 }
+        private func round3(_ x: Double) -> Double { (x * 1000).rounded() / 1000 }
+    }
+
     let count: Int
+    /// Records regenerated and held at a time by `writeFeed`.
+    var chunkSize = 8192
 
     /// The rows, oldest first. `changeFraction` revises that fraction of energies (seeded apart).
     func rows(changeFraction: Double = 0) -> [Row] {
-        var random = Random(state: 42)
-        var changes = Random(state: 7)
-        var seconds = 0
+        var cursor = Cursor()
         var rows: [Row] = []
         rows.reserveCapacity(count)
-        for _ in 0..<count {
-            seconds += 1 + Int(random.next() % 600)
-            var row = Row(date: Self.date(seconds), energy: round1(random.uniform(0.1, 50)), impact: round3(random.uniform(0.01, 2)))
-            if random.chance(0.9) {
-                row.latitude = round1(random.uniform(-90, 90))
-                row.longitude = round1(random.uniform(-180, 180))
-            }
-            row.altitude = random.chance(0.7) ? round1(random.uniform(10, 80)) : nil
-            row.velocity = random.chance(0.6) ? round1(random.uniform(10, 40)) : nil
-            if changeFraction > 0, changes.chance(changeFraction) { row.energy = round1(row.energy + 1.3) }
-            rows.append(row)
-        }
+        for _ in 0..<count { rows.append(cursor.next(changeFraction: changeFraction)) }
         return rows
     }
 
-    private func round1(_ x: Double) -> Double { (x * 10).rounded() / 10 }
-    private func round3(_ x: Double) -> Double { (x * 1000).rounded() / 1000 }
+    /// Writes the feed (newest first) without keeping the rows: memory stays at one chunk.
+    /// Returns the file size. The bytes are those `FeedWriter` writes for `rows(changeFraction:)`
+    /// reversed.
+    @discardableResult
+    func writeFeed(changeFraction: Double = 0, to path: String) throws -> Int {
+        guard chunkSize > 0 else { throw BenchError.failed("chunk size must be positive") }
+        // Pass 1: where each chunk starts.
+        var cursor = Cursor()
+        var starts: [Cursor] = []
+        starts.reserveCapacity(count / chunkSize + 1)
+        for index in 0..<count {
+            if index % chunkSize == 0 { starts.append(cursor) }
+            _ = cursor.next(changeFraction: changeFraction)
+        }
+        // Pass 2: the chunks again, newest first, each written newest first.
+        let writer = try FeedWriter(path: path, count: count)
+        var chunk: [Row] = []
+        chunk.reserveCapacity(chunkSize)
+        for (number, start) in starts.enumerated().reversed() {
+            var cursor = start
+            chunk.removeAll(keepingCapacity: true)
+            for _ in 0..<min(chunkSize, count - number * chunkSize) { chunk.append(cursor.next(changeFraction: changeFraction)) }
+            for row in chunk.reversed() { try writer.append(row) }
+        }
+        return try writer.finish()
+    }
 
     /// `YYYY-MM-DD hh:mm:ss` for seconds after 1988-01-01 00:00:00.
     static func date(_ seconds: Int) -> String {
@@ -76,41 +120,20 @@ struct Generator {
         func pad(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
         return "\(y)-\(pad(m))-\(pad(d)) \(pad(t / 3600)):\(pad(t % 3600 / 60)):\(pad(t % 60))"
     }
-
-    /// Writes the rows newest first in the fireball API shape; returns the file size.
-    @discardableResult
-    static func writeFeed(_ rows: [Row], to path: String) throws -> Int {
-        guard let file = FileHandle(forWritingAtPath: path) ?? {
-            FileManager.default.createFile(atPath: path, contents: nil)
-            return FileHandle(forWritingAtPath: path)
-        }() else { throw BenchError.io("cannot write \(path)") }
-        try file.truncate(atOffset: 0)
-        var text = #"{"signature":{"source":"NASA/JPL Fireball Data API","version":"1.2"},"count":"\#(rows.count)","fields":["date","energy","impact-e","lat","lat-dir","lon","lon-dir","alt","vel"],"data":["# + "\n"
-        var size = 0
-        func number(_ x: Double?) -> String { x.map { "\"\($0)\"" } ?? "null" }
-        for (index, row) in rows.reversed().enumerated() {
-            if index > 0 { text += ",\n" }
-            let lat = row.latitude.map { "\"\(abs($0))\",\"\($0 < 0 ? "S" : "N")\"" } ?? "null,null"
-            let lon = row.longitude.map { "\"\(abs($0))\",\"\($0 < 0 ? "W" : "E")\"" } ?? "null,null"
-            text += "[\"\(row.date)\",\"\(row.energy)\",\"\(row.impact)\",\(lat),\(lon),\(number(row.altitude)),\(number(row.velocity))]"
-            if text.utf8.count > 1 << 20 {
-                size += text.utf8.count
-                file.write(Data(text.utf8))
-                text = ""
-            }
-        }
-        text += "]}\n"
-        size += text.utf8.count
-        file.write(Data(text.utf8))
-        try file.close()
-        return size
-    }
 }
 
-enum BenchError: Error, CustomStringConvertible {
-    case io(String)
-    case failed(String)
-    var description: String {
-        switch self { case .io(let m), .failed(let m): m }
+extension Generator {
+    /// Writes `rows` in a deterministic random order (Fisher–Yates on SplitMix64 from `seed`);
+    /// returns the file size.
+    @discardableResult
+    static func writeShuffledFeed(_ rows: [Row], seed: UInt64 = 2024, to path: String) throws -> Int {
+        var order = Array(rows.indices)
+        var random = Random(state: seed)
+        for i in stride(from: order.count - 1, to: 0, by: -1) {
+            order.swapAt(i, Int(random.next() % UInt64(i + 1)))
+        }
+        let writer = try FeedWriter(path: path, count: rows.count)
+        for index in order { try writer.append(rows[index]) }
+        return try writer.finish()
     }
 }
