@@ -37,6 +37,8 @@ run: build
 	.build/release/importer run --store $(DEMO)/fireballs.sqlite --author demo --sync SampleData/fireball-2026.json
 	@echo "== importer history"
 	.build/release/importer history --store $(DEMO)/fireballs.sqlite
+	@echo "== importer views show fireball_by_year"
+	.build/release/importer views show fireball_by_year --store $(DEMO)/fireballs.sqlite
 
 test: deps
 	$(SWIFT) build
