@@ -11,6 +11,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        .package(url: "https://github.com/yaslab/CSV.swift", from: "2.5.2"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         // The system libsqlite3, with the session extension and preupdate hook declarations enabled.
@@ -18,6 +20,12 @@ let package = Package(
             name: "CSQLite",
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
+        ),
+        // The system libxml2 (streaming XML reader), with its ICU support hidden from Swift.
+        .systemLibrary(
+            name: "CLibXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]
         ),
         // The system libyajl (streaming JSON parser), for the benchmark's parser comparison only.
         .systemLibrary(
@@ -29,6 +37,9 @@ let package = Package(
             name: "ImporterKit",
             dependencies: [
                 "CSQLite",
+                "CLibXML2",
+                .product(name: "CSV", package: "CSV.swift"),
+                .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

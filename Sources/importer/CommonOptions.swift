@@ -20,6 +20,28 @@ struct StoreOptions: ParsableArguments {
 }
 
 extension ReportFormat: ExpressibleByArgument {}
+extension FeedFormat: ExpressibleByArgument {}
+
+/// `--model`, `--feed` and `--feed-format`: which model reads the feeds, and how.
+struct ModelOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("A model file (YAML or JSON; see `importer model show`). Default: the built-in fireball model.", valueName: "file"))
+    var model: String?
+
+    @Option(name: .long, help: ArgumentHelp("The model's feed mapping to read the feeds with (default: the only one, or the one for the file's format).", valueName: "name"))
+    var feed: String?
+
+    @Option(name: .customLong("feed-format"), help: ArgumentHelp("The feeds' format: nasa-columnar, json, ndjson, xml or csv (default: the mapping's).", valueName: "format"))
+    var feedFormat: FeedFormat?
+
+    func loadModel() throws -> Model {
+        try model.map { try ModelFile.load(path: $0) } ?? FireballModel.model
+    }
+
+    func inputs(_ paths: [String], model: Model) throws -> [FeedInput] {
+        let selection = FeedSelection(model: model, feedName: feed, format: feedFormat)
+        return try paths.map { try selection.input(for: $0) }
+    }
+}
 
 /// Runs a command body, printing library errors on stderr and exiting with their documented code.
 func runReportingErrors(_ body: () throws -> ExitStatus) throws {

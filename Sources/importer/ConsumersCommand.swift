@@ -52,11 +52,15 @@ struct ConsumersCommand: ParsableCommand {
         func validate() throws {
             guard ["now", "beginning"].contains(from) else { throw ValidationError("--from must be now or beginning") }
             if let problem = Consumer.problem(withName: name) { throw ValidationError(problem) }
-            let model = FireballModel.model
-            for name in entity where model.entity(named: name) == nil {
-                throw ValidationError("unknown entity '\(name)' (the model has: \(model.entities.map(\.name).joined(separator: ", ")))")
+        }
+
+        /// Filters must name what the store holds (when it holds entities already).
+        func check(against store: Store) throws {
+            guard !store.entities.isEmpty else { return }
+            for name in entity where store.entity(named: name) == nil {
+                throw ValidationError("unknown entity '\(name)' (the store has: \(store.entities.map(\.name).joined(separator: ", ")))")
             }
-            let candidates = model.entities.filter { entity.isEmpty || entity.contains($0.name) }
+            let candidates = store.entities.filter { entity.isEmpty || entity.contains($0.name) }
             for name in attribute where !candidates.contains(where: { $0.attribute(named: name) != nil }) {
                 throw ValidationError("unknown attribute '\(name)'")
             }
@@ -65,6 +69,7 @@ struct ConsumersCommand: ParsableCommand {
         func run() throws {
             try runReportingErrors {
                 let store = try storeOptions.open(create: true)
+                try check(against: store)
                 try store.connection.transaction(immediate: true) {
                     let start = try (from == "beginning" ? Position.beginning : Position.now).transactionNumber(in: store)
                     try ConsumerRegistry(store: store).add(Consumer(name: name, kind: .external, tokenNumber: start, entities: entity,

@@ -7,16 +7,22 @@ struct RunCommand: ParsableCommand {
         commandName: "run",
         abstract: "Import feeds in one store transaction and print what changed.",
         discussion: """
-            Each FEED (a file, or - for standard input) is read as a stream, mapped by the built-in \
-            fireball model, and upserted by its unique key. The whole run is one store transaction: \
-            a malformed feed leaves the store exactly as it was. Records equal to the stored ones \
-            write nothing; a run that changes nothing records no history transaction.
+            Each FEED (a file, or - for standard input) is read as a stream, mapped by the model \
+            (the built-in fireball model, or --model FILE), and upserted by its unique key. The whole \
+            run is one store transaction: a malformed feed leaves the store exactly as it was. Records \
+            equal to the stored ones write nothing; a run that changes nothing records no history \
+            transaction. Records that cannot be mapped are rejects: up to --max-rejects of them are \
+            kept in the store (importer rejects) and the good records are imported.
 
-            Example: importer run --store fireballs.sqlite --author nightly SampleData/fireball-2024.json
+            Examples:
+              importer run --store fireballs.sqlite --author nightly SampleData/fireball-2024.json
+              importer run --model SampleData/models/cneos-csv.yaml --max-rejects 10 --rejects rejects.ndjson export.csv
+              importer run --dry-run --sync SampleData/fireball-2026.json
             """
     )
 
     @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var modelOptions: ModelOptions
 
     @Option(name: .long, help: ArgumentHelp("The history transaction's author (default: $IMPORTER_AUTHOR, else \(ImportOptions.defaultAuthor)).", valueName: "name"))
     var author: String?
@@ -33,6 +39,15 @@ struct RunCommand: ParsableCommand {
     @Flag(name: .customLong("no-replay"), help: "Do not create or replay derived views (run `importer replay` later).")
     var noReplay = false
 
+    @Option(name: .customLong("max-rejects"), help: ArgumentHelp("Rejected records tolerated; past this the run fails (exit 65) and imports nothing.", valueName: "count"))
+    var maxRejects = 0
+
+    @Option(name: .long, help: ArgumentHelp("Also write rejected records to this file as NDJSON.", valueName: "file"))
+    var rejects: String?
+
+    @Flag(name: .customLong("dry-run"), help: "Do the whole import and replay, print the report, then roll back: the store is unchanged.")
+    var dryRun = false
+
     @Argument(help: ArgumentHelp("Feed files to import; - reads standard input.", valueName: "feed"))
     var feeds: [String]
 
@@ -40,23 +55,46 @@ struct RunCommand: ParsableCommand {
         guard !feeds.isEmpty else { throw ValidationError("give at least one feed (a file, or - for standard input)") }
         guard feeds.filter({ $0 == "-" }).count <= 1 else { throw ValidationError("standard input (-) can be read only once") }
         if let author, author.isEmpty { throw ValidationError("--author must not be empty") }
+        guard maxRejects >= 0 else { throw ValidationError("--max-rejects must be 0 or more") }
     }
 
     func run() throws {
         try runReportingErrors {
-            let store = try storeOptions.open(create: true)
+            let model = try modelOptions.loadModel()
+            let inputs = try modelOptions.inputs(feeds, model: model)
+            // A dry run on a store that does not exist yet works on a temporary one.
+            var temporary: String?
+            if dryRun, !FileManager.default.fileExists(atPath: storeOptions.path) {
+                temporary = FileManager.default.temporaryDirectory.appendingPathComponent("importer-dry-run-\(UUID().uuidString).sqlite").path
+            }
+            defer { if let temporary { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: temporary + suffix) } } }
+            let store = try temporary.map { try Store(path: $0) } ?? storeOptions.open(create: true)
             let environmentAuthor = ProcessInfo.processInfo.environment["IMPORTER_AUTHOR"].flatMap { $0.isEmpty ? nil : $0 }
             var options = ImportOptions(author: author ?? environmentAuthor ?? ImportOptions.defaultAuthor, context: "run", sync: sync)
-            options.maxRejects = 0
+            options.maxRejects = maxRejects
             options.replayViews = !noReplay
-            let mapping = FireballModel.apiFeed
-            let session = ImportSession(store: store, model: FireballModel.model, options: options)
-            let result = try session.run(feeds.map { FeedInput(path: $0, mapping: mapping) })
-            let report = try RunReport(result: result, store: store)
+            options.dryRun = dryRun
+            let session = ImportSession(store: store, model: model, options: options)
+            let sink = try RejectSink(path: rejects)
+            session.rejectSink = sink
             let output = OutputSink()
-            try RunReportRenderer(store: store).render(report, as: format, to: output)
+            let renderer = RunReportRenderer(store: store)
+            var changed = false
+            // The report is read from history inside the store transaction (a dry run then rolls back).
+            session.beforeCommit = { result in
+                let report = try RunReport(result: result, store: store)
+                changed = report.transaction != nil
+                try renderer.render(report, as: format, to: output)
+            }
+            do {
+                _ = try session.run(inputs)
+            } catch {
+                try? sink.finish()
+                throw error
+            }
+            try sink.finish()
             try output.flush()
-            return exitCode && report.transaction == nil ? .noChanges : .success
+            return exitCode && !changed ? .noChanges : .success
         }
     }
 }

@@ -9,6 +9,8 @@ public enum RawKind: UInt8, Sendable {
     case number
     /// A string; its decoded UTF-8 is in the record's bytes.
     case string
+    /// An object or array where a single value was expected (the mapper rejects the record).
+    case composite
 }
 
 /// One field of a raw record: its kind, its bytes in `RawRecord.bytes`, and where it was in the feed.
@@ -31,6 +33,9 @@ public struct RawRecord: Sendable {
     public var column: Int = 0
     public var bytes: [UInt8] = []
     public var slots: [RawSlot]
+    /// For formats with pointers: the JSON pointer of the records' array (records are its
+    /// elements), so a reject can name `<pointer>/<index>/<field>`.
+    public var recordsPointer: String?
 
     public init(slotCount: Int) {
         slots = Array(repeating: RawSlot(), count: slotCount)
@@ -50,6 +55,7 @@ public struct RawRecord: Sendable {
         switch s.kind {
         case .absent: return ""
         case .null: return "null"
+        case .composite: return "{…}"
         case .boolTrue: return "true"
         case .boolFalse: return "false"
         case .number, .string:

@@ -1,7 +1,28 @@
-/// The formats a feed can have. Each has a streaming reader.
+/// The formats a feed can have. Each has a streaming reader (`Feeds/`).
 public enum FeedFormat: String, Sendable, CaseIterable, Codable {
-    /// The NASA/JPL SSD API shape: `{"signature", "count", "fields": [...], "data": [[...], ...]}`.
+    /// The NASA/JPL SSD API shape: `{"signature", "count", "fields": [...], "data": [[...], ...]}`;
+    /// fields are names in `fields`.
     case nasaColumnar = "nasa-columnar"
+    /// An array of objects, at the document's root or at the JSON pointer `records`; fields are
+    /// keys, or JSON pointers into the record (`/location/lat`).
+    case json
+    /// One JSON object per line; fields as for `json`.
+    case ndjson
+    /// Elements at the path `records` (`/fireballs/fireball`); fields are child elements
+    /// (`date`, `location/lat`) or attributes (`@date`), with namespace prefixes from `namespaces`.
+    case xml
+    /// Comma-separated values with a header row; fields are header names.
+    case csv
+
+    /// The format a file name suggests (`.json`, `.ndjson`/`.jsonl`, `.xml`, `.csv`).
+    public static func guess(fromPath path: String) -> FeedFormat? {
+        let lower = path.lowercased()
+        if lower.hasSuffix(".ndjson") || lower.hasSuffix(".jsonl") { return .ndjson }
+        if lower.hasSuffix(".xml") { return .xml }
+        if lower.hasSuffix(".csv") { return .csv }
+        if lower.hasSuffix(".json") { return .json }
+        return nil
+    }
 }
 
 /// How a sign is read for a number: from a separate direction field (`lat` + `lat-dir`) or from a
@@ -63,13 +84,27 @@ public struct FeedMapping: Sendable, Equatable {
     public var name: String
     public var entity: String
     public var format: FeedFormat
+    /// Where the records are: a JSON pointer to an array (`json`; the root when nil) or an element
+    /// path (`xml`, required). Not used by the other formats.
+    public var records: String?
+    /// XML namespace prefixes used in `records` and field paths: prefix → namespace URI.
+    public var namespaces: [String: String]
     public var fields: [FieldMapping]
 
-    public init(name: String, entity: String, format: FeedFormat, fields: [FieldMapping]) {
+    public init(name: String, entity: String, format: FeedFormat, records: String? = nil, namespaces: [String: String] = [:], fields: [FieldMapping]) {
         self.name = name
         self.entity = entity
         self.format = format
+        self.records = records
+        self.namespaces = namespaces
         self.fields = fields
+    }
+
+    /// The same mapping reading another format (the format of a feed given on the command line).
+    public func reading(_ format: FeedFormat) -> FeedMapping {
+        var copy = self
+        copy.format = format
+        return copy
     }
 }
 

@@ -11,9 +11,11 @@ import Foundation
 public enum NumberParser {
     private static let powersOfTen: [Double] = (0...22).map { pow(10, Double($0)) }
 
-    /// The double for `bytes[start..<start+count]`, or nil when the text is not a number.
+    /// The double for `bytes[start..<start+count]` × 10^`shift`, correctly rounded, or nil when
+    /// the text is not a number. (The shift makes a unit scale such as joules → 10^10 J exact:
+    /// `2.9e10` with shift -10 is exactly the double nearest 2.9, which `2.9e10 * 1e-10` is not.)
     @inline(__always)
-    public static func double(_ base: UnsafePointer<UInt8>, count: Int) -> Double? {
+    public static func double(_ base: UnsafePointer<UInt8>, count: Int, shift: Int = 0) -> Double? {
         guard count > 0 else { return nil }
         var index = 0
         var negative = false
@@ -77,21 +79,38 @@ public enum NumberParser {
             exponent += exponentNegative ? -value : value
         }
         guard index == count else { return nil }
+        exponent += shift
         if significantDigits <= 15 && exponent >= -22 && exponent <= 22 {
             var result = Double(mantissa)
             if exponent < 0 { result /= powersOfTen[-exponent] } else if exponent > 0 { result *= powersOfTen[exponent] }
             return negative ? -result : result
         }
-        return slowPath(base, count: count)
+        return slowPath(base, count: count, shift: shift)
     }
 
-    private static func slowPath(_ base: UnsafePointer<UInt8>, count: Int) -> Double? {
-        withUnsafeTemporaryAllocation(of: CChar.self, capacity: count + 1) { buffer in
+    /// `strtod` on the text, with `e<shift>` appended when shifting (strtod adds exponents exactly).
+    private static func slowPath(_ base: UnsafePointer<UInt8>, count: Int, shift: Int) -> Double? {
+        let suffix = shift == 0 ? [] : Array("e\(shift)".utf8)
+        let hasExponent = (0..<count).contains { base[$0] == UInt8(ascii: "e") || base[$0] == UInt8(ascii: "E") }
+        if shift != 0 && hasExponent {
+            // Fold the shift into the written exponent.
+            var digits = Array(UnsafeBufferPointer(start: base, count: count))
+            guard let e = digits.firstIndex(where: { $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }),
+                  let written = Int(String(decoding: digits[(e + 1)...], as: UTF8.self)) else { return nil }
+            digits.replaceSubrange((e + 1)..., with: Array(String(written + shift).utf8))
+            return digits.withUnsafeBufferPointer { buffer in
+                buffer.baseAddress.flatMap { slowPath($0, count: buffer.count, shift: 0) }
+            }
+        }
+        let total = count + suffix.count
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: total + 1) { buffer in
             for i in 0..<count { buffer[i] = CChar(bitPattern: base[i]) }
-            buffer[count] = 0
+            for (i, byte) in suffix.enumerated() { buffer[count + i] = CChar(bitPattern: byte) }
+            buffer[total] = 0
+            guard let start = buffer.baseAddress else { return nil }
             var end: UnsafeMutablePointer<CChar>?
-            let value = strtod(buffer.baseAddress!, &end)
-            guard end == buffer.baseAddress! + count, value.isFinite else { return nil }
+            let value = strtod(start, &end)
+            guard end == start + total, value.isFinite else { return nil }
             return value
         }
     }
@@ -124,8 +143,16 @@ public enum NumberParser {
         return Int64(magnitude)
     }
 
-    public static func double(_ text: String) -> Double? {
+    public static func double(_ text: String, shift: Int = 0) -> Double? {
         var text = text
-        return text.withUTF8 { double($0.baseAddress!, count: $0.count) }
+        return text.withUTF8 { buffer in buffer.baseAddress.flatMap { double($0, count: buffer.count, shift: shift) } }
+    }
+
+    /// The exponent k when `scale` is exactly 10^k (|k| ≤ 30), else nil.
+    public static func powerOfTen(_ scale: Double) -> Int? {
+        guard scale > 0 else { return nil }
+        let k = Int(log10(scale).rounded())
+        guard abs(k) <= 30, let exact = double("1e\(k)"), exact == scale else { return nil }
+        return k
     }
 }

@@ -2,6 +2,9 @@ import Foundation
 
 /// A value in a `RecordBatch`: text lives in the batch's byte arena, so filling a batch allocates
 /// nothing per record and the upserter binds text without copying (`SQLITE_STATIC`).
+/// A valid pointer for empty buffers, whose `baseAddress` may be nil (never read: counts are 0).
+nonisolated(unsafe) let emptyBytes: UnsafePointer<UInt8> = UnsafePointer(UnsafeMutablePointer<UInt8>.allocate(capacity: 1))
+
 public enum BatchValue: Sendable {
     case null
     case integer(Int64)
@@ -123,7 +126,8 @@ public struct RecordBatch: Sendable {
         case (.text(let s1, let c1), .text(let s2, let c2)):
             return arena.withUnsafeBufferPointer { buffer in
                 let n = Int(min(c1, c2))
-                let order = memcmp(buffer.baseAddress! + Int(s1), buffer.baseAddress! + Int(s2), n)
+                let base = buffer.baseAddress ?? emptyBytes
+                let order = memcmp(base + Int(s1), base + Int(s2), n)
                 if order != 0 { return Int(order) }
                 return Int(c1) - Int(c2)
             }

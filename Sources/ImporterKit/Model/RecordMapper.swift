@@ -25,6 +25,8 @@ public struct RecordMapper: Sendable {
         var hasConstant: Bool
         var hasDefault: Bool
         var scale: Double?
+        /// When `scale` is 10^k, k: applied to the decimal exponent while parsing, exactly.
+        var scaleExponent: Int?
         /// Index into `details`.
         var detail: Int
     }
@@ -76,6 +78,7 @@ public struct RecordMapper: Sendable {
                 hasConstant: field.constant != nil,
                 hasDefault: field.defaultValue != nil,
                 scale: field.scale,
+                scaleExponent: field.scale.flatMap(NumberParser.powerOfTen),
                 detail: details.count
             ))
             details.append(PlanDetail(
@@ -119,7 +122,7 @@ public struct RecordMapper: Sendable {
     /// unchanged).
     public func map(_ record: RawRecord, into batch: inout RecordBatch) -> Reject? {
         record.bytes.withUnsafeBufferPointer { bytes in
-            let base = bytes.baseAddress ?? UnsafePointer(bitPattern: 1)!
+            let base = bytes.baseAddress ?? emptyBytes
             // Indexing the buffer passes each plan borrowed (a `for plan in plans` loop copies it).
             let rejected: Reject? = plans.withUnsafeBufferPointer { plans in
                 for index in plans.indices {
@@ -146,7 +149,13 @@ public struct RecordMapper: Sendable {
             location.column = Int(slot.column)
             raw = record.text(of: plan.slot)
         }
-        if let field = detail.mapping.field { location.path = field }
+        if let field = detail.mapping.field {
+            if let pointer = record.recordsPointer {
+                location.path = "\(pointer)/\(record.index)" + (field.hasPrefix("/") ? field : "/" + field)
+            } else {
+                location.path = field
+            }
+        }
         return Reject(location: location, entity: entity.name, attribute: detail.attribute.name, reason: reason, rawValue: raw)
     }
 
@@ -169,6 +178,8 @@ public struct RecordMapper: Sendable {
                 return nil
             default: return "expected \(plan.type.rawValue), found a boolean"
             }
+        case .composite:
+            return "expected a single value, found an object or array"
         case .number, .string:
             break
         }
@@ -187,10 +198,10 @@ public struct RecordMapper: Sendable {
                 count -= marker
                 negate = isNegative
             }
-            guard var number = NumberParser.double(start, count: count) else {
+            guard var number = NumberParser.double(start, count: count, shift: plan.scaleExponent ?? 0) else {
                 return "expected a number"
             }
-            if let scale = plan.scale { number *= scale }
+            if plan.scaleExponent == nil, let scale = plan.scale { number *= scale }
             if plan.signSlot >= 0 {
                 switch direction(record, base, plan) {
                 case .some(let isNegative): negate = isNegative
@@ -292,6 +303,6 @@ public struct RecordMapper: Sendable {
 extension RecordBatch {
     mutating func appendText(_ string: String) -> BatchValue {
         var string = string
-        return string.withUTF8 { appendText($0.baseAddress ?? UnsafePointer(bitPattern: 1)!, count: $0.count) }
+        return string.withUTF8 { appendText($0.baseAddress ?? emptyBytes, count: $0.count) }
     }
 }

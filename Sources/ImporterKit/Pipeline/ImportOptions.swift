@@ -14,6 +14,8 @@ public struct ImportOptions: Sendable {
     public var maxRejects = 0
     /// Create the model's views and replay every view after the import, in the same transaction.
     public var replayViews = true
+    /// Do everything, then roll the store transaction back (the report is rendered before).
+    public var dryRun = false
 
     public static let defaultAuthor = "importer-run"
 

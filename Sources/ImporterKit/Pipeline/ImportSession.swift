@@ -11,6 +11,8 @@ public struct ImportResult: Sendable {
     public var warnings: [String]
     /// What the run did to each derived view (built, replayed).
     public var views: [ViewEffect] = []
+    /// The run number its rejects are stored under (nil when it rejected nothing).
+    public var rejectRun: Int64?
 
     public var totals: ChangeCounts { entities.reduce(ChangeCounts()) { $0 + $1.1 } }
 }
@@ -24,6 +26,11 @@ public final class ImportSession {
     public let options: ImportOptions
     /// Called after each batch (on the importing thread).
     public var onProgress: ((ImportProgress) -> Void)?
+    /// Receives every rejected record as it is met (the `--rejects` file).
+    public var rejectSink: RejectSink?
+    /// Called inside the store transaction, after the import and the views, with the result;
+    /// the report is rendered here for a dry run, whose transaction is then rolled back.
+    public var beforeCommit: ((ImportResult) throws -> Void)?
 
     public init(store: Store, model: Model, options: ImportOptions) {
         self.store = store
@@ -31,9 +38,23 @@ public final class ImportSession {
         self.options = options
     }
 
+    /// Thrown inside the transaction to roll a dry run back.
+    private struct DryRunRollback: Error {
+        var result: ImportResult
+    }
+
     public func run(_ feeds: [FeedInput]) throws(ImportError) -> ImportResult {
         do {
-            return try store.connection.transaction(immediate: true) { try importAll(feeds) }
+            return try store.connection.transaction(immediate: true) {
+                let result = try importAll(feeds)
+                try beforeCommit?(result)
+                if options.dryRun { throw DryRunRollback(result: result) }
+                return result
+            }
+        } catch let rollback as DryRunRollback {
+            store.capture.reset()
+            try? store.reloadEntities()
+            return rollback.result
         } catch {
             // The SQLite transaction rolled back: forget what this run left in memory.
             store.capture.reset()
@@ -47,11 +68,17 @@ public final class ImportSession {
         }
     }
 
-    private struct EntityRun {
-        var entity: EntityDescription
+    /// The run's state for one entity.
+    private final class EntityRun {
+        let entity: EntityDescription
+        /// One upserter per set of supplied columns (feeds of one entity may supply different ones).
         var upserters: [[Int]: BatchUpserter] = [:]
         var rejected = 0
         var duplicates: Int { upserters.values.reduce(0) { $0 + $1.duplicateCount } }
+
+        init(entity: EntityDescription) {
+            self.entity = entity
+        }
     }
 
     private func importAll(_ feeds: [FeedInput]) throws -> ImportResult {
@@ -74,12 +101,17 @@ public final class ImportSession {
         }
         var rejects: [Reject] = []
         var rejectCount = 0
+        let rejectStore = RejectStore(store: store)
+        var rejectRun: Int64?
+        var insertReject: Statement?
+        let startedAt = Timestamp.now()
         var warnings: [String] = []
 
         for feed in feeds {
-            guard let entity = runs[feed.mapping.entity]?.entity else { continue }
+            guard let run = runs[feed.mapping.entity] else { continue }
+            let entity = run.entity
             let source = try ByteSource(path: feed.path)
-            let reader = try makeReader(feed.mapping.format, source: source)
+            let reader = try FeedReaders.make(for: feed.mapping, source: source)
             var mapper = try RecordMapper(entity: entity, mapping: feed.mapping)
             let header = try reader.open(requesting: mapper.requestedFields)
             warnings += header.warnings.map { "\(source.name): \($0)" }
@@ -89,10 +121,10 @@ public final class ImportSession {
             // Created at the first batch: a feed with no records (and maybe no fields) writes nothing.
             func write(_ batch: RecordBatch) throws {
                 if upserter == nil {
-                    upserter = try runs[entity.name]!.upserters[columns] ?? BatchUpserter(
+                    upserter = try run.upserters[columns] ?? BatchUpserter(
                         connection: store.connection, capture: store.capture, entity: entity, columns: columns, keyPositions: mapper.keyPositions,
                         transaction: transaction)
-                    runs[entity.name]!.upserters[columns] = upserter
+                    run.upserters[columns] = upserter
                 }
                 try upserter?.write(batch, sorted: options.sortBatches)
             }
@@ -104,11 +136,17 @@ public final class ImportSession {
                 if var reject = mapper.map(record, into: &batch) {
                     reject.location.source = source.name
                     rejectCount += 1
-                    runs[entity.name]!.rejected += 1
+                    run.rejected += 1
                     if rejects.count < 100 { rejects.append(reject) }
+                    rejectSink?.write(reject)
                     if rejectCount > options.maxRejects {
                         throw ImportError.tooManyRejects(count: rejectCount, limit: options.maxRejects, rejects: rejects)
                     }
+                    if rejectRun == nil {
+                        rejectRun = try rejectStore.allocateRun()
+                        insertReject = try rejectStore.insertStatement()
+                    }
+                    if let rejectRun, let insertReject { try rejectStore.insert(reject, run: rejectRun, using: insertReject, at: startedAt) }
                     continue
                 }
                 if batch.count >= options.batchSize {
@@ -127,7 +165,7 @@ public final class ImportSession {
         var counts: [(String, ChangeCounts, ClosedRange<Int64>?)] = []
         for entity in entities {
             var (entityCounts, changeIDs) = try history.recordChanges(entity, in: transaction)
-            let run = runs[entity.name]!
+            guard let run = runs[entity.name] else { continue }
             let seen = try SeenKeys.count(entity, in: store.connection)
             entityCounts.unchanged = seen - entityCounts.inserted - entityCounts.updated
             entityCounts.rejected = run.rejected
@@ -137,6 +175,8 @@ public final class ImportSession {
         let metadata = TransactionMetadata(author: options.author, context: options.context, sources: feeds.map(\.path))
         let wrote = try history.finish(number, metadata: metadata, entities: counts)
         var result = ImportResult(transactionNumber: wrote ? number : nil, entities: counts.map { ($0.0, $0.1) }, rejects: rejects, warnings: warnings)
+        result.rejectRun = rejectRun
+        if let rejectRun, wrote { try rejectStore.tag(run: rejectRun, transaction: number) }
         if options.replayViews { try replayViews(into: &result, built: built) }
         return result
     }
@@ -160,9 +200,4 @@ public final class ImportSession {
         }
     }
 
-    private func makeReader(_ format: FeedFormat, source: ByteSource) throws -> any RecordReader {
-        switch format {
-        case .nasaColumnar: NASAColumnarReader(source: source)
-        }
-    }
 }

@@ -38,7 +38,9 @@ public final class OutputSink: TextOutputStream {
         guard failure == nil else { buffer.removeAll(keepingCapacity: true); return }
         var offset = 0
         while offset < buffer.count {
-            let n = buffer.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+            let n = buffer.withUnsafeBytes { bytes in
+                bytes.baseAddress.map { Foundation.write(descriptor, $0 + offset, bytes.count - offset) } ?? 0
+            }
             if n < 0 {
                 if errno == EINTR { continue }
                 failure = errno

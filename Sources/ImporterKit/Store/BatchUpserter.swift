@@ -79,7 +79,7 @@ final class BatchUpserter {
             }
         }
         try batch.arena.withUnsafeBufferPointer { arena in
-            let base = arena.baseAddress ?? UnsafePointer(bitPattern: 1)!
+            let base = arena.baseAddress ?? emptyBytes
             var start = 0
             while start < kept.count {
                 let end = min(start + Self.chunkSize, kept.count)

@@ -121,7 +121,7 @@ public final class Store {
             guard try connection.scalar("SELECT count(*) FROM sqlite_master") == .integer(0) else { return }
             for statement in StoreSchema.create { try connection.execute(statement) }
             let now = Timestamp.now()
-            try connection.execute("INSERT INTO importer_metadata(key, value) VALUES ('store_id', ?), ('created_at', ?), ('last_transaction_number', 0), ('purged_through', 0)",
+            try connection.execute("INSERT INTO importer_metadata(key, value) VALUES ('store_id', ?), ('created_at', ?), ('last_transaction_number', 0), ('purged_through', 0), ('last_run_number', 0)",
                                    [.text(UUID().uuidString.lowercased()), .text(now)])
             try connection.execute("PRAGMA application_id = \(StoreSchema.applicationID)")
             try connection.execute("PRAGMA user_version = \(StoreSchema.version)")

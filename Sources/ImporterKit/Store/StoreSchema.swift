@@ -68,6 +68,24 @@ enum StoreSchema {
         ) STRICT
         """,
         """
+        CREATE TABLE importer_reject (
+          "id" INTEGER PRIMARY KEY,
+          "run" INTEGER NOT NULL,
+          "transaction_number" INTEGER,
+          "created_at" TEXT NOT NULL,
+          "source" TEXT NOT NULL,
+          "line" INTEGER,
+          "column" INTEGER,
+          "record" INTEGER,
+          "path" TEXT,
+          "entity" TEXT NOT NULL,
+          "attribute" TEXT,
+          "reason" TEXT NOT NULL,
+          "value" TEXT
+        ) STRICT
+        """,
+        "CREATE INDEX importer_reject_run ON importer_reject (run)",
+        """
         CREATE TABLE importer_view (
           "name" TEXT PRIMARY KEY,
           "entity" TEXT NOT NULL,

@@ -238,7 +238,7 @@ final class JSONScanner {
                 throw syntaxError(expected: "a high surrogate before a low surrogate")
             }
             guard let unicode = Unicode.Scalar(scalar) else { throw syntaxError(expected: "a valid Unicode scalar") }
-            output.append(contentsOf: UTF8.encode(unicode)!)
+            output.append(contentsOf: unicode.utf8)
             position += consumed
             return
         default:

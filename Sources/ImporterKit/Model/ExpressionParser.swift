@@ -1,0 +1,279 @@
+import Foundation
+
+/// Reads and writes the text form of `Expression`, as model files write derived attributes:
+///
+///     year(date)
+///     case when latitude is null then 'unknown' when latitude >= 0 then 'N' else 'S' end
+///     energy * 1e10 || ' J'
+///
+/// Grammar (keywords are case-insensitive): `or` < `and` < `not` < comparison (`= != <> < <= > >=`,
+/// `is [not] null`) < `||` < `+ -` < `* /` < unary `-` < primary (number, `'text'` with `''` for a
+/// quote, `null`, `true`, `false`, attribute name, function call, parenthesis, `case … end`).
+/// Only the functions of `Expression.Function` exist.
+public struct ExpressionParser {
+    public struct Failure: Error, Equatable, CustomStringConvertible {
+        /// 1-based offset in the expression text.
+        public var offset: Int
+        public var message: String
+        public var description: String { "at character \(offset): \(message)" }
+    }
+
+    private enum Token: Equatable {
+        case number(String)
+        case text(String)
+        case word(String)
+        case symbol(String)
+        case end
+    }
+
+    private var tokens: [(token: Token, offset: Int)] = []
+    private var position = 0
+
+    public static func parse(_ text: String) throws(Failure) -> Expression {
+        var parser = ExpressionParser()
+        try parser.tokenize(text)
+        let expression = try parser.or()
+        guard parser.current == .end else { throw parser.failure("unexpected \(parser.describe(parser.current))") }
+        return expression
+    }
+
+    private var current: Token { tokens[position].token }
+
+    private func failure(_ message: String) -> Failure {
+        Failure(offset: tokens[position].offset, message: message)
+    }
+
+    private func describe(_ token: Token) -> String {
+        switch token {
+        case .number(let n): "number \(n)"
+        case .text(let t): "text '\(t)'"
+        case .word(let w): "'\(w)'"
+        case .symbol(let s): "'\(s)'"
+        case .end: "end of expression"
+        }
+    }
+
+    private mutating func tokenize(_ text: String) throws(Failure) {
+        let scalars = Array(text.unicodeScalars)
+        var i = 0
+        func isLetter(_ c: Unicode.Scalar) -> Bool { c == "_" || c.properties.isAlphabetic }
+        func isDigit(_ c: Unicode.Scalar) -> Bool { ("0"..."9").contains(c) }
+        while i < scalars.count {
+            let c = scalars[i]
+            let start = i + 1
+            if c == " " || c == "\t" || c == "\n" || c == "\r" { i += 1; continue }
+            if isDigit(c) || (c == "." && i + 1 < scalars.count && isDigit(scalars[i + 1])) {
+                var j = i
+                while j < scalars.count, isDigit(scalars[j]) || scalars[j] == "." { j += 1 }
+                if j < scalars.count, scalars[j] == "e" || scalars[j] == "E" {
+                    j += 1
+                    if j < scalars.count, scalars[j] == "+" || scalars[j] == "-" { j += 1 }
+                    while j < scalars.count, isDigit(scalars[j]) { j += 1 }
+                }
+                tokens.append((.number(String(String.UnicodeScalarView(scalars[i..<j]))), start))
+                i = j
+            } else if isLetter(c) {
+                var j = i
+                while j < scalars.count, isLetter(scalars[j]) || isDigit(scalars[j]) { j += 1 }
+                tokens.append((.word(String(String.UnicodeScalarView(scalars[i..<j]))), start))
+                i = j
+            } else if c == "'" {
+                var value = String.UnicodeScalarView()
+                var j = i + 1
+                var closed = false
+                while j < scalars.count {
+                    if scalars[j] == "'" {
+                        if j + 1 < scalars.count, scalars[j + 1] == "'" { value.append("'"); j += 2; continue }
+                        closed = true
+                        j += 1
+                        break
+                    }
+                    value.append(scalars[j])
+                    j += 1
+                }
+                guard closed else { throw Failure(offset: start, message: "text is not closed with '") }
+                tokens.append((.text(String(value)), start))
+                i = j
+            } else {
+                let two = i + 1 < scalars.count ? String(String.UnicodeScalarView([c, scalars[i + 1]])) : ""
+                if ["<=", ">=", "!=", "<>", "||"].contains(two) {
+                    tokens.append((.symbol(two == "<>" ? "!=" : two), start))
+                    i += 2
+                } else if "=<>+-*/(),".unicodeScalars.contains(c) {
+                    tokens.append((.symbol(String(c)), start))
+                    i += 1
+                } else {
+                    throw Failure(offset: start, message: "unexpected character '\(c)'")
+                }
+            }
+        }
+        tokens.append((.end, scalars.count + 1))
+    }
+
+    private func isKeyword(_ word: String) -> Bool {
+        if case .word(let w) = current { return w.lowercased() == word }
+        return false
+    }
+
+    private mutating func take(_ symbol: String) -> Bool {
+        if current == .symbol(symbol) { position += 1; return true }
+        return false
+    }
+
+    private mutating func takeKeyword(_ word: String) -> Bool {
+        if isKeyword(word) { position += 1; return true }
+        return false
+    }
+
+    private mutating func expect(_ symbol: String) throws(Failure) {
+        guard take(symbol) else { throw failure("expected '\(symbol)', found \(describe(current))") }
+    }
+
+    private mutating func or() throws(Failure) -> Expression {
+        var lhs = try and()
+        while takeKeyword("or") { lhs = .binary(.or, lhs, try and()) }
+        return lhs
+    }
+
+    private mutating func and() throws(Failure) -> Expression {
+        var lhs = try not()
+        while takeKeyword("and") { lhs = .binary(.and, lhs, try not()) }
+        return lhs
+    }
+
+    private mutating func not() throws(Failure) -> Expression {
+        if takeKeyword("not") { return .not(try not()) }
+        return try comparison()
+    }
+
+    private mutating func comparison() throws(Failure) -> Expression {
+        let lhs = try concatenation()
+        if takeKeyword("is") {
+            let negated = takeKeyword("not")
+            guard takeKeyword("null") else { throw failure("expected null after is") }
+            return negated ? .not(.isNull(lhs)) : .isNull(lhs)
+        }
+        for (symbol, op) in [("=", Expression.BinaryOperator.equal), ("!=", .notEqual), ("<=", .lessOrEqual), (">=", .greaterOrEqual), ("<", .less), (">", .greater)] where take(symbol) {
+            return .binary(op, lhs, try concatenation())
+        }
+        return lhs
+    }
+
+    private mutating func concatenation() throws(Failure) -> Expression {
+        var lhs = try additive()
+        while take("||") { lhs = .binary(.concatenate, lhs, try additive()) }
+        return lhs
+    }
+
+    private mutating func additive() throws(Failure) -> Expression {
+        var lhs = try multiplicative()
+        while true {
+            if take("+") { lhs = .binary(.add, lhs, try multiplicative()) } else if take("-") { lhs = .binary(.subtract, lhs, try multiplicative()) } else { return lhs }
+        }
+    }
+
+    private mutating func multiplicative() throws(Failure) -> Expression {
+        var lhs = try unary()
+        while true {
+            if take("*") { lhs = .binary(.multiply, lhs, try unary()) } else if take("/") { lhs = .binary(.divide, lhs, try unary()) } else { return lhs }
+        }
+    }
+
+    private mutating func unary() throws(Failure) -> Expression {
+        if take("-") {
+            let operand = try unary()
+            switch operand {
+            case .literal(.integer(let n)): return .literal(.integer(-n))
+            case .literal(.real(let x)): return .literal(.real(-x))
+            default: return .binary(.subtract, .literal(.integer(0)), operand)
+            }
+        }
+        return try primary()
+    }
+
+    private mutating func primary() throws(Failure) -> Expression {
+        let token = current
+        switch token {
+        case .number(let text):
+            position += 1
+            if let n = Int64(text) { return .literal(.integer(n)) }
+            guard let x = NumberParser.double(text) else { throw Failure(offset: tokens[position - 1].offset, message: "'\(text)' is not a number") }
+            return .literal(.real(x))
+        case .text(let text):
+            position += 1
+            return .literal(.text(text))
+        case .symbol("("):
+            position += 1
+            let inner = try or()
+            try expect(")")
+            return inner
+        case .word(let word):
+            switch word.lowercased() {
+            case "null": position += 1; return .literal(.null)
+            case "true": position += 1; return .literal(.integer(1))
+            case "false": position += 1; return .literal(.integer(0))
+            case "case": return try caseExpression()
+            default: break
+            }
+            position += 1
+            guard take("(") else { return .attribute(word) }
+            guard let function = Expression.Function(rawValue: word.lowercased()) else {
+                throw Failure(offset: tokens[position - 2].offset, message: "unknown function \(word)() (known: \(Expression.Function.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+            var arguments: [Expression] = []
+            if !take(")") {
+                repeat { arguments.append(try or()) } while take(",")
+                try expect(")")
+            }
+            return .function(function, arguments)
+        default:
+            throw failure("expected a value, found \(describe(token))")
+        }
+    }
+
+    private mutating func caseExpression() throws(Failure) -> Expression {
+        position += 1
+        var branches: [Expression.Branch] = []
+        while takeKeyword("when") {
+            let condition = try or()
+            guard takeKeyword("then") else { throw failure("expected then, found \(describe(current))") }
+            branches.append(Expression.Branch(condition, try or()))
+        }
+        guard !branches.isEmpty else { throw failure("expected when after case") }
+        let otherwise = takeKeyword("else") ? try or() : nil
+        guard takeKeyword("end") else { throw failure("expected end, found \(describe(current))") }
+        return .when(branches, otherwise: otherwise)
+    }
+}
+
+extension Expression {
+    /// The expression in the text form `ExpressionParser` reads (fully parenthesized where needed).
+    public var text: String {
+        switch self {
+        case .attribute(let name): return name
+        case .literal(let value):
+            switch value {
+            case .null: return "null"
+            case .integer(let n): return String(n)
+            case .real(let x): return x == x.rounded() && abs(x) < 1e15 ? "\(x)" : x.description
+            case .text(let t): return "'" + t.replacingOccurrences(of: "'", with: "''") + "'"
+            }
+        case .function(let function, let arguments):
+            return "\(function.rawValue)(\(arguments.map(\.text).joined(separator: ", ")))"
+        case .binary(let op, let lhs, let rhs):
+            let symbol = op == .and ? "and" : op == .or ? "or" : op.rawValue
+            return "(\(lhs.text) \(symbol) \(rhs.text))"
+        case .not(.isNull(let e)):
+            return "(\(e.text) is not null)"
+        case .not(let e):
+            return "(not \(e.text))"
+        case .isNull(let e):
+            return "(\(e.text) is null)"
+        case .when(let branches, let otherwise):
+            var text = "case"
+            for branch in branches { text += " when \(branch.condition.text) then \(branch.value.text)" }
+            if let otherwise { text += " else \(otherwise.text)" }
+            return text + " end"
+        }
+    }
+}

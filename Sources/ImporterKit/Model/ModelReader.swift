@@ -1,0 +1,240 @@
+import Yams
+
+/// Decodes a model file's YAML nodes, collecting every problem with its location, and remembering
+/// where each entity, attribute, feed, field and view was declared (to place validation problems).
+struct ModelReader {
+    let name: String
+    private(set) var problems: [String] = []
+    /// "entity Fireball", "entity Fireball date", "feed api", "feed api latitude", "view v" → mark.
+    private var marks: [String: Mark] = [:]
+
+    init(name: String) {
+        self.name = name
+    }
+
+    private func at(_ node: Node?) -> String {
+        guard let mark = node?.mark else { return name }
+        return "\(name):\(mark.line):\(mark.column)"
+    }
+
+    private mutating func problem(_ node: Node?, _ path: String, _ message: String) {
+        problems.append("\(at(node)): \(path): \(message)")
+    }
+
+    /// Places a problem from `Model.validate()` at the declaration it concerns.
+    func locate(_ message: String) -> String {
+        let words = message.split(separator: " ", maxSplits: 2).map(String.init)
+        if words.count >= 2 {
+            let kind = words[0]
+            let subject = words[1].hasSuffix(":") ? String(words[1].dropLast()) : words[1]
+            var member: String?
+            if let open = message.firstIndex(of: "'"), let close = message[message.index(after: open)...].firstIndex(of: "'") {
+                member = String(message[message.index(after: open)..<close])
+            }
+            if let member, let mark = marks["\(kind) \(subject) \(member)"] ?? marks["\(kind) \(subject)"] {
+                return "\(name):\(mark.line):\(mark.column): \(message)"
+            }
+            if let mark = marks["\(kind) \(subject)"] { return "\(name):\(mark.line):\(mark.column): \(message)" }
+        }
+        return "\(name): \(message)"
+    }
+
+    // MARK: Node access
+
+    private mutating func mapping(_ node: Node, _ path: String, allowed: [String]) -> [String: Node]? {
+        guard let mapping = node.mapping else {
+            problem(node, path, "expected a mapping (key: value)")
+            return nil
+        }
+        var result: [String: Node] = [:]
+        for (key, value) in mapping {
+            guard let text = key.string else { continue }
+            if !allowed.contains(text) {
+                problem(key, path, "unknown key '\(text)' (expected one of: \(allowed.joined(separator: ", ")))")
+            }
+            result[text] = value
+        }
+        return result
+    }
+
+    private mutating func string(_ fields: [String: Node], _ key: String, _ path: String, required: Bool = false, in parent: Node) -> String? {
+        guard let node = fields[key] else {
+            if required { problem(parent, path, "missing '\(key)'") }
+            return nil
+        }
+        guard node.scalar != nil, let text = node.string else {
+            problem(node, "\(path).\(key)", "expected text")
+            return nil
+        }
+        return text
+    }
+
+    private mutating func bool(_ fields: [String: Node], _ key: String, _ path: String) -> Bool {
+        guard let node = fields[key] else { return false }
+        guard let value = node.bool else {
+            problem(node, "\(path).\(key)", "expected true or false")
+            return false
+        }
+        return value
+    }
+
+    /// A list of texts; a single text counts as a list of one.
+    private mutating func strings(_ fields: [String: Node], _ key: String, _ path: String) -> [String]? {
+        guard let node = fields[key] else { return nil }
+        if node.scalar != nil, let single = node.string { return [single] }
+        guard let sequence = node.sequence else {
+            problem(node, "\(path).\(key)", "expected a list of texts")
+            return nil
+        }
+        return sequence.enumerated().compactMap { index, item in
+            guard item.scalar != nil, let text = item.string else {
+                problem(item, "\(path).\(key)[\(index)]", "expected text")
+                return nil
+            }
+            return text
+        }
+    }
+
+    private mutating func list(_ fields: [String: Node], _ key: String, _ path: String) -> [Node] {
+        guard let node = fields[key] else { return [] }
+        guard let sequence = node.sequence else {
+            problem(node, "\(path).\(key)", "expected a list")
+            return []
+        }
+        return Array(sequence)
+    }
+
+    /// A scalar as a value: YAML's numbers, booleans (as 0/1) and null, else text.
+    private func value(_ node: Node) -> Value? {
+        guard node.scalar != nil else { return nil }
+        switch Resolver.default.resolveTag(of: node) {
+        case .null: return .null
+        case .bool: return node.bool.map { .integer($0 ? 1 : 0) }
+        case .int: return node.int.map { .integer(Int64($0)) }
+        case .float: return node.float.map(Value.real)
+        default: return node.string.map(Value.text)
+        }
+    }
+
+    private mutating func enumeration<T: RawRepresentable & CaseIterable>(_ fields: [String: Node], _ key: String, _ path: String, required: Bool, in parent: Node) -> T? where T.RawValue == String {
+        guard let text = string(fields, key, path, required: required, in: parent) else { return nil }
+        guard let value = T(rawValue: text) else {
+            problem(fields[key], "\(path).\(key)", "'\(text)' is not one of: \(T.allCases.map(\.rawValue).joined(separator: ", "))")
+            return nil
+        }
+        return value
+    }
+
+    // MARK: The model
+
+    mutating func model(_ root: Node) -> Model? {
+        guard let top = mapping(root, "model", allowed: ["entities", "feeds", "views"]) else { return nil }
+        let entities = list(top, "entities", "model").enumerated().compactMap { entity($1, "entities[\($0)]") }
+        if top["entities"] == nil { problem(root, "model", "missing 'entities'") }
+        let feeds = list(top, "feeds", "model").enumerated().compactMap { feed($1, "feeds[\($0)]", entities: entities) }
+        let views = list(top, "views", "model").enumerated().compactMap { view($1, "views[\($0)]", entities: entities) }
+        return Model(entities: entities, feeds: feeds, views: views)
+    }
+
+    private mutating func entity(_ node: Node, _ path: String) -> EntityDescription? {
+        guard let fields = mapping(node, path, allowed: ["name", "table", "key", "tombstone", "attributes", "derived", "doc"]),
+              let name = string(fields, "name", path, required: true, in: node) else { return nil }
+        if let mark = node.mark { marks["entity \(name)"] = mark }
+        let attributes = list(fields, "attributes", path).enumerated().compactMap { index, item -> AttributeDescription? in
+            let itemPath = "\(path).attributes[\(index)]"
+            guard let attribute = mapping(item, itemPath, allowed: ["name", "type", "required", "doc"]),
+                  let attributeName = string(attribute, "name", itemPath, required: true, in: item) else { return nil }
+            if let mark = item.mark { marks["entity \(name) \(attributeName)"] = mark }
+            let type: AttributeType? = enumeration(attribute, "type", itemPath, required: true, in: item)
+            return type.map {
+                AttributeDescription(name: attributeName, type: $0, isOptional: !bool(attribute, "required", itemPath),
+                                     documentation: string(attribute, "doc", itemPath, in: item))
+            }
+        }
+        let derived = list(fields, "derived", path).enumerated().compactMap { index, item -> DerivedAttribute? in
+            let itemPath = "\(path).derived[\(index)]"
+            guard let attribute = mapping(item, itemPath, allowed: ["name", "type", "expression", "doc"]),
+                  let attributeName = string(attribute, "name", itemPath, required: true, in: item),
+                  let text = string(attribute, "expression", itemPath, required: true, in: item) else { return nil }
+            if let mark = item.mark { marks["entity \(name) \(attributeName)"] = mark }
+            let type: AttributeType? = enumeration(attribute, "type", itemPath, required: true, in: item)
+            do {
+                let expression = try ExpressionParser.parse(text)
+                return type.map { DerivedAttribute(name: attributeName, type: $0, expression: expression, documentation: string(attribute, "doc", itemPath, in: item)) }
+            } catch {
+                problem(attribute["expression"], "\(itemPath).expression", "\(error)")
+                return nil
+            }
+        }
+        let key = strings(fields, "key", path) ?? []
+        if fields["key"] == nil { problem(node, path, "missing 'key' (the unique key's attributes)") }
+        return EntityDescription(name: name, tableName: string(fields, "table", path, in: node) ?? name.lowercased(),
+                                 attributes: attributes, uniqueKey: key, tombstoneAttributes: strings(fields, "tombstone", path) ?? key,
+                                 derivedAttributes: derived)
+    }
+
+    private mutating func feed(_ node: Node, _ path: String, entities: [EntityDescription]) -> FeedMapping? {
+        guard let fields = mapping(node, path, allowed: ["name", "entity", "format", "records", "namespaces", "fields", "doc"]),
+              let name = string(fields, "name", path, required: true, in: node) else { return nil }
+        if let mark = node.mark { marks["feed \(name)"] = mark }
+        let entity = string(fields, "entity", path, required: entities.count != 1, in: node) ?? entities.first?.name ?? ""
+        guard let format: FeedFormat = enumeration(fields, "format", path, required: true, in: node) else { return nil }
+        var namespaces: [String: String] = [:]
+        if let node = fields["namespaces"] {
+            if let mapping = node.mapping {
+                for (prefix, uri) in mapping {
+                    if let prefix = prefix.string, let uri = uri.string { namespaces[prefix] = uri }
+                }
+            } else {
+                problem(node, "\(path).namespaces", "expected a mapping of prefixes to namespace URIs")
+            }
+        }
+        let mappings = list(fields, "fields", path).enumerated().compactMap { index, item -> FieldMapping? in
+            let itemPath = "\(path).fields[\(index)]"
+            guard let field = mapping(item, itemPath, allowed: ["attribute", "field", "constant", "trim", "empty-is-null", "default", "scale", "sign", "format", "zone"]),
+                  let attribute = string(field, "attribute", itemPath, required: true, in: item) else { return nil }
+            if let mark = item.mark { marks["feed \(name) \(attribute)"] = mark }
+            var mapping = FieldMapping(attribute: attribute, field: string(field, "field", itemPath, in: item))
+            mapping.trim = bool(field, "trim", itemPath)
+            mapping.emptyIsNull = bool(field, "empty-is-null", itemPath)
+            mapping.constant = field["constant"].flatMap(value)
+            mapping.defaultValue = field["default"].flatMap(value)
+            if let scale = field["scale"] {
+                if let number = scale.float { mapping.scale = number } else { problem(scale, "\(itemPath).scale", "expected a number") }
+            }
+            mapping.format = string(field, "format", itemPath, in: item)
+            mapping.timeZone = string(field, "zone", itemPath, in: item)
+            if let signNode = field["sign"], let sign = self.mapping(signNode, "\(itemPath).sign", allowed: ["field", "suffix", "negative", "positive"]) {
+                let signField = string(sign, "field", "\(itemPath).sign", in: signNode)
+                let suffix = bool(sign, "suffix", "\(itemPath).sign")
+                if (signField == nil) == !suffix {
+                    problem(signNode, "\(itemPath).sign", "give either 'field' (a direction field) or 'suffix: true' (a marker glued to the number)")
+                }
+                mapping.sign = SignRule(field: signField, negative: strings(sign, "negative", "\(itemPath).sign") ?? [],
+                                        positive: strings(sign, "positive", "\(itemPath).sign") ?? [])
+                if mapping.sign?.negative.isEmpty ?? true { problem(signNode, "\(itemPath).sign", "missing 'negative' markers") }
+            }
+            return mapping
+        }
+        return FeedMapping(name: name, entity: entity, format: format, records: string(fields, "records", path, in: node),
+                           namespaces: namespaces, fields: mappings)
+    }
+
+    private mutating func view(_ node: Node, _ path: String, entities: [EntityDescription]) -> ViewDefinition? {
+        guard let fields = mapping(node, path, allowed: ["name", "entity", "group-by", "aggregates", "doc"]),
+              let name = string(fields, "name", path, required: true, in: node) else { return nil }
+        if let mark = node.mark { marks["view \(name)"] = mark }
+        let entity = string(fields, "entity", path, required: entities.count != 1, in: node) ?? entities.first?.name ?? ""
+        let aggregates = list(fields, "aggregates", path).enumerated().compactMap { index, item -> Aggregate? in
+            let itemPath = "\(path).aggregates[\(index)]"
+            guard let aggregate = mapping(item, itemPath, allowed: ["name", "function", "attribute"]),
+                  let aggregateName = string(aggregate, "name", itemPath, required: true, in: item) else { return nil }
+            if let mark = item.mark { marks["view \(name) \(aggregateName)"] = mark }
+            let function: Aggregate.Function? = enumeration(aggregate, "function", itemPath, required: true, in: item)
+            return function.map { Aggregate(name: aggregateName, function: $0, attribute: string(aggregate, "attribute", itemPath, in: item)) }
+        }
+        if fields["group-by"] == nil { problem(node, path, "missing 'group-by'") }
+        return ViewDefinition(name: name, entity: entity, groupBy: strings(fields, "group-by", path) ?? [], aggregates: aggregates,
+                              documentation: string(fields, "doc", path, in: node))
+    }
+}

@@ -1,0 +1,104 @@
+import ArgumentParser
+import Foundation
+import ImporterKit
+
+struct RejectsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rejects",
+        abstract: "The rejected records runs kept in the store.",
+        subcommands: [List.self, Show.self, Clear.self]
+    )
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the runs with rejects.", discussion: "Example: importer rejects list")
+        @OptionGroup var storeOptions: StoreOptions
+        @Option(name: .long, help: "Output format: text or json.") var format: ReportFormat = .text
+
+        func run() throws {
+            try runReportingErrors {
+                let runs = try RejectStore(store: try storeOptions.open(create: false)).runs()
+                let output = OutputSink()
+                if format == .text {
+                    if runs.isEmpty { output.write("No rejects.\n") }
+                    for run in runs {
+                        output.write("run \(run.run) at \(run.createdAt): \(run.count) reject(s) in \(run.sources.joined(separator: ", "))\(run.transactionNumber.map { ", transaction \($0)" } ?? "")\n")
+                    }
+                } else {
+                    var json = JSONWriter(output: output)
+                    json.beginArray()
+                    for run in runs {
+                        json.beginObject()
+                        json.field("run", run.run)
+                        json.field("transaction", run.transactionNumber.map(Value.integer) ?? .null)
+                        json.field("created_at", run.createdAt)
+                        json.field("rejects", run.count)
+                        json.key("sources")
+                        json.beginArray()
+                        for source in run.sources { json.string(source) }
+                        json.endArray()
+                        json.endObject()
+                    }
+                    json.endArray()
+                    output.write("\n")
+                }
+                try output.flush()
+                return .success
+            }
+        }
+    }
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print a run's rejects (the latest run by default): location, attribute, reason, raw value.",
+            discussion: "Example: importer rejects show 3 --format ndjson"
+        )
+        @OptionGroup var storeOptions: StoreOptions
+        @Argument(help: ArgumentHelp("The run number.", valueName: "run")) var runNumber: Int64?
+        @Option(name: .long, help: "Output format: text, json or ndjson.") var format: ReportFormat = .text
+
+        func run() throws {
+            try runReportingErrors {
+                let (number, rejects) = try RejectStore(store: try storeOptions.open(create: false)).rejects(run: runNumber)
+                let output = OutputSink()
+                switch format {
+                case .text:
+                    if number == nil { output.write("No rejects.\n") }
+                    for reject in rejects { output.write("\(reject)\n") }
+                case .json:
+                    var json = JSONWriter(output: output)
+                    json.beginObject()
+                    json.field("run", number.map(Value.integer) ?? .null)
+                    json.key("rejects")
+                    json.beginArray()
+                    for reject in rejects { json.writeReject(reject) }
+                    json.endArray()
+                    json.endObject()
+                    output.write("\n")
+                case .ndjson:
+                    for reject in rejects {
+                        var json = JSONWriter(output: output)
+                        json.writeReject(reject)
+                        output.write("\n")
+                    }
+                }
+                try output.flush()
+                return .success
+            }
+        }
+    }
+
+    struct Clear: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Delete stored rejects (one run, or all).", discussion: "Example: importer rejects clear --run 3")
+        @OptionGroup var storeOptions: StoreOptions
+        @Option(name: .customLong("run"), help: ArgumentHelp("Only this run's rejects.", valueName: "number")) var runNumber: Int64?
+
+        func run() throws {
+            try runReportingErrors {
+                let store = try storeOptions.open(create: false)
+                let count = try store.connection.transaction(immediate: true) { try RejectStore(store: store).clear(run: runNumber) }
+                print("Cleared \(count) reject(s).")
+                return .success
+            }
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+@testable import ImporterKit
+
+@Suite struct ModelFileTests {
+    @Test func theBuiltInModelRoundTripsThroughYAMLAndJSON() throws {
+        let yaml = ModelFile.yaml(FireballModel.model)
+        #expect(try ModelFile.parse(yaml, name: "fireball.yaml") == FireballModel.model)
+        let json = ModelFile.json(FireballModel.model)
+        #expect(try ModelFile.parse(json, name: "fireball.json") == FireballModel.model)
+        #expect(yaml.contains("expression:"))
+        #expect(yaml.contains("group-by:"))
+    }
+
+    @Test func theShippedModelFileIsTheBuiltInModel() throws {
+        #expect(try ModelFile.load(path: sample("models/fireball.yaml")) == FireballModel.model)
+    }
+
+    @Test func expressionsRoundTripThroughTheirText() throws {
+        for derived in FireballModel.entity.derivedAttributes {
+            #expect(try ExpressionParser.parse(derived.expression.text) == derived.expression)
+        }
+        let parsed = try ExpressionParser.parse("case when energy is not null and not (energy < -1.5) then upper('it''s') || year(date) else null end")
+        #expect(try ExpressionParser.parse(parsed.text) == parsed)
+        #expect(throws: ExpressionParser.Failure.self) { _ = try ExpressionParser.parse("drop(table)") }
+        #expect(throws: ExpressionParser.Failure.self) { _ = try ExpressionParser.parse("energy; DELETE FROM fireball") }
+        #expect(throws: ExpressionParser.Failure.self) { _ = try ExpressionParser.parse("'unclosed") }
+    }
+
+    @Test func everyProblemIsReportedWithItsLocation() throws {
+        let text = """
+            entities:
+              - name: Station
+                table: station
+                key: [code]
+                colour: blue
+                attributes:
+                  - name: code
+                    type: text
+                  - name: height
+                    type: float
+                  - name: "x; DROP TABLE station"
+                    type: real
+                derived:
+                  - name: bad
+                    type: integer
+                    expression: "height +"
+            views:
+              - name: importer_sneaky
+                entity: Station
+                group-by: [nowhere]
+                aggregates:
+                  - {name: n, function: median}
+            """
+        let problems = problemsOf { () throws(ModelError) -> Model in try ModelFile.parse(text, name: "m.yaml") }
+        #expect(problems.contains { $0.hasPrefix("m.yaml:5:5: entities[0]: unknown key 'colour'") })
+        #expect(problems.contains { $0.hasPrefix("m.yaml:10:15: entities[0].attributes[1].type: 'float' is not one of: text, integer, real, boolean, date, datetime") })
+        #expect(problems.contains { $0.hasPrefix("m.yaml:16:21: entities[0].derived[0].expression: at character 9: expected a value") })
+        #expect(problems.contains { $0.hasPrefix("m.yaml:22:29: views[0].aggregates[0].function: 'median' is not one of") })
+        #expect(problems.count == 4, "\(problems)")
+
+        // With the syntax right, the model's own checks are placed at their declarations.
+        let semantic = """
+            entities:
+              - name: Station
+                table: station
+                key: [code, missing]
+                attributes:
+                  - name: code
+                    type: text
+                  - name: "x; DROP TABLE station"
+                    type: real
+            views:
+              - name: importer_sneaky
+                entity: Station
+                group-by: [nowhere]
+                aggregates:
+                  - {name: n, function: count}
+            """
+        do {
+            let found = problemsOf { () throws(ModelError) -> Model in try ModelFile.parse(semantic, name: "s.yaml") }
+            #expect(!found.isEmpty)
+            #expect(found.contains("s.yaml:8:9: entity Station: attribute: 'x; DROP TABLE station' is not a valid name (letters, digits and _; not starting with a digit)"))
+            #expect(found.contains("s.yaml:6:9: entity Station: unique key attribute 'code' must be required (not optional)"))
+            #expect(found.contains("s.yaml:2:5: entity Station: unique key attribute 'missing' is not declared"))
+            #expect(found.contains("s.yaml:11:5: view importer_sneaky: the name uses a reserved prefix (importer_, sqlite_)"))
+            #expect(found.contains("s.yaml:11:5: view importer_sneaky: group attribute 'nowhere' is not an attribute of Station"))
+        }
+    }
+
+    /// The problems a model error lists (none when the body succeeds).
+    private func problemsOf(_ body: () throws(ModelError) -> Model) -> [String] {
+        do {
+            _ = try body()
+            return []
+        } catch {
+            if case .problems(let found) = error { return found }
+            return ["\(error)"]
+        }
+    }
+
+    @Test func yamlSyntaxErrorsNameTheirLine() {
+        #expect(throws: ModelError.self) { _ = try ModelFile.parse("entities:\n  - name: [unclosed\n", name: "bad.yaml") }
+        do {
+            _ = try ModelFile.parse("entities:\n  - name: [unclosed\n", name: "bad.yaml")
+        } catch {
+            #expect("\(error)".contains("bad.yaml:3:1"))
+        }
+    }
+
+    @Test func namesCanNeverInjectSQL() {
+        for name in ["fireball\"; DROP TABLE x; --", "a b", "1st", "importer_history", "sqlite_master", String(repeating: "x", count: 65)] {
+            var entity = FireballModel.entity
+            entity.tableName = name
+            #expect(!entity.validate().isEmpty, "\(name)")
+        }
+        #expect(SQLIdentifier.quoted("a\"b") == "\"a\"\"b\"")
+    }
+}
