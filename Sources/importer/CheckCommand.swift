@@ -15,12 +15,13 @@ struct CheckCommand: ParsableCommand {
     )
 
     @OptionGroup var modelOptions: ModelOptions
+    @OptionGroup var logging: LoggingOptions
 
     @Option(name: .customLong("max-rejects"), help: ArgumentHelp("Rejected records tolerated before the check fails.", valueName: "count"))
     var maxRejects = 0
 
     @Option(name: .long, help: "Output format: text or json.")
-    var format: ReportFormat = .text
+    var format: ListFormat = .text
 
     @Argument(help: ArgumentHelp("Feed files; - reads standard input.", valueName: "feed"))
     var feeds: [String]
@@ -30,7 +31,7 @@ struct CheckCommand: ParsableCommand {
     }
 
     func run() throws {
-        try runReportingErrors {
+        try runReportingErrors(logging) {
             let model = try modelOptions.loadModel()
             let checker = FeedChecker(model: model)
             let output = OutputSink()

@@ -2,24 +2,37 @@ import ArgumentParser
 import Foundation
 import ImporterKit
 
-/// `--store`, shared by every command that opens a store.
+/// `--store`, `--wait`/`--no-wait` and the logging options, shared by every command that opens a store.
 struct StoreOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The store's SQLite file (default: $IMPORTER_STORE, else importer.sqlite).", valueName: "path"))
     var store: String?
 
-    @Option(name: .long, help: ArgumentHelp("Seconds to wait for another run's lock before failing with exit code 75.", valueName: "seconds"))
+    @Option(name: .long, help: ArgumentHelp("Seconds to wait for another process's lock before failing with exit code 75.", valueName: "seconds"))
     var wait: Double = 5
+
+    @Flag(name: .customLong("no-wait"), help: "Fail at once (exit 75) when another process holds the lock.")
+    var noWait = false
+
+    @OptionGroup var logging: LoggingOptions
 
     var path: String { store ?? Store.defaultPath() }
 
+    func validate() throws {
+        guard wait >= 0 else { throw ValidationError("--wait must be 0 or more seconds") }
+    }
+
     func open(create: Bool) throws -> Store {
-        var options = Store.Options(busyTimeoutMilliseconds: Int(wait * 1000), create: create, readOnly: false)
-        options.create = create
-        return try Store(path: path, options: options)
+        let milliseconds = noWait ? 0 : Int(wait * 1000)
+        return try Store(path: path, options: Store.Options(busyTimeoutMilliseconds: milliseconds, create: create, readOnly: false))
     }
 }
 
 extension ReportFormat: ExpressibleByArgument {}
+
+/// The output of listing commands: for people, or for programs.
+enum ListFormat: String, ExpressibleByArgument, CaseIterable {
+    case text, json
+}
 extension FeedFormat: ExpressibleByArgument {}
 
 /// `--model`, `--feed` and `--feed-format`: which model reads the feeds, and how.
@@ -43,8 +56,9 @@ struct ModelOptions: ParsableArguments {
     }
 }
 
-/// Runs a command body, printing library errors on stderr and exiting with their documented code.
-func runReportingErrors(_ body: () throws -> ExitStatus) throws {
+/// Runs a command body, logging library errors on standard error and exiting with their
+/// documented code.
+func runReportingErrors(_ logging: LoggingOptions? = nil, _ body: () throws -> ExitStatus) throws {
     let status: ExitStatus
     do {
         status = try body()
@@ -52,8 +66,11 @@ func runReportingErrors(_ body: () throws -> ExitStatus) throws {
         throw error
     } catch let error as ValidationError {
         throw error
+    } catch let error as ReportTargetsError {
+        throw ValidationError(error.description)
     } catch {
-        FileHandle.standardError.write(Data("importer: error: \(error)\n".utf8))
+        let logger = (logging ?? (try? LoggingOptions.parse([])))?.makeLogger()
+        if let logger { logger.error("\(error)") } else { FileHandle.standardError.write(Data("importer: error: \(error)\n".utf8)) }
         throw ExitCode(ExitStatus.forError(error).rawValue)
     }
     if status != .success { throw ExitCode(status.rawValue) }

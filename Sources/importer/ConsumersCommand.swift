@@ -67,7 +67,7 @@ struct ConsumersCommand: ParsableCommand {
         }
 
         func run() throws {
-            try runReportingErrors {
+            try runReportingErrors(storeOptions.logging) {
                 let store = try storeOptions.open(create: true)
                 try check(against: store)
                 try store.connection.transaction(immediate: true) {
@@ -87,10 +87,10 @@ struct ConsumersCommand: ParsableCommand {
             discussion: "Example: importer consumers list --format json"
         )
         @OptionGroup var storeOptions: StoreOptions
-        @Option(name: .long, help: "Output format: text or json.") var format: ReportFormat = .text
+        @Option(name: .long, help: "Output format: text or json.") var format: ListFormat = .text
 
         func run() throws {
-            try runReportingErrors {
+            try runReportingErrors(storeOptions.logging) {
                 let store = try storeOptions.open(create: false)
                 let registry = ConsumerRegistry(store: store)
                 let output = OutputSink()
@@ -158,7 +158,7 @@ struct ConsumersCommand: ParsableCommand {
         @Argument(help: "The consumer's name.") var name: String
 
         func run() throws {
-            try runReportingErrors {
+            try runReportingErrors(storeOptions.logging) {
                 let store = try storeOptions.open(create: false)
                 try store.connection.transaction(immediate: true) {
                     let registry = ConsumerRegistry(store: store)
@@ -188,7 +188,7 @@ struct ConsumersCommand: ParsableCommand {
         @Option(name: .long, help: ArgumentHelp("now, beginning, or a token.", valueName: "position")) var to: Position = .now
 
         func run() throws {
-            try runReportingErrors {
+            try runReportingErrors(storeOptions.logging) {
                 let store = try storeOptions.open(create: false)
                 let number = try store.connection.transaction(immediate: true) { () throws -> Int64 in
                     let registry = ConsumerRegistry(store: store)

@@ -25,6 +25,7 @@ struct HistoryListCommand: ParsableCommand {
             Examples:
               importer history --after AQ3k...AAAAAAAAAAI --format json
               importer history --consumer mailer --format ndjson --ack
+              importer history --since 2026-11-01 --report html --output changes.html
             """
     )
 
@@ -45,43 +46,34 @@ struct HistoryListCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("At most this many transactions.", valueName: "count"))
     var limit: Int?
 
-    @Option(name: .long, help: "Output format: text, json or ndjson (one change per line).")
-    var format: ReportFormat = .text
+    @Option(name: .long, help: ArgumentHelp("A report format: text, json, ndjson, markdown, csv or html (repeatable; each pairs with an --output).", valueName: "format"))
+    var report: [ReportFormat] = []
+
+    @Option(name: .long, help: ArgumentHelp("Write the matching --report to this file, atomically (repeatable).", valueName: "file"))
+    var output: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("The format when there is a single report (same as --report).", valueName: "format"))
+    var format: ReportFormat?
 
     func validate() throws {
         if [after, since, consumer].compactMap({ $0 }).count > 1 { throw ValidationError("give at most one of --after, --since and --consumer") }
+        if format != nil && !report.isEmpty { throw ValidationError("give --format or --report, not both") }
+        do { _ = try ReportTargets(formats: format.map { [$0] } ?? report, outputs: output) } catch { throw ValidationError(error.description) }
         if ack && consumer == nil { throw ValidationError("--ack needs --consumer") }
         if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
     }
 
     func run() throws {
-        try runReportingErrors {
+        try runReportingErrors(storeOptions.logging) {
             let store = try storeOptions.open(create: false)
-            let output = OutputSink()
             let registry = ConsumerRegistry(store: store)
+            let targets = try ReportTargets(formats: format.map { [$0] } ?? report, outputs: output)
             var acknowledged: (name: String, from: Int64, through: Int64)?
             try store.connection.transaction(immediate: false) {
-                var start: Int64 = 0
-                var filter = ChangeFilter.all
-                if let after { start = try store.parseToken(after).transactionNumber }
-                if let since {
-                    guard let timestamp = HistoryPurger.normalized(since) else {
-                        throw ValidationError("--since: '\(since)' is not a date (YYYY-MM-DD) or UTC datetime")
-                    }
-                    start = try HistoryReader(store: store).lastTransaction(before: timestamp)
-                }
-                if let name = consumer {
-                    let consumer = try registry.consumer(named: name)
-                    try registry.checkNotExpired(consumer)
-                    start = consumer.tokenNumber
-                    filter = consumer.filter
-                }
-                let head = try store.lastTransactionNumber()
-                let through = limit.map { min(head, start + Int64($0)) } ?? head
-                try HistoryRenderer(store: store).render(after: start, through: through, filter: filter, as: format, to: output)
-                if let name = consumer { acknowledged = (name, start, through) }
+                let range = try HistoryRange.resolve(store: store, after: after, since: since, consumer: consumer, limit: limit)
+                try targets.write(try ReportContent(store: store, after: range.after, through: range.through, filter: range.filter), store: store)
+                if let name = consumer { acknowledged = (name, range.after, range.through) }
             }
-            try output.flush()
             if ack, let acknowledged, acknowledged.through > acknowledged.from {
                 try store.connection.transaction(immediate: true) {
                     try registry.advanceToken(acknowledged.name, from: acknowledged.from, to: acknowledged.through)
@@ -126,12 +118,13 @@ struct HistoryPurgeCommand: ParsableCommand {
     var format: ReportFormat = .text
 
     func validate() throws {
+        guard format == .text || format == .json else { throw ValidationError("--format must be text or json") }
         if keep != nil && before != nil { throw ValidationError("give --keep or --before, not both") }
         if let keep, keep < 0 { throw ValidationError("--keep must be 0 or more days") }
     }
 
     func run() throws {
-        try runReportingErrors {
+        try runReportingErrors(storeOptions.logging) {
             let store = try storeOptions.open(create: false)
             let purger = HistoryPurger(store: store)
             let result = try store.connection.transaction(immediate: true) { () throws -> PurgeResult in
@@ -149,7 +142,7 @@ struct HistoryPurgeCommand: ParsableCommand {
             }
             let output = OutputSink()
             switch format {
-            case .json, .ndjson:
+            case .json, .ndjson, .markdown, .csv, .html:
                 var json = JSONWriter(output: output)
                 json.beginObject()
                 json.field("purged_through", result.purgedThrough)
@@ -170,5 +163,35 @@ struct HistoryPurgeCommand: ParsableCommand {
             try output.flush()
             return .success
         }
+    }
+}
+
+/// The transactions a history command shows: after a token, since a date, or pending for a consumer.
+struct HistoryRange {
+    var after: Int64
+    var through: Int64
+    var filter: ChangeFilter
+
+    static func resolve(store: Store, after: String?, since: String?, consumer: String?, through: String? = nil, limit: Int?) throws -> HistoryRange {
+        var start: Int64 = 0
+        var filter = ChangeFilter.all
+        if let after { start = try store.parseToken(after).transactionNumber }
+        if let since {
+            guard let timestamp = HistoryPurger.normalized(since) else {
+                throw ValidationError("--since: '\(since)' is not a date (YYYY-MM-DD) or UTC datetime")
+            }
+            start = try HistoryReader(store: store).lastTransaction(before: timestamp)
+        }
+        if let name = consumer {
+            let registry = ConsumerRegistry(store: store)
+            let consumer = try registry.consumer(named: name)
+            try registry.checkNotExpired(consumer)
+            start = consumer.tokenNumber
+            filter = consumer.filter
+        }
+        var end = try store.lastTransactionNumber()
+        if let through { end = min(end, try store.parseToken(through).transactionNumber) }
+        if let limit { end = min(end, start + Int64(limit)) }
+        return HistoryRange(after: start, through: max(start, end), filter: filter)
     }
 }

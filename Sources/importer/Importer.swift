@@ -16,6 +16,6 @@ struct Importer: ParsableCommand {
             74 I/O error, 75 store locked, 78 store unusable.
             """,
         version: "0.1.0",
-        subcommands: [RunCommand.self, HistoryCommand.self, ConsumersCommand.self, ReplayCommand.self, ViewsCommand.self, WatchCommand.self, CheckCommand.self, RejectsCommand.self, ModelCommand.self]
+        subcommands: [RunCommand.self, HistoryCommand.self, ConsumersCommand.self, ReplayCommand.self, ViewsCommand.self, WatchCommand.self, CheckCommand.self, RejectsCommand.self, ModelCommand.self, ReportCommand.self, StatusCommand.self]
     )
 }

@@ -15,7 +15,7 @@ struct RejectsCommand: ParsableCommand {
         @Option(name: .long, help: "Output format: text or json.") var format: ReportFormat = .text
 
         func run() throws {
-            try runReportingErrors {
+            try runReportingErrors(storeOptions.logging) {
                 let runs = try RejectStore(store: try storeOptions.open(create: false)).runs()
                 let output = OutputSink()
                 if format == .text {
@@ -56,12 +56,16 @@ struct RejectsCommand: ParsableCommand {
         @Argument(help: ArgumentHelp("The run number.", valueName: "run")) var runNumber: Int64?
         @Option(name: .long, help: "Output format: text, json or ndjson.") var format: ReportFormat = .text
 
+        func validate() throws {
+            guard [.text, .json, .ndjson].contains(format) else { throw ValidationError("--format must be text, json or ndjson") }
+        }
+
         func run() throws {
-            try runReportingErrors {
+            try runReportingErrors(storeOptions.logging) {
                 let (number, rejects) = try RejectStore(store: try storeOptions.open(create: false)).rejects(run: runNumber)
                 let output = OutputSink()
                 switch format {
-                case .text:
+                case .text, .markdown, .csv, .html:
                     if number == nil { output.write("No rejects.\n") }
                     for reject in rejects { output.write("\(reject)\n") }
                 case .json:
@@ -93,7 +97,7 @@ struct RejectsCommand: ParsableCommand {
         @Option(name: .customLong("run"), help: ArgumentHelp("Only this run's rejects.", valueName: "number")) var runNumber: Int64?
 
         func run() throws {
-            try runReportingErrors {
+            try runReportingErrors(storeOptions.logging) {
                 let store = try storeOptions.open(create: false)
                 let count = try store.connection.transaction(immediate: true) { try RejectStore(store: store).clear(run: runNumber) }
                 print("Cleared \(count) reject(s).")

@@ -25,10 +25,10 @@ struct ReplayCommand: ParsableCommand {
     var rebuildExpired = false
 
     @Option(name: .long, help: "Output format: text or json.")
-    var format: ReportFormat = .text
+    var format: ListFormat = .text
 
     func run() throws {
-        try runReportingErrors {
+        try runReportingErrors(storeOptions.logging) {
             let store = try storeOptions.open(create: false)
             let effects = try store.connection.transaction(immediate: true) { () throws -> [ViewEffect] in
                 let registry = ViewRegistry(store: store)

@@ -30,8 +30,14 @@ struct RunCommand: ParsableCommand {
     @Flag(name: .long, help: "The feeds are a full snapshot: delete stored records that no feed holds (each delete is recorded with its tombstone).")
     var sync = false
 
-    @Option(name: .long, help: "Report format: text or json.")
-    var format: ReportFormat = .text
+    @Option(name: .long, help: ArgumentHelp("A report format: text, json, ndjson, markdown, csv or html (repeatable; each pairs with an --output).", valueName: "format"))
+    var report: [ReportFormat] = []
+
+    @Option(name: .long, help: ArgumentHelp("Write the matching --report to this file, atomically (repeatable).", valueName: "file"))
+    var output: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("The report format when there is a single report (same as --report).", valueName: "format"))
+    var format: ReportFormat?
 
     @Flag(name: .long, help: "Exit with 1 when nothing changed (like git diff --exit-code).")
     var exitCode = false
@@ -56,10 +62,20 @@ struct RunCommand: ParsableCommand {
         guard feeds.filter({ $0 == "-" }).count <= 1 else { throw ValidationError("standard input (-) can be read only once") }
         if let author, author.isEmpty { throw ValidationError("--author must not be empty") }
         guard maxRejects >= 0 else { throw ValidationError("--max-rejects must be 0 or more") }
+        if format != nil && !report.isEmpty { throw ValidationError("give --format or --report, not both") }
+        _ = try targets()
+    }
+
+    func targets() throws -> ReportTargets {
+        do {
+            return try ReportTargets(formats: format.map { [$0] } ?? report, outputs: output)
+        } catch {
+            throw ValidationError(error.description)
+        }
     }
 
     func run() throws {
-        try runReportingErrors {
+        try runReportingErrors(storeOptions.logging) {
             let model = try modelOptions.loadModel()
             let inputs = try modelOptions.inputs(feeds, model: model)
             // A dry run on a store that does not exist yet works on a temporary one.
@@ -75,25 +91,38 @@ struct RunCommand: ParsableCommand {
             options.replayViews = !noReplay
             options.dryRun = dryRun
             let session = ImportSession(store: store, model: model, options: options)
+            let logger = storeOptions.logging.makeLogger()
+            session.logger = logger
             let sink = try RejectSink(path: rejects)
             session.rejectSink = sink
-            let output = OutputSink()
-            let renderer = RunReportRenderer(store: store)
-            var changed = false
-            // The report is read from history inside the store transaction (a dry run then rolls back).
-            session.beforeCommit = { result in
-                let report = try RunReport(result: result, store: store)
-                changed = report.transaction != nil
-                try renderer.render(report, as: format, to: output)
+            let progress = ProgressLine.isTerminal && !storeOptions.logging.quiet ? ProgressLine() : nil
+            session.onProgress = progress.map { line in { line.update($0) } }
+            let targets = try targets()
+            // A dry run writes its report from inside the transaction, before rolling back; a real
+            // run once the transaction committed.
+            if dryRun {
+                session.beforeCommit = { result in
+                    progress?.finish()
+                    try targets.write(ReportContent(run: try RunReport(result: result, store: store), storePath: store.path), store: store)
+                }
             }
+            let result: ImportResult
             do {
-                _ = try session.run(inputs)
+                result = try session.run(inputs)
             } catch {
+                progress?.finish()
                 try? sink.finish()
                 throw error
             }
+            progress?.finish()
             try sink.finish()
-            try output.flush()
+            let changed = result.transactionNumber != nil
+            if let number = result.transactionNumber, !dryRun {
+                logger.info("committed", metadata: ["transaction": "\(number)", "token": "\(store.token(number))"])
+            }
+            if !dryRun {
+                try targets.write(ReportContent(run: try RunReport(result: result, store: store), storePath: store.path), store: store)
+            }
             return exitCode && !changed ? .noChanges : .success
         }
     }

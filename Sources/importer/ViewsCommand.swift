@@ -15,10 +15,10 @@ struct ViewsCommand: ParsableCommand {
             discussion: "Example: importer views list"
         )
         @OptionGroup var storeOptions: StoreOptions
-        @Option(name: .long, help: "Output format: text or json.") var format: ReportFormat = .text
+        @Option(name: .long, help: "Output format: text or json.") var format: ListFormat = .text
 
         func run() throws {
-            try runReportingErrors {
+            try runReportingErrors(storeOptions.logging) {
                 let store = try storeOptions.open(create: false)
                 let output = OutputSink()
                 try store.connection.transaction(immediate: false) {
@@ -78,10 +78,10 @@ struct ViewsCommand: ParsableCommand {
         )
         @OptionGroup var storeOptions: StoreOptions
         @Argument(help: "The view's name.") var name: String
-        @Option(name: .long, help: "Output format: text or json.") var format: ReportFormat = .text
+        @Option(name: .long, help: "Output format: text or json.") var format: ListFormat = .text
 
         func run() throws {
-            try runReportingErrors {
+            try runReportingErrors(storeOptions.logging) {
                 let store = try storeOptions.open(create: false)
                 let output = OutputSink()
                 try store.connection.transaction(immediate: false) {
@@ -116,7 +116,7 @@ struct ViewsCommand: ParsableCommand {
         @Argument(help: "The view's name.") var name: String
 
         func run() throws {
-            try runReportingErrors {
+            try runReportingErrors(storeOptions.logging) {
                 let store = try storeOptions.open(create: false)
                 let effect = try store.connection.transaction(immediate: true) { () throws -> ViewEffect in
                     try ViewMaintainer(store: store).rebuild(try ViewRegistry(store: store).view(named: name))
@@ -141,7 +141,7 @@ struct ViewsCommand: ParsableCommand {
         @Argument(help: "The view's name (all views when omitted).") var name: String?
 
         func run() throws {
-            try runReportingErrors {
+            try runReportingErrors(storeOptions.logging) {
                 let store = try storeOptions.open(create: false)
                 let differences = try store.connection.transaction(immediate: false) { () throws -> [ViewDifference] in
                     let registry = ViewRegistry(store: store)

@@ -91,7 +91,7 @@ private func feedError(_ body: () throws -> Void) -> FeedError? {
     }
 }
 
-/// Imports `path` with `mapping` into a fresh store at `directory/name`.
+/// Imports `path` with `mapping` (views not replayed) into the store at `storePath`.
 private func importXML(_ path: String, mapping: FeedMapping, into storePath: String) throws -> ImportResult {
     let store = try Store(path: storePath)
     var options = ImportOptions(author: "test", context: "test")
@@ -170,6 +170,8 @@ private func storeBytes(_ storePath: String) -> String {
         #expect(rows[2].values == [.string("2024-05-18 22:46:48"), .string("41.9"), .string("N"), nil, nil, nil])
         #expect(rows[3].values == [.string("2024-03-02 11:05:20"), nil, nil, .string("45.0"), .string("21.9"), nil])
         #expect(rows[1].line == 16)
+        // The factory the import uses makes this reader for `xml`.
+        #expect(try FeedReaders.make(for: fireballXMLElementsFeed, source: try ByteSource(path: sample("xml/fireball-2024-elements.xml"))) is XMLRecordsReader)
     }
 
     @Test func readsTheAttributesSample() throws {
@@ -267,6 +269,33 @@ private func storeBytes(_ storePath: String) -> String {
         }
     }
 
+    @Test func behindTheGuardLibxml2NeitherExpandsNorLoads() throws {
+        // Without the prolog guard, libxml2 parses the DTDs: the DOCTYPE node is refused, and with
+        // its options nothing was expanded or read on the way.
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let token = "SECRET-\(UUID().uuidString)"
+        let secretPath = try directory.write("secret.txt", token)
+        let xxe = try directory.write("xxe.xml", "<?xml version=\"1.0\"?>\n<!DOCTYPE r [ <!ENTITY x SYSTEM \"file://\(secretPath)\"> ]>\n<r><f><v>&x;</v></f></r>\n")
+        let paths = ["billion-laughs.xml", "xxe-local-file.xml", "external-dtd.xml"].map { sample("xml/malicious/" + $0) } + [xxe]
+        for path in paths {
+            let error = feedError {
+                let reader = try XMLRecordsReader(source: try ByteSource(path: path), mapping: fireballXMLElementsFeed, readSize: 1 << 16,
+                                                  maximumRecordSize: 1 << 20, guardingProlog: false)
+                _ = try reader.open(requesting: Self.apiFields + ["v"])
+                var record = RawRecord(slotCount: Self.apiFields.count + 1)
+                while try reader.next(into: &record) {}
+            }
+            #expect(!(error?.description.contains(token) ?? true))
+            if case .shape(_, let message)? = error {
+                #expect(message == XMLRecordsReader.dtdRefusal)
+            } else {
+                // libxml2's own amplification check may stop the billion laughs first.
+                #expect(path.hasSuffix("billion-laughs.xml"), "\(String(describing: error))")
+            }
+        }
+    }
+
     @Test func refusesDTDsInEveryEncodingItAccepts() throws {
         let fields = ["date"]
         let doctype = "<?xml version=\"1.0\" encoding=\"UTF-16\"?>\n<!DOCTYPE r [ <!ENTITY x \"y\"> ]>\n<r/>\n"
@@ -296,6 +325,7 @@ private func storeBytes(_ storePath: String) -> String {
         for (bytes, name) in [
             (Array("<?xml version=\"1.0\" encoding=\"UTF-7\"?>\n+ADw-!DOCTYPE r+AD4-<r/>".utf8), "UTF-7"),
             (Array("<?xml version=\"1.0\" encoding=\"IBM037\"?><r/>".utf8), "IBM037"),
+            (Array("\n <?xml version='1.0' encoding = 'UTF-7'?><r/>".utf8), "UTF-7"), // misplaced: still checked
             ([0x4C, 0x6F, 0xA7, 0x94, 0x93, 0x40], "EBCDIC"),
             ([0x00, 0x00, 0x00, 0x3C, 0x00, 0x00, 0x00, 0x72], "UCS-4"),
         ] as [([UInt8], String)] {
@@ -306,11 +336,13 @@ private func storeBytes(_ storePath: String) -> String {
             }
             #expect(message.hasPrefix("the encoding \(name) is not supported"), "\(message)")
         }
-        // Allowed: UTF-8 with a BOM, ISO-8859-1 (decoded to UTF-8), UTF-16 with a BOM.
+        // Allowed: UTF-8 with a BOM, ISO-8859-1 (decoded to UTF-8), UTF-16 with a BOM; long PIs.
         let mapping = xmlMapping("/r/v")
+        let stylesheet = "<?xml-stylesheet href=\"\(String(repeating: "a", count: 2000))\"?>\n<r><v a=\"1\"/></r>"
+        #expect(try readXML(stylesheet, mapping: mapping, fields: ["@a"]).1.map(\.values) == [[.string("1")]])
         #expect(try readXML([0xEF, 0xBB, 0xBF] + Array("<r><v a=\"é\"/></r>".utf8), mapping: mapping, fields: ["@a"]).1.map(\.values) == [[.string("é")]])
         let latin1: [UInt8] = Array("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><r><v a=\"".utf8) + [0xE9] + Array("\">caf".utf8) + [0xE9] + Array("</v></r>".utf8)
-        #expect(try readXML(latin1, mapping: mapping, fields: ["@a"]).1.map(\.values) == [[.string("é")]])
+        #expect(try readXML(latin1, mapping: xmlMapping("/r"), fields: ["v/@a", "v"]).1.map(\.values) == [[.string("é"), .string("café")]])
         var utf16: [UInt8] = [0xFE, 0xFF]
         for unit in "<?xml version=\"1.0\" encoding=\"UTF-16\"?><r><v a=\"ü\"/></r>".utf16 { utf16 += [UInt8(unit >> 8), UInt8(unit & 0xFF)] }
         #expect(try readXML(utf16, mapping: mapping, fields: ["@a"]).1.map(\.values) == [[.string("ü")]])
@@ -371,7 +403,7 @@ private func storeBytes(_ storePath: String) -> String {
             <?xml version="1.0"?>
             <feed xmlns="urn:a" xmlns:g="urn:geo" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
               <other><entry id="skipped"><name>not at the path</name></entry></other>
-              <entry id="1" g:src="x&#x41;">
+              <entry id="1" g:src="x&#x41;" xml:lang="en">
                 <name><![CDATA[a <b> & c]]> tail &amp; &#x263A; &lt;</name>
                 <g:location g:lat="18.0" lat="no namespace"><g:lon>122.9</g:lon><g:alt> 26 </g:alt></g:location>
                 <empty/>
@@ -390,13 +422,14 @@ private func storeBytes(_ storePath: String) -> String {
         let mapping = xmlMapping("/n:feed/n:entry", namespaces: ["n": "urn:a", "geo": "urn:geo"])
         let fields = ["@id", "@geo:src", "n:name", "geo:location/@geo:lat", "geo:location/@lat", "geo:location/geo:lon",
                       "geo:location/geo:alt", "n:empty", "n:empty2", "n:nil", "n:composite", "n:comment", "n:twice", "n:missing", "name",
-                      "geo:location"]
+                      "geo:location", "@xml:lang"]
         let (header, rows) = try readXML(text, mapping: mapping, fields: fields)
         #expect(header.supplied == Array(repeating: true, count: fields.count))
         #expect(rows.map { $0.values[0] } == [.string("1"), .string("2"), .string("3"), .string("5")])
         #expect(rows[0].values == [
             .string("1"), .string("xA"), .string("a <b> & c tail & ☺ <"), .string("18.0"), .string("no namespace"), .string("122.9"),
             .string(" 26 "), .string(""), .string(""), .null, .composite, .string("abc"), .string("2"), nil, nil, .composite,
+            .string("en"),
         ])
         #expect(rows[1].values == [.string("2")] + Array(repeating: nil, count: fields.count - 1))
         #expect(rows[2].values[2] == .string("prefixed in the document"))

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// What an import did, before any report is rendered.
 public struct ImportResult: Sendable {
@@ -26,6 +27,8 @@ public final class ImportSession {
     public let options: ImportOptions
     /// Called after each batch (on the importing thread).
     public var onProgress: ((ImportProgress) -> Void)?
+    /// Where the run logs what it does (nothing by default).
+    public var logger = Logger(label: "importer") { _ in SwiftLogNoOpLogHandler() }
     /// Receives every rejected record as it is met (the `--rejects` file).
     public var rejectSink: RejectSink?
     /// Called inside the store transaction, after the import and the views, with the result;
@@ -114,6 +117,7 @@ public final class ImportSession {
             let reader = try FeedReaders.make(for: feed.mapping, source: source)
             var mapper = try RecordMapper(entity: entity, mapping: feed.mapping)
             let header = try reader.open(requesting: mapper.requestedFields)
+            logger.debug("reading feed", metadata: ["source": "\(source.name)", "format": "\(feed.mapping.format.rawValue)", "mapping": "\(feed.mapping.name)"])
             warnings += header.warnings.map { "\(source.name): \($0)" }
             try mapper.configure(header: header, location: SourceLocation(source: source.name, line: 1, column: 1))
             let columns = mapper.columns
@@ -156,6 +160,7 @@ public final class ImportSession {
                 }
             }
             if !batch.isEmpty { try write(batch) }
+            logger.info("read feed", metadata: ["source": "\(source.name)", "records": "\(records)", "rejected": "\(run.rejected)"])
             onProgress?(ImportProgress(source: source.name, records: records, bytesRead: reader.progress.read, totalBytes: reader.progress.total))
         }
 
@@ -196,6 +201,7 @@ public final class ImportSession {
                 result.views.append(effect)
             } catch let error as HistoryError {
                 result.warnings.append("\(error)")
+                logger.warning("\(error)")
             }
         }
     }

@@ -15,6 +15,8 @@ public struct HistoryRenderer {
         let reader = HistoryReader(store: store)
         let transactions = try reader.transactions(after: after, through: through).filter { filter.includes(author: $0.author) }
         switch format {
+        case .markdown, .csv, .html:
+            try ReportWriter(store: store).write(ReportContent(store: store, after: after, through: through, filter: filter), as: format, to: output)
         case .json:
             var json = JSONWriter(output: output)
             json.beginObject()

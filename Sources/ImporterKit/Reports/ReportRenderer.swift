@@ -1,8 +1,17 @@
 /// The formats reports are printed in.
 public enum ReportFormat: String, Sendable, CaseIterable {
-    case text, json
+    /// For people, on a terminal: a summary and the first changes.
+    case text
+    /// One object: the documented contract (README, "JSON report").
+    case json
     /// One JSON object per line: a header, one line per change, a footer with the totals.
     case ndjson
+    /// A summary table and a changes table, for a pull request or a chat message.
+    case markdown
+    /// One row per changed attribute: token, entity, key, type, attribute, old, new.
+    case csv
+    /// One self-contained page: summary, charts (inline SVG), the changes table.
+    case html
 }
 
 /// Renders a run report: `text` for people, `json` for programs (one object, see the README).
@@ -20,6 +29,7 @@ public struct RunReportRenderer {
         case .json: try renderJSON(report, to: output)
         case .ndjson: try renderNDJSON(report, to: output)
         case .text: try renderText(report, to: output)
+        default: try ReportWriter(store: store).write(ReportContent(run: report, storePath: store.path), as: format, to: output)
         }
     }
 

@@ -3,6 +3,7 @@ import CLibXML2
 /// The requested fields as a tree of element steps below the record element (node 0), each node
 /// with the slots its element's text fills and the attribute fields it holds.
 ///
+/// Flat arrays of plain values, so the per-node loop copies no array (no retain, no release).
 /// Names are interned in the reader's dictionary, where libxml2 keeps the names it parses, so
 /// matching with `xmlStrEqual` mostly compares pointers.
 struct XMLFieldTree {
@@ -16,31 +17,62 @@ struct XMLFieldTree {
         }
     }
 
+    /// One element step: ranges into the flat arrays.
     struct Node {
-        var children: [(name: Name, node: Int)] = []
+        var children: Range<Int>
         /// Slots that receive the element's text.
-        var textSlots: [Int] = []
-        var attributes: [(name: Name, slot: Int)] = []
+        var textSlots: Range<Int>
+        var attributes: Range<Int>
+        var capturesText: Bool { !textSlots.isEmpty }
     }
 
-    private(set) var nodes = [Node()]
+    struct Child {
+        var name: Name
+        var node: Int
+    }
 
-    /// Adds the field at `elements` (then `attribute`, if any) that fills `slot`.
-    mutating func insert(_ elements: [Name], attribute: Name?, slot: Int) {
-        var node = 0
-        for name in elements {
-            if let existing = nodes[node].children.first(where: { $0.name.same(as: name) }) {
-                node = existing.node
+    struct Attribute {
+        var name: Name
+        var slot: Int
+    }
+
+    private(set) var nodes: [Node] = []
+    private(set) var children: [Child] = []
+    private(set) var textSlots: [Int] = []
+    private(set) var attributes: [Attribute] = []
+
+    /// The tree of `fields`: each the element steps below the record, then an optional attribute.
+    init(fields: [(elements: [Name], attribute: Name?)] = []) {
+        struct Building {
+            var children: [Child] = []
+            var textSlots: [Int] = []
+            var attributes: [Attribute] = []
+        }
+        var building = [Building()]
+        for (slot, field) in fields.enumerated() {
+            var node = 0
+            for name in field.elements {
+                if let existing = building[node].children.first(where: { $0.name.same(as: name) }) {
+                    node = existing.node
+                } else {
+                    building.append(Building())
+                    building[node].children.append(Child(name: name, node: building.count - 1))
+                    node = building.count - 1
+                }
+            }
+            if let attribute = field.attribute {
+                building[node].attributes.append(Attribute(name: attribute, slot: slot))
             } else {
-                nodes.append(Node())
-                nodes[node].children.append((name, nodes.count - 1))
-                node = nodes.count - 1
+                building[node].textSlots.append(slot)
             }
         }
-        if let attribute {
-            nodes[node].attributes.append((attribute, slot))
-        } else {
-            nodes[node].textSlots.append(slot)
+        for node in building {
+            nodes.append(Node(children: children.count..<children.count + node.children.count,
+                              textSlots: textSlots.count..<textSlots.count + node.textSlots.count,
+                              attributes: attributes.count..<attributes.count + node.attributes.count))
+            children += node.children
+            textSlots += node.textSlots
+            attributes += node.attributes
         }
     }
 }

@@ -23,14 +23,16 @@ final class XMLInput {
     private(set) var prolog = XMLPrologGuard()
     private(set) var readError: FeedError?
     private(set) var parserError: ParserError?
-    /// Any of the above: checked after every node, so it must be cheap.
-    private(set) var failed = false
+    /// Any of the above: checked after every node, so it must be cheap (no exclusivity check: only
+    /// the reader's thread touches it, inside or between libxml2 calls).
+    @exclusivity(unchecked) private(set) var failed = false
     /// Nothing more is read once the guard refused or the source failed.
     private var stopped = false
 
-    init(source: ByteSource, readSize: Int) {
+    init(source: ByteSource, readSize: Int, guardingProlog: Bool = true) {
         self.source = source
         self.readSize = max(1, readSize)
+        if !guardingProlog { prolog.stopWatching() }
     }
 
     /// libxml2's read callback: fills `buffer` from the source, through the prolog guard while it

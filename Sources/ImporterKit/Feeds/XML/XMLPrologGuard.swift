@@ -39,12 +39,18 @@ struct XMLPrologGuard {
     private var previousWasCarriageReturn = false
     /// Consecutive `-` in a comment, or whether the last unit of a processing instruction was `?`.
     private var marker = 0
-    /// The XML declaration's text (between `<?` and `?>`), while it is read.
+    /// A processing instruction's text (between `<?` and `?>`) while it is read, to check the
+    /// encoding of an XML declaration (also a misplaced one: libxml2 rejects it, but do not rely on it).
     private var declaration: [UInt8]?
     private var markupLine = 1
     private var markupColumn = 0
 
     static let maximumDeclarationLength = 512
+
+    /// Lets everything through (tests of what stands behind the guard).
+    mutating func stopWatching() {
+        isDone = true
+    }
 
     /// Scans the next bytes of the document; returns how many of them the parser may have (all of
     /// them, unless the guard refuses in this chunk).
@@ -123,7 +129,6 @@ struct XMLPrologGuard {
             column += 1
         }
         previousWasCarriageReturn = unit == 0x0D
-        let wasAtStart = atDocumentStart
         atDocumentStart = false
 
         switch state {
@@ -134,7 +139,6 @@ struct XMLPrologGuard {
                 state = .lessThan
                 markupLine = line
                 markupColumn = column
-                if wasAtStart { declaration = [] }
             default: isDone = true // text before the root: malformed, libxml2 reports it
             }
         case .lessThan:
@@ -142,9 +146,9 @@ struct XMLPrologGuard {
             case 0x3F: // <?
                 state = .processingInstruction
                 marker = 0
+                declaration = []
             case 0x21: // <!
                 state = .bang
-                declaration = nil
             default: isDone = true // the root element (or a malformed tag)
             }
         case .bang:
@@ -170,9 +174,14 @@ struct XMLPrologGuard {
                 return true
             }
             marker = unit == 0x3F ? 1 : 0
-            if declaration != nil {
-                guard declaration?.count ?? 0 < Self.maximumDeclarationLength else { return refuse(.declaration) }
-                declaration?.append(unit < 0x80 ? UInt8(unit) : 0xFF)
+            if let text = declaration {
+                if text.count < Self.maximumDeclarationLength {
+                    declaration?.append(unit < 0x80 ? UInt8(unit) : 0xFF)
+                } else if Self.isXMLDeclaration(text) {
+                    return refuse(.declaration)
+                } else {
+                    declaration = nil // another processing instruction: its text does not matter
+                }
             }
         }
         return true
@@ -187,11 +196,14 @@ struct XMLPrologGuard {
 
     /// The declaration's encoding, when it is one the guard cannot follow.
     private func checkDeclaration(_ text: ArraySlice<UInt8>) -> Refusal? {
-        let declaration = String(decoding: text, as: UTF8.self)
-        // Only `<?xml ` at the very start is the XML declaration; other PIs are not checked.
-        guard declaration.hasPrefix("xml"), let separator = declaration.dropFirst(3).first, separator.isWhitespace,
-              let encoding = Self.pseudoAttribute("encoding", in: declaration) else { return nil }
+        guard Self.isXMLDeclaration(text),
+              let encoding = Self.pseudoAttribute("encoding", in: String(decoding: text, as: UTF8.self)) else { return nil }
         return Self.isAllowed(encoding, utf16: units != .single) ? nil : .encoding(encoding)
+    }
+
+    /// `xml` then white space: an XML declaration (`<?xml-stylesheet` is not).
+    private static func isXMLDeclaration<Text: Collection<UInt8>>(_ text: Text) -> Bool {
+        Array(text.prefix(4)).starts(with: Array("xml".utf8)) && [0x20, 0x09, 0x0A, 0x0D].contains(text.dropFirst(3).first ?? 0)
     }
 
     /// The value of `name="…"` (or `'…'`) in an XML declaration.

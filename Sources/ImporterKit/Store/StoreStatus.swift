@@ -1,0 +1,83 @@
+import Foundation
+
+/// A store at a glance (`importer status`): its file, schema, contents, history, consumers, views
+/// and purged range.
+public struct StoreStatus: Sendable {
+    public struct EntityStatus: Sendable {
+        public var name: String
+        public var table: String
+        public var records: Int
+    }
+
+    public struct HistoryStatus: Sendable {
+        public var transactions: Int
+        public var changes: Int
+        public var oldest: HistoryTransaction?
+        public var newest: HistoryTransaction?
+        /// History of transactions up to this number was purged (0: none).
+        public var purgedThrough: Int64
+        public var purgedAt: String?
+    }
+
+    public struct ConsumerStatus: Sendable {
+        public var consumer: Consumer
+        public var token: String
+        public var expired: Bool
+        /// Transactions and changes not yet consumed (nil when expired).
+        public var lag: (transactions: Int, changes: Int)?
+    }
+
+    public var path: String
+    /// The database file's size, and the write-ahead log's.
+    public var bytes: Int
+    public var walBytes: Int
+    public var schemaVersion: Int
+    public var storeID: String
+    public var createdAt: String?
+    public var entities: [EntityStatus]
+    public var history: HistoryStatus
+    public var consumers: [ConsumerStatus]
+    public var rejectRuns: Int
+    public var rejects: Int
+
+    /// Reads the status inside one read transaction (a consistent snapshot).
+    public init(store: Store) throws {
+        path = store.path
+        func size(_ path: String) -> Int { ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0 }
+        bytes = size(store.path)
+        walBytes = size(store.path + "-wal")
+        let connection = store.connection
+        func integer(_ sql: String, _ arguments: [Value] = []) throws -> Int64 {
+            if case .integer(let n)? = try connection.scalar(sql, arguments) { return n }
+            return 0
+        }
+        (schemaVersion, storeID, createdAt, entities, history, consumers, rejectRuns, rejects) = try connection.transaction(immediate: false) {
+            try store.reloadEntities()
+            let entities = try store.entities.map { entity in
+                EntityStatus(name: entity.name, table: entity.tableName, records: Int(try integer("SELECT count(*) FROM \(SQLIdentifier.quoted(entity.tableName))")))
+            }
+            var changes = 0
+            for entity in store.entities {
+                changes += Int(try integer("SELECT count(*) FROM \(EntitySchema(entity: entity).changeTable)"))
+            }
+            let reader = HistoryReader(store: store)
+            let first = try integer("SELECT coalesce(min(number), 0) FROM importer_transaction")
+            let last = try integer("SELECT coalesce(max(number), 0) FROM importer_transaction")
+            let history = HistoryStatus(
+                transactions: Int(try integer("SELECT count(*) FROM importer_transaction")), changes: changes,
+                oldest: first > 0 ? try reader.transaction(first) : nil, newest: last > 0 ? try reader.transaction(last) : nil,
+                purgedThrough: try store.purgedThrough(),
+                purgedAt: try connection.scalar("SELECT value FROM importer_metadata WHERE key = 'purged_at'")?.stringValue)
+            let registry = ConsumerRegistry(store: store)
+            let consumers = try registry.all().map { consumer in
+                let expired = consumer.tokenNumber < history.purgedThrough
+                return ConsumerStatus(consumer: consumer, token: store.token(consumer.tokenNumber).description, expired: expired,
+                                      lag: expired ? nil : try registry.lag(of: consumer))
+            }
+            return (Int(try integer("PRAGMA user_version")), store.storeID.uuidString.lowercased(),
+                    try connection.scalar("SELECT value FROM importer_metadata WHERE key = 'created_at'")?.stringValue,
+                    entities, history, consumers,
+                    Int(try integer("SELECT count(DISTINCT run) FROM importer_reject")), Int(try integer("SELECT count(*) FROM importer_reject")))
+        }
+    }
+}
