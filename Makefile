@@ -3,14 +3,19 @@
 #               sample feeds into a fresh store under .demo/, printing the reports
 #   make test   same dependency step, then the whole test suite
 #   make bench  end-to-end benchmark beside a raw-SQLite baseline (RECORDS=1000000 by default)
+#   make install PREFIX=/usr/local   the binary, shell completions (bash, zsh, fish) and the man page
 
 SWIFT      ?= swift
 PREFIX     ?= /usr/local
 RECORDS    ?= 1000000
 DEMO       := .demo
 APT_PACKAGES := libsqlite3-dev libxml2-dev libyajl-dev
+# The HTML report's test renders it in a real headless browser.
+TEST_PACKAGES := chromium
 
-.PHONY: deps build run test bench install clean
+MANDIR     := .build/man
+
+.PHONY: deps deps-test build run test bench man install clean
 
 # Installs the system libraries the package links, when missing (needs root; prints the command otherwise).
 deps:
@@ -26,6 +31,9 @@ deps:
 	  fi; \
 	fi
 
+deps-test:
+	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(APT_PACKAGES) $(TEST_PACKAGES)"
+
 build: deps
 	$(SWIFT) build -c release --product importer
 
@@ -40,7 +48,7 @@ run: build
 	@echo "== importer views show fireball_by_year"
 	.build/release/importer views show fireball_by_year --store $(DEMO)/fireballs.sqlite
 
-test: deps
+test: deps-test
 	$(SWIFT) build
 	$(SWIFT) test
 
@@ -49,9 +57,20 @@ bench: deps
 	$(SWIFT) build -c release --product importer-bench
 	.build/release/importer-bench --records $(RECORDS) --dir .build/bench --importer .build/release/importer
 
-install: build
-	install -d $(DESTDIR)$(PREFIX)/bin
+# The man page is generated from the command definitions (swift-argument-parser's plugin).
+man: deps
+	mkdir -p $(MANDIR)
+	$(SWIFT) package --allow-writing-to-directory $(MANDIR) generate-manual --output-directory $(MANDIR)
+
+install: build man
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
+	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 	install -m 755 .build/release/importer $(DESTDIR)$(PREFIX)/bin/importer
+	install -m 644 $(MANDIR)/importer.1 $(DESTDIR)$(PREFIX)/share/man/man1/importer.1
+	.build/release/importer --generate-completion-script bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/importer
+	.build/release/importer --generate-completion-script zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_importer
+	.build/release/importer --generate-completion-script fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/importer.fish
 
 clean:
 	rm -rf .build $(DEMO)

@@ -7,9 +7,10 @@ struct Importer: ParsableCommand {
         commandName: "importer",
         abstract: "Import feeds into an SQLite store with batch upserts and persistent history.",
         discussion: """
-            Feeds (the NASA/JPL fireball API JSON) are upserted through unique keys in one store \
-            transaction per run; every change is recorded in history (author, time, token, \
-            per-record changes with old and new values).
+            Feeds (the NASA/JPL fireball API JSON built in; JSON, NDJSON, XML and CSV through a \
+            model file) are upserted through unique keys in one store transaction per run; every \
+            change is recorded in history (author, context, time, token, per-record changes with \
+            old and new values), replayed into derived views and reported to named consumers.
 
             Exit codes: 0 success, 1 no changes (run --exit-code) or differences (views verify), \
             3 expired token, 64 usage, 65 bad input, 66 missing input, 70 internal failure, \
