@@ -46,7 +46,7 @@ struct HTMLChart {
         let leftLabels = left.ticks.map { left.label($0) }
         let rightLabels = right.map { scale in scale.ticks.map { scale.label($0) } } ?? []
         let marginLeft = 34 + Double(leftLabels.map(\.count).max() ?? 1) * Self.characterWidth + 10
-        let marginRight = right == nil ? 24.0 : 34 + Double(rightLabels.map(\.count).max() ?? 1) * Self.characterWidth + 10
+        let marginRight = right == nil ? 24.0 : 44 + Double(rightLabels.map(\.count).max() ?? 1) * Self.characterWidth + 10
         let marginTop = 48.0
         let plotWidth = width - marginLeft - marginRight
         let count = max(categories.count, 1)
@@ -98,7 +98,7 @@ struct HTMLChart {
             for (tick, label) in zip(right.ticks, rightLabels) {
                 svg += "<text x=\"\(Self.n(width - marginRight + 8))\" y=\"\(Self.n(y(tick, right) + 4))\">\(HTMLEscaping.escape(label))</text>"
             }
-            svg += "<text class=\"axis-title\" transform=\"translate(\(Self.n(width - 14)) \(Self.n(marginTop + Self.plotHeight / 2))) rotate(90)\" text-anchor=\"middle\">\(HTMLEscaping.escape(rightAxisTitle))</text></g>"
+            svg += "<text class=\"axis-title\" transform=\"translate(\(Self.n(width - 28)) \(Self.n(marginTop + Self.plotHeight / 2))) rotate(90)\" text-anchor=\"middle\">\(HTMLEscaping.escape(rightAxisTitle))</text></g>"
         }
         svg += "<line class=\"baseline\" x1=\"\(Self.n(marginLeft))\" y1=\"\(Self.n(plotBottom))\" x2=\"\(Self.n(width - marginRight))\" y2=\"\(Self.n(plotBottom))\"></line>"
 
@@ -130,7 +130,8 @@ struct HTMLChart {
                 var barHeight = abs(zero - top)
                 if value != 0 && barHeight < 1 { barHeight = 1; if value > 0 { barTop = zero - 1 } }
                 let tooltip = "\(categories[index]): \(Self.exact(value)) \(item.name)"
-                svg += "<rect x=\"\(Self.n(x + 1))\" y=\"\(Self.n(barTop))\" width=\"\(Self.n(max(barWidth - 2, 1)))\" height=\"\(Self.n(barHeight))\" rx=\"2\"><title>\(HTMLEscaping.escape(tooltip))</title></rect>"
+                let inset = barWidth >= 6 ? 1.0 : 0.0
+                svg += "<rect x=\"\(Self.n(x + inset))\" y=\"\(Self.n(barTop))\" width=\"\(Self.n(barWidth - 2 * inset))\" height=\"\(Self.n(barHeight))\" rx=\"2\"><title>\(HTMLEscaping.escape(tooltip))</title></rect>"
                 if showBarLabels {
                     svg += "<text class=\"value\" x=\"\(Self.n(x + barWidth / 2))\" y=\"\(Self.n(value >= 0 ? barTop - 5 : barTop + barHeight + 13))\" text-anchor=\"middle\">\(HTMLEscaping.escape(Self.exact(value)))</text>"
                 }
@@ -151,7 +152,7 @@ struct HTMLChart {
                 path += "\(drawing ? "L" : "M")\(Self.n(cx)) \(Self.n(cy))"
                 drawing = true
                 let tooltip = "\(categories[index]): \(Self.exact(value)) \(item.name)"
-                points += "<circle cx=\"\(Self.n(cx))\" cy=\"\(Self.n(cy))\" r=\"\(categories.count > 60 ? "2.5" : "4")\"><title>\(HTMLEscaping.escape(tooltip))</title></circle>"
+                points += "<circle cx=\"\(Self.n(cx))\" cy=\"\(Self.n(cy))\" r=\"\(categories.count > 60 ? "2" : "4")\"><title>\(HTMLEscaping.escape(tooltip))</title></circle>"
             }
             svg += "<g class=\"line \(item.cssClass)\"><path d=\"\(path)\"></path>\(points)</g>"
         }
@@ -165,8 +166,12 @@ struct HTMLChart {
         return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
     }
 
-    /// A value as the reports write it (shortest round-trip form).
-    static func exact(_ value: Double) -> String { value.formattedForReport }
+    /// A value as the reports write it (shortest round-trip form), whole numbers with thousands
+    /// separators (`100,000`).
+    static func exact(_ value: Double) -> String {
+        if value == value.rounded(), abs(value) < 1e15 { return HTMLEscaping.grouped(Int(value)) }
+        return value.formattedForReport
+    }
 
     static func truncated(_ text: String, to length: Int) -> String {
         text.count <= length ? text : String(text.prefix(length - 1)) + "…"
@@ -213,6 +218,7 @@ struct NiceScale {
 
     /// A tick label: as many decimals as the step needs; thousands as k, millions as M, billions as G.
     func label(_ value: Double) -> String {
+        if value == 0 { return "0" }
         let largest = max(abs(lower), abs(upper))
         let (divisor, suffix): (Double, String) = largest >= 1e10 ? (1e9, "G") : largest >= 1e7 ? (1e6, "M") : largest >= 1e4 ? (1e3, "k") : (1, "")
         let scaledStep = step / divisor

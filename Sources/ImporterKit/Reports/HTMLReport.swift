@@ -22,7 +22,7 @@ public struct HTMLReportRenderer {
         let e = HTMLEscaping.escape
         output.write("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
         output.write("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
-        output.write("<meta name=\"generator\" content=\"importer\">\n")
+        output.write("<meta name=\"color-scheme\" content=\"light dark\">\n<meta name=\"generator\" content=\"importer\">\n")
         output.write("<title>\(e(content.title))</title>\n")
         output.write("<link rel=\"icon\" href=\"data:,\">\n")
         output.write("<style>\n\(HTMLStyle.css)\n</style>\n</head>\n<body>\n")
@@ -241,16 +241,18 @@ public struct HTMLReportRenderer {
         let counts = "\(HTMLEscaping.grouped(byType[.insert] ?? 0)) inserts, \(HTMLEscaping.grouped(byType[.update] ?? 0)) updates, \(HTMLEscaping.grouped(byType[.delete] ?? 0)) deletes"
         if total > changeLimit {
             let rest = total - changeLimit
-            output.write("<p class=\"note\" id=\"changes-not-shown\">The first \(HTMLEscaping.grouped(changeLimit)) of <data value=\"\(total)\">\(HTMLEscaping.grouped(total))</data> changes (\(counts)) are shown: <strong><data value=\"\(rest)\">\(HTMLEscaping.grouped(rest))</data> more changes not shown</strong>. The CSV, JSON or NDJSON report lists them all.</p>\n")
+            output.write("<p class=\"note\" id=\"changes-not-shown\">The first \(HTMLEscaping.grouped(changeLimit)) of <data value=\"\(total)\">\(HTMLEscaping.grouped(total))</data> changes (\(counts)) are shown: <strong><data value=\"\(rest)\">\(HTMLEscaping.grouped(rest))</data> more change\(rest == 1 ? "" : "s") not shown</strong>. The CSV, JSON or NDJSON report lists them all.</p>\n")
         } else {
             output.write("<p class=\"note\">All <data value=\"\(total)\">\(HTMLEscaping.grouped(total))</data> change\(total == 1 ? "" : "s") (\(counts)).</p>\n")
         }
         output.write("</section>\n")
     }
 
-    /// `3` or `2–5`: the transactions a view effect covers.
+    /// `3`, `2–5` or `none`: the transactions a view effect covers.
     static func transactionRange(_ effect: ViewEffect) -> String {
-        effect.fromTransaction + 1 >= effect.throughTransaction ? "\(effect.throughTransaction)" : "\(effect.fromTransaction + 1)–\(effect.throughTransaction)"
+        if effect.fromTransaction >= effect.throughTransaction { return "none" }
+        if effect.fromTransaction + 1 == effect.throughTransaction { return "\(effect.throughTransaction)" }
+        return "\(effect.fromTransaction + 1)–\(effect.throughTransaction)"
     }
 
     // MARK: Cells

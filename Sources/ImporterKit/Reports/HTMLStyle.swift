@@ -3,7 +3,6 @@
 enum HTMLStyle {
     static let css = """
     :root {
-      color-scheme: light dark;
       --bg: #f5f6f8; --card: #ffffff; --text: #1c2230; --muted: #5d6678; --faint: #8a93a3;
       --border: #e1e5ec; --grid: #e9ecf1; --head: #f0f2f6;
       --insert: #2f9e5b; --update: #d98a1c; --delete: #d64848; --count: #4a72b0; --sum: #e0713b;
@@ -39,7 +38,7 @@ enum HTMLStyle {
     dl.meta dd { margin: 0; word-break: break-all; }
     .stats { display: grid; grid-template-columns: repeat(auto-fit, minmax(130px, 1fr)); gap: 12px; }
     .stat { border: 1px solid var(--border); border-radius: 8px; padding: 10px 14px; border-top: 4px solid var(--faint); }
-    .stat .number { display: block; font-size: 26px; font-weight: 650; font-variant-numeric: tabular-nums; line-height: 1.2; }
+    .stat .number { display: block; font-size: 26px; font-weight: 700; font-variant-numeric: tabular-nums; line-height: 1.2; }
     .stat .label { color: var(--muted); font-size: 13px; }
     .stat.insert { border-top-color: var(--insert); } .stat.update { border-top-color: var(--update); } .stat.delete { border-top-color: var(--delete); }
     .empty { font-size: 17px; font-weight: 600; color: var(--muted); margin: 0 0 16px; }
@@ -47,16 +46,16 @@ enum HTMLStyle {
     table { border-collapse: collapse; width: 100%; font-size: 14px; }
     th, td { text-align: left; padding: 6px 10px; border-bottom: 1px solid var(--border); vertical-align: top; }
     thead th { background: var(--head); font-weight: 600; font-size: 13px; color: var(--muted); white-space: nowrap; }
-    tfoot td, tfoot th { font-weight: 650; border-top: 2px solid var(--border); border-bottom: none; }
+    tfoot td, tfoot th { font-weight: 700; border-top: 2px solid var(--border); border-bottom: none; }
     td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-    td.key { font-family: var(--mono); font-size: 13px; white-space: nowrap; }
+    td.key { font-family: var(--mono); font-size: 13px; white-space: pre-wrap; overflow-wrap: anywhere; min-width: 14em; max-width: 26em; }
     .badge { display: inline-block; padding: 1px 8px; border-radius: 999px; font-size: 12px; font-weight: 600; color: #fff; }
     .badge.insert { background: var(--insert); } .badge.update { background: var(--update); } .badge.delete { background: var(--delete); }
     .change { display: block; font-family: var(--mono); font-size: 13px; line-height: 1.6; }
     .pairs { display: flex; flex-wrap: wrap; gap: 2px 14px; font-family: var(--mono); font-size: 13px; line-height: 1.6; }
     .attr { color: var(--muted); }
-    del, ins { text-decoration: none; border-radius: 3px; padding: 0 3px; }
-    del { background: var(--del-bg); color: var(--del-text); text-decoration: line-through; text-decoration-thickness: 1px; }
+    del, ins { text-decoration: none; border-radius: 3px; padding: 0 3px; white-space: pre-wrap; overflow-wrap: anywhere; }
+    del { background: var(--del-bg); color: var(--del-text); text-decoration: line-through; }
     ins { background: var(--ins-bg); color: var(--ins-text); }
     .arrow { color: var(--faint); padding: 0 2px; }
     .null { color: var(--faint); font-style: italic; }
