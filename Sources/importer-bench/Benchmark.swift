@@ -2,7 +2,8 @@ import CSQLite
 import Foundation
 
 /// `make bench`: end-to-end import figures beside a raw-SQLite baseline measured in the same run,
-/// then the parser and batch sorting studies (see `BenchOptions.usage` for the order of work).
+/// then the parser, batch sorting and view replay studies (see `BenchOptions.usage` for the order
+/// of work).
 ///
 /// The importer is measured as a subprocess (wall time, `ru_maxrss`) while this process is small:
 /// Linux carries the spawner's peak RSS into the child's `ru_maxrss` (`ProcessMemory`), so the
@@ -90,6 +91,10 @@ enum Benchmark {
                     SortingStudy.Feed(label: "random order (shuffled)", path: shuffled)],
             records: n, storePath: directory + "/sorting.sqlite", repeats: options.repeats)
 
+        // 6. View replay of a 1 % changed run beside a full rebuild, in-process on a copy of the importer's store.
+        progress("view replay study")
+        let viewReplay = try ViewReplayStudy.run(importerStore: store, baseFeed: base, directory: directory, records: n, repeats: options.repeats)
+
         let baseline = Row(label: "baseline: raw SQLite upsert, no parsing, no history", seconds: baselineSeconds, peakRSSKiB: nil)
         print()
         var main = mainTable([baseline] + importerRows, records: n, spawnerPeakKiB: spawnerPeakKiB)
@@ -99,6 +104,9 @@ enum Benchmark {
         print(parserTable.render())
         print()
         print(sortingTable.render())
+        print()
+        print(viewReplay.table.render())
+        guard viewReplay.passed else { throw BenchError.failed("view replay study: a replayed view differs from its recomputation (see above)") }
     }
 
     /// One line of the main table.

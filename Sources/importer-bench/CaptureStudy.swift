@@ -3,7 +3,7 @@ import Foundation
 import ImporterKit
 
 /// `importer-bench --capture`: what recording persistent history costs on top of a plain upsert,
-/// for four ways of capturing it, measured through the SQLite C API on the benchmark's rows.
+/// for five ways of capturing it, measured through the SQLite C API on the benchmark's rows.
 ///
 /// Scenarios, on the rows `Generator` makes:
 /// - **A, first load**: `rows()` into an empty store (all inserts);
@@ -12,24 +12,37 @@ import ImporterKit
 ///
 /// Variants, each on its own store (`capture-<variant>.sqlite` under the directory), all with
 /// `Baseline`'s pragmas, upsert statement (NULL-safe `WHERE … IS NOT excluded.…`), feed order and
-/// in-batch key order, in one transaction per scenario:
+/// in-batch key order, in one transaction per scenario. Every variant's DDL is the study's own
+/// (`CaptureDDL`), not `EntitySchema`'s, which follows whatever design the importer has now:
 /// 1. `none`: the entity table alone, no history (the baseline);
-/// 2. `triggers`: the importer's schema (`EntitySchema.createStatements`); its triggers write the
-///    change rows and call an `importer_transaction()` defined here, returning a constant
-///    (1 in A, 2 in B);
-/// 3. `app-side rows`: the change table without triggers; a preupdate hook notes the operation,
-///    the rowid and (updates) the old values; after each upsert that changed a row, Swift works out
-///    `changed` and inserts the change row;
-/// 4. `session`: the change table without triggers; an `sqlite3session` on the entity table, whose
-///    changeset is turned into change rows before COMMIT.
+/// 2. `triggers`: the per-row trigger design importer had before dd03968 (AFTER INSERT, AFTER
+///    UPDATE … WHEN <a value differs>, AFTER DELETE, and the BEFORE UPDATE OF "id" guard), writing
+///    the change table of that design (WITHOUT ROWID, PRIMARY KEY (transaction_number,
+///    record_id)); the triggers call an `importer_transaction()` defined here, returning a
+///    constant (1 in A, 2 in B);
+/// 3. `app-side rows`: the same change table without triggers; a preupdate hook notes the
+///    operation, the rowid and (updates) the old values; after each upsert that changed a row,
+///    Swift works out `changed` and inserts the change row;
+/// 4. `session`: the same change table without triggers; an `sqlite3session` on the entity table,
+///    whose changeset is turned into change rows before COMMIT;
+/// 5. `importer (chosen)`: importer's current design: the guard column `importer_tracked`
+///    (STORED, `importer_writer()`) and the `BEFORE DELETE` guard trigger
+///    (`importer_transaction()`), both functions registered here as importer's are; no insert or
+///    update triggers; the current change table (`change_id INTEGER PRIMARY KEY AUTOINCREMENT`, a
+///    partial index on `record_id` for updates and deletes). Updates are buffered by a preupdate
+///    hook (old and new values) and written after each upsert step; at the end of the load, the
+///    update rows of records inserted by the load are cleared and one `INSERT … SELECT` records
+///    every record above the AUTOINCREMENT sequence at the start as an insert.
 ///
 /// Timed: from BEGIN IMMEDIATE to the end of COMMIT (with its WAL auto-checkpoint), including the
 /// session's creation and changeset. Not timed: opening the connection, creating the schema,
-/// preparing statements, registering the function or hook, and the checks. Reported per scenario
+/// preparing statements, registering the functions or hook, and the checks. Reported per scenario
 /// and variant: seconds, rows/s, time relative to `none`, database + WAL size after COMMIT,
 /// SQLite's heap high-water mark, the process's peak RSS, and a check of the rows written
-/// (N inserts after A, one update per changed record after B). Finally the change rows of the
-/// app-side and session variants are compared with the triggers' row for row.
+/// (N inserts after A, one update per changed record after B; for the chosen variant also that a
+/// connection without importer's functions cannot write). Finally the change rows of every
+/// history variant are compared with the triggers' row for row, by column name, `change_id`
+/// left out.
 enum CaptureStudy {
     // MARK: - Study
 
@@ -39,6 +52,7 @@ enum CaptureStudy {
         case triggers = "triggers"
         case appSide = "app-side rows"
         case session = "session"
+        case chosen = "importer (chosen)"
 
         /// The store's file name stem: `capture-<stem>.sqlite`.
         var fileStem: String {
@@ -47,6 +61,16 @@ enum CaptureStudy {
             case .triggers: "triggers"
             case .appSide: "app-side"
             case .session: "session"
+            case .chosen: "chosen"
+            }
+        }
+
+        /// The change table the variant writes (nil: no history).
+        var changeTableLayout: CaptureDDL.ChangeTableLayout? {
+            switch self {
+            case .noHistory: nil
+            case .triggers, .appSide, .session: .withoutRowID
+            case .chosen: .changeID
             }
         }
     }
@@ -87,6 +111,11 @@ enum CaptureStudy {
     struct Check {
         var text: String
         var passed: Bool
+
+        /// Both checks: passed when both passed, texts joined.
+        func and(_ other: Check) -> Check {
+            Check(text: text + "; " + other.text, passed: passed && other.passed)
+        }
     }
 
     /// What the session variant held in memory for one load.
@@ -145,7 +174,8 @@ enum CaptureStudy {
                 let storeBytes = fileSize(path) + fileSize(path + "-wal")
                 let rowsChanged = sqlite3_total_changes64(db.handle) - changesBefore
                 let expected = scenario == .firstLoad ? records : expectedUpdates
-                let check = try verify(variant, scenario, on: db, rowsChanged: rowsChanged, records: records, expected: expected)
+                var check = try verify(variant, scenario, on: db, rowsChanged: rowsChanged, records: records, expected: expected)
+                if variant == .chosen { check = check.and(try guardCheck(path)) }
                 measurements.append(Measurement(variant: variant, scenario: scenario, seconds: seconds, storeBytes: storeBytes,
                                                 sqlitePeakBytes: sqlitePeak, peakRSSKiB: rssAfter, rssGrowthKiB: rssAfter - rssBefore,
                                                 peakReset: peakReset, check: check))
@@ -157,6 +187,7 @@ enum CaptureStudy {
                 }
             }
         }
+        notes.append(contentsOf: CaptureDDL.summary)
         notes.append(contentsOf: try compareChangeRows(directory: directory))
         notes.append("reference: Baseline.run first load \(String(format: "%.2f s, %.0f rows/s", referenceSeconds, Double(records) / referenceSeconds))")
         printTable(measurements, records: records, notes: notes)
@@ -187,20 +218,23 @@ enum CaptureStudy {
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     }
 
-    /// The variant's schema on an empty store (not timed).
+    /// The variant's schema on an empty store (not timed): the study's own DDL (`CaptureDDL`).
     static func createSchema(for variant: Variant, on db: Database) throws {
-        let schema = EntitySchema(entity: entity)
+        let ddl = CaptureDDL(entity: entity)
+        let statements: [String]
         switch variant {
         case .noHistory:
-            try db.execute(schema.createTableStatement)
+            statements = [ddl.entityTable(guarded: false)]
         case .triggers:
-            for statement in schema.createStatements { try db.execute(statement) }
+            statements = [ddl.entityTable(guarded: false), ddl.changeTable(.withoutRowID)] + ddl.legacyTriggers
         case .appSide, .session:
-            for statement in schema.createStatements { try db.execute(statement) }
-            for kind in ["insert", "update", "delete", "id"] {
-                try db.execute("DROP TRIGGER " + SQLIdentifier.quoted("importer_track_\(entity.tableName)_\(kind)"))
-            }
+            statements = [ddl.entityTable(guarded: false), ddl.changeTable(.withoutRowID)]
+        case .chosen:
+            // The guard column's function must exist when the table is created.
+            try registerGuardFunctions(on: db, number: Scenario.firstLoad.transactionNumber)
+            statements = [ddl.entityTable(guarded: true), ddl.changeTable(.changeID), ddl.changeIndex, ddl.deleteGuard]
         }
+        for statement in statements { try db.execute(statement) }
     }
 
     // MARK: - The timed load
@@ -211,15 +245,19 @@ enum CaptureStudy {
         let transaction = scenario.transactionNumber
         // Before preparing the upsert: the triggers are compiled into it and need the function.
         if variant == .triggers { try registerTransactionFunction(on: db, number: transaction) }
+        // The chosen design's guard column calls importer_writer() on every insert and update.
+        if variant == .chosen { try registerGuardFunctions(on: db, number: transaction) }
         let upsert = try db.prepare(upsertSQL)
         let appSide = variant == .appSide ? try AppSideRecorder(db: db) : nil
         let session = variant == .session ? try SessionRecorder(db: db) : nil
+        let chosen = variant == .chosen ? try ChosenRecorder(db: db) : nil
         var sessionStats: SessionStats?
 
         let clock = ContinuousClock()
         let began = clock.now
         try db.execute("BEGIN IMMEDIATE")
         try session?.start()
+        try chosen?.begin()
         try feed.keys.withUnsafeBufferPointer { keys in
             guard let base = keys.baseAddress else { throw BenchError.failed("no keys to bind") }
             for (index, row) in feed.rows.enumerated() {
@@ -228,9 +266,11 @@ enum CaptureStudy {
                 bind(row, key: key, keyLength: keyLength, to: upsert.handle, from: 1)
                 try upsert.run()
                 try appSide?.afterUpsert(row, key: key, keyLength: keyLength, transaction: transaction)
+                if let chosen, chosen.buffer.hasPending { try chosen.flush(transaction: transaction) }
             }
         }
         if let session { sessionStats = try session.writeChangeRows(transaction: transaction) }
+        try chosen?.finish(transaction: transaction)
         try db.execute("COMMIT")
         let elapsed = began.duration(to: clock.now).components
         return (Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18, sessionStats)
@@ -513,7 +553,195 @@ enum CaptureStudy {
         }
     }
 
-    /// The change-row INSERTs the app-side and session variants prepare (same columns as the triggers').
+    // MARK: - Variant: importer (chosen)
+
+    /// What the guard functions read: the number of the open history transaction (as importer's
+    /// `TransactionState`).
+    final class GuardState {
+        var number: Int64?
+        init(number: Int64?) { self.number = number }
+    }
+
+    /// Registers `importer_transaction()` (the open transaction's number) and `importer_writer()`
+    /// (1, deterministic, as a generated column requires) as importer's `registerTransactionFunction`
+    /// does: both read a retained state object through their user data and fail without a number.
+    static func registerGuardFunctions(on db: Database, number: Int64) throws {
+        let transaction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, _ in
+            guard let context, let data = sqlite3_user_data(context) else { return }
+            if let number = Unmanaged<GuardState>.fromOpaque(data).takeUnretainedValue().number {
+                sqlite3_result_int64(context, number)
+            } else {
+                sqlite3_result_error(context, "importer: tracked tables change only inside an importer transaction", -1)
+            }
+        }
+        let writer: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, _ in
+            guard let context, let data = sqlite3_user_data(context) else { return }
+            if Unmanaged<GuardState>.fromOpaque(data).takeUnretainedValue().number != nil {
+                sqlite3_result_int64(context, 1)
+            } else {
+                sqlite3_result_error(context, "importer: tracked tables change only inside an importer transaction", -1)
+            }
+        }
+        let destroy: @convention(c) (UnsafeMutableRawPointer?) -> Void = { data in
+            guard let data else { return }
+            Unmanaged<GuardState>.fromOpaque(data).release()
+        }
+        let state = GuardState(number: number)
+        for (name, body, flags) in [("importer_transaction", transaction, SQLITE_UTF8 | SQLITE_INNOCUOUS),
+                                    ("importer_writer", writer, SQLITE_UTF8 | SQLITE_INNOCUOUS | SQLITE_DETERMINISTIC)] {
+            let data = Unmanaged.passRetained(state).toOpaque()
+            let code = sqlite3_create_function_v2(db.handle, name, 0, flags, data, body, nil, nil, destroy)
+            guard code == SQLITE_OK else { throw BenchError.failed("\(name)(): \(db.message)") }
+        }
+    }
+
+    /// The updates the preupdate hook saw since the last flush: rowid, old and new values of each
+    /// attribute (as importer's `ChangeCapture`). The hook's context pointer (unretained: its
+    /// `ChosenRecorder` owns it and removes the hook first).
+    final class UpdateBuffer {
+        struct Update {
+            var rowid: Int64
+            var old: [SQLValue]
+            var new: [SQLValue]
+        }
+
+        /// The tracked table's name, NUL-terminated for `strcmp` in the hook.
+        let table: [CChar]
+        /// The table column of each attribute (column 0 is "id"; the guard column comes last).
+        let columns: [Int32]
+        var pending: [Update] = []
+        /// Deletes of tracked rows (none expected: the study never deletes).
+        var deletes = 0
+
+        init(table: String, attributeCount: Int) {
+            self.table = Array(table.utf8CString)
+            columns = (0..<attributeCount).map { Int32($0 + 1) }
+        }
+
+        var hasPending: Bool { !pending.isEmpty }
+    }
+
+    /// `importer (chosen)`: the guard column and delete guard in the schema; a preupdate hook
+    /// buffers updates (inserts are ignored), written after each upsert step that buffered one; at
+    /// the end, update rows of records the load inserted are cleared and one `INSERT … SELECT`
+    /// records every record above the sequence at the start as an insert, with its final values.
+    final class ChosenRecorder {
+        let db: Database
+        let buffer: UpdateBuffer
+        let update: Statement
+        let clearInsertedUpdates: Statement
+        let recordInserts: Statement
+        let lastAssigned: Statement
+        let names: [String]
+        private(set) var lastIDBefore: Int64 = 0
+        private(set) var lastChangeIDBefore: Int64 = 0
+
+        init(db: Database) throws {
+            self.db = db
+            names = CaptureStudy.entity.attributes.map(\.name)
+            buffer = UpdateBuffer(table: CaptureStudy.entity.tableName, attributeCount: names.count)
+            let ddl = CaptureDDL(entity: CaptureStudy.entity)
+            update = try db.prepare(ChangeSQL(entity: CaptureStudy.entity).update)
+            clearInsertedUpdates = try db.prepare(ddl.clearInsertedUpdates)
+            recordInserts = try db.prepare(ddl.recordInserts)
+            lastAssigned = try db.prepare(CaptureDDL.lastAssignedID)
+            let hook: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, Int32, UnsafePointer<CChar>?,
+                                      UnsafePointer<CChar>?, sqlite3_int64, sqlite3_int64) -> Void = { context, db, op, schema, table, oldRowid, _ in
+                guard op == SQLITE_UPDATE || op == SQLITE_DELETE, let context, let db, let schema, let table, strcmp(schema, "main") == 0 else { return }
+                let buffer = Unmanaged<UpdateBuffer>.fromOpaque(context).takeUnretainedValue()
+                // The hook also fires for the change table (the clearing DELETE): skip it.
+                guard strcmp(table, buffer.table) == 0 else { return }
+                guard op == SQLITE_UPDATE else { buffer.deletes += 1; return }
+                var old: [SQLValue] = []
+                var new: [SQLValue] = []
+                old.reserveCapacity(buffer.columns.count)
+                new.reserveCapacity(buffer.columns.count)
+                for column in buffer.columns {
+                    var value: OpaquePointer?
+                    old.append(sqlite3_preupdate_old(db, column, &value) == SQLITE_OK ? SQLValue(value) : .null)
+                    new.append(sqlite3_preupdate_new(db, column, &value) == SQLITE_OK ? SQLValue(value) : .null)
+                }
+                buffer.pending.append(UpdateBuffer.Update(rowid: oldRowid, old: old, new: new))
+            }
+            sqlite3_preupdate_hook(db.handle, hook, Unmanaged.passUnretained(buffer).toOpaque())
+        }
+
+        deinit { sqlite3_preupdate_hook(db.handle, nil, nil) }
+
+        /// In the transaction, before the first upsert: the last record id and change id assigned.
+        func begin() throws {
+            lastIDBefore = try lastAssigned(CaptureStudy.entity.tableName)
+            lastChangeIDBefore = try lastAssigned(CaptureDDL(entity: CaptureStudy.entity).changeTableName)
+        }
+
+        private func lastAssigned(_ table: String) throws -> Int64 {
+            defer { sqlite3_reset(lastAssigned.handle) }
+            SQLValue.text(table).bind(to: lastAssigned.handle, at: 1)
+            guard sqlite3_step(lastAssigned.handle) == SQLITE_ROW else { throw BenchError.failed("last assigned id: \(db.message)") }
+            return sqlite3_column_int64(lastAssigned.handle, 0)
+        }
+
+        /// Writes an update row for each buffered update that changed an attribute.
+        @inline(__always)
+        func flush(transaction: Int64) throws {
+            defer { buffer.pending.removeAll(keepingCapacity: true) }
+            let count = Int32(names.count)
+            for pending in buffer.pending {
+                var changed: [String] = []
+                for index in names.indices {
+                    let differs = !pending.old[index].isSame(as: pending.new[index])
+                    if differs { changed.append(names[index]) }
+                    pending.new[index].bind(to: update.handle, at: 4 + Int32(index))
+                    (differs ? pending.old[index] : .null).bind(to: update.handle, at: 4 + count + Int32(index))
+                }
+                guard !changed.isEmpty else { continue }
+                sqlite3_bind_int64(update.handle, 1, transaction)
+                sqlite3_bind_int64(update.handle, 2, pending.rowid)
+                SQLValue.text(changed.joined(separator: ",")).bind(to: update.handle, at: 3)
+                try update.run()
+            }
+        }
+
+        /// The end of the load: no untracked delete; update rows of records this load inserted
+        /// dropped (their insert row carries the final values); then the inserts, set-based.
+        func finish(transaction: Int64) throws {
+            try flush(transaction: transaction)
+            guard buffer.deletes == 0 else { throw BenchError.failed("\(buffer.deletes) untracked deletes") }
+            sqlite3_bind_int64(clearInsertedUpdates.handle, 1, lastChangeIDBefore)
+            sqlite3_bind_int64(clearInsertedUpdates.handle, 2, lastIDBefore)
+            try clearInsertedUpdates.run()
+            sqlite3_bind_int64(recordInserts.handle, 1, transaction)
+            sqlite3_bind_int64(recordInserts.handle, 2, lastIDBefore)
+            try recordInserts.run()
+        }
+    }
+
+    /// The guard of the chosen design, on a connection without importer's functions: inserts,
+    /// updates and deletes of the entity table must fail (no such or unknown function). Run in a
+    /// transaction that is rolled back, in case one succeeds.
+    static func guardCheck(_ path: String) throws -> Check {
+        let db = try Database(path: path)
+        try db.execute("BEGIN IMMEDIATE")
+        defer { try? db.execute("ROLLBACK") }
+        var accepted: [String] = []
+        for (label, sql) in [("insert", "INSERT INTO fireball (date, energy, impact_energy) VALUES ('1900-01-01 00:00:00', 1, 1)"),
+                             ("update", "UPDATE fireball SET energy = energy + 1 WHERE id = 1"),
+                             ("delete", "DELETE FROM fireball WHERE id = 1")] {
+            do {
+                try db.execute(sql)
+                accepted.append(label)
+            } catch {
+                // "no such function: importer_transaction", "unknown function: importer_writer()".
+                let message = "\(error)"
+                if !message.contains("no such function") && !message.contains("unknown function") { accepted.append("\(label) (\(error))") }
+            }
+        }
+        return accepted.isEmpty
+            ? Check(text: "guard refuses untracked writes", passed: true)
+            : Check(text: "FAIL: guard let through \(accepted.joined(separator: ", "))", passed: false)
+    }
+
+    /// The change-row INSERTs the app-side, session and chosen variants prepare (same columns as the triggers').
     struct ChangeSQL {
         /// ?1 transaction, ?2 record id, ?3… the attribute values.
         let insert: String
@@ -523,17 +751,17 @@ enum CaptureStudy {
         let updateFromTable: String
 
         init(entity: EntityDescription) {
-            let schema = EntitySchema(entity: entity)
+            let ddl = CaptureDDL(entity: entity)
             let n = entity.attributes.count
             let columns = entity.attributes.map { SQLIdentifier.quoted($0.name) }
             let olds = entity.attributes.map { SQLIdentifier.quoted("old." + $0.name) }
             func parameters(from first: Int) -> [String] { (0..<n).map { "?\(first + $0)" } }
-            let head = #"INSERT INTO \#(schema.changeTable) ("transaction_number", "record_id", "type""#
+            let head = #"INSERT INTO \#(ddl.changeTable) ("transaction_number", "record_id", "type""#
             insert = "\(head), \(columns.joined(separator: ", "))) VALUES (?1, ?2, 'insert', \(parameters(from: 3).joined(separator: ", ")))"
             let updateColumns = "\(head), \"changed\", \((columns + olds).joined(separator: ", ")))"
             update = "\(updateColumns) VALUES (?1, ?2, 'update', ?3, \((parameters(from: 4) + parameters(from: 4 + n)).joined(separator: ", ")))"
             updateFromTable = "\(updateColumns) SELECT ?1, \"id\", 'update', ?3, \((columns + parameters(from: 4)).joined(separator: ", ")) "
-                + "FROM \(schema.table) WHERE \"id\" = ?2"
+                + "FROM \(ddl.table) WHERE \"id\" = ?2"
         }
     }
 
@@ -549,7 +777,7 @@ enum CaptureStudy {
             let passed = rowsChanged == expected
             return Check(text: "\(passed ? "ok" : "FAIL"): \(rowsChanged) rows changed\(passed ? "" : ", expected \(expected)")", passed: passed)
         }
-        let changeTable = EntitySchema(entity: entity).changeTable
+        let changeTable = CaptureDDL(entity: entity).changeTable
         var counts: [String: Int64] = [:]
         for row in try db.rows("SELECT type, count(*) FROM \(changeTable) WHERE transaction_number = ?1 GROUP BY type",
                                scenario.transactionNumber) {
@@ -561,29 +789,36 @@ enum CaptureStudy {
                      passed: passed)
     }
 
-    /// Compares the app-side and session change tables with the triggers' row for row.
+    /// Compares every history variant's change rows with the triggers' row for row: the columns
+    /// both layouts have, by name (so column order and the chosen layout's `change_id` play no
+    /// part), as sets both ways, and the row counts.
     static func compareChangeRows(directory: String) throws -> [String] {
         let reference = try Database(path: storePath(directory, .triggers))
-        let changeTable = EntitySchema(entity: entity).changeTable
+        let ddl = CaptureDDL(entity: entity)
+        let changeTable = ddl.changeTable
+        let columns = ddl.comparedColumns.joined(separator: ", ")
         var lines: [String] = []
-        for variant in [Variant.appSide, .session] {
+        for variant in Variant.allCases where variant != .triggers && variant.changeTableLayout != nil {
             let path = storePath(directory, variant).replacingOccurrences(of: "'", with: "''")
             try reference.execute("ATTACH DATABASE '\(path)' AS other")
-            let missing = try reference.integer("SELECT count(*) FROM (SELECT * FROM main.\(changeTable) EXCEPT SELECT * FROM other.\(changeTable))")
-            let extra = try reference.integer("SELECT count(*) FROM (SELECT * FROM other.\(changeTable) EXCEPT SELECT * FROM main.\(changeTable))")
-            try reference.execute("DETACH DATABASE other")
-            let same = missing == 0 && extra == 0
-            lines.append("change rows of \(variant.rawValue) vs triggers: \(same ? "identical" : "DIFFER") (\(missing) missing, \(extra) extra)")
+            defer { try? reference.execute("DETACH DATABASE other") }
+            let missing = try reference.integer("SELECT count(*) FROM (SELECT \(columns) FROM main.\(changeTable) EXCEPT SELECT \(columns) FROM other.\(changeTable))")
+            let extra = try reference.integer("SELECT count(*) FROM (SELECT \(columns) FROM other.\(changeTable) EXCEPT SELECT \(columns) FROM main.\(changeTable))")
+            let referenceRows = try reference.integer("SELECT count(*) FROM main.\(changeTable)")
+            let rows = try reference.integer("SELECT count(*) FROM other.\(changeTable)")
+            let same = missing == 0 && extra == 0 && rows == referenceRows
+            lines.append("change rows of \(variant.rawValue) vs triggers: \(same ? "identical" : "DIFFER") (\(missing) missing, \(extra) extra; "
+                + "\(rows) rows vs \(referenceRows))")
         }
-        return lines
+        return ["compared by column name, change_id left out: " + ddl.comparedColumns.prefix(5).joined(separator: ", ") + ", …"] + lines
     }
 
     // MARK: - Report
 
     static func printTable(_ measurements: [Measurement], records: Int, notes: [String]) {
-        let rule = String(repeating: "-", count: 118)
+        let rule = String(repeating: "-", count: 124)
         print(rule)
-        print(pad("variant", 16) + pad("seconds", 9) + pad("rows/s", 10) + pad("× none", 8) + pad("db+WAL MB", 11)
+        print(pad("variant", 22) + pad("seconds", 9) + pad("rows/s", 10) + pad("× none", 8) + pad("db+WAL MB", 11)
             + pad("SQLite peak MB", 16) + pad("peak RSS MB (+load)", 23) + "check")
         for scenario in Scenario.allCases {
             print(scenario.title)
@@ -592,7 +827,7 @@ enum CaptureStudy {
             for m in rows {
                 let ratio = none.map { String(format: "%.2f", m.seconds / $0) } ?? "-"
                 let rss = String(format: "%.0f (+%.0f)", Double(m.peakRSSKiB) / 1024, Double(m.rssGrowthKiB) / 1024) + (m.peakReset ? "" : "*")
-                print(pad("  " + m.variant.rawValue, 16) + pad(String(format: "%.2f", m.seconds), 9)
+                print(pad("  " + m.variant.rawValue, 22) + pad(String(format: "%.2f", m.seconds), 9)
                     + pad(String(format: "%.0f", Double(records) / m.seconds), 10) + pad(ratio, 8)
                     + pad(String(format: "%.1f", mb(m.storeBytes)), 11) + pad(String(format: "%.1f", mb(m.sqlitePeakBytes)), 16)
                     + pad(rss, 23) + m.check.text)

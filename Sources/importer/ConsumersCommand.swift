@@ -92,53 +92,17 @@ struct ConsumersCommand: ParsableCommand {
         func run() throws {
             try runReportingErrors(storeOptions.logging) {
                 let store = try storeOptions.open(create: false)
-                let registry = ConsumerRegistry(store: store)
                 let output = OutputSink()
                 try store.connection.transaction(immediate: false) {
                     let purged = try store.purgedThrough()
-                    let consumers = try registry.all()
-                    var json = JSONWriter(output: output)
-                    if format != .text { json.beginArray() }
-                    if format == .text && consumers.isEmpty { output.write("No consumers.\n") }
-                    for consumer in consumers {
-                        let expired = consumer.tokenNumber < purged
-                        let lag = expired ? nil : try registry.lag(of: consumer)
-                        if format == .text {
-                            var line = "\(consumer.name) [\(consumer.kind.rawValue)] token \(store.token(consumer.tokenNumber)) (transaction \(consumer.tokenNumber))"
-                            line += expired ? ", EXPIRED (history through \(purged) purged)" : ", lag \(lag?.transactions ?? 0) transaction(s), \(lag?.changes ?? 0) change(s)"
-                            line += ", last replay \(consumer.lastReplayAt ?? "never")"
-                            if !consumer.entities.isEmpty { line += ", entities \(consumer.entities.joined(separator: ","))" }
-                            if !consumer.attributes.isEmpty { line += ", attributes \(consumer.attributes.joined(separator: ","))" }
-                            if !consumer.excludedAuthors.isEmpty { line += ", excluding authors \(consumer.excludedAuthors.joined(separator: ","))" }
-                            output.write(line + "\n")
-                        } else {
-                            json.beginObject()
-                            json.field("name", consumer.name)
-                            json.field("kind", consumer.kind.rawValue)
-                            json.field("token", store.token(consumer.tokenNumber).description)
-                            json.field("transaction", consumer.tokenNumber)
-                            json.key("expired")
-                            json.bool(expired)
-                            json.key("lag")
-                            if let lag {
-                                json.beginObject()
-                                json.field("transactions", lag.transactions)
-                                json.field("changes", lag.changes)
-                                json.endObject()
-                            } else {
-                                json.null()
-                            }
-                            json.field("last_replay_at", consumer.lastReplayAt.map(Value.text) ?? .null)
-                            for (key, list) in [("entities", consumer.entities), ("attributes", consumer.attributes), ("exclude_authors", consumer.excludedAuthors)] {
-                                json.key(key)
-                                json.beginArray()
-                                for item in list { json.string(item) }
-                                json.endArray()
-                            }
-                            json.endObject()
-                        }
-                    }
-                    if format != .text {
+                    let statuses = try ConsumerRegistry(store: store).statuses()
+                    if format == .text {
+                        if statuses.isEmpty { output.write("No consumers.\n") }
+                        for status in statuses { output.write(TextFormatting.consumerLine(status, purgedThrough: purged) + "\n") }
+                    } else {
+                        var json = JSONWriter(output: output)
+                        json.beginArray()
+                        for status in statuses { json.writeConsumer(status) }
                         json.endArray()
                         output.write("\n")
                     }

@@ -38,10 +38,7 @@ struct StatusCommand: ParsableCommand {
             let consumers = status.consumers.filter { $0.consumer.kind == kind }
             output.write(kind == .view ? "Views: " : "Consumers: ")
             output.write(consumers.isEmpty ? "none\n" : "\n")
-            for entry in consumers {
-                let state = entry.expired ? "EXPIRED" : "lag \(entry.lag?.transactions ?? 0) transaction(s), \(entry.lag?.changes ?? 0) change(s)"
-                output.write("  \(entry.consumer.name): transaction \(entry.consumer.tokenNumber), \(state), last replay \(entry.consumer.lastReplayAt ?? "never")\n")
-            }
+            for entry in consumers { output.write("  " + TextFormatting.consumerLine(entry, purgedThrough: history.purgedThrough) + "\n") }
         }
         output.write("Rejects: \(status.rejects) in \(status.rejectRuns) run(s)\n")
     }
@@ -81,25 +78,7 @@ struct StatusCommand: ParsableCommand {
         for (key, kind) in [("consumers", Consumer.Kind.external), ("views", .view)] {
             json.key(key)
             json.beginArray()
-            for entry in status.consumers where entry.consumer.kind == kind {
-                json.beginObject()
-                json.field("name", entry.consumer.name)
-                json.field("token", entry.token)
-                json.field("transaction", entry.consumer.tokenNumber)
-                json.key("expired")
-                json.bool(entry.expired)
-                json.key("lag")
-                if let lag = entry.lag {
-                    json.beginObject()
-                    json.field("transactions", lag.transactions)
-                    json.field("changes", lag.changes)
-                    json.endObject()
-                } else {
-                    json.null()
-                }
-                json.field("last_replay_at", entry.consumer.lastReplayAt.map(Value.text) ?? .null)
-                json.endObject()
-            }
+            for entry in status.consumers where entry.consumer.kind == kind { json.writeConsumer(entry) }
             json.endArray()
         }
         json.key("rejects")

@@ -126,6 +126,27 @@ public struct ConsumerRegistry {
     }
 }
 
+/// A consumer and how far behind it is.
+public struct ConsumerStatus: Sendable {
+    public var consumer: Consumer
+    public var token: String
+    public var expired: Bool
+    /// Transactions and changes not yet consumed (nil when expired).
+    public var lag: (transactions: Int, changes: Int)?
+}
+
+extension ConsumerRegistry {
+    /// Every consumer with its token, whether it expired, and its lag.
+    public func statuses() throws -> [ConsumerStatus] {
+        let purged = try store.purgedThrough()
+        return try all().map { consumer in
+            let expired = consumer.tokenNumber < purged
+            return ConsumerStatus(consumer: consumer, token: store.token(consumer.tokenNumber).description, expired: expired,
+                                  lag: expired ? nil : try lag(of: consumer))
+        }
+    }
+}
+
 extension Store {
     /// History of transactions up to this number was purged (0: nothing was).
     public func purgedThrough() throws -> Int64 {

@@ -99,6 +99,44 @@ extension JSONWriter {
         endObject()
     }
 
+    public mutating func field(_ name: String, strings: [String]) {
+        key(name)
+        beginArray()
+        for item in strings { string(item) }
+        endArray()
+    }
+
+    public mutating func field(_ name: String, _ flag: Bool) {
+        key(name)
+        bool(flag)
+    }
+
+    /// `{"name", "kind", "token", "transaction", "expired", "lag": {"transactions", "changes"} | null,
+    /// "last_replay_at", "entities", "attributes", "exclude_authors"}`.
+    public mutating func writeConsumer(_ status: ConsumerStatus) {
+        let consumer = status.consumer
+        beginObject()
+        field("name", consumer.name)
+        field("kind", consumer.kind.rawValue)
+        field("token", status.token)
+        field("transaction", consumer.tokenNumber)
+        field("expired", status.expired)
+        key("lag")
+        if let lag = status.lag {
+            beginObject()
+            field("transactions", lag.transactions)
+            field("changes", lag.changes)
+            endObject()
+        } else {
+            null()
+        }
+        field("last_replay_at", consumer.lastReplayAt.map(Value.text) ?? .null)
+        field("entities", strings: consumer.entities)
+        field("attributes", strings: consumer.attributes)
+        field("exclude_authors", strings: consumer.excludedAuthors)
+        endObject()
+    }
+
     public mutating func writeReject(_ reject: Reject) {
         beginObject()
         field("source", reject.location.source)

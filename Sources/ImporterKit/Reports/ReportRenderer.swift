@@ -139,6 +139,22 @@ public enum TextFormatting {
             + (effect.rebuilt ? " (built)" : "")
     }
 
+    /// `mailer [external] token … (transaction 3), lag 1 transaction(s), 2 change(s), last replay …, filters`.
+    public static func consumerLine(_ status: ConsumerStatus, purgedThrough: Int64) -> String {
+        let consumer = status.consumer
+        var line = "\(consumer.name) [\(consumer.kind.rawValue)] token \(status.token) (transaction \(consumer.tokenNumber))"
+        if let lag = status.lag {
+            line += ", lag \(lag.transactions) transaction(s), \(lag.changes) change(s)"
+        } else {
+            line += ", EXPIRED (history through \(purgedThrough) purged)"
+        }
+        line += ", last replay \(consumer.lastReplayAt ?? "never")"
+        if !consumer.entities.isEmpty { line += ", entities \(consumer.entities.joined(separator: ","))" }
+        if !consumer.attributes.isEmpty { line += ", attributes \(consumer.attributes.joined(separator: ","))" }
+        if !consumer.excludedAuthors.isEmpty { line += ", excluding authors \(consumer.excludedAuthors.joined(separator: ","))" }
+        return line
+    }
+
     /// `  + key  a=1 b=2`, `  ~ key  a: 1 → 2`, `  - key  (tombstone)`.
     public static func changeLine(_ change: Change) -> String {
         let keyNames = Set(change.key.map(\.0))

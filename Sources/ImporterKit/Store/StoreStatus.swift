@@ -19,14 +19,6 @@ public struct StoreStatus: Sendable {
         public var purgedAt: String?
     }
 
-    public struct ConsumerStatus: Sendable {
-        public var consumer: Consumer
-        public var token: String
-        public var expired: Bool
-        /// Transactions and changes not yet consumed (nil when expired).
-        public var lag: (transactions: Int, changes: Int)?
-    }
-
     public var path: String
     /// The database file's size, and the write-ahead log's.
     public var bytes: Int
@@ -68,12 +60,7 @@ public struct StoreStatus: Sendable {
                 oldest: first > 0 ? try reader.transaction(first) : nil, newest: last > 0 ? try reader.transaction(last) : nil,
                 purgedThrough: try store.purgedThrough(),
                 purgedAt: try connection.scalar("SELECT value FROM importer_metadata WHERE key = 'purged_at'")?.stringValue)
-            let registry = ConsumerRegistry(store: store)
-            let consumers = try registry.all().map { consumer in
-                let expired = consumer.tokenNumber < history.purgedThrough
-                return ConsumerStatus(consumer: consumer, token: store.token(consumer.tokenNumber).description, expired: expired,
-                                      lag: expired ? nil : try registry.lag(of: consumer))
-            }
+            let consumers = try ConsumerRegistry(store: store).statuses()
             return (Int(try integer("PRAGMA user_version")), store.storeID.uuidString.lowercased(),
                     try connection.scalar("SELECT value FROM importer_metadata WHERE key = 'created_at'")?.stringValue,
                     entities, history, consumers,
