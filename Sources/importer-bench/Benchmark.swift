@@ -72,10 +72,14 @@ enum Benchmark {
             try importer("importer re-load, 10 % changed", changed),
         ]
         try? FileManager.default.removeItem(atPath: report)
+        progress("feed formats: NDJSON, XML, CSV")
+        let formats = try FormatStudy.inputs(generator, apiFeed: base, apiBytes: size, directory: directory)
+        let formatRuns = try FormatStudy.endToEnd(formats, importer: options.importer, directory: directory, records: n)
 
         // 3. Parsing alone; still no rows in memory, so peak RSS growth is the readers' own.
         progress("parser study")
         let parserTable = try ParserStudy.run(path: base, records: n, repeats: options.repeats)
+        let formatTable = try FormatStudy.table(formats, endToEnd: formatRuns, records: n, repeats: options.repeats)
 
         // 4. Now the rows in memory: the shuffled feed and the raw-SQLite baseline.
         progress("baseline (rows in memory)")
@@ -102,6 +106,8 @@ enum Benchmark {
         print(main.render())
         print()
         print(parserTable.render())
+        print()
+        print(formatTable.render())
         print()
         print(sortingTable.render())
         print()

@@ -74,13 +74,9 @@ struct Generator {
         return rows
     }
 
-    /// Writes the feed (newest first) without keeping the rows: memory stays at one chunk.
-    /// Returns the file size. The bytes are those `FeedWriter` writes for `rows(changeFraction:)`
-    /// reversed.
-    @discardableResult
-    func writeFeed(changeFraction: Double = 0, to path: String) throws -> Int {
+    /// Calls `body` with every row, newest first, holding one chunk of rows at a time.
+    func forEachRowNewestFirst(changeFraction: Double = 0, _ body: (Row) throws -> Void) throws {
         guard chunkSize > 0 else { throw BenchError.failed("chunk size must be positive") }
-        // Pass 1: where each chunk starts.
         var cursor = Cursor()
         var starts: [Cursor] = []
         starts.reserveCapacity(count / chunkSize + 1)
@@ -88,16 +84,23 @@ struct Generator {
             if index % chunkSize == 0 { starts.append(cursor) }
             _ = cursor.next(changeFraction: changeFraction)
         }
-        // Pass 2: the chunks again, newest first, each written newest first.
-        let writer = try FeedWriter(path: path, count: count)
         var chunk: [Row] = []
         chunk.reserveCapacity(chunkSize)
         for (number, start) in starts.enumerated().reversed() {
             var cursor = start
             chunk.removeAll(keepingCapacity: true)
             for _ in 0..<min(chunkSize, count - number * chunkSize) { chunk.append(cursor.next(changeFraction: changeFraction)) }
-            for row in chunk.reversed() { try writer.append(row) }
+            for row in chunk.reversed() { try body(row) }
         }
+    }
+
+    /// Writes the feed (newest first) without keeping the rows: memory stays at one chunk.
+    /// Returns the file size. The bytes are those `FeedWriter` writes for `rows(changeFraction:)`
+    /// reversed.
+    @discardableResult
+    func writeFeed(changeFraction: Double = 0, to path: String) throws -> Int {
+        let writer = try FeedWriter(path: path, count: count)
+        try forEachRowNewestFirst(changeFraction: changeFraction) { try writer.append($0) }
         return try writer.finish()
     }
 

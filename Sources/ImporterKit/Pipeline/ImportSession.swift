@@ -190,20 +190,24 @@ public final class ImportSession {
     /// with a warning (rebuilding it is the user's call).
     private func replayViews(into result: inout ImportResult, built: [ViewEffect]) throws {
         let maintainer = ViewMaintainer(store: store)
+        let registry = ConsumerRegistry(store: store)
+        var current: [ViewDefinition] = []
         for view in try ViewRegistry(store: store).all() {
             do {
-                var effect = try maintainer.replay(view)
-                if let build = built.first(where: { $0.view == view.name }) {
-                    effect.rebuilt = true
-                    effect.fromTransaction = build.fromTransaction
-                    effect.insertedGroups += build.insertedGroups
-                }
-                result.views.append(effect)
+                try registry.checkNotExpired(try registry.consumer(named: view.name))
+                current.append(view)
             } catch let error as HistoryError {
                 result.warnings.append("\(error)")
                 logger.warning("\(error)")
             }
         }
+        for var effect in try maintainer.replay(current) {
+            if let build = built.first(where: { $0.view == effect.view }) {
+                effect.rebuilt = true
+                effect.fromTransaction = build.fromTransaction
+                effect.insertedGroups += build.insertedGroups
+            }
+            result.views.append(effect)
+        }
     }
-
 }

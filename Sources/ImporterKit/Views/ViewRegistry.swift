@@ -30,7 +30,7 @@ public struct ViewRegistry {
         let registered = try all()
         let maintainer = ViewMaintainer(store: store)
         let consumers = ConsumerRegistry(store: store)
-        var effects: [ViewEffect] = []
+        var created: [ViewDefinition] = []
         for view in views where registered.first(where: { $0.name == view.name }) != view {
             guard let entity = store.entity(named: view.entity) else { continue }
             let problems = view.problems(entity: entity)
@@ -50,8 +50,8 @@ public struct ViewRegistry {
             if (try? consumers.consumer(named: view.name)) == nil {
                 try consumers.add(Consumer(name: view.name, kind: .view, tokenNumber: 0, entities: [view.entity]))
             }
-            effects.append(try maintainer.rebuild(view))
+            created.append(view)
         }
-        return effects
+        return try maintainer.rebuild(created)
     }
 }

@@ -1,0 +1,92 @@
+/// Recomputes views of one entity in a single scan of its table, aggregating in memory: no SQL
+/// `GROUP BY` (whose sort dominated a rebuild) and one pass for all the entity's views.
+///
+/// Follows SQL's semantics exactly: `count(x)` counts non-null values, `total`-style sums, `min`
+/// and `max` in SQLite's order ignoring NULL, `avg` over non-null values, NULL group values forming
+/// one group. Memory grows with the number of groups, so the scan gives up (returns nil) past
+/// `maximumGroups` and callers fall back to SQL, which spills to disk.
+struct ViewAggregator {
+    let entity: EntityDescription
+    let schemas: [ViewSchema]
+    var maximumGroups = 100_000
+
+    private enum State {
+        case count(Int64)
+        case sum(Double)
+        case extreme(Value, max: Bool)
+        case average(Double, Int64)
+    }
+
+    /// For each view (in `schemas` order): group values → storage values (aggregates…, rows).
+    func compute(_ connection: Connection) throws -> [[[Value]: [Value]]]? {
+        // One select list for every expression the views read, each once.
+        var expressions: [String] = []
+        func column(_ name: String) -> Int {
+            let sql = entity.expression(for: name)?.sql() ?? "NULL"
+            if let index = expressions.firstIndex(of: sql) { return index }
+            expressions.append(sql)
+            return expressions.count - 1
+        }
+        let groupColumns = schemas.map { $0.view.groupBy.map(column) }
+        let argumentColumns = schemas.map { $0.view.aggregates.map { aggregate in aggregate.attribute.map(column) } }
+        guard !expressions.isEmpty else { return schemas.map { _ in [:] } }
+        let statement = try connection.prepare("SELECT \(expressions.joined(separator: ", ")) FROM \(SQLIdentifier.quoted(entity.tableName))")
+        defer { statement.reset() }
+
+        var groups = schemas.map { _ in [[Value]: ([State], Int64)]() }
+        var row = [Value](repeating: .null, count: expressions.count)
+        while try statement.step() {
+            for index in row.indices { row[index] = statement.value(at: Int32(index)) }
+            for (view, schema) in schemas.enumerated() {
+                let key = groupColumns[view].map { row[$0] }
+                var (states, rows) = groups[view][key] ?? (schema.view.aggregates.map(Self.initial), 0)
+                for (position, aggregate) in schema.view.aggregates.enumerated() {
+                    let value = argumentColumns[view][position].map { row[$0] }
+                    states[position] = Self.add(value, to: states[position], counting: aggregate.attribute == nil)
+                }
+                rows += 1
+                groups[view][key] = (states, rows)
+                if groups[view].count > maximumGroups { return nil }
+            }
+        }
+        return groups.map { view in
+            view.mapValues { states, rows in states.flatMap(Self.storage) + [.integer(rows)] }
+        }
+    }
+
+    private static func initial(_ aggregate: Aggregate) -> State {
+        switch aggregate.function {
+        case .count: .count(0)
+        case .sum: .sum(0)
+        case .min: .extreme(.null, max: false)
+        case .max: .extreme(.null, max: true)
+        case .avg: .average(0, 0)
+        }
+    }
+
+    private static func add(_ value: Value?, to state: State, counting rows: Bool) -> State {
+        switch state {
+        case .count(let n):
+            return .count(rows || !(value ?? .null).isNull ? n + 1 : n)
+        case .sum(let total):
+            return .sum(total + (value?.doubleValue ?? 0))
+        case .extreme(let current, let isMax):
+            guard let value, !value.isNull else { return state }
+            if current.isNull { return .extreme(value, max: isMax) }
+            let order = Value.compare(value, current)
+            return (isMax ? order > 0 : order < 0) ? .extreme(value, max: isMax) : state
+        case .average(let total, let count):
+            guard let number = value?.doubleValue else { return state }
+            return .average(total + number, count + 1)
+        }
+    }
+
+    private static func storage(_ state: State) -> [Value] {
+        switch state {
+        case .count(let n): [.integer(n)]
+        case .sum(let total): [.real(total)]
+        case .extreme(let value, _): [value]
+        case .average(let total, let count): [count > 0 ? .real(total / Double(count)) : .null, .real(total), .integer(count)]
+        }
+    }
+}
