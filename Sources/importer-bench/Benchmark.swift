@@ -58,20 +58,24 @@ enum Benchmark {
         let report = directory + "/importer-report.txt"
         var spawnerPeakKiB = 0
         var summaries: [String] = []
-        func importer(_ label: String, _ feed: String) throws -> Row {
+        func importer(_ label: String, _ feed: String, into target: String = store, _ extra: [String] = []) throws -> Row {
             progress(label)
-            let m = try ProcessRunner.run(options.importer, ["run", "--store", store, feed], stdout: report)
+            let m = try ProcessRunner.run(options.importer, ["run", "--store", target] + extra + [feed], stdout: report)
             guard m.status == 0 else { throw BenchError.failed("importer exited with \(m.status) for \(label)") }
             spawnerPeakKiB = max(spawnerPeakKiB, m.spawnerPeakKiB)
             summaries.append("  \(label): " + entitySummary(report: report))
             return Row(label: label, seconds: m.seconds, peakRSSKiB: m.peakRSSKiB)
         }
+        let historyOnly = directory + "/history-only.sqlite"
+        StoreFiles.remove(historyOnly)
         let importerRows = [
-            try importer("importer first load (with history)", base),
+            try importer("importer first load, history only (--no-replay)", base, into: historyOnly, ["--no-replay"]),
+            try importer("importer first load (history + view build)", base),
             try importer("importer identical re-load (no-op)", base),
             try importer("importer re-load, 10 % changed", changed),
         ]
         try? FileManager.default.removeItem(atPath: report)
+        StoreFiles.remove(historyOnly)
         progress("feed formats: NDJSON, XML, CSV")
         let formats = try FormatStudy.inputs(generator, apiFeed: base, apiBytes: size, directory: directory)
         let formatRuns = try FormatStudy.endToEnd(formats, importer: options.importer, directory: directory, records: n)

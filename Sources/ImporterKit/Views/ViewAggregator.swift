@@ -33,24 +33,55 @@ struct ViewAggregator {
         let statement = try connection.prepare("SELECT \(expressions.joined(separator: ", ")) FROM \(SQLIdentifier.quoted(entity.tableName))")
         defer { statement.reset() }
 
-        var groups = schemas.map { _ in [[Value]: ([State], Int64)]() }
+        // One accumulator per group, mutated in place; single-column groups (the usual case) are
+        // keyed by their value, without an array per row.
+        var groups = schemas.map { _ in [GroupKey: Accumulator]() }
         var row = [Value](repeating: .null, count: expressions.count)
         while try statement.step() {
             for index in row.indices { row[index] = statement.value(at: Int32(index)) }
             for (view, schema) in schemas.enumerated() {
-                let key = groupColumns[view].map { row[$0] }
-                var (states, rows) = groups[view][key] ?? (schema.view.aggregates.map(Self.initial), 0)
+                let columns = groupColumns[view]
+                let key: GroupKey = columns.count == 1 ? .single(row[columns[0]]) : .many(columns.map { row[$0] })
+                let accumulator: Accumulator
+                if let existing = groups[view][key] {
+                    accumulator = existing
+                } else {
+                    accumulator = Accumulator(states: schema.view.aggregates.map(Self.initial))
+                    groups[view][key] = accumulator
+                    if groups[view].count > maximumGroups { return nil }
+                }
                 for (position, aggregate) in schema.view.aggregates.enumerated() {
                     let value = argumentColumns[view][position].map { row[$0] }
-                    states[position] = Self.add(value, to: states[position], counting: aggregate.attribute == nil)
+                    accumulator.states[position] = Self.add(value, to: accumulator.states[position], counting: aggregate.attribute == nil)
                 }
-                rows += 1
-                groups[view][key] = (states, rows)
-                if groups[view].count > maximumGroups { return nil }
+                accumulator.rows += 1
             }
         }
         return groups.map { view in
-            view.mapValues { states, rows in states.flatMap(Self.storage) + [.integer(rows)] }
+            var result: [[Value]: [Value]] = [:]
+            for (key, accumulator) in view { result[key.values] = accumulator.states.flatMap(Self.storage) + [.integer(accumulator.rows)] }
+            return result
+        }
+    }
+
+    private enum GroupKey: Hashable {
+        case single(Value)
+        case many([Value])
+
+        var values: [Value] {
+            switch self {
+            case .single(let value): [value]
+            case .many(let values): values
+            }
+        }
+    }
+
+    private final class Accumulator {
+        var states: [State]
+        var rows: Int64 = 0
+
+        init(states: [State]) {
+            self.states = states
         }
     }
 
