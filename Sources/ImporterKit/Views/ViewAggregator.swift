@@ -10,7 +10,7 @@ struct ViewAggregator {
     let schemas: [ViewSchema]
     var maximumGroups = 100_000
 
-    private enum State {
+    fileprivate enum State {
         case count(Int64)
         case sum(Double)
         case extreme(Value, max: Bool)
@@ -33,29 +33,21 @@ struct ViewAggregator {
         let statement = try connection.prepare("SELECT \(expressions.joined(separator: ", ")) FROM \(SQLIdentifier.quoted(entity.tableName))")
         defer { statement.reset() }
 
-        // One accumulator per group, mutated in place; single-column groups (the usual case) are
-        // keyed by their value, without an array per row.
+        // One accumulator per group, mutated in place through the dictionary's default subscript
+        // (no copy); single-column groups (the usual case) are keyed by their value, without an
+        // array per row.
         var groups = schemas.map { _ in [GroupKey: Accumulator]() }
+        let initial = schemas.map { Accumulator(states: $0.view.aggregates.map(Self.initial)) }
+        let counting = schemas.map { $0.view.aggregates.map { $0.attribute == nil } }
         var row = [Value](repeating: .null, count: expressions.count)
         while try statement.step() {
             for index in row.indices { row[index] = statement.value(at: Int32(index)) }
-            for (view, schema) in schemas.enumerated() {
+            for view in schemas.indices {
                 let columns = groupColumns[view]
                 let key: GroupKey = columns.count == 1 ? .single(row[columns[0]]) : .many(columns.map { row[$0] })
-                let accumulator: Accumulator
-                if let existing = groups[view][key] {
-                    accumulator = existing
-                } else {
-                    accumulator = Accumulator(states: schema.view.aggregates.map(Self.initial))
-                    groups[view][key] = accumulator
-                    if groups[view].count > maximumGroups { return nil }
-                }
-                for (position, aggregate) in schema.view.aggregates.enumerated() {
-                    let value = argumentColumns[view][position].map { row[$0] }
-                    accumulator.states[position] = Self.add(value, to: accumulator.states[position], counting: aggregate.attribute == nil)
-                }
-                accumulator.rows += 1
+                groups[view][key, default: initial[view]].add(row, arguments: argumentColumns[view], counting: counting[view])
             }
+            if groups.contains(where: { $0.count > maximumGroups }) { return nil }
         }
         return groups.map { view in
             var result: [[Value]: [Value]] = [:]
@@ -76,12 +68,16 @@ struct ViewAggregator {
         }
     }
 
-    private final class Accumulator {
+    private struct Accumulator {
         var states: [State]
         var rows: Int64 = 0
 
-        init(states: [State]) {
-            self.states = states
+        mutating func add(_ row: [Value], arguments: [Int?], counting: [Bool]) {
+            for position in states.indices {
+                let value = arguments[position].map { row[$0] }
+                states[position] = ViewAggregator.add(value, to: states[position], counting: counting[position])
+            }
+            rows += 1
         }
     }
 
@@ -95,7 +91,7 @@ struct ViewAggregator {
         }
     }
 
-    private static func add(_ value: Value?, to state: State, counting rows: Bool) -> State {
+    fileprivate static func add(_ value: Value?, to state: State, counting rows: Bool) -> State {
         switch state {
         case .count(let n):
             return .count(rows || !(value ?? .null).isNull ? n + 1 : n)
