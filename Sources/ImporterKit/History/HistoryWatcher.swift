@@ -37,7 +37,7 @@ public final class HistoryWatcher {
         try store.reloadEntities()
         result.views = try store.connection.transaction(immediate: true) { () throws -> [ViewEffect] in
             let maintainer = ViewMaintainer(store: store)
-            return try ViewRegistry(store: store).all().map { try maintainer.replay($0) }
+            return try maintainer.replay(try ViewRegistry(store: store).all())
         }
         let registry = ConsumerRegistry(store: store)
         for name in consumers {
