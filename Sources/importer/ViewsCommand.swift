@@ -88,7 +88,12 @@ struct ViewsCommand: ParsableCommand {
                     let view = try ViewRegistry(store: store).view(named: name)
                     let (columns, rows) = try ViewMaintainer(store: store).rows(view)
                     if format == .text {
-                        output.write(TextTable.render(columns: columns, rows: rows.map { $0.map(\.description) }))
+                        // Sums carry the rounding of floating-point addition: 12 significant digits for people.
+                        let cells = rows.map { $0.map { value in
+                            if case .real(let x) = value { return String(format: "%.12g", x) }
+                            return value.description
+                        } }
+                        output.write(TextTable.render(columns: columns, rows: cells))
                     } else {
                         var json = JSONWriter(output: output)
                         json.beginArray()
