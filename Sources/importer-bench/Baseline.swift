@@ -32,16 +32,7 @@ enum Baseline {
             throw BenchError.failed(String(cString: sqlite3_errmsg(db)))
         }
         defer { sqlite3_finalize(statement) }
-        // Feed order (newest first), each batch sorted by key, as the importer writes them.
-        let feedOrder = Array(rows.reversed())
-        var ordered: [Generator.Row] = []
-        ordered.reserveCapacity(rows.count)
-        var start = 0
-        while start < feedOrder.count {
-            let end = min(start + batchSize, feedOrder.count)
-            ordered += feedOrder[start..<end].sorted { $0.date < $1.date }
-            start = end
-        }
+        let ordered = Generator.writeOrder(rows, batchSize: batchSize)
         let dates = ordered.map { Array($0.date.utf8) }
         func bind(_ value: Double?, _ index: Int32) {
             if let value { sqlite3_bind_double(statement, index, value) } else { sqlite3_bind_null(statement, index) }

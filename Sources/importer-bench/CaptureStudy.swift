@@ -308,15 +308,7 @@ enum CaptureStudy {
         let keyOffsets: [Int]
 
         init(_ generated: [Generator.Row], batchSize: Int = 8192) {
-            let feedOrder = Array(generated.reversed())
-            var ordered: [Generator.Row] = []
-            ordered.reserveCapacity(feedOrder.count)
-            var start = 0
-            while start < feedOrder.count {
-                let end = min(start + batchSize, feedOrder.count)
-                ordered += feedOrder[start..<end].sorted { $0.date < $1.date }
-                start = end
-            }
+            let ordered = Generator.writeOrder(generated, batchSize: batchSize)
             var keys: [CChar] = []
             var offsets = [0]
             offsets.reserveCapacity(ordered.count + 1)

@@ -139,4 +139,19 @@ extension Generator {
         for index in order { try writer.append(rows[index]) }
         return try writer.finish()
     }
+
+    /// `rows` in the order the importer writes them: feed order (newest first), each batch of
+    /// `batchSize` sorted by key.
+    static func writeOrder(_ rows: [Row], batchSize: Int = 8192) -> [Row] {
+        let feedOrder = Array(rows.reversed())
+        var ordered: [Row] = []
+        ordered.reserveCapacity(feedOrder.count)
+        var start = 0
+        while start < feedOrder.count {
+            let end = min(start + batchSize, feedOrder.count)
+            ordered += feedOrder[start..<end].sorted { $0.date < $1.date }
+            start = end
+        }
+        return ordered
+    }
 }
