@@ -57,8 +57,8 @@ enum FormatStudy {
         let reader = try FeedReaders.make(for: mapping, source: source)
         var mapper = try RecordMapper(entity: entity, mapping: mapping)
         let header = try reader.open(requesting: mapper.requestedFields)
-        try mapper.configure(header: header, location: SourceLocation(source: input.path, line: 1, column: 1))
-        var batch = mapper.makeBatch(sourceName: input.path, capacity: 8192)
+        try mapper.configure(header: header, sourceName: input.path)
+        var batch = mapper.makeBatch(capacity: 8192)
         var record = RawRecord(slotCount: mapper.requestedFields.count)
         var records = 0
         while try reader.next(into: &record) {

@@ -82,8 +82,8 @@ enum ParserStudy {
         let reader = NASAColumnarReader(source: source)
         var mapper = try RecordMapper(entity: FireballModel.entity, mapping: FireballModel.apiFeed)
         let header = try reader.open(requesting: mapper.requestedFields)
-        try mapper.configure(header: header, location: SourceLocation(source: path, line: 1, column: 1))
-        var batch = mapper.makeBatch(sourceName: path, capacity: 8192)
+        try mapper.configure(header: header, sourceName: path)
+        var batch = mapper.makeBatch(capacity: 8192)
         var record = RawRecord(slotCount: mapper.requestedFields.count)
         var digest = ParseDigest()
         var records = 0

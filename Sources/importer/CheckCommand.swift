@@ -47,7 +47,6 @@ struct CheckCommand: ParsableCommand {
                 if format == .text {
                     output.write("\(check.source): \(check.records) record(s) of \(check.entity) (\(check.feed), \(check.format.rawValue)): \(check.mapped) would be imported, \(check.rejected) rejected\n")
                     output.write("  supplies: \(check.supplied.joined(separator: ", "))\n")
-                    for warning in check.warnings { output.write("  warning: \(warning)\n") }
                 } else {
                     json.endArray()
                     json.field("source", check.source)

@@ -10,8 +10,8 @@ private func mapAll(_ text: String, mapping: FeedMapping = FireballModel.apiFeed
     let reader = NASAColumnarReader(source: try ByteSource(path: path))
     var mapper = try RecordMapper(entity: FireballModel.entity, mapping: mapping)
     let header = try reader.open(requesting: mapper.requestedFields)
-    try mapper.configure(header: header, location: SourceLocation(source: path, line: 1, column: 1))
-    var batch = mapper.makeBatch(sourceName: path, capacity: 16)
+    try mapper.configure(header: header, sourceName: path)
+    var batch = mapper.makeBatch(capacity: 16)
     var record = RawRecord(slotCount: mapper.requestedFields.count)
     var rejects: [Reject] = []
     while try reader.next(into: &record) {

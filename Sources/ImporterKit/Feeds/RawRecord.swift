@@ -33,9 +33,6 @@ public struct RawRecord: Sendable {
     public var column: Int = 0
     public var bytes: [UInt8] = []
     public var slots: [RawSlot]
-    /// For formats with pointers: the JSON pointer of the records' array (records are its
-    /// elements), so a reject can name `<pointer>/<index>/<field>`.
-    public var recordsPointer: String?
 
     public init(slotCount: Int) {
         slots = Array(repeating: RawSlot(), count: slotCount)
@@ -71,15 +68,14 @@ public struct FeedHeader: Sendable, Equatable {
     public var supplied: [Bool]
     /// The number of records the feed declares, if it declares one.
     public var declaredCount: Int?
-    /// The feed's declared format version, if any.
-    public var version: String?
-    /// Non-fatal observations (an unknown minor version, ...).
-    public var warnings: [String] = []
+    /// For JSON arrays of records: the JSON pointer of the array (`""` for the document's root),
+    /// so a reject can name `<pointer>/<index>/<field>`.
+    public var recordsPointer: String?
 
-    public init(supplied: [Bool], declaredCount: Int? = nil, version: String? = nil) {
+    public init(supplied: [Bool], declaredCount: Int? = nil, recordsPointer: String? = nil) {
         self.supplied = supplied
         self.declaredCount = declaredCount
-        self.version = version
+        self.recordsPointer = recordsPointer
     }
 }
 
@@ -91,8 +87,6 @@ public struct FeedHeader: Sendable, Equatable {
 public protocol RecordReader: AnyObject {
     func open(requesting fields: [String]) throws(FeedError) -> FeedHeader
     func next(into record: inout RawRecord) throws(FeedError) -> Bool
-    /// The source's name, for locations.
-    var sourceName: String { get }
     /// Bytes consumed so far, and the total when known: for progress.
     var progress: (read: Int, total: Int?) { get }
 }

@@ -10,6 +10,8 @@ public struct DateTimeFormat: Sendable, Equatable {
         case literal(UInt8)
     }
 
+    /// The pattern as written in the model.
+    public let pattern: String
     let tokens: [Token]
     /// Seconds east of UTC for the feed's zone.
     let offsetSeconds: Int
@@ -22,6 +24,7 @@ public struct DateTimeFormat: Sendable, Equatable {
         guard let offset = Self.offsetSeconds(timeZone) else {
             throw ModelError.invalid("time zone '\(timeZone)' is not UTC or ±hh:mm")
         }
+        self.pattern = pattern
         tokens = Self.tokenize(pattern) ?? []
         offsetSeconds = offset
     }

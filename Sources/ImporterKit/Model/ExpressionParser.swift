@@ -255,7 +255,7 @@ extension Expression {
             switch value {
             case .null: return "null"
             case .integer(let n): return String(n)
-            case .real(let x): return x == x.rounded() && abs(x) < 1e15 ? "\(x)" : x.description
+            case .real(let x): return x.description
             case .text(let t): return "'" + t.replacingOccurrences(of: "'", with: "''") + "'"
             }
         case .function(let function, let arguments):

@@ -121,10 +121,6 @@ public struct Model: Sendable, Equatable {
         self.views = views
     }
 
-    public func view(named name: String) -> ViewDefinition? {
-        views.first { $0.name == name }
-    }
-
     public func entity(named name: String) -> EntityDescription? {
         entities.first { $0.name == name }
     }

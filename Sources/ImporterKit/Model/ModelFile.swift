@@ -106,7 +106,7 @@ public enum ModelFile {
         pairs.append(("fields", .list(feed.fields.map { field in
             var pairs: [(String, Tree)] = [("attribute", .string(field.attribute))]
             if let name = field.field { pairs.append(("field", .string(name))) }
-            if let constant = field.constant { pairs.append(("constant", Tree(field.constant ?? constant))) }
+            if let constant = field.constant { pairs.append(("constant", Tree(constant))) }
             if field.trim { pairs.append(("trim", .bool(true))) }
             if field.emptyIsNull { pairs.append(("empty-is-null", .bool(true))) }
             if let value = field.defaultValue { pairs.append(("default", Tree(value))) }

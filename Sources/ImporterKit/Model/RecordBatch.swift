@@ -29,15 +29,13 @@ public struct RecordBatch: Sendable {
     public let columns: [Int]
     /// Positions in `columns` of the unique key attributes, in key order.
     public let keyPositions: [Int]
-    public let sourceName: String
     public private(set) var values: [BatchValue] = []
     public private(set) var arena: [UInt8] = []
     public private(set) var origins: [RecordOrigin] = []
 
-    public init(columns: [Int], keyPositions: [Int], sourceName: String, capacity: Int = 0) {
+    public init(columns: [Int], keyPositions: [Int], capacity: Int = 0) {
         self.columns = columns
         self.keyPositions = keyPositions
-        self.sourceName = sourceName
         values.reserveCapacity(capacity * columns.count)
         origins.reserveCapacity(capacity)
         arena.reserveCapacity(capacity * 32)

@@ -46,6 +46,9 @@ public struct RecordMapper: Sendable {
     /// Indices of the supplied attributes, in entity order; set by `configure`.
     public private(set) var columns: [Int] = []
     public private(set) var keyPositions: [Int] = []
+    /// The feed's name and records pointer, for rejects; set by `configure`.
+    private var sourceName = ""
+    private var recordsPointer: String?
 
     public init(entity: EntityDescription, mapping: FeedMapping) throws(ModelError) {
         self.entity = entity
@@ -94,9 +97,12 @@ public struct RecordMapper: Sendable {
         self.requestedFields = fields
     }
 
-    /// Chooses the supplied attributes from the feed's header. Fails when the feed has records but
-    /// does not supply the unique key, or supplies a value without its sign field.
-    public mutating func configure(header: FeedHeader, location: SourceLocation) throws(FeedError) {
+    /// Chooses the supplied attributes from the header of the feed `sourceName`. Fails when the feed
+    /// has records but does not supply the unique key, or supplies a value without its sign field.
+    public mutating func configure(header: FeedHeader, sourceName: String) throws(FeedError) {
+        self.sourceName = sourceName
+        recordsPointer = header.recordsPointer
+        let location = SourceLocation(source: sourceName, line: 1, column: 1)
         plans = allPlans.filter { plan in
             plan.hasConstant || (plan.slot >= 0 && header.supplied[plan.slot])
         }
@@ -114,8 +120,8 @@ public struct RecordMapper: Sendable {
     }
 
     /// A new, empty batch for this mapper's columns.
-    public func makeBatch(sourceName: String, capacity: Int) -> RecordBatch {
-        RecordBatch(columns: columns, keyPositions: keyPositions, sourceName: sourceName, capacity: capacity)
+    public func makeBatch(capacity: Int) -> RecordBatch {
+        RecordBatch(columns: columns, keyPositions: keyPositions, capacity: capacity)
     }
 
     /// Maps `record` and appends it to `batch`, or returns why it is rejected (the batch is then
@@ -141,7 +147,7 @@ public struct RecordMapper: Sendable {
 
     private func reject(_ plan: Plan, _ record: RawRecord, _ reason: String) -> Reject {
         let detail = details[plan.detail]
-        var location = SourceLocation(source: "", line: record.line, column: record.column, recordIndex: record.index)
+        var location = SourceLocation(source: sourceName, line: record.line, column: record.column, recordIndex: record.index)
         var raw: String?
         if plan.slot >= 0, record.slots[plan.slot].kind != .absent {
             let slot = record.slots[plan.slot]
@@ -150,7 +156,7 @@ public struct RecordMapper: Sendable {
             raw = record.text(of: plan.slot)
         }
         if let field = detail.mapping.field {
-            if let pointer = record.recordsPointer {
+            if let pointer = recordsPointer {
                 location.path = "\(pointer)/\(record.index)" + (field.hasPrefix("/") ? field : "/" + field)
             } else {
                 location.path = field
@@ -192,7 +198,7 @@ public struct RecordMapper: Sendable {
         case .real, .integer:
             var negate = false
             if plan.suffixSign {
-                guard let (marker, isNegative) = suffix(start, count, plan) else {
+                guard let (marker, isNegative) = sign(start, count, plan, suffix: true) else {
                     return "expected a number ending with \(markers(plan, separator: "/"))"
                 }
                 count -= marker
@@ -222,16 +228,12 @@ public struct RecordMapper: Sendable {
         case .date, .datetime:
             let includeTime = plan.type == .datetime
             guard let value = batch.appendText({ details[plan.detail].dateFormat?.parse(start, count: count, includeTime: includeTime, into: &$0) ?? false }) else {
-                let format = details[plan.detail].mapping.format ?? (includeTime ? DateTimeFormat.canonicalDateTime : DateTimeFormat.canonicalDate)
-                return "expected a \(plan.type.rawValue) in the format \(format)"
+                return "expected a \(plan.type.rawValue) in the format \(details[plan.detail].dateFormat?.pattern ?? "")"
             }
             batch.append(value)
         case .boolean:
-            switch String(decoding: UnsafeBufferPointer(start: start, count: count), as: UTF8.self).lowercased() {
-            case "true", "1", "yes": batch.append(.integer(1))
-            case "false", "0", "no": batch.append(.integer(0))
-            default: return "expected a boolean (true/false, 1/0, yes/no)"
-            }
+            guard let flag = Self.boolean(start, count) else { return "expected a boolean (true/false, 1/0, yes/no)" }
+            batch.append(.integer(flag ? 1 : 0))
         }
         return nil
     }
@@ -262,15 +264,23 @@ public struct RecordMapper: Sendable {
         return nil
     }
 
-    /// The length of a sign marker suffix and whether it means negative.
-    private func suffix(_ start: UnsafePointer<UInt8>, _ count: Int, _ plan: Plan) -> (Int, Bool)? {
-        let detail = details[plan.detail]
-        for (markers, negative) in [(detail.negative, true), (detail.positive, false)] {
-            for marker in markers where marker.count < count {
-                if memcmp(start + count - marker.count, marker, marker.count) == 0 { return (marker.count, negative) }
+    /// The sign marker that `start[0..<count]` is (or, with `suffix`, ends with): its length and
+    /// whether it means negative; nil when there is none.
+    @inline(__always)
+    private func sign(_ start: UnsafePointer<UInt8>, _ count: Int, _ plan: Plan, suffix: Bool) -> (length: Int, negative: Bool)? {
+        details.withUnsafeBufferPointer { details in
+            func match(_ markers: [[UInt8]]) -> Int? {
+                for marker in markers where suffix ? marker.count < count : marker.count == count {
+                    let at = start + count - marker.count
+                    // Single-byte markers (N/S/E/W) are compared without calling memcmp.
+                    if marker.count == 1 ? marker[0] == at[0] : memcmp(at, marker, marker.count) == 0 { return marker.count }
+                }
+                return nil
             }
+            if let length = match(details[plan.detail].negative) { return (length, true) }
+            if let length = match(details[plan.detail].positive) { return (length, false) }
+            return nil
         }
-        return nil
     }
 
     /// Whether the sign field says negative, or nil when it holds no known marker.
@@ -278,17 +288,22 @@ public struct RecordMapper: Sendable {
     private func direction(_ record: RawRecord, _ base: UnsafePointer<UInt8>, _ plan: Plan) -> Bool? {
         let slot = record.slots[plan.signSlot]
         guard slot.kind == .string else { return nil }
-        let count = Int(slot.count)
-        let start = base + Int(slot.start)
-        return details.withUnsafeBufferPointer { details in
-            // Single-byte markers (N/S/E/W) are compared without calling memcmp.
-            for marker in details[plan.detail].negative where marker.count == count {
-                if count == 1 ? marker[0] == start[0] : memcmp(start, marker, count) == 0 { return true }
-            }
-            for marker in details[plan.detail].positive where marker.count == count {
-                if count == 1 ? marker[0] == start[0] : memcmp(start, marker, count) == 0 { return false }
-            }
-            return nil
+        return sign(base + Int(slot.start), Int(slot.count), plan, suffix: false)?.negative
+    }
+
+    /// `true`, `1`, `yes` or `false`, `0`, `no` (ASCII case-insensitive), compared as bytes.
+    static func boolean(_ start: UnsafePointer<UInt8>, _ count: Int) -> Bool? {
+        guard count <= 5 else { return nil }
+        var word: UInt64 = 0
+        for index in 0..<count {
+            let byte = start[index]
+            word = word << 8 | UInt64(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte)
+        }
+        // The words' ASCII bytes, big-endian: "true" = 74 72 75 65, "no" = 6E 6F, ...
+        switch word {
+        case 0x7472_7565, 0x31, 0x79_6573: return true
+        case 0x66_616C_7365, 0x30, 0x6E6F: return false
+        default: return nil
         }
     }
 

@@ -9,7 +9,6 @@ public struct FeedCheck: Sendable {
     public var rejected = 0
     /// The attributes the feed supplies (the others are left untouched on existing records).
     public var supplied: [String] = []
-    public var warnings: [String] = []
 }
 
 /// Reads and maps feeds exactly as an import does, writing nothing.
@@ -29,16 +28,14 @@ public struct FeedChecker {
         let reader = try FeedReaders.make(for: input.mapping, source: source)
         var mapper = try RecordMapper(entity: entity, mapping: input.mapping)
         let header = try reader.open(requesting: mapper.requestedFields)
-        try mapper.configure(header: header, location: SourceLocation(source: source.name, line: 1, column: 1))
+        try mapper.configure(header: header, sourceName: source.name)
         var result = FeedCheck(source: source.name, feed: input.mapping.name, format: input.mapping.format, entity: entity.name)
         result.supplied = mapper.columns.map { entity.attributes[$0].name }
-        result.warnings = header.warnings
-        var batch = mapper.makeBatch(sourceName: source.name, capacity: 1024)
+        var batch = mapper.makeBatch(capacity: 1024)
         var record = RawRecord(slotCount: mapper.requestedFields.count)
         while try reader.next(into: &record) {
             result.records += 1
-            if var reject = mapper.map(record, into: &batch) {
-                reject.location.source = source.name
+            if let reject = mapper.map(record, into: &batch) {
                 result.rejected += 1
                 try onReject(reject)
             } else {

@@ -9,7 +9,8 @@ public struct ImportResult: Sendable {
     public var entities: [(String, ChangeCounts)]
     /// The first rejected records (at most 100), when the import tolerated some.
     public var rejects: [Reject]
-    public var warnings: [String]
+    /// Views the run could not replay (their token expired), as messages.
+    public var warnings: [String] = []
     /// What the run did to each derived view (built, replayed).
     public var views: [ViewEffect] = []
     /// The run number its rejects are stored under (nil when it rejected nothing).
@@ -108,7 +109,6 @@ public final class ImportSession {
         var rejectRun: Int64?
         var insertReject: Statement?
         let startedAt = Timestamp.now()
-        var warnings: [String] = []
 
         for feed in feeds {
             guard let run = runs[feed.mapping.entity] else { continue }
@@ -118,8 +118,7 @@ public final class ImportSession {
             var mapper = try RecordMapper(entity: entity, mapping: feed.mapping)
             let header = try reader.open(requesting: mapper.requestedFields)
             logger.debug("reading feed", metadata: ["source": "\(source.name)", "format": "\(feed.mapping.format.rawValue)", "mapping": "\(feed.mapping.name)"])
-            warnings += header.warnings.map { "\(source.name): \($0)" }
-            try mapper.configure(header: header, location: SourceLocation(source: source.name, line: 1, column: 1))
+            try mapper.configure(header: header, sourceName: source.name)
             let columns = mapper.columns
             var upserter: BatchUpserter?
             // Created at the first batch: a feed with no records (and maybe no fields) writes nothing.
@@ -132,13 +131,12 @@ public final class ImportSession {
                 }
                 try upserter?.write(batch, sorted: options.sortBatches)
             }
-            var batch = mapper.makeBatch(sourceName: source.name, capacity: options.batchSize)
+            var batch = mapper.makeBatch(capacity: options.batchSize)
             var record = RawRecord(slotCount: mapper.requestedFields.count)
             var records = 0
             while try reader.next(into: &record) {
                 records += 1
-                if var reject = mapper.map(record, into: &batch) {
-                    reject.location.source = source.name
+                if let reject = mapper.map(record, into: &batch) {
                     rejectCount += 1
                     run.rejected += 1
                     if rejects.count < 100 { rejects.append(reject) }
@@ -179,7 +177,7 @@ public final class ImportSession {
         }
         let metadata = TransactionMetadata(author: options.author, context: options.context, sources: feeds.map(\.path))
         let wrote = try history.finish(number, metadata: metadata, entities: counts)
-        var result = ImportResult(transactionNumber: wrote ? number : nil, entities: counts.map { ($0.0, $0.1) }, rejects: rejects, warnings: warnings)
+        var result = ImportResult(transactionNumber: wrote ? number : nil, entities: counts.map { ($0.0, $0.1) }, rejects: rejects)
         result.rejectRun = rejectRun
         if let rejectRun, wrote { try rejectStore.tag(run: rejectRun, transaction: number) }
         if options.replayViews { try replayViews(into: &result, built: built) }

@@ -143,15 +143,12 @@ struct CSVPositionScanner {
                 continue
             }
             if byte >= 0x80 {
-                switch byte {
-                case 0xC2...0xDF: utf8Remaining = 1
-                case 0xE0: utf8Remaining = 2; utf8Low = 0xA0
-                case 0xE1...0xEC, 0xEE...0xEF: utf8Remaining = 2
-                case 0xED: utf8Remaining = 2; utf8High = 0x9F
-                case 0xF0: utf8Remaining = 3; utf8Low = 0x90
-                case 0xF1...0xF3: utf8Remaining = 3
-                case 0xF4: utf8Remaining = 3; utf8High = 0x8F
-                default: utf8Remaining = 0
+                if let lead = UTF8Lead(byte) {
+                    utf8Remaining = lead.continuations
+                    utf8Low = lead.low
+                    utf8High = lead.high
+                } else {
+                    utf8Remaining = 0
                 }
                 utf8LeadLine = line
                 utf8LeadColumn = at - lineStart + 1
@@ -279,14 +276,9 @@ struct CSVPositionScanner {
 
     private func invalidUTF8(truncated: Bool) -> FeedError {
         let bytes = (0..<utf8ByteCount).map { UInt8(truncatingIfNeeded: utf8Bytes >> (8 * (utf8ByteCount - 1 - $0))) }
-        let found = bytes.count == 1 ? "byte 0x" + hex(bytes[0])
-            : "the bytes " + bytes.map { "0x" + hex($0) }.joined(separator: " ") + (truncated ? " (a truncated sequence at the end of the input)" : "")
+        let found = bytes.count == 1 ? "byte " + UTF8Lead.hex(bytes[0])
+            : "the bytes " + bytes.map(UTF8Lead.hex).joined(separator: " ") + (truncated ? " (a truncated sequence at the end of the input)" : "")
         return .syntax(SourceLocation(source: sourceName, line: utf8LeadLine, column: utf8LeadColumn), expected: "valid UTF-8", found: found)
-    }
-
-    private func hex(_ byte: UInt8) -> String {
-        let text = String(byte, radix: 16, uppercase: true)
-        return text.count == 1 ? "0" + text : text
     }
 
     private func describe(_ byte: UInt8) -> String {
@@ -294,7 +286,7 @@ struct CSVPositionScanner {
         case 0x21...0x7E: "'\(Character(UnicodeScalar(byte)))'"
         case 0x20: "a space"
         case 0x09: "a tab"
-        default: "byte 0x" + hex(byte)
+        default: "byte " + UTF8Lead.hex(byte)
         }
     }
 }

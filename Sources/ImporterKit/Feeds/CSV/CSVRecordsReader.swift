@@ -37,7 +37,6 @@ public final class CSVRecordsReader: RecordReader {
     private var state = State.notOpened
     /// For each column of the header, the slot it fills, or -1 when not requested.
     private var columnSlots: [Int] = []
-    private var header: [String] = []
     private var rowsRead = 0
     /// The positions of the fields of the row just read.
     private var positions: [CSVFieldPosition] = []
@@ -49,40 +48,31 @@ public final class CSVRecordsReader: RecordReader {
         chunks = CSVRowChunks(source: source, chunkSize: bufferSize, maximumRowSize: maximumRecordSize)
     }
 
-    public var sourceName: String { chunks.source.name }
+    private var sourceName: String { chunks.source.name }
     public var progress: (read: Int, total: Int?) { (chunks.source.bytesRead, chunks.source.totalBytes) }
-
-    /// The header's column names, once opened.
-    public var columns: [String] { header }
 
     public func open(requesting fields: [String]) throws(FeedError) -> FeedHeader {
         precondition(state == .notOpened, "open(requesting:) called twice")
         // The header is read as a row (not with CSV.swift's `hasHeaderRow`): empty lines before it
         // are skipped like any other, and its position is known.
-        var hasHeader = false
+        var header: [String]?
         while let (row, mark) = try nextRow() {
             if mark.blank { continue }
             header = row
-            hasHeader = true
             break
         }
-        guard hasHeader else {
+        guard let header else {
             throw FeedError.shape(SourceLocation(source: sourceName, line: 1, column: 1), "the CSV feed is empty: no header row")
         }
-        var seen: [String: Int] = [:]
-        for (column, name) in header.enumerated() {
-            if let first = seen[name] {
-                let position = positions[column]
-                throw FeedError.shape(SourceLocation(source: sourceName, line: Int(position.line), column: Int(position.column)),
-                                      "column '\(name)' appears twice in the header (columns \(first + 1) and \(column + 1))")
-            }
-            seen[name] = column
+        if let (first, column) = ColumnLayout.firstDuplicate(in: header) {
+            let position = positions[column]
+            throw FeedError.shape(SourceLocation(source: sourceName, line: Int(position.line), column: Int(position.column)),
+                                  "column '\(header[column])' appears twice in the header (columns \(first + 1) and \(column + 1))")
         }
-        columnSlots = header.map { fields.firstIndex(of: $0) ?? -1 }
-        var supplied = Array(repeating: false, count: fields.count)
-        for slot in columnSlots where slot >= 0 { supplied[slot] = true }
+        let layout = ColumnLayout(columns: header, requested: fields)
+        columnSlots = layout.slots
         state = .reading
-        return FeedHeader(supplied: supplied)
+        return FeedHeader(supplied: layout.supplied)
     }
 
     public func next(into record: inout RawRecord) throws(FeedError) -> Bool {

@@ -9,7 +9,10 @@ import Foundation
 /// bad file. Duplicate keys: the last one wins.
 public final class JSONRecordsReader: RecordReader {
     private let scanner: JSONScanner
-    private let recordsPointer: [String]
+    /// The pointer's reference tokens, unescaped; empty for the root.
+    private let recordsPath: [String]
+    /// The pointer as written (`""` for the root), for locations; nil for NDJSON.
+    private let recordsPointer: String?
     private let lines: Bool
     private var tree = FieldTree()
     private enum State { case notOpened, inArray, finished }
@@ -17,27 +20,33 @@ public final class JSONRecordsReader: RecordReader {
     private var index = 0
     /// Object nesting around the records' array, closed (and checked) after the last record.
     private var enclosing = 0
+    /// The key being read (reused across records).
+    private var key: [UInt8] = []
 
     /// `records`: a JSON pointer to the array of records (`json`), nil for the root; `lines`: NDJSON.
     public init(source: ByteSource, records: String?, lines: Bool) throws(FeedError) {
         scanner = JSONScanner(source: source)
         self.lines = lines
         guard let records, !records.isEmpty, records != "/" else {
-            recordsPointer = []
+            recordsPath = []
+            recordsPointer = lines ? nil : ""
             return
         }
         guard records.hasPrefix("/") else {
             throw FeedError.shape(SourceLocation(source: source.name, line: 1, column: 1), "records '\(records)' is not a JSON pointer (it starts with /)")
         }
-        recordsPointer = records.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map(Self.unescape)
+        recordsPath = Self.referenceTokens(records)
+        recordsPointer = lines ? nil : records
     }
 
-    public var sourceName: String { scanner.source.name }
     public var progress: (read: Int, total: Int?) { (scanner.source.bytesRead, scanner.source.totalBytes) }
 
-    /// `~1` → `/`, `~0` → `~` (RFC 6901).
-    static func unescape(_ token: Substring) -> String {
-        token.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
+    /// The unescaped reference tokens of a JSON pointer that starts with `/` (RFC 6901: `~1` → `/`,
+    /// `~0` → `~`).
+    static func referenceTokens(_ pointer: String) -> [String] {
+        pointer.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map {
+            $0.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
+        }
     }
 
     /// Requested fields as a tree of keys: leaves are slots.
@@ -53,22 +62,19 @@ public final class JSONRecordsReader: RecordReader {
 
     public func open(requesting fields: [String]) throws(FeedError) -> FeedHeader {
         for (slot, field) in fields.enumerated() {
-            let path = field.hasPrefix("/") ? field.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map(Self.unescape) : [field]
-            tree.insert(path, slot: slot)
+            tree.insert(field.hasPrefix("/") ? Self.referenceTokens(field) : [field], slot: slot)
         }
         if !lines { try openArray() }
-        return FeedHeader(supplied: Array(repeating: true, count: fields.count))
+        return FeedHeader(supplied: Array(repeating: true, count: fields.count), recordsPointer: recordsPointer)
     }
 
     /// Walks to the records' array: through the objects named by the pointer, skipping other members.
     private func openArray() throws(FeedError) {
-        for key in recordsPointer {
-            let found: Bool = try scanner.unit { () throws(ScanError) -> Bool in
+        for key in recordsPath {
+            try scanner.unit { () throws(ScanError) in
                 guard try scanner.peek() != 0 else { throw scanner.syntaxError(expected: "a JSON value (the feed is empty)") }
                 try scanner.expect(UInt8(ascii: "{"), "an object containing '\(key)'")
-                return true
             }
-            _ = found
             enclosing += 1
             var first = true
             while true {
@@ -106,7 +112,7 @@ public final class JSONRecordsReader: RecordReader {
         }
     }
 
-    private var pointerText: String { recordsPointer.isEmpty ? "the root" : "/" + recordsPointer.joined(separator: "/") }
+    private var pointerText: String { recordsPath.isEmpty ? "the root" : recordsPointer ?? "" }
 
     /// After the records: the rest of the enclosing objects, then the end of input.
     private func close() throws(FeedError) {
@@ -136,7 +142,6 @@ public final class JSONRecordsReader: RecordReader {
         default: break
         }
         let index = self.index
-        let pointer = lines ? nil : pointerText == "the root" ? "" : pointerText
         let more: Bool = try scanner.unit { () throws(ScanError) -> Bool in
             record.reset()
             let byte = try scanner.peek()
@@ -160,7 +165,6 @@ public final class JSONRecordsReader: RecordReader {
             record.index = index
             record.line = line
             record.column = column
-            record.recordsPointer = pointer
             return true
         }
         if more {
@@ -198,45 +202,22 @@ public final class JSONRecordsReader: RecordReader {
             scanner.position += 1
             return
         }
-        var name: [UInt8] = []
         repeat {
-            name.removeAll(keepingCapacity: true)
-            try scanner.string(into: &name)
+            key.removeAll(keepingCapacity: true)
+            try scanner.string(into: &key)
             try scanner.expect(UInt8(ascii: ":"), "':' after a key")
-            guard let child = node.children[name] else {
+            guard let child = node.children[key] else {
                 try scanner.skipValue()
                 continue
             }
             let byte = try scanner.peek()
             if let slot = child.slot {
-                try readValue(into: &record, slot: slot)
+                if try !scanner.scalar(into: &record, slot: slot) { try scanner.skipValue() }
             } else if byte == UInt8(ascii: "{") {
                 try readObject(child, into: &record, depth: depth + 1)
             } else {
                 try scanner.skipValue()
             }
         } while try scanner.separator(close: UInt8(ascii: "}"), context: "in an object")
-    }
-
-    private func readValue(into record: inout RawRecord, slot: Int) throws(ScanError) {
-        var s = RawSlot()
-        s.line = Int32(truncatingIfNeeded: scanner.line)
-        s.column = Int32(truncatingIfNeeded: scanner.currentColumn)
-        s.start = Int32(record.bytes.count)
-        switch try scanner.peek() {
-        case UInt8(ascii: "\""):
-            try scanner.string(into: &record.bytes)
-            s.kind = .string
-        case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
-            s.kind = try scanner.literal()
-        case UInt8(ascii: "["), UInt8(ascii: "{"):
-            try scanner.skipValue()
-            s.kind = .composite
-        default:
-            try scanner.number(into: &record.bytes)
-            s.kind = .number
-        }
-        s.count = Int32(record.bytes.count) - s.start
-        record.slots[slot] = s
     }
 }

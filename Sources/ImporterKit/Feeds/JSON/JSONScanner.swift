@@ -32,6 +32,8 @@ final class JSONScanner {
     private(set) var lineStart = 0
     private(set) var atEnd = false
     let maximumUnitSize: Int
+    /// Where `skipValue` copies the strings and numbers it validates (reused: skipping allocates nothing).
+    private var skipped: [UInt8] = []
 
     struct Checkpoint {
         var position: Int
@@ -125,7 +127,7 @@ final class JSONScanner {
                   ![UInt8(ascii: ","), UInt8(ascii: "]"), UInt8(ascii: "}")].contains(storage[end]) { end += 1 }
             return "'" + String(decoding: UnsafeBufferPointer(start: storage + position, count: end - position), as: UTF8.self) + "'"
         default:
-            return "byte 0x" + String(byte, radix: 16, uppercase: true)
+            return "byte " + UTF8Lead.hex(byte)
         }
     }
 
@@ -265,25 +267,13 @@ final class JSONScanner {
 
     /// Validates and copies one multi-byte UTF-8 sequence (RFC 3629: no overlongs, no surrogates).
     private func utf8Sequence(into output: inout [UInt8]) throws(ScanError) {
-        let lead = storage[position]
-        let length: Int
-        var lowerBound: UInt8 = 0x80
-        var upperBound: UInt8 = 0xBF
-        switch lead {
-        case 0xC2...0xDF: length = 2
-        case 0xE0: length = 3; lowerBound = 0xA0
-        case 0xE1...0xEC, 0xEE...0xEF: length = 3
-        case 0xED: length = 3; upperBound = 0x9F
-        case 0xF0: length = 4; lowerBound = 0x90
-        case 0xF1...0xF3: length = 4
-        case 0xF4: length = 4; upperBound = 0x8F
-        default: throw invalidUTF8()
-        }
+        guard let lead = UTF8Lead(storage[position]) else { throw invalidUTF8() }
+        let length = lead.continuations + 1
         try need(length)
         for offset in 1..<length {
             let byte = storage[position + offset]
-            let low: UInt8 = offset == 1 ? lowerBound : 0x80
-            let high: UInt8 = offset == 1 ? upperBound : 0xBF
+            let low: UInt8 = offset == 1 ? lead.low : 0x80
+            let high: UInt8 = offset == 1 ? lead.high : 0xBF
             guard byte >= low && byte <= high else { throw invalidUTF8() }
         }
         output.append(contentsOf: UnsafeBufferPointer(start: storage + position, count: length))
@@ -291,7 +281,7 @@ final class JSONScanner {
     }
 
     private func invalidUTF8() -> ScanError {
-        .invalid(.syntax(location(), expected: "valid UTF-8", found: "byte 0x" + String(storage[position], radix: 16, uppercase: true)))
+        .invalid(.syntax(location(), expected: "valid UTF-8", found: "byte " + UTF8Lead.hex(storage[position])))
     }
 
     /// Reads a number token and appends its text to `output` (validated against JSON's grammar).
@@ -349,15 +339,16 @@ final class JSONScanner {
     /// Skips any value (used for members a reader does not need).
     func skipValue(depth: Int = 0) throws(ScanError) {
         guard depth < 512 else { throw syntaxError(expected: "nesting shallower than 512 levels") }
-        var scratch: [UInt8] = []
+        skipped.removeAll(keepingCapacity: true)
         switch try peek() {
         case UInt8(ascii: "\""):
-            try string(into: &scratch)
+            try string(into: &skipped)
         case UInt8(ascii: "{"):
             position += 1
             if try peek() == UInt8(ascii: "}") { position += 1; return }
             repeat {
-                try string(into: &scratch)
+                skipped.removeAll(keepingCapacity: true)
+                try string(into: &skipped)
                 try expect(UInt8(ascii: ":"), "':' after an object key")
                 try skipValue(depth: depth + 1)
             } while try separator(close: UInt8(ascii: "}"), context: "in an object")
@@ -372,7 +363,36 @@ final class JSONScanner {
         case 0:
             throw syntaxError(expected: "a value")
         default:
-            try number(into: &scratch)
+            try number(into: &skipped)
         }
+    }
+
+    /// Reads the scalar value at the read position into `record.slots[slot]` (its text into the
+    /// record's bytes) and returns true; at an object or array, records the slot's location with
+    /// kind `.composite`, consumes nothing and returns false.
+    @inline(__always)
+    func scalar(into record: inout RawRecord, slot: Int) throws(ScanError) -> Bool {
+        let byte = try peek()
+        var s = RawSlot()
+        s.line = Int32(truncatingIfNeeded: line)
+        s.column = Int32(truncatingIfNeeded: currentColumn)
+        s.start = Int32(record.bytes.count)
+        switch byte {
+        case UInt8(ascii: "\""):
+            try string(into: &record.bytes)
+            s.kind = .string
+        case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
+            s.kind = try literal()
+        case UInt8(ascii: "["), UInt8(ascii: "{"):
+            s.kind = .composite
+            record.slots[slot] = s
+            return false
+        default:
+            try number(into: &record.bytes)
+            s.kind = .number
+        }
+        s.count = Int32(record.bytes.count) - s.start
+        record.slots[slot] = s
+        return true
     }
 }

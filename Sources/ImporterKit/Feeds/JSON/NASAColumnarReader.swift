@@ -9,16 +9,14 @@ public final class NASAColumnarReader: RecordReader {
     public static let supportedMajorVersions = ["1"]
 
     private let scanner: JSONScanner
-    private enum State { case notOpened, inData, finished }
-    private var state = State.notOpened
-    /// For each column of `fields`, the slot it fills, or -1 when not requested.
-    private var columnSlots: [Int] = []
-    private var fieldNames: [String]?
+    /// `members`: reading the feed object's members (before `data`'s rows, or after them).
+    private enum State { case members, inData, finished }
+    private var state = State.members
+    /// The layout of `fields`, once read.
+    private var layout: ColumnLayout?
     private var declaredCount: Int?
     private var countLocation: SourceLocation?
     private var rowsRead = 0
-    private var version: String?
-    private var scratch: [UInt8] = []
 
     /// `bufferSize` is the initial read buffer (it grows for larger records); small sizes exercise
     /// the refill path in tests.
@@ -26,7 +24,6 @@ public final class NASAColumnarReader: RecordReader {
         scanner = JSONScanner(source: source, initialCapacity: bufferSize)
     }
 
-    public var sourceName: String { scanner.source.name }
     public var progress: (read: Int, total: Int?) { (scanner.source.bytesRead, scanner.source.totalBytes) }
 
     public func open(requesting fields: [String]) throws(FeedError) -> FeedHeader {
@@ -34,22 +31,29 @@ public final class NASAColumnarReader: RecordReader {
             guard try scanner.peek() != 0 else { throw scanner.syntaxError(expected: "a JSON object (the feed is empty)") }
             try scanner.expect(UInt8(ascii: "{"), "'{' to start the feed object")
         }
-        var first = true
-        while state == .notOpened {
-            try readMember(first: first, requested: fields)
+        try readMembers(first: true, requested: fields)
+        let supplied = layout?.supplied ?? Array(repeating: false, count: fields.count)
+        return FeedHeader(supplied: supplied, declaredCount: declaredCount)
+    }
+
+    /// Reads members of the feed object up to `data`'s rows or the end of the feed (then checks
+    /// the declared count).
+    private func readMembers(first: Bool, requested: [String]) throws(FeedError) {
+        state = .members
+        var first = first
+        while state == .members {
+            try readMember(first: first, requested: requested)
             first = false
         }
-        var supplied = Array(repeating: false, count: fields.count)
-        for slot in columnSlots where slot >= 0 { supplied[slot] = true }
         if state == .finished { try checkCount() }
-        return FeedHeader(supplied: supplied, declaredCount: declaredCount, version: version)
     }
 
     public func next(into record: inout RawRecord) throws(FeedError) -> Bool {
         guard state == .inData else { return false }
+        let columnSlots = layout?.slots ?? []
         let columnCount = columnSlots.count
         let index = rowsRead
-        let more: Bool = try scanner.unit { [columnSlots] () throws(ScanError) -> Bool in
+        let more: Bool = try scanner.unit { () throws(ScanError) -> Bool in
             record.reset()
             if try scanner.peek() == UInt8(ascii: "]") {
                 scanner.position += 1
@@ -88,43 +92,20 @@ public final class NASAColumnarReader: RecordReader {
             rowsRead += 1
             return true
         }
-        state = .notOpened
-        var first = false
-        while state == .notOpened {
-            try readMember(first: first, requested: [])
-            first = false
-        }
-        if state == .finished { try checkCount() }
+        try readMembers(first: false, requested: [])
         return false
     }
 
     /// Reads one value of a row into `slot` (or skips it when the slot is -1).
     @inline(__always)
     private func readValue(into record: inout RawRecord, slot: Int, recordIndex: Int) throws(ScanError) {
-        let byte = try scanner.peek()
         guard slot >= 0 else {
+            let byte = try scanner.peek()
             if byte == UInt8(ascii: "[") || byte == UInt8(ascii: "{") { throw nonScalar(recordIndex) }
             try scanner.skipValue()
             return
         }
-        var s = RawSlot()
-        s.line = Int32(truncatingIfNeeded: scanner.line)
-        s.column = Int32(truncatingIfNeeded: scanner.currentColumn)
-        s.start = Int32(record.bytes.count)
-        switch byte {
-        case UInt8(ascii: "\""):
-            try scanner.string(into: &record.bytes)
-            s.kind = .string
-        case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
-            s.kind = try scanner.literal()
-        case UInt8(ascii: "["), UInt8(ascii: "{"):
-            throw nonScalar(recordIndex)
-        default:
-            try scanner.number(into: &record.bytes)
-            s.kind = .number
-        }
-        s.count = Int32(record.bytes.count) - s.start
-        record.slots[slot] = s
+        guard try scanner.scalar(into: &record, slot: slot) else { throw nonScalar(recordIndex) }
     }
 
     private func nonScalar(_ recordIndex: Int) -> ScanError {
@@ -163,7 +144,7 @@ public final class NASAColumnarReader: RecordReader {
         case .count: try readCount()
         case .fields: try readFields(requested: requested)
         case .data:
-            guard fieldNames != nil else {
+            guard layout != nil else {
                 throw FeedError.shape(scanner.location(), "'data' appears before 'fields'; the reader needs the field names first")
             }
             let started: Bool = try scanner.unit { () throws(ScanError) -> Bool in
@@ -200,7 +181,6 @@ public final class NASAColumnarReader: RecordReader {
             return version
         }
         guard let found else { return }
-        version = found
         let major = String(found.split(separator: ".", maxSplits: 1).first ?? "")
         guard Self.supportedMajorVersions.contains(major) else {
             throw FeedError.unsupportedVersion(location, version: found,
@@ -241,12 +221,10 @@ public final class NASAColumnarReader: RecordReader {
             } while try scanner.separator(close: UInt8(ascii: "]"), context: "in 'fields'")
             return names
         }
-        var seen = Set<String>()
-        for name in names where !seen.insert(name).inserted {
-            throw FeedError.shape(location, "field '\(name)' appears twice in 'fields'")
+        if let (_, repeated) = ColumnLayout.firstDuplicate(in: names) {
+            throw FeedError.shape(location, "field '\(names[repeated])' appears twice in 'fields'")
         }
-        fieldNames = names
-        columnSlots = names.map { requested.firstIndex(of: $0) ?? -1 }
+        layout = ColumnLayout(columns: names, requested: requested)
     }
 
     private func checkCount() throws(FeedError) {

@@ -71,14 +71,20 @@ extension XMLRecordsReader {
     // MARK: - Names
 
     func intern(_ name: XMLName) throws(FeedError) -> XMLFieldTree.Name {
-        guard let localName = Self.intern(name.localName, in: reader) else { throw outOfMemory() }
-        guard let namespace = name.namespace else { return XMLFieldTree.Name(localName: localName, namespace: nil) }
-        guard let interned = Self.intern(namespace, in: reader) else { throw outOfMemory() }
-        return XMLFieldTree.Name(localName: localName, namespace: interned)
+        guard let interned = Self.intern(name, in: reader) else { throw Self.outOfMemory(sourceName) }
+        return interned
     }
 
-    func outOfMemory() -> FeedError {
+    static func outOfMemory(_ sourceName: String) -> FeedError {
         .unreadable(path: sourceName, reason: "libxml2 is out of memory")
+    }
+
+    /// `name` with both parts in the reader's dictionary, or nil when libxml2 is out of memory.
+    static func intern(_ name: XMLName, in reader: OpaquePointer) -> XMLFieldTree.Name? {
+        guard let localName = intern(name.localName, in: reader) else { return nil }
+        guard let namespace = name.namespace else { return XMLFieldTree.Name(localName: localName, namespace: nil) }
+        guard let interned = intern(namespace, in: reader) else { return nil }
+        return XMLFieldTree.Name(localName: localName, namespace: interned)
     }
 
     /// `string` in the reader's dictionary (where libxml2 keeps parsed names), valid while the

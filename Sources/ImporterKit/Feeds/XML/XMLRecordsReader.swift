@@ -115,25 +115,20 @@ public final class XMLRecordsReader: RecordReader {
         namespaces = mapping.namespaces
         self.maximumRecordSize = min(maximumRecordSize, Int(Int32.max)) // slots hold 32-bit offsets
         // Before `self` is complete: intern through the reader directly.
-        func intern(_ string: String) throws(FeedError) -> UnsafePointer<xmlChar> {
-            guard let interned = Self.intern(string, in: reader) else {
-                xmlFreeTextReader(reader)
-                throw FeedError.unreadable(path: source.name, reason: "libxml2 is out of memory")
-            }
-            return interned
-        }
-        var names: [XMLFieldTree.Name] = []
-        for name in path {
-            names.append(XMLFieldTree.Name(localName: try intern(name.localName), namespace: try name.namespace.map(intern)))
+        let names = path.compactMap { Self.intern($0, in: reader) }
+        guard names.count == path.count,
+              let xsiNamespace = Self.intern(Self.xsiNamespace, in: reader), let nilName = Self.intern("nil", in: reader) else {
+            xmlFreeTextReader(reader)
+            throw Self.outOfMemory(source.name)
         }
         recordPath = names
-        xsiNamespace = try intern(Self.xsiNamespace)
-        nilName = try intern("nil")
+        self.xsiNamespace = xsiNamespace
+        self.nilName = nilName
     }
 
     deinit { xmlFreeTextReader(reader) }
 
-    public var sourceName: String { input.source.name }
+    var sourceName: String { input.source.name }
     public var progress: (read: Int, total: Int?) { (input.source.bytesRead, input.source.totalBytes) }
 
     public func open(requesting fields: [String]) throws(FeedError) -> FeedHeader {
