@@ -151,6 +151,24 @@ import Testing
         #expect(try fireballRows(path).first { $0["date"] == .text("2024-02-01 00:00:00") }?["energy"] == .real(2.0))
     }
 
+    @Test func duplicatesAreFoundAcrossFeedsThatSupplyDifferentFields() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let path = directory.path("s.sqlite")
+        // 64 keys: one full chunk of seen-key marking in each feed.
+        let dates = (0..<64).map { String(format: "2024-03-%02d %02d:00:00", 1 + $0 / 24, $0 % 24) }
+        func row(_ date: String, _ energy: String) -> String { #"["\#(date)","\#(energy)","0.1",null,null,null,null,null,null]"# }
+        try importFeeds([try directory.write("before.json", fireballFeed(dates.map { row($0, "1.0") }))], into: path)
+        // The first feed changes energy; the second has no altitude field and changes it back.
+        let first = try directory.write("first.json", fireballFeed(dates.map { row($0, "2.0") }))
+        let fields = #"["date","energy","impact-e","lat","lat-dir","lon","lon-dir","vel"]"#
+        let second = try directory.write("second.json", fireballFeed(dates.map { #"["\#($0)","1.0","0.1",null,null,null,null,null]"# }, fields: fields))
+        let result = try importFeeds([first, second], into: path)
+        #expect(result.totals == ChangeCounts(unchanged: 64, duplicates: 64))
+        #expect(result.transactionNumber == nil)
+        #expect(try fireballRows(path).allSatisfy { $0["energy"] == .real(1.0) })
+    }
+
     @Test func syncTakesTheUnionOfTheRunsFeeds() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }

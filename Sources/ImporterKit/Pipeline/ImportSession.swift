@@ -75,13 +75,17 @@ public final class ImportSession {
     /// The run's state for one entity.
     private final class EntityRun {
         let entity: EntityDescription
+        /// The keys written so far, shared by all the entity's feeds.
+        let seen: SeenKeys
+        let merger: DuplicateMerger
         /// One upserter per set of supplied columns (feeds of one entity may supply different ones).
         var upserters: [[Int]: BatchUpserter] = [:]
         var rejected = 0
-        var duplicates: Int { upserters.values.reduce(0) { $0 + $1.duplicateCount } }
 
-        init(entity: EntityDescription) {
+        init(entity: EntityDescription, connection: Connection, transaction: OpenTransaction) throws {
             self.entity = entity
+            seen = try SeenKeys(connection: connection, entity: entity)
+            merger = try DuplicateMerger(connection: connection, entity: entity, transaction: transaction)
         }
     }
 
@@ -100,8 +104,7 @@ public final class ImportSession {
         defer { store.transactionState.number = nil }
         var runs: [String: EntityRun] = [:]
         for entity in entities {
-            try SeenKeys.prepare(entity, in: store.connection)
-            runs[entity.name] = EntityRun(entity: entity)
+            runs[entity.name] = try EntityRun(entity: entity, connection: store.connection, transaction: transaction)
         }
         var rejects: [Reject] = []
         var rejectCount = 0
@@ -125,8 +128,7 @@ public final class ImportSession {
             func write(_ batch: RecordBatch) throws {
                 if upserter == nil {
                     upserter = try run.upserters[columns] ?? BatchUpserter(
-                        connection: store.connection, capture: store.capture, entity: entity, columns: columns, keyPositions: mapper.keyPositions,
-                        transaction: transaction)
+                        connection: store.connection, capture: store.capture, entity: entity, columns: columns, seen: run.seen, duplicates: run.merger)
                     run.upserters[columns] = upserter
                 }
                 try upserter?.write(batch, sorted: options.sortBatches)
@@ -172,7 +174,7 @@ public final class ImportSession {
             let seen = try SeenKeys.count(entity, in: store.connection)
             entityCounts.unchanged = seen - entityCounts.inserted - entityCounts.updated
             entityCounts.rejected = run.rejected
-            entityCounts.duplicates = run.duplicates
+            entityCounts.duplicates = run.seen.duplicates
             counts.append((entity.name, entityCounts, changeIDs))
         }
         let metadata = TransactionMetadata(author: options.author, context: options.context, sources: feeds.map(\.path))
