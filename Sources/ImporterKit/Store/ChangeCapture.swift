@@ -12,7 +12,7 @@ import Foundation
 final class ChangeCapture {
     private struct Tracked {
         var name: [CChar]
-        var entity: EntityDescription
+        var schema: EntitySchema
         /// The table column of each attribute, in entity order.
         var columns: [Int32]
         var insertUpdate: Statement
@@ -58,7 +58,7 @@ final class ChangeCapture {
     /// Tracks `entity`'s table for the coming writes (its columns are looked up by name, so tables
     /// that gained columns later are read correctly).
     func track(_ entity: EntityDescription) throws {
-        tracked.removeAll { $0.entity.name == entity.name }
+        tracked.removeAll { $0.schema.entity.name == entity.name }
         var columnIndex: [String: Int32] = [:]
         try connection.prepare("SELECT name FROM pragma_table_xinfo(?1)").forEachRow([.text(entity.tableName)]) { row in
             columnIndex[row.string(at: 0) ?? ""] = Int32(columnIndex.count)
@@ -69,8 +69,9 @@ final class ChangeCapture {
             }
             return index
         }
-        tracked.append(Tracked(name: Array(entity.tableName.utf8CString), entity: entity, columns: columns,
-                               insertUpdate: try connection.prepare(EntitySchema(entity: entity).insertUpdate)))
+        let schema = EntitySchema(entity: entity)
+        tracked.append(Tracked(name: Array(entity.tableName.utf8CString), schema: schema, columns: columns,
+                               insertUpdate: try connection.prepare(schema.insertUpdate)))
     }
 
     private func receive(_ database: OpaquePointer, _ operation: Int32, _ table: UnsafePointer<CChar>, _ recordID: Int64) {
@@ -123,13 +124,9 @@ final class ChangeCapture {
             throw StoreError.sqlite(SQLiteError(extendedCode: 1, message: "importer: an update happened outside a history transaction"))
         }
         for update in pending {
-            let entity = tracked[update.table].entity
-            let changed = entity.attributes.indices.filter { !update.old[$0].isSame(as: update.new[$0]) }
-            guard !changed.isEmpty else { continue }
-            var arguments: [Value] = [.integer(transaction), .integer(update.recordID), .text(changed.map { entity.attributes[$0].name }.joined(separator: ","))]
-            arguments += update.new
-            arguments += entity.attributes.indices.map { changed.contains($0) ? update.old[$0] : .null }
-            try tracked[update.table].insertUpdate.execute(arguments)
+            let table = tracked[update.table]
+            guard let arguments = table.schema.updateArguments(transaction: transaction, recordID: update.recordID, old: update.old, new: update.new) else { continue }
+            try table.insertUpdate.execute(arguments)
         }
     }
 }

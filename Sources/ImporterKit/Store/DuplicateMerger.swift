@@ -12,6 +12,7 @@ final class DuplicateMerger {
     private let connection: Connection
     private let entity: EntityDescription
     private let transaction: OpenTransaction
+    private let schema: EntitySchema
     private let selectRecord: Statement
     private let selectChange: Statement
     private let deleteChange: Statement
@@ -22,16 +23,16 @@ final class DuplicateMerger {
         self.entity = entity
         self.transaction = transaction
         let schema = EntitySchema(entity: entity)
-        let names = entity.attributes.map { SQLIdentifier.quoted($0.name) }
-        let olds = entity.attributes.map { SQLIdentifier.quoted("old." + $0.name) }
+        self.schema = schema
+        let names = entity.attributes.map { EntitySchema.q($0.name) }
+        let olds = entity.attributes.map { EntitySchema.old($0.name) }
         let keyMatch = entity.uniqueKey.enumerated().map { "\(SQLIdentifier.quoted($0.element)) = ?\($0.offset + 1)" }.joined(separator: " AND ")
         selectRecord = try connection.prepare("SELECT \"id\", \(names.joined(separator: ", ")) FROM \(schema.table) WHERE \(keyMatch)")
         // `type <> 'insert'` lets SQLite use the partial index on record_id.
         let match = "\"record_id\" = ?2 AND \"transaction_number\" = ?1 AND \"type\" <> 'insert'"
         selectChange = try connection.prepare("SELECT \"type\", \"changed\", \((names + olds).joined(separator: ", ")) FROM \(schema.changeTable) WHERE \(match)")
         deleteChange = try connection.prepare("DELETE FROM \(schema.changeTable) WHERE \(match)")
-        let columns = ["\"transaction_number\"", "\"record_id\"", "\"type\"", "\"changed\""] + names + olds
-        insertChange = try connection.prepare("INSERT INTO \(schema.changeTable) (\(columns.joined(separator: ", "))) VALUES (\(columns.indices.map { "?\($0 + 1)" }.joined(separator: ", ")))")
+        insertChange = try connection.prepare(schema.insertUpdate)
     }
 
     /// Writes a record whose key was already written in this run (`write` performs the upsert).
@@ -49,16 +50,12 @@ final class DuplicateMerger {
             for (index, attribute) in entity.attributes.enumerated() where changed.contains(attribute.name) {
                 before[index] = change[2 + attributeCount + index]
             }
-            try deleteChange.execute([.integer(number), .integer(id)])
         }
         try write()
+        // Removes the earlier update row and the one the capture wrote for this write, if any.
         try deleteChange.execute([.integer(number), .integer(id)])
-        guard let (_, after) = try record(keyValues) else { return }
-        let changed = entity.attributes.indices.filter { !before[$0].isSame(as: after[$0]) }
-        guard !changed.isEmpty else { return }
-        var arguments: [Value] = [.integer(number), .integer(id), .text("update"), .text(changed.map { entity.attributes[$0].name }.joined(separator: ","))]
-        arguments += after
-        arguments += entity.attributes.indices.map { changed.contains($0) ? before[$0] : .null }
+        guard let (_, after) = try record(keyValues),
+              let arguments = schema.updateArguments(transaction: number, recordID: id, old: before, new: after) else { return }
         try insertChange.execute(arguments)
     }
 

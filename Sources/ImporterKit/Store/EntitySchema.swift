@@ -122,6 +122,17 @@ public struct EntitySchema: Sendable {
         return "INSERT INTO \(changeTable) (\(columns.joined(separator: ", "))) VALUES (\(parameters.joined(separator: ", ")))"
     }
 
+    /// The arguments of `insertUpdate` for record `recordID` going from `old` to `new` (every
+    /// attribute, in entity order) in `transaction`, or nil when no attribute changed.
+    func updateArguments(transaction: Int64, recordID: Int64, old: [Value], new: [Value]) -> [Value]? {
+        let changed = entity.attributes.indices.filter { !old[$0].isSame(as: new[$0]) }
+        guard !changed.isEmpty else { return nil }
+        var arguments: [Value] = [.integer(transaction), .integer(recordID), .text(changed.map { entity.attributes[$0].name }.joined(separator: ","))]
+        arguments += new
+        arguments += entity.attributes.indices.map { changed.contains($0) ? old[$0] : .null }
+        return arguments
+    }
+
     /// Removes the update rows written since change `?1` for records with an id above `?2`: records
     /// the run inserted and then changed again (a key repeated in the feed); their insert row,
     /// written at the end, carries the final values.
