@@ -45,28 +45,24 @@ struct HistoryWriter {
         var lastChangeIDs: [String: Int64] = [:]
         for entity in entities {
             let schema = EntitySchema(entity: entity)
-            lastIDs[entity.name] = try lastAssigned(entity.tableName)
-            lastChangeIDs[entity.name] = try lastAssigned(schema.changeTableName)
+            lastIDs[entity.name] = try EntitySchema.lastAssignedID(entity.tableName, in: store.connection)
+            lastChangeIDs[entity.name] = try EntitySchema.lastAssignedID(schema.changeTableName, in: store.connection)
             try store.capture.track(entity)
         }
         store.transactionState.number = number
         return OpenTransaction(number: number, lastIDBefore: lastIDs, lastChangeIDBefore: lastChangeIDs)
     }
 
-    private func lastAssigned(_ table: String) throws -> Int64 {
-        if case .integer(let id)? = try store.connection.scalar(EntitySchema.lastAssignedID, [.text(table)]) { return id }
-        return 0
-    }
-
     /// Deletes the records matching `condition` (SQL over the entity table), recording each as a
     /// delete change with its values first; returns how many.
     func deleteRecords(_ entity: EntityDescription, where condition: String, in transaction: OpenTransaction) throws -> Int {
         let schema = EntitySchema(entity: entity)
+        let lastChange = try EntitySchema.lastAssignedID(schema.changeTableName, in: store.connection)
         try store.connection.execute(schema.recordDeletes(where: condition), [.integer(transaction.number)])
         let recorded = store.connection.changes
         store.capture.expectingDeletes = true
         defer { store.capture.expectingDeletes = false }
-        try store.connection.execute("DELETE FROM \(schema.table) WHERE \(condition)")
+        try store.connection.execute(schema.deleteRecorded, [.integer(lastChange)])
         guard store.connection.changes == recorded else {
             throw StoreError.sqlite(SQLiteError(extendedCode: 1, message: "importer: recorded \(recorded) deletes but deleted \(store.connection.changes)"))
         }
@@ -96,7 +92,7 @@ struct HistoryWriter {
             }
         try store.connection.execute(schema.recordInserts, [.integer(transaction.number), .integer(transaction.lastIDBefore[entity.name] ?? 0)])
         counts.inserted = store.connection.changes
-        let lastChange = try lastAssigned(schema.changeTableName)
+        let lastChange = try EntitySchema.lastAssignedID(schema.changeTableName, in: store.connection)
         return (counts, lastChange > lastChangeBefore ? (lastChangeBefore + 1)...lastChange : nil)
     }
 

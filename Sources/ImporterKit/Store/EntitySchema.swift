@@ -113,6 +113,12 @@ public struct EntitySchema: Sendable {
             """
     }
 
+    /// Deletes the records recorded as deletes in change rows above `?1` (a range scan of the
+    /// change table, instead of evaluating the delete condition over the entity table again).
+    var deleteRecorded: String {
+        "DELETE FROM \(table) WHERE \"id\" IN (SELECT \"record_id\" FROM \(changeTable) WHERE \"change_id\" > ?1 AND \"type\" = 'delete')"
+    }
+
     /// Inserts one update row: transaction, record id, changed list, the values after, the old
     /// values of the changed attributes.
     var insertUpdate: String {
@@ -140,8 +146,11 @@ public struct EntitySchema: Sendable {
         "DELETE FROM \(changeTable) WHERE \"change_id\" > ?1 AND \"record_id\" > ?2"
     }
 
-    /// The last id an AUTOINCREMENT table (`?1`: the entity table or its change table) assigned.
-    static let lastAssignedID = "SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = ?1), 0)"
+    /// The last id an AUTOINCREMENT table (the entity table or its change table) assigned; ids are
+    /// never reused, so it bounds the table's row count from above.
+    static func lastAssignedID(_ tableName: String, in connection: Connection) throws -> Int64 {
+        try connection.integer("SELECT seq FROM sqlite_sequence WHERE name = ?1", [.text(tableName)])
+    }
 
     /// Statements that add an optional attribute to an existing store (the only model change that
     /// cannot lose data).

@@ -21,7 +21,7 @@ public struct RejectStore {
     /// Allocates the next run number. Call inside the run's write transaction.
     func allocateRun() throws -> Int64 {
         let last: Int64
-        if case .integer(let n)? = try store.connection.scalar("SELECT value FROM importer_metadata WHERE key = 'last_run_number'") { last = n } else { last = 0 }
+        if case .integer(let n)? = try store.metadata("last_run_number") { last = n } else { last = 0 }
         try store.connection.execute("""
             INSERT INTO importer_metadata (key, value) VALUES ('last_run_number', ?1)
             ON CONFLICT(key) DO UPDATE SET value = excluded.value

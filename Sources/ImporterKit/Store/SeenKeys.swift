@@ -86,8 +86,7 @@ final class SeenKeys {
     }
 
     static func count(_ entity: EntityDescription, in connection: Connection) throws -> Int {
-        if case .integer(let n)? = try connection.scalar("SELECT count(*) FROM temp.\(tableName(entity))") { return Int(n) }
-        return 0
+        Int(try connection.integer("SELECT count(*) FROM temp.\(tableName(entity))"))
     }
 
     /// The SQL condition, over the entity table, of stored records whose key the run did not write.

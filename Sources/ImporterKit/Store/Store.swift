@@ -94,8 +94,12 @@ public final class Store {
     }
 
     private func integerPragma(_ name: String) throws -> Int64 {
-        if case .integer(let value)? = try connection.scalar("PRAGMA \(name)") { return value }
-        return 0
+        try connection.integer("PRAGMA \(name)")
+    }
+
+    /// The value of a key of `importer_metadata`, or nil when it is not set.
+    func metadata(_ key: String) throws -> Value? {
+        try connection.scalar("SELECT value FROM importer_metadata WHERE key = ?1", [.text(key)])
     }
 
     private func openSchema() throws {
@@ -129,7 +133,7 @@ public final class Store {
     }
 
     private func loadMetadata() throws {
-        guard case .text(let id)? = try connection.scalar("SELECT value FROM importer_metadata WHERE key = 'store_id'"),
+        guard case .text(let id)? = try metadata("store_id"),
               let uuid = UUID(uuidString: id) else {
             throw StoreError.notAnImporterStore(path: path)
         }
@@ -164,7 +168,7 @@ public final class Store {
     /// The number of the last committed history transaction (0 when there is none).
     public func lastTransactionNumber() throws(StoreError) -> Int64 {
         try mapErrors {
-            if case .integer(let n)? = try connection.scalar("SELECT value FROM importer_metadata WHERE key = 'last_transaction_number'") { return n }
+            if case .integer(let n)? = try metadata("last_transaction_number") { return n }
             return 0
         }
     }

@@ -39,32 +39,28 @@ public struct StoreStatus: Sendable {
         bytes = size(store.path)
         walBytes = size(store.path + "-wal")
         let connection = store.connection
-        func integer(_ sql: String, _ arguments: [Value] = []) throws -> Int64 {
-            if case .integer(let n)? = try connection.scalar(sql, arguments) { return n }
-            return 0
-        }
         (schemaVersion, storeID, createdAt, entities, history, consumers, rejectRuns, rejects) = try connection.transaction(immediate: false) {
             try store.reloadEntities()
             let entities = try store.entities.map { entity in
-                EntityStatus(name: entity.name, table: entity.tableName, records: Int(try integer("SELECT count(*) FROM \(SQLIdentifier.quoted(entity.tableName))")))
+                EntityStatus(name: entity.name, table: entity.tableName, records: Int(try connection.integer("SELECT count(*) FROM \(SQLIdentifier.quoted(entity.tableName))")))
             }
             var changes = 0
             for entity in store.entities {
-                changes += Int(try integer("SELECT count(*) FROM \(EntitySchema(entity: entity).changeTable)"))
+                changes += Int(try connection.integer("SELECT count(*) FROM \(EntitySchema(entity: entity).changeTable)"))
             }
             let reader = HistoryReader(store: store)
-            let first = try integer("SELECT coalesce(min(number), 0) FROM importer_transaction")
-            let last = try integer("SELECT coalesce(max(number), 0) FROM importer_transaction")
+            let first = try connection.integer("SELECT coalesce(min(number), 0) FROM importer_transaction")
+            let last = try connection.integer("SELECT coalesce(max(number), 0) FROM importer_transaction")
             let history = HistoryStatus(
-                transactions: Int(try integer("SELECT count(*) FROM importer_transaction")), changes: changes,
+                transactions: Int(try connection.integer("SELECT count(*) FROM importer_transaction")), changes: changes,
                 oldest: first > 0 ? try reader.transaction(first) : nil, newest: last > 0 ? try reader.transaction(last) : nil,
                 purgedThrough: try store.purgedThrough(),
-                purgedAt: try connection.scalar("SELECT value FROM importer_metadata WHERE key = 'purged_at'")?.stringValue)
+                purgedAt: try store.metadata("purged_at")?.stringValue)
             let consumers = try ConsumerRegistry(store: store).statuses()
-            return (Int(try integer("PRAGMA user_version")), store.storeID.uuidString.lowercased(),
-                    try connection.scalar("SELECT value FROM importer_metadata WHERE key = 'created_at'")?.stringValue,
+            return (Int(try connection.integer("PRAGMA user_version")), store.storeID.uuidString.lowercased(),
+                    try store.metadata("created_at")?.stringValue,
                     entities, history, consumers,
-                    Int(try integer("SELECT count(DISTINCT run) FROM importer_reject")), Int(try integer("SELECT count(*) FROM importer_reject")))
+                    Int(try connection.integer("SELECT count(DISTINCT run) FROM importer_reject")), Int(try connection.integer("SELECT count(*) FROM importer_reject")))
         }
     }
 }

@@ -62,6 +62,13 @@ public final class Connection {
         return try statement.step() ? statement.value(at: 0) : nil
     }
 
+    /// The first column of the first row as an integer: 0 when there is no row or the value is not
+    /// an integer (`count(*)`, `max(…)` over no rows, a missing metadata key).
+    public func integer(_ sql: String, _ arguments: [Value] = []) throws -> Int64 {
+        if case .integer(let n)? = try scalar(sql, arguments) { return n }
+        return 0
+    }
+
     public func rows(_ sql: String, _ arguments: [Value] = []) throws -> [[Value]] {
         try prepare(sql).rows(arguments)
     }
@@ -77,8 +84,7 @@ public final class Connection {
 
     /// `PRAGMA data_version`: changes when another connection commits to the file.
     public func dataVersion() throws -> Int64 {
-        if case .integer(let v)? = try scalar("PRAGMA data_version") { return v }
-        return 0
+        try integer("PRAGMA data_version")
     }
 
     /// Runs `body` inside a transaction: `BEGIN IMMEDIATE` for writers (takes the write lock up front,

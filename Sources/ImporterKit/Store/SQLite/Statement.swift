@@ -67,8 +67,6 @@ public final class Statement {
         for (offset, value) in values.enumerated() { bind(value, at: Int32(offset + 1)) }
     }
 
-    public func clearBindings() { sqlite3_clear_bindings(handle) }
-
     // MARK: Running
 
     /// Steps once. Returns true when a row is available, false when the statement is done.
@@ -120,15 +118,7 @@ public final class Statement {
     }
 
     @inline(__always)
-    public func isNull(at index: Int32) -> Bool {
-        sqlite3_column_type(handle, index) == SQLITE_NULL
-    }
-
-    @inline(__always)
     public func int64(at index: Int32) -> Int64 { sqlite3_column_int64(handle, index) }
-
-    @inline(__always)
-    public func double(at index: Int32) -> Double { sqlite3_column_double(handle, index) }
 
     public func string(at index: Int32) -> String? {
         guard let text = sqlite3_column_text(handle, index) else { return nil }
