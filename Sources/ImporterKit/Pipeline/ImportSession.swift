@@ -97,7 +97,7 @@ public final class ImportSession {
             return entity
         }
         try store.ensureEntities(entities)
-        let built = options.replayViews ? try ViewRegistry(store: store).ensure(model.views) : []
+        let created = options.replayViews ? try ViewRegistry(store: store).ensure(model.views) : []
         let history = HistoryWriter(store: store)
         let transaction = try history.begin(entities)
         let number = transaction.number
@@ -182,32 +182,22 @@ public final class ImportSession {
         var result = ImportResult(transactionNumber: wrote ? number : nil, entities: counts.map { ($0.0, $0.1) }, rejects: rejects)
         result.rejectRun = rejectRun
         if let rejectRun, wrote { try rejectStore.tag(run: rejectRun, transaction: number) }
-        if options.replayViews { try replayViews(into: &result, built: built) }
+        if options.replayViews { try replayViews(into: &result, created: created) }
         return result
     }
 
-    /// Replays every view of the store through the new head; a view whose token expired is skipped
-    /// with a warning (rebuilding it is the user's call).
-    private func replayViews(into result: inout ImportResult, built: [ViewEffect]) throws {
+    /// Builds the views this run created and replays the others through the new head; a view whose
+    /// token expired is skipped with a warning (rebuilding it is the user's call).
+    private func replayViews(into result: inout ImportResult, created: [ViewDefinition]) throws {
         let maintainer = ViewMaintainer(store: store)
-        let registry = ConsumerRegistry(store: store)
-        var current: [ViewDefinition] = []
-        for view in try ViewRegistry(store: store).all() {
-            do {
-                try registry.checkNotExpired(try registry.consumer(named: view.name))
-                current.append(view)
-            } catch let error as HistoryError {
-                result.warnings.append("\(error)")
-                logger.warning("\(error)")
-            }
+        let views = try ViewRegistry(store: store).all()
+        var warnings: [String] = []
+        let replayed = try maintainer.replay(views.filter { view in !created.contains { $0.name == view.name } }) { [logger] error in
+            warnings.append("\(error)")
+            logger.warning("\(error)")
         }
-        for var effect in try maintainer.replay(current) {
-            if let build = built.first(where: { $0.view == effect.view }) {
-                effect.rebuilt = true
-                effect.fromTransaction = build.fromTransaction
-                effect.insertedGroups += build.insertedGroups
-            }
-            result.views.append(effect)
-        }
+        let effects = replayed + (try maintainer.rebuild(created))
+        result.views = views.compactMap { view in effects.first { $0.view == view.name } }
+        result.warnings += warnings
     }
 }

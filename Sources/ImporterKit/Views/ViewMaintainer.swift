@@ -35,15 +35,21 @@ public struct ViewMaintainer {
     }
 
     /// Replays views through the head; views whose delta is as large as a good part of their table
-    /// are rebuilt instead, together (one scan per entity). Throws on the first expired view.
-    public func replay(_ views: [ViewDefinition]) throws -> [ViewEffect] {
+    /// are rebuilt instead, together (one scan per entity). A view whose token expired is passed to
+    /// `onExpired` and skipped; without `onExpired`, the first expired view throws.
+    public func replay(_ views: [ViewDefinition], onExpired: ((HistoryError) -> Void)? = nil) throws -> [ViewEffect] {
         let registry = ConsumerRegistry(store: store)
         let head = try store.lastTransactionNumber()
         var effects: [String: ViewEffect] = [:]
         var rebuild: [(ViewDefinition, Int64)] = []
         for view in views {
             let consumer = try registry.consumer(named: view.name)
-            try registry.checkNotExpired(consumer)
+            do {
+                try registry.checkNotExpired(consumer)
+            } catch let error as HistoryError where onExpired != nil {
+                onExpired?(error)
+                continue
+            }
             var effect = ViewEffect(view: view.name, fromTransaction: consumer.tokenNumber, throughTransaction: max(head, consumer.tokenNumber))
             guard head > consumer.tokenNumber else {
                 effects[view.name] = effect

@@ -21,14 +21,14 @@ public struct ViewRegistry {
         return view
     }
 
-    /// Creates the tables of views that are new or whose definition changed, building them from the
-    /// entity table (views are derived data: a changed definition is simply rebuilt). Must run
-    /// inside a write transaction, after the entities are ensured. Returns the effects of builds.
-    func ensure(_ views: [ViewDefinition]) throws -> [ViewEffect] {
+    /// Creates the (empty) tables of views that are new or whose definition changed, and their
+    /// consumers. Must run inside a write transaction, after the entities are ensured. Returns the
+    /// views created, which the caller builds (views are derived data: a changed definition is
+    /// simply rebuilt).
+    func ensure(_ views: [ViewDefinition]) throws -> [ViewDefinition] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let registered = try all()
-        let maintainer = ViewMaintainer(store: store)
         let consumers = ConsumerRegistry(store: store)
         var created: [ViewDefinition] = []
         for view in views where registered.first(where: { $0.name == view.name }) != view {
@@ -52,6 +52,6 @@ public struct ViewRegistry {
             }
             created.append(view)
         }
-        return try maintainer.rebuild(created)
+        return created
     }
 }
