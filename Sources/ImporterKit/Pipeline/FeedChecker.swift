@@ -24,25 +24,16 @@ public struct FeedChecker {
         guard let entity = model.entity(named: input.mapping.entity) else {
             throw ModelError.invalid("feed mapping \(input.mapping.name) names unknown entity '\(input.mapping.entity)'")
         }
-        let source = try ByteSource(path: input.path)
-        let reader = try FeedReaders.make(for: input.mapping, source: source)
-        var mapper = try RecordMapper(entity: entity, mapping: input.mapping)
-        let header = try reader.open(requesting: mapper.requestedFields)
-        try mapper.configure(header: header, sourceName: source.name)
-        var result = FeedCheck(source: source.name, feed: input.mapping.name, format: input.mapping.format, entity: entity.name)
-        result.supplied = mapper.columns.map { entity.attributes[$0].name }
-        var batch = mapper.makeBatch(capacity: 1024)
-        var record = RawRecord(slotCount: mapper.requestedFields.count)
-        while try reader.next(into: &record) {
-            result.records += 1
-            if let reject = mapper.map(record, into: &batch) {
-                result.rejected += 1
-                try onReject(reject)
-            } else {
-                result.mapped += 1
-            }
-            if batch.count >= 1024 { batch.removeAll() }
+        let feed = try MappedFeed(input, entity: entity)
+        var result = FeedCheck(source: feed.source.name, feed: input.mapping.name, format: input.mapping.format, entity: entity.name)
+        result.supplied = feed.mapper.columns.map { entity.attributes[$0].name }
+        try feed.read(batchSize: 1024) { reject in
+            result.rejected += 1
+            try onReject(reject)
+        } onBatch: { batch in
+            result.mapped += batch.count
         }
+        result.records = feed.records
         return result
     }
 }

@@ -116,52 +116,39 @@ public final class ImportSession {
         for feed in feeds {
             guard let run = runs[feed.mapping.entity] else { continue }
             let entity = run.entity
-            let source = try ByteSource(path: feed.path)
-            let reader = try FeedReaders.make(for: feed.mapping, source: source)
-            var mapper = try RecordMapper(entity: entity, mapping: feed.mapping)
-            let header = try reader.open(requesting: mapper.requestedFields)
-            logger.debug("reading feed", metadata: ["source": "\(source.name)", "format": "\(feed.mapping.format.rawValue)", "mapping": "\(feed.mapping.name)"])
-            try mapper.configure(header: header, sourceName: source.name)
-            let columns = mapper.columns
+            let input = try MappedFeed(feed, entity: entity)
+            let source = input.source.name
+            logger.debug("reading feed", metadata: ["source": "\(source)", "format": "\(feed.mapping.format.rawValue)", "mapping": "\(feed.mapping.name)"])
+            let columns = input.mapper.columns
             var upserter: BatchUpserter?
-            // Created at the first batch: a feed with no records (and maybe no fields) writes nothing.
-            func write(_ batch: RecordBatch) throws {
+            func progress() -> ImportProgress {
+                ImportProgress(source: source, records: input.records, bytesRead: input.progress.read, totalBytes: input.progress.total)
+            }
+            try input.read(batchSize: options.batchSize) { reject in
+                rejectCount += 1
+                run.rejected += 1
+                if rejects.count < 100 { rejects.append(reject) }
+                rejectSink?.write(reject)
+                if rejectCount > options.maxRejects {
+                    throw ImportError.tooManyRejects(count: rejectCount, limit: options.maxRejects, rejects: rejects)
+                }
+                if rejectRun == nil {
+                    rejectRun = try rejectStore.allocateRun()
+                    insertReject = try rejectStore.insertStatement()
+                }
+                if let rejectRun, let insertReject { try rejectStore.insert(reject, run: rejectRun, using: insertReject, at: startedAt) }
+            } onBatch: { batch in
+                // Created at the first batch: a feed with no records (and maybe no fields) writes nothing.
                 if upserter == nil {
                     upserter = try run.upserters[columns] ?? BatchUpserter(
                         connection: store.connection, capture: store.capture, entity: entity, columns: columns, seen: run.seen, duplicates: run.merger)
                     run.upserters[columns] = upserter
                 }
                 try upserter?.write(batch, sorted: options.sortBatches)
+                onProgress?(progress())
             }
-            var batch = mapper.makeBatch(capacity: options.batchSize)
-            var record = RawRecord(slotCount: mapper.requestedFields.count)
-            var records = 0
-            while try reader.next(into: &record) {
-                records += 1
-                if let reject = mapper.map(record, into: &batch) {
-                    rejectCount += 1
-                    run.rejected += 1
-                    if rejects.count < 100 { rejects.append(reject) }
-                    rejectSink?.write(reject)
-                    if rejectCount > options.maxRejects {
-                        throw ImportError.tooManyRejects(count: rejectCount, limit: options.maxRejects, rejects: rejects)
-                    }
-                    if rejectRun == nil {
-                        rejectRun = try rejectStore.allocateRun()
-                        insertReject = try rejectStore.insertStatement()
-                    }
-                    if let rejectRun, let insertReject { try rejectStore.insert(reject, run: rejectRun, using: insertReject, at: startedAt) }
-                    continue
-                }
-                if batch.count >= options.batchSize {
-                    try write(batch)
-                    batch.removeAll()
-                    onProgress?(ImportProgress(source: source.name, records: records, bytesRead: reader.progress.read, totalBytes: reader.progress.total))
-                }
-            }
-            if !batch.isEmpty { try write(batch) }
-            logger.info("read feed", metadata: ["source": "\(source.name)", "records": "\(records)", "rejected": "\(run.rejected)"])
-            onProgress?(ImportProgress(source: source.name, records: records, bytesRead: reader.progress.read, totalBytes: reader.progress.total))
+            logger.info("read feed", metadata: ["source": "\(source)", "records": "\(input.records)", "rejected": "\(run.rejected)"])
+            onProgress?(progress())
         }
 
         if options.sync {
