@@ -72,18 +72,6 @@ private func texts(_ rows: [Row]) -> [[String?]] {
     rows.map { $0.fields.map { $0?.text } }
 }
 
-private func feedError(_ body: () throws -> Void) -> FeedError? {
-    do {
-        try body()
-        return nil
-    } catch let error as FeedError {
-        return error
-    } catch {
-        Issue.record("unexpected error \(error)")
-        return nil
-    }
-}
-
 /// Imports `path` with `mapping` into a fresh store and returns the fireball rows without `id`.
 private func importRows(_ path: String, mapping: FeedMapping, directory: TemporaryDirectory, name: String) throws -> [[String: Value]] {
     let storePath = directory.path(name)

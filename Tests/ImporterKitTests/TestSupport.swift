@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 @testable import ImporterKit
 
 /// The repository's root (for SampleData).
@@ -69,4 +70,18 @@ func sha256(_ path: String) throws -> String {
     let data = pipe.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     return String(decoding: data, as: UTF8.self).split(separator: " ").first.map(String.init) ?? ""
+}
+
+/// The `FeedError` that `body` throws; records an issue when it throws none or another error.
+func feedError(_ body: () throws -> Void) -> FeedError? {
+    do {
+        try body()
+        Issue.record("expected a feed error")
+        return nil
+    } catch let error as FeedError {
+        return error
+    } catch {
+        Issue.record("unexpected error \(error)")
+        return nil
+    }
 }

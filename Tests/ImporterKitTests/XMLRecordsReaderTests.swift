@@ -78,19 +78,6 @@ private func xmlMapping(_ records: String?, namespaces: [String: String] = [:]) 
     FeedMapping(name: "test", entity: "Fireball", format: .xml, records: records, namespaces: namespaces, fields: [])
 }
 
-private func feedError(_ body: () throws -> Void) -> FeedError? {
-    do {
-        try body()
-        Issue.record("expected a feed error")
-        return nil
-    } catch let error as FeedError {
-        return error
-    } catch {
-        Issue.record("unexpected error \(error)")
-        return nil
-    }
-}
-
 /// Imports `path` with `mapping` (views not replayed) into the store at `storePath`.
 private func importXML(_ path: String, mapping: FeedMapping, into storePath: String) throws -> ImportResult {
     let store = try Store(path: storePath)
