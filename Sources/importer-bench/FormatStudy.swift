@@ -47,26 +47,18 @@ enum FormatStudy {
         }
     }
 
-    /// Parsing alone: the format's reader and the model's mapping, batches cleared when full.
+    /// Parsing alone: the format's reader and the model's mapping, through the import's own loop
+    /// (`MappedFeed`), batches dropped when full.
     static func parse(_ input: Input) throws -> Int {
         let model = try ModelFile.load(path: input.model)
         guard let mapping = model.feeds.first, let entity = model.entity(named: mapping.entity) else {
             throw BenchError.failed("\(input.model) has no feed mapping")
         }
-        let source = try ByteSource(path: input.path)
-        let reader = try FeedReaders.make(for: mapping, source: source)
-        var mapper = try RecordMapper(entity: entity, mapping: mapping)
-        let header = try reader.open(requesting: mapper.requestedFields)
-        try mapper.configure(header: header, sourceName: input.path)
-        var batch = mapper.makeBatch(capacity: 8192)
-        var record = RawRecord(slotCount: mapper.requestedFields.count)
-        var records = 0
-        while try reader.next(into: &record) {
-            records += 1
-            if let reject = mapper.map(record, into: &batch) { throw BenchError.failed("\(input.label): reject: \(reject)") }
-            if batch.count == 8192 { batch.removeAll() }
-        }
-        return records
+        let feed = try MappedFeed(FeedInput(path: input.path, mapping: mapping), entity: entity)
+        try feed.read(batchSize: 8192) { reject in
+            throw BenchError.failed("\(input.label): reject: \(reject)")
+        } onBatch: { _ in }
+        return feed.records
     }
 
     static func table(_ inputs: [Input], endToEnd: [EndToEnd], records: Int, repeats: Int) throws -> TextTable {

@@ -1,15 +1,15 @@
 /// A feed opened for reading: its records read and mapped into batches of its entity, the same
 /// way for an import and for a check.
-final class MappedFeed {
-    let source: ByteSource
+public final class MappedFeed {
+    public let source: ByteSource
     /// Configured with the feed's header: its `columns` are the attributes the feed supplies.
-    let mapper: RecordMapper
+    public let mapper: RecordMapper
     private let reader: RecordReader
     /// Records read so far, rejected ones included.
-    private(set) var records = 0
+    public private(set) var records = 0
 
     /// Opens the feed and reads up to its first record.
-    init(_ input: FeedInput, entity: EntityDescription) throws {
+    public init(_ input: FeedInput, entity: EntityDescription) throws {
         source = try ByteSource(path: input.path)
         reader = try FeedReaders.make(for: input.mapping, source: source)
         var mapper = try RecordMapper(entity: entity, mapping: input.mapping)
@@ -18,11 +18,11 @@ final class MappedFeed {
     }
 
     /// Bytes consumed so far, and the total when known.
-    var progress: (read: Int, total: Int?) { reader.progress }
+    public var progress: (read: Int, total: Int?) { reader.progress }
 
     /// Reads every record: a rejected one goes to `onReject`; mapped ones are collected into
     /// batches of `batchSize`, each handed to `onBatch` when full, and the last one when not empty.
-    func read(batchSize: Int, onReject: (Reject) throws -> Void, onBatch: (RecordBatch) throws -> Void) throws {
+    public func read(batchSize: Int, onReject: (Reject) throws -> Void, onBatch: (RecordBatch) throws -> Void) throws {
         let mapper = self.mapper
         var batch = mapper.makeBatch(capacity: batchSize)
         var record = RawRecord(slotCount: mapper.requestedFields.count)
