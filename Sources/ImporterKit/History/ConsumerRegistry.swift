@@ -117,12 +117,10 @@ public struct ConsumerRegistry {
     /// its filter selects.
     public func lag(of consumer: Consumer) throws -> (transactions: Int, changes: Int) {
         let reader = HistoryReader(store: store)
-        let transactions = try reader.transactions(after: consumer.tokenNumber).filter { consumer.filter.includes(author: $0.author) }
+        let transactions = try reader.transactions(after: consumer.tokenNumber).count(where: { consumer.filter.includes(author: $0.author) })
         var changes = 0
-        for transaction in transactions {
-            try reader.forEachChange(after: transaction.number - 1, through: transaction.number, filter: consumer.filter) { _ in changes += 1 }
-        }
-        return (transactions.count, changes)
+        try reader.forEachChange(after: consumer.tokenNumber, filter: consumer.filter) { _ in changes += 1 }
+        return (transactions, changes)
     }
 }
 

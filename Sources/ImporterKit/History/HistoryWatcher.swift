@@ -48,13 +48,12 @@ public final class HistoryWatcher {
             var count = 0
             let head = try store.connection.transaction(immediate: false) { () throws -> Int64 in
                 let head = try store.lastTransactionNumber()
-                for transaction in try reader.transactions(after: consumer.tokenNumber, through: head) where consumer.filter.includes(author: transaction.author) {
-                    try reader.forEachChange(after: transaction.number - 1, through: transaction.number, filter: consumer.filter) { change in
-                        var line = JSONWriter(output: output)
-                        line.writeChange(change, transaction: transaction, consumer: name)
-                        output.write("\n")
-                        count += 1
-                    }
+                let transactions = try reader.transactions(after: consumer.tokenNumber, through: head).filter { consumer.filter.includes(author: $0.author) }
+                try reader.forEachChange(in: transactions, filter: consumer.filter) { change, transaction in
+                    var line = JSONWriter(output: output)
+                    line.writeChange(change, transaction: transaction, consumer: name)
+                    output.write("\n")
+                    count += 1
                 }
                 return head
             }

@@ -65,10 +65,7 @@ public struct ReportContent {
 
     /// Streams the changes the report shows, each with its transaction.
     public func forEachChange(in store: Store, _ body: (Change, HistoryTransaction) throws -> Void) throws {
-        let reader = HistoryReader(store: store)
-        for transaction in transactions {
-            try reader.forEachChange(after: transaction.number - 1, through: transaction.number, filter: filter) { try body($0, transaction) }
-        }
+        try HistoryReader(store: store).forEachChange(in: transactions, filter: filter, body)
     }
 }
 

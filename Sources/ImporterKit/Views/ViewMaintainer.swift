@@ -56,7 +56,7 @@ public struct ViewMaintainer {
                 continue
             }
             let schema = try schema(view)
-            if let range = try changeRange(entity: view.entity, after: consumer.tokenNumber, through: head) {
+            if let range = try HistoryReader(store: store).changeIDs(of: view.entity, after: consumer.tokenNumber, through: head) {
                 // A delta as large as a good part of the table costs more than recomputing the view
                 // (measured: ~1.3 µs per change row against ~0.5 µs per table row). The table is
                 // only counted when the delta could be that large: ids are never reused, so the last
@@ -157,16 +157,6 @@ public struct ViewMaintainer {
         let columns = view.groupBy + view.aggregates.map(\.name)
         let rows = try store.connection.rows("SELECT \(columns.map(ViewSchema.q).joined(separator: ", ")) FROM \(schema.table) ORDER BY \(view.groupBy.map(ViewSchema.q).joined(separator: ", "))")
         return (columns, rows)
-    }
-
-    /// The ids of the entity's change rows for transactions `after < number <= through`.
-    func changeRange(entity: String, after: Int64, through: Int64) throws -> ClosedRange<Int64>? {
-        guard let row = try store.connection.rows("""
-            SELECT min(first_change_id), max(last_change_id) FROM importer_transaction_entity
-            WHERE entity = ?1 AND transaction_number > ?2 AND transaction_number <= ?3
-            """, [.text(entity), .integer(after), .integer(through)]).first,
-            case .integer(let low) = row[0], case .integer(let high) = row[1], low <= high else { return nil }
-        return low...high
     }
 
     /// Applies the per-group deltas of the change rows in `range` to the view table.
