@@ -98,12 +98,15 @@ struct RunCommand: ParsableCommand {
             let progress = ProgressLine.isTerminal && !storeOptions.logging.quiet ? ProgressLine() : nil
             session.onProgress = progress.map { line in { line.update($0) } }
             let targets = try targets()
+            func writeReports(_ result: ImportResult) throws {
+                try targets.write(try ReportContent(run: result, store: store), store: store)
+            }
             // A dry run writes its report from inside the transaction, before rolling back; a real
             // run once the transaction committed.
             if dryRun {
                 session.beforeCommit = { result in
                     progress?.finish()
-                    try targets.write(ReportContent(run: try RunReport(result: result, store: store), storePath: store.path), store: store)
+                    try writeReports(result)
                 }
             }
             let result: ImportResult
@@ -120,9 +123,7 @@ struct RunCommand: ParsableCommand {
             if let number = result.transactionNumber, !dryRun {
                 logger.info("committed", metadata: ["transaction": "\(number)", "token": "\(store.token(number))"])
             }
-            if !dryRun {
-                try targets.write(ReportContent(run: try RunReport(result: result, store: store), storePath: store.path), store: store)
-            }
+            if !dryRun { try writeReports(result) }
             return exitCode && !changed ? .noChanges : .success
         }
     }

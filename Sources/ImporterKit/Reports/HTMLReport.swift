@@ -26,14 +26,14 @@ public struct HTMLReportRenderer {
         output.write("<title>\(e(content.title))</title>\n")
         output.write("<link rel=\"icon\" href=\"data:,\">\n")
         output.write("<style>\n\(HTMLStyle.css)\n</style>\n</head>\n<body>\n")
-        output.write("<header>\n<h1>\(e(content.title))</h1>\n<p class=\"subtitle\">\(e(content.storePath))</p>\n</header>\n<main>\n")
+        output.write("<header>\n<h1>\(e(content.title))</h1>\n<p class=\"subtitle\">\(e(store.path))</p>\n</header>\n<main>\n")
         writeSummary(content, to: output)
         writeEntities(content, to: output)
         writeChangesChart(content, to: output)
         writeViews(content, to: output)
         writeWarningsAndRejects(content, to: output)
         try writeChanges(content, to: output)
-        output.write("</main>\n<footer>importer report · \(e(content.storePath))</footer>\n</body>\n</html>\n")
+        output.write("</main>\n<footer>importer report · \(e(store.path))</footer>\n</body>\n</html>\n")
     }
 
     // MARK: Sections
@@ -41,7 +41,7 @@ public struct HTMLReportRenderer {
     func writeSummary(_ content: ReportContent, to output: OutputSink) {
         let e = HTMLEscaping.escape
         output.write("<section class=\"card\" id=\"summary\">\n<h2>Summary</h2>\n<dl class=\"meta\">\n")
-        output.write("<dt>Store</dt><dd class=\"mono\">\(e(content.storePath))</dd>\n")
+        output.write("<dt>Store</dt><dd class=\"mono\">\(e(store.path))</dd>\n")
         if content.transactions.count == 1, let transaction = content.transactions.first {
             output.write("<dt>Transaction</dt><dd>\(transaction.number)</dd>\n")
             output.write("<dt>Token</dt><dd class=\"mono\">\(e(transaction.token))</dd>\n")

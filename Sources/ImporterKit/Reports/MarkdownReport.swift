@@ -63,7 +63,7 @@ public struct MarkdownReportRenderer {
 
     public func render(_ content: ReportContent, to output: OutputSink) throws {
         output.write("# \(Self.escape(content.title))\n\n")
-        output.write("- Store: \(Self.escape(content.storePath))\n")
+        output.write("- Store: \(Self.escape(store.path))\n")
         switch content.transactions.count {
         case 0:
             output.write("- No changes\n")

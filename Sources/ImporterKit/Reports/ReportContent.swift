@@ -1,49 +1,46 @@
 /// Everything a report shows, read from the history tables: one run (its transaction, or none when
 /// nothing changed) or a range of transactions (`history`, `report`, a consumer's pending changes).
 ///
-/// Reports never use the in-memory state of a run, so a report of an old range is the same as the
-/// one printed at the time.
+/// Reports never use the in-memory state of a run (but for the counts of a run that changed
+/// nothing), so a report of an old range is the same as the one printed at the time.
 public struct ReportContent {
-    public enum Kind {
-        case run(RunReport)
+    /// What a report is of; its text, JSON and NDJSON forms follow the run or the history contract.
+    public enum Kind: Sendable {
+        case run
         case range
     }
 
     public var kind: Kind
     public var title: String
-    public var storePath: String
-    /// The transactions shown, oldest first (authors excluded by the filter left out).
+    /// The transactions shown, oldest first (authors excluded by the filter left out); a run's
+    /// transaction, or none when it changed nothing.
     public var transactions: [HistoryTransaction]
     public var totals: ChangeCounts
     public var entities: [(String, ChangeCounts)]
+    /// What a run did to each derived view.
     public var views: [ViewEffect]
     public var rejects: [Reject]
     public var warnings: [String]
     public var filter: ChangeFilter
-    /// The range `after < number <= through`.
-    public var after: Int64
-    public var through: Int64
 
-    /// The report of an import run.
-    public init(run report: RunReport, storePath: String) {
-        kind = .run(report)
-        title = report.transaction.map { "importer run: transaction \($0.number)" } ?? "importer run: no changes"
-        self.storePath = storePath
-        transactions = report.transaction.map { [$0] } ?? []
-        totals = report.totals
-        entities = report.entities
-        views = report.views
-        rejects = report.rejects
-        warnings = report.warnings
+    /// The report of a finished import.
+    public init(run result: ImportResult, store: Store) throws(StoreError) {
+        let history = HistoryReader(store: store)
+        let transaction = try result.transactionNumber.flatMap { number throws(StoreError) in try history.transaction(number) }
+        kind = .run
+        title = transaction.map { "importer run: transaction \($0.number)" } ?? "importer run: no changes"
+        transactions = transaction.map { [$0] } ?? []
+        totals = transaction?.totals ?? result.totals
+        entities = transaction?.entities ?? result.entities
+        views = result.views
+        rejects = result.rejects
+        warnings = result.warnings
         filter = .all
-        after = (report.transaction?.number ?? 1) - 1
-        through = report.transaction?.number ?? 0
     }
 
     /// The report of the transactions `after < number <= through`, through `filter`.
     public init(store: Store, after: Int64, through: Int64, filter: ChangeFilter = .all, title: String? = nil) throws {
         kind = .range
-        storePath = store.path
         transactions = try HistoryReader(store: store).transactions(after: after, through: through).filter { filter.includes(author: $0.author) }
         totals = transactions.reduce(ChangeCounts()) { $0 + $1.totals }
         var perEntity: [String: ChangeCounts] = [:]
@@ -57,39 +54,33 @@ public struct ReportContent {
         rejects = []
         warnings = []
         self.filter = filter
-        self.after = after
-        self.through = through
         self.title = title ?? (transactions.isEmpty ? "importer history: no transactions"
             : "importer history: transactions \(transactions.first?.number ?? 0)–\(transactions.last?.number ?? 0)")
     }
 
-    /// Streams the changes the report shows, each with its transaction.
-    public func forEachChange(in store: Store, _ body: (Change, HistoryTransaction) throws -> Void) throws {
-        try HistoryReader(store: store).forEachChange(in: transactions, filter: filter, body)
-    }
-}
-
-/// Writes a report in any format: the run and history contracts for text, JSON and NDJSON;
-/// Markdown, CSV and HTML from the same content.
-public struct ReportWriter {
-    public let store: Store
-
-    public init(store: Store) {
-        self.store = store
+    /// Streams the changes the report shows (the first `limit` of them), each with its transaction.
+    public func forEachChange(in store: Store, limit: Int? = nil, _ body: (Change, HistoryTransaction) throws -> Void) throws {
+        try HistoryReader(store: store).forEachChange(in: transactions, filter: filter, limit: limit, body)
     }
 
-    public func write(_ content: ReportContent, as format: ReportFormat, to output: OutputSink) throws {
-        switch (format, content.kind) {
-        case (.text, .run(let report)), (.json, .run(let report)), (.ndjson, .run(let report)):
-            try RunReportRenderer(store: store).render(report, as: format, to: output)
-        case (.text, .range), (.json, .range), (.ndjson, .range):
-            try HistoryRenderer(store: store).render(after: content.after, through: content.through, filter: content.filter, as: format, to: output)
-        case (.markdown, _):
-            try MarkdownReportRenderer(store: store).render(content, to: output)
-        case (.csv, _):
-            try CSVReportRenderer(store: store).render(content, to: output)
-        case (.html, _):
-            try HTMLReportRenderer(store: store).render(content, to: output)
+    /// Streams the report's transactions with their changes: `begin` for each transaction (those
+    /// without changes too), `change` for each of its changes, `end` after them.
+    public func forEachTransaction(in store: Store, begin: (HistoryTransaction) throws -> Void,
+                                   change: (Change, HistoryTransaction) throws -> Void, end: (HistoryTransaction) throws -> Void) throws {
+        var begun = 0
+        // Begins (and ends the one before) each transaction up to the one numbered `number`.
+        func advance(to number: Int64) throws {
+            while begun < transactions.count, begun == 0 || transactions[begun - 1].number < number {
+                if begun > 0 { try end(transactions[begun - 1]) }
+                try begin(transactions[begun])
+                begun += 1
+            }
         }
+        try forEachChange(in: store) { item, transaction in
+            try advance(to: transaction.number)
+            try change(item, transaction)
+        }
+        try advance(to: .max)
+        if begun > 0 { try end(transactions[begun - 1]) }
     }
 }

@@ -1,0 +1,104 @@
+/// Renders a run report: `text` for people, `json` for programs (one object, see the README),
+/// `ndjson` as a header line, one line per change and a footer with the totals.
+public struct RunReportRenderer {
+    public var store: Store
+    /// Changes listed in the text report before "and N more".
+    public var textChangeLimit = 20
+
+    public init(store: Store) {
+        self.store = store
+    }
+
+    public func renderJSON(_ content: ReportContent, to output: OutputSink) throws {
+        var json = JSONWriter(output: output)
+        json.beginObject()
+        json.key("transaction")
+        if let transaction = content.transactions.first {
+            json.beginObject()
+            json.writeTransactionFields(transaction)
+            json.endObject()
+        } else {
+            json.null()
+        }
+        json.key("totals")
+        json.writeCounts(content.totals)
+        json.key("entities")
+        json.writeEntities(content.entities)
+        json.key("changes")
+        json.beginArray()
+        try content.forEachChange(in: store) { change, _ in json.writeChange(change) }
+        json.endArray()
+        json.key("views")
+        json.writeViews(content.views)
+        json.key("rejects")
+        json.beginArray()
+        for reject in content.rejects { json.writeReject(reject) }
+        json.endArray()
+        json.key("warnings")
+        json.beginArray()
+        for warning in content.warnings { json.string(warning) }
+        json.endArray()
+        json.endObject()
+        output.write("\n")
+    }
+
+    public func renderNDJSON(_ content: ReportContent, to output: OutputSink) throws {
+        let transaction = content.transactions.first
+        var header = JSONWriter(output: output)
+        header.beginObject()
+        header.field("record", "header")
+        header.key("transaction")
+        if let transaction {
+            header.beginObject()
+            header.writeTransactionFields(transaction)
+            header.endObject()
+        } else {
+            header.null()
+        }
+        header.endObject()
+        output.write("\n")
+        try content.forEachChange(in: store) { change, _ in
+            var line = JSONWriter(output: output)
+            line.writeChange(change, token: transaction?.token)
+            output.write("\n")
+        }
+        var footer = JSONWriter(output: output)
+        footer.beginObject()
+        footer.field("record", "footer")
+        footer.key("totals")
+        footer.writeCounts(content.totals)
+        footer.key("entities")
+        footer.writeEntities(content.entities)
+        footer.key("views")
+        footer.writeViews(content.views)
+        footer.key("warnings")
+        footer.beginArray()
+        for warning in content.warnings { footer.string(warning) }
+        footer.endArray()
+        footer.endObject()
+        output.write("\n")
+    }
+
+    public func renderText(_ content: ReportContent, to output: OutputSink) throws {
+        if let transaction = content.transactions.first {
+            output.write("Transaction \(transaction.number) (token \(transaction.token)) by \(transaction.author) at \(transaction.timestamp)\n")
+        } else {
+            output.write("No changes.\n")
+        }
+        for (name, counts) in content.entities {
+            output.write("\(name): \(TextFormatting.counts(counts))\n")
+        }
+        for effect in content.views { output.write(TextFormatting.viewEffect(effect) + "\n") }
+        for warning in content.warnings { output.write("warning: \(warning)\n") }
+        for reject in content.rejects.prefix(textChangeLimit) { output.write("rejected: \(reject)\n") }
+        guard content.totals.changes > 0 else { return }
+        var shown = 0
+        try content.forEachChange(in: store, limit: textChangeLimit) { change, _ in
+            output.write(TextFormatting.changeLine(change) + "\n")
+            shown += 1
+        }
+        if content.totals.changes > shown {
+            output.write("  … and \(content.totals.changes - shown) more change\(content.totals.changes - shown == 1 ? "" : "s")\n")
+        }
+    }
+}
