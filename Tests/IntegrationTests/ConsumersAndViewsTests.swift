@@ -84,6 +84,50 @@ import Testing
         #expect(try importer(["consumers", "remove", "others", "--store", store]).status == 64)
     }
 
+    /// A consumer's report counts only the entities its filter selects, in the totals too.
+    @Test func aConsumersReportTotalsOnlyItsEntities() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = directory.path("s.sqlite")
+        let model = directory.path("shelf.yaml")
+        try """
+            entities:
+            - name: Note
+              table: note
+              key: [number]
+              attributes:
+              - {name: number, type: integer, required: true}
+              - {name: body, type: text}
+            - name: Tag
+              table: tag
+              key: [name]
+              attributes:
+              - {name: name, type: text, required: true}
+            feeds:
+            - name: notes
+              entity: Note
+              format: ndjson
+              fields:
+              - {attribute: number, field: number}
+              - {attribute: body, field: body}
+            - name: tags
+              entity: Tag
+              format: csv
+              fields:
+              - {attribute: name, field: name}
+            """.write(toFile: model, atomically: true, encoding: .utf8)
+        try "{\"number\": 1, \"body\": \"a\"}\n{\"number\": 2, \"body\": \"b\"}\n".write(toFile: directory.path("notes.ndjson"), atomically: true, encoding: .utf8)
+        try "name\nred\ngreen\nblue\n".write(toFile: directory.path("tags.csv"), atomically: true, encoding: .utf8)
+        #expect(try importer(["consumers", "add", "notes", "--store", store, "--entity", "Note"]).status == 0)
+        let run = try importer(["run", "--store", store, "--model", model, directory.path("notes.ndjson"), directory.path("tags.csv")])
+        #expect(run.status == 0, "\(run.stderr)")
+        let report = try importer(["report", "--store", store, "--consumer", "notes", "--report", "markdown"])
+        #expect(report.status == 0, "\(report.stderr)")
+        #expect(report.stdout.contains("| Note | 2 | 0 | 0 | 0 | 0 | 0 |"), "\(report.stdout)")
+        #expect(report.stdout.contains("| **total** | 2 | 0 | 0 | 0 | 0 | 0 |"), "\(report.stdout)")
+        #expect(!report.stdout.contains("Tag"))
+    }
+
     @Test func purgeKeepsWhatConsumersNeedAndForcedPurgeExpiresTokens() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }

@@ -42,7 +42,6 @@ public struct ReportContent {
     public init(store: Store, after: Int64, through: Int64, filter: ChangeFilter = .all, title: String? = nil) throws {
         kind = .range
         transactions = try HistoryReader(store: store).transactions(after: after, through: through).filter { filter.includes(author: $0.author) }
-        totals = transactions.reduce(ChangeCounts()) { $0 + $1.totals }
         var perEntity: [String: ChangeCounts] = [:]
         for transaction in transactions {
             for (name, counts) in transaction.entities where filter.includes(entity: name) {
@@ -50,6 +49,8 @@ public struct ReportContent {
             }
         }
         entities = perEntity.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        // The filter's entities only (a transaction's totals are the sum over all of its entities).
+        totals = entities.reduce(ChangeCounts()) { $0 + $1.1 }
         views = []
         rejects = []
         warnings = []
