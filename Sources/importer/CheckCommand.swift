@@ -56,10 +56,7 @@ struct CheckCommand: ParsableCommand {
                     json.field("records", check.records)
                     json.field("mapped", check.mapped)
                     json.field("rejected", check.rejected)
-                    json.key("supplies")
-                    json.beginArray()
-                    for name in check.supplied { json.string(name) }
-                    json.endArray()
+                    json.field("supplies", strings: check.supplied)
                     json.endObject()
                 }
             }

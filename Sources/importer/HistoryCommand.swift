@@ -148,10 +148,7 @@ struct HistoryPurgeCommand: ParsableCommand {
                 json.field("purged_through", result.purgedThrough)
                 json.field("transactions", result.transactions)
                 json.field("changes", result.changes)
-                json.key("expired_consumers")
-                json.beginArray()
-                for name in result.expiredConsumers { json.string(name) }
-                json.endArray()
+                json.field("expired_consumers", strings: result.expiredConsumers)
                 json.endObject()
                 output.write("\n")
             case .text:

@@ -32,10 +32,7 @@ struct RejectsCommand: ParsableCommand {
                         json.field("transaction", run.transactionNumber.map(Value.integer) ?? .null)
                         json.field("created_at", run.createdAt)
                         json.field("rejects", run.count)
-                        json.key("sources")
-                        json.beginArray()
-                        for source in run.sources { json.string(source) }
-                        json.endArray()
+                        json.field("sources", strings: run.sources)
                         json.endObject()
                     }
                     json.endArray()

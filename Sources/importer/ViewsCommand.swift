@@ -39,10 +39,7 @@ struct ViewsCommand: ParsableCommand {
                             json.beginObject()
                             json.field("name", view.name)
                             json.field("entity", view.entity)
-                            json.key("group_by")
-                            json.beginArray()
-                            for group in view.groupBy { json.string(group) }
-                            json.endArray()
+                            json.field("group_by", strings: view.groupBy)
                             json.key("aggregates")
                             json.beginArray()
                             for aggregate in view.aggregates {
@@ -55,8 +52,7 @@ struct ViewsCommand: ParsableCommand {
                             json.endArray()
                             json.field("transaction", consumer.tokenNumber)
                             json.field("lag", Int(head - consumer.tokenNumber))
-                            json.key("expired")
-                            json.bool(consumer.tokenNumber < purged)
+                            json.field("expired", consumer.tokenNumber < purged)
                             json.endObject()
                         }
                     }

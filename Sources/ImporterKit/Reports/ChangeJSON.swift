@@ -74,10 +74,16 @@ extension JSONWriter {
         field("context", transaction.context)
         field("process_id", transaction.processID)
         field("host", transaction.host)
-        key("sources")
-        beginArray()
-        for source in transaction.sources { string(source) }
-        endArray()
+        field("sources", strings: transaction.sources)
+    }
+
+    /// `"name": {<transaction fields>}`, or `null` without a transaction.
+    public mutating func field(_ name: String, transaction: HistoryTransaction?) {
+        key(name)
+        guard let transaction else { return null() }
+        beginObject()
+        writeTransactionFields(transaction)
+        endObject()
     }
 
     /// `{"<view>": {"inserted", "updated", "deleted", "recomputed", "rebuilt", "from_transaction", "through_transaction"}}`.
@@ -90,25 +96,12 @@ extension JSONWriter {
             field("updated", effect.updatedGroups)
             field("deleted", effect.deletedGroups)
             field("recomputed", effect.recomputedGroups)
-            key("rebuilt")
-            bool(effect.rebuilt)
+            field("rebuilt", effect.rebuilt)
             field("from_transaction", effect.fromTransaction)
             field("through_transaction", effect.throughTransaction)
             endObject()
         }
         endObject()
-    }
-
-    public mutating func field(_ name: String, strings: [String]) {
-        key(name)
-        beginArray()
-        for item in strings { string(item) }
-        endArray()
-    }
-
-    public mutating func field(_ name: String, _ flag: Bool) {
-        key(name)
-        bool(flag)
     }
 
     /// `{"name", "kind", "token", "transaction", "expired", "lag": {"transactions", "changes"} | null,

@@ -49,6 +49,15 @@ public struct JSONWriter {
     public mutating func field(_ name: String, _ text: String) { key(name); string(text) }
     public mutating func field(_ name: String, _ number: Int) { key(name); int(number) }
     public mutating func field(_ name: String, _ number: Int64) { key(name); int(number) }
+    public mutating func field(_ name: String, _ flag: Bool) { key(name); bool(flag) }
+
+    /// `"name": ["a", "b"]`.
+    public mutating func field(_ name: String, strings: [String]) {
+        key(name)
+        beginArray()
+        for item in strings { string(item) }
+        endArray()
+    }
 
     /// Writes a raw JSON token (already valid JSON) as a value.
     public mutating func value(_ raw: String) {

@@ -12,14 +12,7 @@ public struct RunReportRenderer {
     public func renderJSON(_ content: ReportContent, to output: OutputSink) throws {
         var json = JSONWriter(output: output)
         json.beginObject()
-        json.key("transaction")
-        if let transaction = content.transactions.first {
-            json.beginObject()
-            json.writeTransactionFields(transaction)
-            json.endObject()
-        } else {
-            json.null()
-        }
+        json.field("transaction", transaction: content.transactions.first)
         json.key("totals")
         json.writeCounts(content.totals)
         json.key("entities")
@@ -34,10 +27,7 @@ public struct RunReportRenderer {
         json.beginArray()
         for reject in content.rejects { json.writeReject(reject) }
         json.endArray()
-        json.key("warnings")
-        json.beginArray()
-        for warning in content.warnings { json.string(warning) }
-        json.endArray()
+        json.field("warnings", strings: content.warnings)
         json.endObject()
         output.write("\n")
     }
@@ -47,14 +37,7 @@ public struct RunReportRenderer {
         var header = JSONWriter(output: output)
         header.beginObject()
         header.field("record", "header")
-        header.key("transaction")
-        if let transaction {
-            header.beginObject()
-            header.writeTransactionFields(transaction)
-            header.endObject()
-        } else {
-            header.null()
-        }
+        header.field("transaction", transaction: transaction)
         header.endObject()
         output.write("\n")
         try content.forEachChange(in: store) { change, _ in
@@ -71,10 +54,7 @@ public struct RunReportRenderer {
         footer.writeEntities(content.entities)
         footer.key("views")
         footer.writeViews(content.views)
-        footer.key("warnings")
-        footer.beginArray()
-        for warning in content.warnings { footer.string(warning) }
-        footer.endArray()
+        footer.field("warnings", strings: content.warnings)
         footer.endObject()
         output.write("\n")
     }
