@@ -51,9 +51,9 @@ public struct CSVReportRenderer {
                     row(attributeChange.attribute, Self.field(attributeChange.old), Self.field(attributeChange.new))
                 }
             case .insert:
-                for (name, value) in change.values where !value.isNull { row(name, "", Self.field(value)) }
+                for (name, value) in change.listedValues() { row(name, "", Self.field(value)) }
             case .delete:
-                for (name, value) in change.tombstone { row(name, Self.field(value), "") }
+                for (name, value) in change.listedValues() { row(name, Self.field(value), "") }
             }
             if rows == 0 { output.write(prefix + ",,\r\n") }
         }

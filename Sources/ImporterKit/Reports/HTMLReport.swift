@@ -261,17 +261,16 @@ public struct HTMLReportRenderer {
     /// non-null values besides the key; deletes: the tombstone besides the key, struck out.
     func changeCell(_ change: Change) -> String {
         let e = HTMLEscaping.escape
-        let keyNames = Set(change.key.map(\.0))
         switch change.type {
         case .update:
             return change.changed.map {
                 "<span class=\"change\"><span class=\"attr\">\(e($0.attribute))</span> <del>\(displayValue($0.old))</del><span class=\"arrow\">→</span><ins>\(displayValue($0.new))</ins></span>"
             }.joined()
         case .insert:
-            let pairs = change.values.filter { !$0.1.isNull && !keyNames.contains($0.0) }
+            let pairs = change.listedValues(includingKey: false)
             return "<span class=\"pairs\">" + pairs.map { "<span><span class=\"attr\">\(e($0.0))</span> <ins>\(displayValue($0.1))</ins></span>" }.joined() + "</span>"
         case .delete:
-            let pairs = change.tombstone.filter { !keyNames.contains($0.0) }
+            let pairs = change.listedValues(includingKey: false)
             return "<span class=\"pairs\">" + pairs.map { "<span><span class=\"attr\">\(e($0.0))</span> <del>\(displayValue($0.1))</del></span>" }.joined() + "</span>"
         }
     }

@@ -29,16 +29,15 @@ public enum TextFormatting {
 
     /// `  + key  a=1 b=2`, `  ~ key  a: 1 → 2`, `  - key  (tombstone)`.
     public static func changeLine(_ change: Change) -> String {
-        let keyNames = Set(change.key.map(\.0))
         switch change.type {
         case .insert:
-            let values = change.values.filter { !keyNames.contains($0.0) && !$0.1.isNull }.map { "\($0.0)=\($0.1)" }
+            let values = change.listedValues(includingKey: false).map { "\($0.0)=\($0.1)" }
             return "  + \(change.entity) \(change.keyDescription)  \(values.joined(separator: " "))"
         case .update:
             let changes = change.changed.map { "\($0.attribute): \($0.old) → \($0.new)" }
             return "  ~ \(change.entity) \(change.keyDescription)  \(changes.joined(separator: "; "))"
         case .delete:
-            let tombstone = change.tombstone.filter { !keyNames.contains($0.0) }.map { "\($0.0)=\($0.1)" }
+            let tombstone = change.listedValues(includingKey: false).map { "\($0.0)=\($0.1)" }
             return "  - \(change.entity) \(change.keyDescription)  (\(tombstone.joined(separator: " ")))"
         }
     }
