@@ -35,6 +35,79 @@ enum ListFormat: String, ExpressibleByArgument, CaseIterable {
 }
 extension FeedFormat: ExpressibleByArgument {}
 
+/// `--after`, `--since` or `--consumer` (at most one): which transactions a history command reads.
+struct HistoryRangeOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("Only transactions after this token.", valueName: "token"))
+    var after: String?
+
+    @Option(name: .long, help: ArgumentHelp("Only transactions at or after this UTC date or datetime (YYYY-MM-DD[Thh:mm:ssZ]).", valueName: "date"))
+    var since: String?
+
+    @Option(name: .long, help: ArgumentHelp("The pending changes of this consumer (after its token, filtered).", valueName: "name"))
+    var consumer: String?
+
+    func validate() throws {
+        if [after, since, consumer].compactMap({ $0 }).count > 1 { throw ValidationError("give at most one of --after, --since and --consumer") }
+    }
+
+    /// The transactions in `store`: after a token, since a date, or pending for a consumer; up to
+    /// `through` (a token) and at most `limit` of them.
+    func resolve(in store: Store, through: String? = nil, limit: Int? = nil) throws -> HistoryRange {
+        var start: Int64 = 0
+        var filter = ChangeFilter.all
+        if let after { start = try store.parseToken(after).transactionNumber }
+        if let since {
+            guard let timestamp = HistoryPurger.normalized(since) else {
+                throw ValidationError("--since: '\(since)' is not a date (YYYY-MM-DD) or UTC datetime")
+            }
+            start = try HistoryReader(store: store).lastTransaction(before: timestamp)
+        }
+        if let name = consumer {
+            let registry = ConsumerRegistry(store: store)
+            let consumer = try registry.consumer(named: name)
+            try registry.checkNotExpired(consumer)
+            start = consumer.tokenNumber
+            filter = consumer.filter
+        }
+        var end = try store.lastTransactionNumber()
+        if let through { end = min(end, try store.parseToken(through).transactionNumber) }
+        if let limit { end = min(end, start + Int64(limit)) }
+        return HistoryRange(after: start, through: max(start, end), filter: filter)
+    }
+}
+
+/// The transactions a history command shows: `after < number <= through`, through `filter`.
+struct HistoryRange {
+    var after: Int64
+    var through: Int64
+    var filter: ChangeFilter
+}
+
+/// `--report FORMAT` with `--output FILE` pairs, or `--format` for a single report: where reports go.
+struct ReportOutputOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("A report format: text, json, ndjson, markdown, csv or html (repeatable; each pairs with an --output).", valueName: "format"))
+    var report: [ReportFormat] = []
+
+    @Option(name: .long, help: ArgumentHelp("Write the matching --report to this file, atomically (repeatable).", valueName: "file"))
+    var output: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("The report format when there is a single report (same as --report).", valueName: "format"))
+    var format: ReportFormat?
+
+    func validate() throws {
+        if format != nil && !report.isEmpty { throw ValidationError("give --format or --report, not both") }
+        _ = try targets()
+    }
+
+    func targets() throws -> ReportTargets {
+        do {
+            return try ReportTargets(formats: format.map { [$0] } ?? report, outputs: output)
+        } catch {
+            throw ValidationError(error.description)
+        }
+    }
+}
+
 /// `--model`, `--feed` and `--feed-format`: which model reads the feeds, and how.
 struct ModelOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("A model file (YAML or JSON; see `importer model show`). Default: the built-in fireball model.", valueName: "file"))

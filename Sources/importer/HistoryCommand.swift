@@ -31,14 +31,7 @@ struct HistoryListCommand: ParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
 
-    @Option(name: .long, help: ArgumentHelp("Only transactions after this token.", valueName: "token"))
-    var after: String?
-
-    @Option(name: .long, help: ArgumentHelp("Only transactions at or after this UTC date or datetime (YYYY-MM-DD[Thh:mm:ssZ]).", valueName: "date"))
-    var since: String?
-
-    @Option(name: .long, help: ArgumentHelp("The pending changes of this consumer (after its token, filtered).", valueName: "name"))
-    var consumer: String?
+    @OptionGroup var range: HistoryRangeOptions
 
     @Flag(name: .long, help: "With --consumer: advance its token past the printed transactions once the output is written.")
     var ack = false
@@ -46,20 +39,10 @@ struct HistoryListCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("At most this many transactions.", valueName: "count"))
     var limit: Int?
 
-    @Option(name: .long, help: ArgumentHelp("A report format: text, json, ndjson, markdown, csv or html (repeatable; each pairs with an --output).", valueName: "format"))
-    var report: [ReportFormat] = []
-
-    @Option(name: .long, help: ArgumentHelp("Write the matching --report to this file, atomically (repeatable).", valueName: "file"))
-    var output: [String] = []
-
-    @Option(name: .long, help: ArgumentHelp("The format when there is a single report (same as --report).", valueName: "format"))
-    var format: ReportFormat?
+    @OptionGroup var reports: ReportOutputOptions
 
     func validate() throws {
-        if [after, since, consumer].compactMap({ $0 }).count > 1 { throw ValidationError("give at most one of --after, --since and --consumer") }
-        if format != nil && !report.isEmpty { throw ValidationError("give --format or --report, not both") }
-        do { _ = try ReportTargets(formats: format.map { [$0] } ?? report, outputs: output) } catch { throw ValidationError(error.description) }
-        if ack && consumer == nil { throw ValidationError("--ack needs --consumer") }
+        if ack && range.consumer == nil { throw ValidationError("--ack needs --consumer") }
         if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
     }
 
@@ -67,12 +50,12 @@ struct HistoryListCommand: ParsableCommand {
         try runReportingErrors(storeOptions.logging) {
             let store = try storeOptions.open(create: false)
             let registry = ConsumerRegistry(store: store)
-            let targets = try ReportTargets(formats: format.map { [$0] } ?? report, outputs: output)
+            let targets = try reports.targets()
             var acknowledged: (name: String, from: Int64, through: Int64)?
             try store.connection.transaction(immediate: false) {
-                let range = try HistoryRange.resolve(store: store, after: after, since: since, consumer: consumer, limit: limit)
-                try targets.write(try ReportContent(store: store, after: range.after, through: range.through, filter: range.filter), store: store)
-                if let name = consumer { acknowledged = (name, range.after, range.through) }
+                let shown = try range.resolve(in: store, limit: limit)
+                try targets.write(try ReportContent(store: store, after: shown.after, through: shown.through, filter: shown.filter), store: store)
+                if let name = range.consumer { acknowledged = (name, shown.after, shown.through) }
             }
             if ack, let acknowledged, acknowledged.through > acknowledged.from {
                 try store.connection.transaction(immediate: true) {
@@ -160,35 +143,5 @@ struct HistoryPurgeCommand: ParsableCommand {
             try output.flush()
             return .success
         }
-    }
-}
-
-/// The transactions a history command shows: after a token, since a date, or pending for a consumer.
-struct HistoryRange {
-    var after: Int64
-    var through: Int64
-    var filter: ChangeFilter
-
-    static func resolve(store: Store, after: String?, since: String?, consumer: String?, through: String? = nil, limit: Int?) throws -> HistoryRange {
-        var start: Int64 = 0
-        var filter = ChangeFilter.all
-        if let after { start = try store.parseToken(after).transactionNumber }
-        if let since {
-            guard let timestamp = HistoryPurger.normalized(since) else {
-                throw ValidationError("--since: '\(since)' is not a date (YYYY-MM-DD) or UTC datetime")
-            }
-            start = try HistoryReader(store: store).lastTransaction(before: timestamp)
-        }
-        if let name = consumer {
-            let registry = ConsumerRegistry(store: store)
-            let consumer = try registry.consumer(named: name)
-            try registry.checkNotExpired(consumer)
-            start = consumer.tokenNumber
-            filter = consumer.filter
-        }
-        var end = try store.lastTransactionNumber()
-        if let through { end = min(end, try store.parseToken(through).transactionNumber) }
-        if let limit { end = min(end, start + Int64(limit)) }
-        return HistoryRange(after: start, through: max(start, end), filter: filter)
     }
 }

@@ -30,14 +30,7 @@ struct RunCommand: ParsableCommand {
     @Flag(name: .long, help: "The feeds are a full snapshot: delete stored records that no feed holds (each delete is recorded with its tombstone).")
     var sync = false
 
-    @Option(name: .long, help: ArgumentHelp("A report format: text, json, ndjson, markdown, csv or html (repeatable; each pairs with an --output).", valueName: "format"))
-    var report: [ReportFormat] = []
-
-    @Option(name: .long, help: ArgumentHelp("Write the matching --report to this file, atomically (repeatable).", valueName: "file"))
-    var output: [String] = []
-
-    @Option(name: .long, help: ArgumentHelp("The report format when there is a single report (same as --report).", valueName: "format"))
-    var format: ReportFormat?
+    @OptionGroup var reports: ReportOutputOptions
 
     @Flag(name: .long, help: "Exit with 1 when nothing changed (like git diff --exit-code).")
     var exitCode = false
@@ -62,16 +55,6 @@ struct RunCommand: ParsableCommand {
         guard feeds.filter({ $0 == "-" }).count <= 1 else { throw ValidationError("standard input (-) can be read only once") }
         if let author, author.isEmpty { throw ValidationError("--author must not be empty") }
         guard maxRejects >= 0 else { throw ValidationError("--max-rejects must be 0 or more") }
-        if format != nil && !report.isEmpty { throw ValidationError("give --format or --report, not both") }
-        _ = try targets()
-    }
-
-    func targets() throws -> ReportTargets {
-        do {
-            return try ReportTargets(formats: format.map { [$0] } ?? report, outputs: output)
-        } catch {
-            throw ValidationError(error.description)
-        }
     }
 
     func run() throws {
@@ -97,7 +80,7 @@ struct RunCommand: ParsableCommand {
             session.rejectSink = sink
             let progress = ProgressLine.isTerminal && !storeOptions.logging.quiet ? ProgressLine() : nil
             session.onProgress = progress.map { line in { line.update($0) } }
-            let targets = try targets()
+            let targets = try reports.targets()
             func writeReports(_ result: ImportResult) throws {
                 try targets.write(try ReportContent(run: result, store: store), store: store)
             }
