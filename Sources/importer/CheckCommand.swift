@@ -7,7 +7,7 @@ struct CheckCommand: ParsableCommand {
         commandName: "check",
         abstract: "Read and map feeds without writing anything: what would be imported, and every reject.",
         discussion: """
-            Exits 0 when every feed reads and at most --max-rejects records are rejected, 65 \\
+            Exits 0 when every feed reads and at most --max-rejects records are rejected, 65 \
             otherwise (as `run` would), 66 when a feed is missing.
 
             Example: importer check --model SampleData/models/fireball-xml-elements.yaml SampleData/xml/fireball-2024-elements.xml

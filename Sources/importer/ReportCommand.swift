@@ -7,9 +7,10 @@ struct ReportCommand: ParsableCommand {
         commandName: "report",
         abstract: "Write a change report for a token range or a consumer's pending changes.",
         discussion: """
-            Reads the history tables, so a report of an old range is the same as the one printed \\
-            at the time. Several --report/--output pairs write several reports from one read. \\
-            Unlike `history --consumer --ack`, it never moves a consumer's token.
+            Reads the history tables, so a report of an old range is the same as the one printed \
+            at the time. Several --report/--output pairs write several reports of the same range: \
+            each reads the history again, all in one read transaction, so they agree. Unlike \
+            `history --consumer --ack`, it never moves a consumer's token.
 
             Examples:
               importer report --after AQ3k...AAAAAAAAAAI --report html --output changes.html --report json --output changes.json
