@@ -98,10 +98,9 @@ struct HistoryPurgeCommand: ParsableCommand {
     var force = false
 
     @Option(name: .long, help: "Output format: text or json.")
-    var format: ReportFormat = .text
+    var format: ListFormat = .text
 
     func validate() throws {
-        guard format == .text || format == .json else { throw ValidationError("--format must be text or json") }
         if keep != nil && before != nil { throw ValidationError("give --keep or --before, not both") }
         if let keep, keep < 0 { throw ValidationError("--keep must be 0 or more days") }
     }
@@ -125,7 +124,7 @@ struct HistoryPurgeCommand: ParsableCommand {
             }
             let output = OutputSink()
             switch format {
-            case .json, .ndjson, .markdown, .csv, .html:
+            case .json:
                 var json = JSONWriter(output: output)
                 json.beginObject()
                 json.field("purged_through", result.purgedThrough)

@@ -16,17 +16,18 @@ struct ModelCommand: ParsableCommand {
         )
         @Option(name: .long, help: ArgumentHelp("A model file to print instead of the built-in model.", valueName: "file"))
         var model: String?
-        @Option(name: .long, help: "yaml or json.") var format: String = "yaml"
+        @Option(name: .long, help: "yaml or json.") var format: Format = .yaml
 
-        func validate() throws {
-            guard ["yaml", "json"].contains(format) else { throw ValidationError("--format must be yaml or json") }
+        /// The model file formats.
+        enum Format: String, ExpressibleByArgument, CaseIterable {
+            case yaml, json
         }
 
         func run() throws {
             try runReportingErrors {
                 let model = try model.map { try ModelFile.load(path: $0) } ?? FireballModel.model
                 let output = OutputSink()
-                output.write(format == "json" ? ModelFile.json(model) : ModelFile.yaml(model))
+                output.write(format == .json ? ModelFile.json(model) : ModelFile.yaml(model))
                 try output.flush()
                 return .success
             }

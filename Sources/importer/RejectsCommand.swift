@@ -12,7 +12,7 @@ struct RejectsCommand: ParsableCommand {
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the runs with rejects.", discussion: "Example: importer rejects list")
         @OptionGroup var storeOptions: StoreOptions
-        @Option(name: .long, help: "Output format: text or json.") var format: ReportFormat = .text
+        @Option(name: .long, help: "Output format: text or json.") var format: ListFormat = .text
 
         func run() throws {
             try runReportingErrors(storeOptions.logging) {
@@ -51,10 +51,11 @@ struct RejectsCommand: ParsableCommand {
         )
         @OptionGroup var storeOptions: StoreOptions
         @Argument(help: ArgumentHelp("The run number.", valueName: "run")) var runNumber: Int64?
-        @Option(name: .long, help: "Output format: text, json or ndjson.") var format: ReportFormat = .text
+        @Option(name: .long, help: "Output format: text, json or ndjson.") var format: Format = .text
 
-        func validate() throws {
-            guard [.text, .json, .ndjson].contains(format) else { throw ValidationError("--format must be text, json or ndjson") }
+        /// For people, one JSON object, or one JSON object per reject.
+        enum Format: String, ExpressibleByArgument, CaseIterable {
+            case text, json, ndjson
         }
 
         func run() throws {
@@ -62,7 +63,7 @@ struct RejectsCommand: ParsableCommand {
                 let (number, rejects) = try RejectStore(store: try storeOptions.open(create: false)).rejects(run: runNumber)
                 let output = OutputSink()
                 switch format {
-                case .text, .markdown, .csv, .html:
+                case .text:
                     if number == nil { output.write("No rejects.\n") }
                     for reject in rejects { output.write("\(reject)\n") }
                 case .json:

@@ -140,6 +140,19 @@ import Testing
         #expect(try importer(["rejects", "show", "--store", store]).stdout.contains("No rejects."))
     }
 
+    /// Formats a command cannot write are usage errors, not silently another format.
+    @Test func rejectsListRefusesFormatsItCannotWrite() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = directory.path("s.sqlite")
+        #expect(try importer(["run", "--store", store, "--model", Self.model, "--max-rejects", "3", Self.feed]).status == 0)
+        let csv = try importer(["rejects", "list", "--store", store, "--format", "csv"])
+        #expect(csv.status == 64)
+        #expect(csv.stdout.isEmpty)
+        #expect(csv.stderr.contains("'csv' is invalid for '--format"), "\(csv.stderr)")
+        #expect(try importer(["rejects", "list", "--store", store, "--format", "json"]).json is [[String: Any]])
+    }
+
     @Test func maxRejectsIsABoundaryOnBothSides() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
