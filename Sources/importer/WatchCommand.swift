@@ -37,6 +37,7 @@ struct WatchCommand: ParsableCommand {
             for name in consumer where try registry.consumer(named: name).kind != .external {
                 throw ValidationError("'\(name)' is a view; watch replays every view anyway")
             }
+            let logger = storeOptions.logging.makeLogger()
             let stop = StopSignal()
             let watcher = HistoryWatcher(store: store, consumers: consumer, output: OutputSink())
             var first = true
@@ -44,13 +45,13 @@ struct WatchCommand: ParsableCommand {
                 if try watcher.hasNewCommits() || first {
                     let pass = try watcher.pass()
                     for effect in pass.views where effect.changedGroups > 0 {
-                        Log.info(TextFormatting.viewEffect(effect))
+                        logger.notice("\(TextFormatting.viewEffect(effect))")
                     }
                 }
                 first = false
                 stop.wait(seconds: interval)
             }
-            Log.info("watch stopped; tokens saved")
+            logger.notice("watch stopped; tokens saved")
             return .success
         }
     }
@@ -89,12 +90,5 @@ final class StopSignal: @unchecked Sendable {
     /// Sleeps up to `seconds`, returning early when a stop signal arrives.
     func wait(seconds: Double) {
         _ = semaphore.wait(timeout: .now() + seconds)
-    }
-}
-
-/// Log lines on standard error.
-enum Log {
-    static func info(_ message: String) {
-        FileHandle.standardError.write(Data("importer: \(message)\n".utf8))
     }
 }
