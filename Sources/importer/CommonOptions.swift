@@ -25,6 +25,19 @@ struct StoreOptions: ParsableArguments {
         let milliseconds = noWait ? 0 : Int(wait * 1000)
         return try Store(path: path, options: Store.Options(busyTimeoutMilliseconds: milliseconds, create: create, readOnly: false))
     }
+
+    /// The frame of a command that only reads: opens the existing store, runs `body` in one read
+    /// transaction with a buffered standard output, flushes it, and reports errors as
+    /// `runReportingErrors` does.
+    func read(_ body: (Store, OutputSink) throws -> Void) throws {
+        try runReportingErrors(logging) {
+            let store = try open(create: false)
+            let output = OutputSink()
+            try store.connection.transaction(immediate: false) { try body(store, output) }
+            try output.flush()
+            return .success
+        }
+    }
 }
 
 extension ReportFormat: ExpressibleByArgument {}

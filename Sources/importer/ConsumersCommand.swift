@@ -90,25 +90,20 @@ struct ConsumersCommand: ParsableCommand {
         @Option(name: .long, help: "Output format: text or json.") var format: ListFormat = .text
 
         func run() throws {
-            try runReportingErrors(storeOptions.logging) {
-                let store = try storeOptions.open(create: false)
-                let output = OutputSink()
-                try store.connection.transaction(immediate: false) {
-                    let purged = try store.purgedThrough()
-                    let statuses = try ConsumerRegistry(store: store).statuses()
-                    if format == .text {
-                        if statuses.isEmpty { output.write("No consumers.\n") }
-                        for status in statuses { output.write(TextFormatting.consumerLine(status, purgedThrough: purged) + "\n") }
-                    } else {
-                        var json = JSONWriter(output: output)
+            try storeOptions.read { store, output in
+                let purged = try store.purgedThrough()
+                let statuses = try ConsumerRegistry(store: store).statuses()
+                switch format {
+                case .text:
+                    if statuses.isEmpty { output.write("No consumers.\n") }
+                    for status in statuses { output.write(TextFormatting.consumerLine(status, purgedThrough: purged) + "\n") }
+                case .json:
+                    JSONWriter.document(to: output) { json in
                         json.beginArray()
                         for status in statuses { json.writeConsumer(status) }
                         json.endArray()
-                        output.write("\n")
                     }
                 }
-                try output.flush()
-                return .success
             }
         }
     }

@@ -125,14 +125,14 @@ struct HistoryPurgeCommand: ParsableCommand {
             let output = OutputSink()
             switch format {
             case .json:
-                var json = JSONWriter(output: output)
-                json.beginObject()
-                json.field("purged_through", result.purgedThrough)
-                json.field("transactions", result.transactions)
-                json.field("changes", result.changes)
-                json.field("expired_consumers", strings: result.expiredConsumers)
-                json.endObject()
-                output.write("\n")
+                JSONWriter.document(to: output) { json in
+                    json.beginObject()
+                    json.field("purged_through", result.purgedThrough)
+                    json.field("transactions", result.transactions)
+                    json.field("changes", result.changes)
+                    json.field("expired_consumers", strings: result.expiredConsumers)
+                    json.endObject()
+                }
             case .text:
                 output.write("Purged \(result.transactions) transaction(s) and \(result.changes) change(s); history is kept after transaction \(result.purgedThrough).\n")
                 if !result.expiredConsumers.isEmpty {

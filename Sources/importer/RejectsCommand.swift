@@ -15,31 +15,29 @@ struct RejectsCommand: ParsableCommand {
         @Option(name: .long, help: "Output format: text or json.") var format: ListFormat = .text
 
         func run() throws {
-            try runReportingErrors(storeOptions.logging) {
-                let runs = try RejectStore(store: try storeOptions.open(create: false)).runs()
-                let output = OutputSink()
-                if format == .text {
+            try storeOptions.read { store, output in
+                let runs = try RejectStore(store: store).runs()
+                switch format {
+                case .text:
                     if runs.isEmpty { output.write("No rejects.\n") }
                     for run in runs {
                         output.write("run \(run.run) at \(run.createdAt): \(run.count) reject(s) in \(run.sources.joined(separator: ", "))\(run.transactionNumber.map { ", transaction \($0)" } ?? "")\n")
                     }
-                } else {
-                    var json = JSONWriter(output: output)
-                    json.beginArray()
-                    for run in runs {
-                        json.beginObject()
-                        json.field("run", run.run)
-                        json.field("transaction", run.transactionNumber.map(Value.integer) ?? .null)
-                        json.field("created_at", run.createdAt)
-                        json.field("rejects", run.count)
-                        json.field("sources", strings: run.sources)
-                        json.endObject()
+                case .json:
+                    JSONWriter.document(to: output) { json in
+                        json.beginArray()
+                        for run in runs {
+                            json.beginObject()
+                            json.field("run", run.run)
+                            json.field("transaction", run.transactionNumber.map(Value.integer) ?? .null)
+                            json.field("created_at", run.createdAt)
+                            json.field("rejects", run.count)
+                            json.field("sources", strings: run.sources)
+                            json.endObject()
+                        }
+                        json.endArray()
                     }
-                    json.endArray()
-                    output.write("\n")
                 }
-                try output.flush()
-                return .success
             }
         }
     }
@@ -59,32 +57,25 @@ struct RejectsCommand: ParsableCommand {
         }
 
         func run() throws {
-            try runReportingErrors(storeOptions.logging) {
-                let (number, rejects) = try RejectStore(store: try storeOptions.open(create: false)).rejects(run: runNumber)
-                let output = OutputSink()
+            try storeOptions.read { store, output in
+                let (number, rejects) = try RejectStore(store: store).rejects(run: runNumber)
                 switch format {
                 case .text:
                     if number == nil { output.write("No rejects.\n") }
                     for reject in rejects { output.write("\(reject)\n") }
                 case .json:
-                    var json = JSONWriter(output: output)
-                    json.beginObject()
-                    json.field("run", number.map(Value.integer) ?? .null)
-                    json.key("rejects")
-                    json.beginArray()
-                    for reject in rejects { json.writeReject(reject) }
-                    json.endArray()
-                    json.endObject()
-                    output.write("\n")
-                case .ndjson:
-                    for reject in rejects {
-                        var json = JSONWriter(output: output)
-                        json.writeReject(reject)
-                        output.write("\n")
+                    JSONWriter.document(to: output) { json in
+                        json.beginObject()
+                        json.field("run", number.map(Value.integer) ?? .null)
+                        json.key("rejects")
+                        json.beginArray()
+                        for reject in rejects { json.writeReject(reject) }
+                        json.endArray()
+                        json.endObject()
                     }
+                case .ndjson:
+                    for reject in rejects { JSONWriter.document(to: output) { $0.writeReject(reject) } }
                 }
-                try output.flush()
-                return .success
             }
         }
     }

@@ -49,9 +49,7 @@ struct ReplayCommand: ParsableCommand {
                     output.write(TextFormatting.viewEffect(effect) + " (transactions \(effect.fromTransaction)→\(effect.throughTransaction))\n")
                 }
             } else {
-                var json = JSONWriter(output: output)
-                json.writeViews(effects)
-                output.write("\n")
+                JSONWriter.document(to: output) { $0.writeViews(effects) }
             }
             try output.flush()
             return .success

@@ -46,47 +46,47 @@ struct StatusCommand: ParsableCommand {
     private func megabytes(_ bytes: Int) -> String { String(format: "%.1f MB", Double(bytes) / 1e6) }
 
     private func writeJSON(_ status: StoreStatus, to output: OutputSink) {
-        var json = JSONWriter(output: output)
-        json.beginObject()
-        json.field("path", status.path)
-        json.field("bytes", status.bytes)
-        json.field("wal_bytes", status.walBytes)
-        json.field("schema_version", status.schemaVersion)
-        json.field("store_id", status.storeID)
-        json.field("created_at", status.createdAt.map(Value.text) ?? .null)
-        json.key("entities")
-        json.beginObject()
-        for entity in status.entities {
-            json.key(entity.name)
+        JSONWriter.document(to: output) { json in
             json.beginObject()
-            json.field("table", entity.table)
-            json.field("records", entity.records)
+            json.field("path", status.path)
+            json.field("bytes", status.bytes)
+            json.field("wal_bytes", status.walBytes)
+            json.field("schema_version", status.schemaVersion)
+            json.field("store_id", status.storeID)
+            json.field("created_at", status.createdAt.map(Value.text) ?? .null)
+            json.key("entities")
+            json.beginObject()
+            for entity in status.entities {
+                json.key(entity.name)
+                json.beginObject()
+                json.field("table", entity.table)
+                json.field("records", entity.records)
+                json.endObject()
+            }
+            json.endObject()
+            json.key("history")
+            json.beginObject()
+            json.field("transactions", status.history.transactions)
+            json.field("changes", status.history.changes)
+            json.field("oldest_token", status.history.oldest.map { Value.text($0.token) } ?? .null)
+            json.field("newest_token", status.history.newest.map { Value.text($0.token) } ?? .null)
+            json.field("oldest_timestamp", status.history.oldest.map { Value.text($0.timestamp) } ?? .null)
+            json.field("newest_timestamp", status.history.newest.map { Value.text($0.timestamp) } ?? .null)
+            json.field("purged_through", status.history.purgedThrough)
+            json.field("purged_at", status.history.purgedAt.map(Value.text) ?? .null)
+            json.endObject()
+            for (key, kind) in [("consumers", Consumer.Kind.external), ("views", .view)] {
+                json.key(key)
+                json.beginArray()
+                for entry in status.consumers where entry.consumer.kind == kind { json.writeConsumer(entry) }
+                json.endArray()
+            }
+            json.key("rejects")
+            json.beginObject()
+            json.field("runs", status.rejectRuns)
+            json.field("records", status.rejects)
+            json.endObject()
             json.endObject()
         }
-        json.endObject()
-        json.key("history")
-        json.beginObject()
-        json.field("transactions", status.history.transactions)
-        json.field("changes", status.history.changes)
-        json.field("oldest_token", status.history.oldest.map { Value.text($0.token) } ?? .null)
-        json.field("newest_token", status.history.newest.map { Value.text($0.token) } ?? .null)
-        json.field("oldest_timestamp", status.history.oldest.map { Value.text($0.timestamp) } ?? .null)
-        json.field("newest_timestamp", status.history.newest.map { Value.text($0.timestamp) } ?? .null)
-        json.field("purged_through", status.history.purgedThrough)
-        json.field("purged_at", status.history.purgedAt.map(Value.text) ?? .null)
-        json.endObject()
-        for (key, kind) in [("consumers", Consumer.Kind.external), ("views", .view)] {
-            json.key(key)
-            json.beginArray()
-            for entry in status.consumers where entry.consumer.kind == kind { json.writeConsumer(entry) }
-            json.endArray()
-        }
-        json.key("rejects")
-        json.beginObject()
-        json.field("runs", status.rejectRuns)
-        json.field("records", status.rejects)
-        json.endObject()
-        json.endObject()
-        output.write("\n")
     }
 }

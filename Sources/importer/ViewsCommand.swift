@@ -77,21 +77,19 @@ struct ViewsCommand: ParsableCommand {
         @Option(name: .long, help: "Output format: text or json.") var format: ListFormat = .text
 
         func run() throws {
-            try runReportingErrors(storeOptions.logging) {
-                let store = try storeOptions.open(create: false)
-                let output = OutputSink()
-                try store.connection.transaction(immediate: false) {
-                    let view = try ViewRegistry(store: store).view(named: name)
-                    let (columns, rows) = try ViewMaintainer(store: store).rows(view)
-                    if format == .text {
-                        // Sums carry the rounding of floating-point addition: 12 significant digits for people.
-                        let cells = rows.map { $0.map { value in
-                            if case .real(let x) = value { return String(format: "%.12g", x) }
-                            return value.description
-                        } }
-                        output.write(TextTable.render(columns: columns, rows: cells))
-                    } else {
-                        var json = JSONWriter(output: output)
+            try storeOptions.read { store, output in
+                let view = try ViewRegistry(store: store).view(named: name)
+                let (columns, rows) = try ViewMaintainer(store: store).rows(view)
+                switch format {
+                case .text:
+                    // Sums carry the rounding of floating-point addition: 12 significant digits for people.
+                    let cells = rows.map { $0.map { value in
+                        if case .real(let x) = value { return String(format: "%.12g", x) }
+                        return value.description
+                    } }
+                    output.write(TextTable.render(columns: columns, rows: cells))
+                case .json:
+                    JSONWriter.document(to: output) { json in
                         json.beginArray()
                         for row in rows {
                             json.beginObject()
@@ -99,11 +97,8 @@ struct ViewsCommand: ParsableCommand {
                             json.endObject()
                         }
                         json.endArray()
-                        output.write("\n")
                     }
                 }
-                try output.flush()
-                return .success
             }
         }
     }

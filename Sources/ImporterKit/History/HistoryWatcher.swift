@@ -50,9 +50,7 @@ public final class HistoryWatcher {
                 let head = try store.lastTransactionNumber()
                 let transactions = try reader.transactions(after: consumer.tokenNumber, through: head).filter { consumer.filter.includes(author: $0.author) }
                 try reader.forEachChange(in: transactions, filter: consumer.filter) { change, transaction in
-                    var line = JSONWriter(output: output)
-                    line.writeChange(change, transaction: transaction, consumer: name)
-                    output.write("\n")
+                    JSONWriter.document(to: output) { $0.writeChange(change, transaction: transaction, consumer: name) }
                     count += 1
                 }
                 return head

@@ -12,36 +12,34 @@ public struct HistoryRenderer {
     }
 
     public func renderJSON(_ content: ReportContent, to output: OutputSink) throws {
-        var json = JSONWriter(output: output)
-        json.beginObject()
-        json.field("store_id", store.storeID.uuidString.lowercased())
-        json.key("transactions")
-        json.beginArray()
-        try content.forEachTransaction(in: store, begin: { transaction in
+        try JSONWriter.document(to: output) { json in
             json.beginObject()
-            json.writeTransactionFields(transaction)
-            json.key("totals")
-            json.writeCounts(transaction.totals)
-            json.key("entities")
-            json.writeEntities(transaction.entities)
-            json.key("changes")
+            json.field("store_id", store.storeID.uuidString.lowercased())
+            json.key("transactions")
             json.beginArray()
-        }, change: { change, _ in
-            json.writeChange(change)
-        }, end: { _ in
+            try content.forEachTransaction(in: store, begin: { transaction in
+                json.beginObject()
+                json.writeTransactionFields(transaction)
+                json.key("totals")
+                json.writeCounts(transaction.totals)
+                json.key("entities")
+                json.writeEntities(transaction.entities)
+                json.key("changes")
+                json.beginArray()
+            }, change: { change, _ in
+                json.writeChange(change)
+            }, end: { _ in
+                json.endArray()
+                json.endObject()
+            })
             json.endArray()
             json.endObject()
-        })
-        json.endArray()
-        json.endObject()
-        output.write("\n")
+        }
     }
 
     public func renderNDJSON(_ content: ReportContent, to output: OutputSink) throws {
         try content.forEachChange(in: store) { change, transaction in
-            var line = JSONWriter(output: output)
-            line.writeChange(change, transaction: transaction)
-            output.write("\n")
+            JSONWriter.document(to: output) { $0.writeChange(change, transaction: transaction) }
         }
     }
 

@@ -12,6 +12,13 @@ public struct JSONWriter {
         self.output = output
     }
 
+    /// Writes one JSON value with `body`, then a line feed: a whole JSON output, or one NDJSON line.
+    public static func document(to output: OutputSink, _ body: (inout JSONWriter) throws -> Void) rethrows {
+        var writer = JSONWriter(output: output)
+        try body(&writer)
+        output.write("\n")
+    }
+
     public mutating func beginObject() { value("{"); needsComma.append(false) }
     public mutating func endObject() { needsComma.removeLast(); output.write("}") }
     public mutating func beginArray() { value("["); needsComma.append(false) }

@@ -10,53 +10,51 @@ public struct RunReportRenderer {
     }
 
     public func renderJSON(_ content: ReportContent, to output: OutputSink) throws {
-        var json = JSONWriter(output: output)
-        json.beginObject()
-        json.field("transaction", transaction: content.transactions.first)
-        json.key("totals")
-        json.writeCounts(content.totals)
-        json.key("entities")
-        json.writeEntities(content.entities)
-        json.key("changes")
-        json.beginArray()
-        try content.forEachChange(in: store) { change, _ in json.writeChange(change) }
-        json.endArray()
-        json.key("views")
-        json.writeViews(content.views)
-        json.key("rejects")
-        json.beginArray()
-        for reject in content.rejects { json.writeReject(reject) }
-        json.endArray()
-        json.field("warnings", strings: content.warnings)
-        json.endObject()
-        output.write("\n")
+        try JSONWriter.document(to: output) { json in
+            json.beginObject()
+            json.field("transaction", transaction: content.transactions.first)
+            json.key("totals")
+            json.writeCounts(content.totals)
+            json.key("entities")
+            json.writeEntities(content.entities)
+            json.key("changes")
+            json.beginArray()
+            try content.forEachChange(in: store) { change, _ in json.writeChange(change) }
+            json.endArray()
+            json.key("views")
+            json.writeViews(content.views)
+            json.key("rejects")
+            json.beginArray()
+            for reject in content.rejects { json.writeReject(reject) }
+            json.endArray()
+            json.field("warnings", strings: content.warnings)
+            json.endObject()
+        }
     }
 
     public func renderNDJSON(_ content: ReportContent, to output: OutputSink) throws {
         let transaction = content.transactions.first
-        var header = JSONWriter(output: output)
-        header.beginObject()
-        header.field("record", "header")
-        header.field("transaction", transaction: transaction)
-        header.endObject()
-        output.write("\n")
-        try content.forEachChange(in: store) { change, _ in
-            var line = JSONWriter(output: output)
-            line.writeChange(change, token: transaction?.token)
-            output.write("\n")
+        JSONWriter.document(to: output) { header in
+            header.beginObject()
+            header.field("record", "header")
+            header.field("transaction", transaction: transaction)
+            header.endObject()
         }
-        var footer = JSONWriter(output: output)
-        footer.beginObject()
-        footer.field("record", "footer")
-        footer.key("totals")
-        footer.writeCounts(content.totals)
-        footer.key("entities")
-        footer.writeEntities(content.entities)
-        footer.key("views")
-        footer.writeViews(content.views)
-        footer.field("warnings", strings: content.warnings)
-        footer.endObject()
-        output.write("\n")
+        try content.forEachChange(in: store) { change, _ in
+            JSONWriter.document(to: output) { $0.writeChange(change, token: transaction?.token) }
+        }
+        JSONWriter.document(to: output) { footer in
+            footer.beginObject()
+            footer.field("record", "footer")
+            footer.key("totals")
+            footer.writeCounts(content.totals)
+            footer.key("entities")
+            footer.writeEntities(content.entities)
+            footer.key("views")
+            footer.writeViews(content.views)
+            footer.field("warnings", strings: content.warnings)
+            footer.endObject()
+        }
     }
 
     public func renderText(_ content: ReportContent, to output: OutputSink) throws {
