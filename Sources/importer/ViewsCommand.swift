@@ -18,24 +18,26 @@ struct ViewsCommand: ParsableCommand {
         @Option(name: .long, help: "Output format: text or json.") var format: ListFormat = .text
 
         func run() throws {
-            try runReportingErrors(storeOptions.logging) {
-                let store = try storeOptions.open(create: false)
-                let output = OutputSink()
-                try store.connection.transaction(immediate: false) {
-                    let consumers = ConsumerRegistry(store: store)
-                    let purged = try store.purgedThrough()
-                    let head = try store.lastTransactionNumber()
-                    var json = JSONWriter(output: output)
-                    if format != .text { json.beginArray() }
-                    let views = try ViewRegistry(store: store).all()
-                    if format == .text && views.isEmpty { output.write("No views.\n") }
-                    for view in views {
-                        let consumer = try consumers.consumer(named: view.name)
+            try storeOptions.read { store, output in
+                let purged = try store.purgedThrough()
+                let head = try store.lastTransactionNumber()
+                let consumers = Dictionary(try ConsumerRegistry(store: store).all().map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+                let views = try ViewRegistry(store: store).all().map { view in
+                    guard let consumer = consumers[view.name] else { throw HistoryError.unknownConsumer(view.name) }
+                    return (view, consumer)
+                }
+                switch format {
+                case .text:
+                    if views.isEmpty { output.write("No views.\n") }
+                    for (view, consumer) in views {
                         let aggregates = view.aggregates.map { "\($0.name) = \($0.function.rawValue)(\($0.attribute ?? "*"))" }
-                        if format == .text {
-                            output.write("\(view.name): \(view.entity) grouped by \(view.groupBy.joined(separator: ", ")); \(aggregates.joined(separator: ", "))\n")
-                            output.write("  token at transaction \(consumer.tokenNumber) of \(head)\(consumer.tokenNumber < purged ? ", EXPIRED" : ""), last replay \(consumer.lastReplayAt ?? "never")\n")
-                        } else {
+                        output.write("\(view.name): \(view.entity) grouped by \(view.groupBy.joined(separator: ", ")); \(aggregates.joined(separator: ", "))\n")
+                        output.write("  token at transaction \(consumer.tokenNumber) of \(head)\(consumer.isExpired(purgedThrough: purged) ? ", EXPIRED" : ""), last replay \(consumer.lastReplayAt ?? "never")\n")
+                    }
+                case .json:
+                    JSONWriter.document(to: output) { json in
+                        json.beginArray()
+                        for (view, consumer) in views {
                             json.beginObject()
                             json.field("name", view.name)
                             json.field("entity", view.entity)
@@ -52,17 +54,12 @@ struct ViewsCommand: ParsableCommand {
                             json.endArray()
                             json.field("transaction", consumer.tokenNumber)
                             json.field("lag", Int(head - consumer.tokenNumber))
-                            json.field("expired", consumer.tokenNumber < purged)
+                            json.field("expired", consumer.isExpired(purgedThrough: purged))
                             json.endObject()
                         }
-                    }
-                    if format != .text {
                         json.endArray()
-                        output.write("\n")
                     }
                 }
-                try output.flush()
-                return .success
             }
         }
     }

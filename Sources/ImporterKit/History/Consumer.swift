@@ -37,6 +37,11 @@ public struct Consumer: Sendable, Equatable {
         ChangeFilter(entities: entities, attributes: attributes, excludedAuthors: excludedAuthors)
     }
 
+    /// Whether the consumer needs history purged through `purgedThrough`: its token is older.
+    public func isExpired(purgedThrough: Int64) -> Bool {
+        tokenNumber < purgedThrough
+    }
+
     /// Names of consumers (and views): letters, digits, `_`, `-`, `.`; 1 to 64 characters.
     public static func problem(withName name: String) -> String? {
         guard !name.isEmpty, name.utf8.count <= 64 else { return "a consumer name has 1 to 64 characters" }

@@ -108,7 +108,7 @@ public struct ConsumerRegistry {
     /// Throws `expiredToken` when the consumer needs history that was purged.
     public func checkNotExpired(_ consumer: Consumer) throws {
         let purged = try store.purgedThrough()
-        if consumer.tokenNumber < purged {
+        if consumer.isExpired(purgedThrough: purged) {
             throw HistoryError.expiredToken(consumer: consumer.name, kind: consumer.kind, token: consumer.tokenNumber, purgedThrough: purged)
         }
     }
@@ -138,7 +138,7 @@ extension ConsumerRegistry {
     public func statuses() throws -> [ConsumerStatus] {
         let purged = try store.purgedThrough()
         return try all().map { consumer in
-            let expired = consumer.tokenNumber < purged
+            let expired = consumer.isExpired(purgedThrough: purged)
             return ConsumerStatus(consumer: consumer, token: store.token(consumer.tokenNumber).description, expired: expired,
                                   lag: expired ? nil : try lag(of: consumer))
         }

@@ -57,7 +57,7 @@ public struct HistoryPurger {
             through = number
         }
         through = min(through, head)
-        let expiring = consumers.filter { $0.tokenNumber < through }.map(\.name).sorted()
+        let expiring = consumers.filter { $0.isExpired(purgedThrough: through) }.map(\.name).sorted()
         if !expiring.isEmpty && !force { throw HistoryError.purgeNeedsForce(consumers: expiring) }
         return (through, expiring)
     }
