@@ -133,7 +133,12 @@ struct ModelOptions: ParsableArguments {
     var feedFormat: FeedFormat?
 
     func loadModel() throws -> Model {
-        try model.map { try ModelFile.load(path: $0) } ?? FireballModel.model
+        try Self.loadModel(path: model)
+    }
+
+    /// The model file at `path`, or the built-in fireball model without one.
+    static func loadModel(path: String?) throws -> Model {
+        try path.map { try ModelFile.load(path: $0) } ?? FireballModel.model
     }
 
     func inputs(_ paths: [String], model: Model) throws -> [FeedInput] {

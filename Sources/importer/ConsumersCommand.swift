@@ -47,10 +47,10 @@ struct ConsumersCommand: ParsableCommand {
         @Option(name: .long, help: ArgumentHelp("Only changes of this entity (repeatable).", valueName: "entity")) var entity: [String] = []
         @Option(name: .long, help: ArgumentHelp("Only updates touching this attribute (repeatable).", valueName: "attribute")) var attribute: [String] = []
         @Option(name: .customLong("exclude-author"), help: ArgumentHelp("Skip transactions by this author (repeatable).", valueName: "author")) var excludeAuthor: [String] = []
-        @Option(name: .long, help: "Where the consumer starts: now or beginning.") var from: String = "now"
+        @Option(name: .long, help: "Where the consumer starts: now or beginning.") var from: Position = .now
 
         func validate() throws {
-            guard ["now", "beginning"].contains(from) else { throw ValidationError("--from must be now or beginning") }
+            if case .token = from { throw ValidationError("--from must be now or beginning") }
             if let problem = Consumer.problem(withName: name) { throw ValidationError(problem) }
         }
 
@@ -70,12 +70,13 @@ struct ConsumersCommand: ParsableCommand {
             try runReportingErrors(storeOptions.logging) {
                 let store = try storeOptions.open(create: true)
                 try check(against: store)
-                try store.connection.transaction(immediate: true) {
-                    let start = try (from == "beginning" ? Position.beginning : Position.now).transactionNumber(in: store)
+                let start = try store.connection.transaction(immediate: true) { () throws -> Int64 in
+                    let start = try from.transactionNumber(in: store)
                     try ConsumerRegistry(store: store).add(Consumer(name: name, kind: .external, tokenNumber: start, entities: entity,
                                                                     attributes: attribute, excludedAuthors: excludeAuthor))
+                    return start
                 }
-                print("Added consumer \(name) at transaction \(try ConsumerRegistry(store: store).consumer(named: name).tokenNumber).")
+                print("Added consumer \(name) at transaction \(start).")
                 return .success
             }
         }

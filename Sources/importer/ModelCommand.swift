@@ -25,7 +25,7 @@ struct ModelCommand: ParsableCommand {
 
         func run() throws {
             try runReportingErrors {
-                let model = try model.map { try ModelFile.load(path: $0) } ?? FireballModel.model
+                let model = try ModelOptions.loadModel(path: model)
                 let output = OutputSink()
                 output.write(format == .json ? ModelFile.json(model) : ModelFile.yaml(model))
                 try output.flush()
