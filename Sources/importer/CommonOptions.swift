@@ -157,8 +157,6 @@ func runReportingErrors(_ logging: LoggingOptions? = nil, _ body: () throws -> E
         throw error
     } catch let error as ValidationError {
         throw error
-    } catch let error as ReportTargetsError {
-        throw ValidationError(error.description)
     } catch {
         let logger = (logging ?? (try? LoggingOptions.parse([])))?.makeLogger()
         if let logger { logger.error("\(error)") } else { FileHandle.standardError.write(Data("importer: error: \(error)\n".utf8)) }
