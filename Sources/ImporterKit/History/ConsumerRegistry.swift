@@ -148,7 +148,7 @@ extension ConsumerRegistry {
 extension Store {
     /// History of transactions up to this number was purged (0: nothing was).
     public func purgedThrough() throws -> Int64 {
-        if case .integer(let n)? = try connection.scalar("SELECT value FROM importer_metadata WHERE key = 'purged_through'") { return n }
+        if case .integer(let n)? = try metadata("purged_through") { return n }
         return 0
     }
 }

@@ -149,7 +149,7 @@ struct ChangeCursor {
         self.entity = entity
         let schema = EntitySchema(entity: entity)
         let names = entity.attributes.map { SQLIdentifier.quoted($0.name) }
-        let olds = entity.attributes.map { SQLIdentifier.quoted("old." + $0.name) }
+        let olds = entity.attributes.map { EntitySchema.old($0.name) }
         statement = try store.connection.prepare("""
             SELECT "transaction_number", "record_id", "type", "changed", \((names + olds).joined(separator: ", "))
             FROM \(schema.changeTable) WHERE "change_id" BETWEEN ?1 AND ?2 ORDER BY "change_id"
