@@ -18,15 +18,7 @@ enum Baseline {
         // The entity table exactly as the importer creates it (without the history triggers).
         let schema = EntitySchema(entity: FireballModel.entity)
         try exec(schema.createTableStatement)
-        let sql = """
-            INSERT INTO fireball (date, energy, impact_energy, latitude, longitude, altitude, velocity)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
-            ON CONFLICT (date) DO UPDATE SET energy = excluded.energy, impact_energy = excluded.impact_energy,
-              latitude = excluded.latitude, longitude = excluded.longitude, altitude = excluded.altitude, velocity = excluded.velocity
-            WHERE fireball.energy IS NOT excluded.energy OR fireball.impact_energy IS NOT excluded.impact_energy
-              OR fireball.latitude IS NOT excluded.latitude OR fireball.longitude IS NOT excluded.longitude
-              OR fireball.altitude IS NOT excluded.altitude OR fireball.velocity IS NOT excluded.velocity
-            """
+        let sql = CaptureStudy.upsertSQL
         var statement: OpaquePointer?
         guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
             throw BenchError.failed(String(cString: sqlite3_errmsg(db)))

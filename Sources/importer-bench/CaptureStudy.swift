@@ -130,7 +130,8 @@ enum CaptureStudy {
     /// The attributes a generated row fills, in entity order; the entity's later attributes stay NULL.
     static let rowAttributes = ["date", "energy", "impact_energy", "latitude", "longitude", "altitude", "velocity"]
 
-    /// The `Baseline`'s upsert: an update only when a value differs (NULL-safe).
+    /// The plain upsert of the baseline and of every capture variant: an update only when a value
+    /// differs (NULL-safe).
     static let upsertSQL = """
         INSERT INTO fireball (date, energy, impact_energy, latitude, longitude, altitude, velocity)
         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
