@@ -30,6 +30,12 @@ struct RunCommand: ParsableCommand {
     @Flag(name: .long, help: "The feeds are a full snapshot: delete stored records that no feed holds (each delete is recorded with its tombstone).")
     var sync = false
 
+    @Flag(name: .customLong("allow-empty"), help: "With --sync, let a feed with no records delete stored records (refused by default: an empty answer is a suspect).")
+    var allowEmpty = false
+
+    @Option(name: .customLong("max-delete"), help: ArgumentHelp("With --sync, the most records of an entity it may delete: a count or a percentage of the stored records (default 50%; 100% allows all). A run over the bound is refused (exit 65) and writes nothing.", valueName: "N|P%"))
+    var maxDelete: String = "50%"
+
     @OptionGroup var reports: ReportOutputOptions
 
     @Flag(name: .long, help: "Exit with 1 when nothing changed (like git diff --exit-code).")
@@ -55,6 +61,7 @@ struct RunCommand: ParsableCommand {
         guard feeds.filter({ $0 == "-" }).count <= 1 else { throw ValidationError("standard input (-) can be read only once") }
         if let author, author.isEmpty { throw ValidationError("--author must not be empty") }
         guard maxRejects >= 0 else { throw ValidationError("--max-rejects must be 0 or more") }
+        guard DeleteBound(parsing: maxDelete) != nil else { throw ValidationError("--max-delete: '\(maxDelete)' is not a count or a percentage (e.g. 500 or 50%)") }
     }
 
     func run() throws {
@@ -73,6 +80,8 @@ struct RunCommand: ParsableCommand {
             options.maxRejects = maxRejects
             options.replayViews = !noReplay
             options.dryRun = dryRun
+            options.allowEmpty = allowEmpty
+            options.maxDelete = DeleteBound(parsing: maxDelete) ?? .percent(50)
             let session = ImportSession(store: store, model: model, options: options)
             let logger = storeOptions.logging.makeLogger()
             session.logger = logger
@@ -102,6 +111,10 @@ struct RunCommand: ParsableCommand {
             }
             progress?.finish()
             try sink.finish()
+            if !result.refusals.isEmpty {
+                try writeReports(result)
+                throw ImportError.refused(result.refusals)
+            }
             let changed = result.transactionNumber != nil
             if let number = result.transactionNumber, !dryRun {
                 logger.info("committed", metadata: ["transaction": "\(number)", "token": "\(store.token(number))"])

@@ -53,6 +53,36 @@ private func feedError(_ text: String) -> FeedError? {
         #expect(location.line == 1)
     }
 
+    @Test(arguments: [
+        ("{}", "no 'fields' and no 'data' member"),
+        (#"{"signature":{"version":"1.2"}}"#, "no 'fields' and no 'data' member"),
+        (#"{"signature":{"version":"1.2"},"count":"3"}"#, "no 'fields' and no 'data' member"),
+        (#"{"signature":{"version":"1.2"},"count":"1","fields":["date"]}"#, "no 'data' member"),
+    ])
+    func documentsWithoutTheAPIShapeAreShapeErrors(text: String, message: String) {
+        guard case .shape(let location, let found)? = feedError(text) else {
+            Issue.record("expected a shape error for \(text)")
+            return
+        }
+        #expect(found.contains(message), "\(found)")
+        #expect(location.line == 1 && location.column == 1)
+    }
+
+    @Test(arguments: [
+        (#"{"error":"rate limited"}"#, "rate limited", 2),
+        (#"{"signature":{"version":"1.2"},"message":"invalid parameter 'date-min'"}"#, "invalid parameter 'date-min'", 32),
+        (#"{"code":"400", "error":{"reason":"x"}}"#, "'error' is not a string", 16),
+    ])
+    func errorAnswersFailWithTheirMessage(text: String, message: String, column: Int) {
+        guard case .errorAnswer(let location, let found)? = feedError(text) else {
+            Issue.record("expected an error answer for \(text)")
+            return
+        }
+        #expect(found == message)
+        #expect(location.column == column)
+        #expect(FeedError.errorAnswer(location, message: found).description.contains("error answer, not data: \(message)"))
+    }
+
     @Test func readsEmptyResponses() throws {
         let (header, rows) = try readAll(#"{"signature":{"source":"NASA/JPL Fireball Data API","version":"1.2"},"count":"0"}"#)
         #expect(rows.isEmpty)

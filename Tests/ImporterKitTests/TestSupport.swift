@@ -38,11 +38,13 @@ func fireballFeed(_ rows: [String], count: String? = nil, fields: String = #"["d
 
 /// Imports feeds into the store at `path` with the built-in model.
 @discardableResult
-func importFeeds(_ feeds: [String], into path: String, sync: Bool = false, author: String = "test", batchSize: Int = 8192, maxRejects: Int = 0) throws -> ImportResult {
+func importFeeds(_ feeds: [String], into path: String, sync: Bool = false, author: String = "test", batchSize: Int = 8192, maxRejects: Int = 0,
+                 configure: (inout ImportOptions) -> Void = { _ in }) throws -> ImportResult {
     let store = try Store(path: path)
     var options = ImportOptions(author: author, context: "test", sync: sync)
     options.batchSize = batchSize
     options.maxRejects = maxRejects
+    configure(&options)
     let session = ImportSession(store: store, model: FireballModel.model, options: options)
     return try session.run(feeds.map { FeedInput(path: $0, mapping: FireballModel.apiFeed) })
 }

@@ -174,7 +174,10 @@ import Testing
         defer { directory.cleanup() }
         let path = directory.path("s.sqlite")
         try importFeeds([sample("fireball-2024.json")], into: path)
-        let result = try importFeeds([sample("fireball-vel-comp.json"), sample("fireball-empty.json")], into: path, sync: true)
+        let result = try importFeeds([sample("fireball-vel-comp.json"), sample("fireball-empty.json")], into: path, sync: true) { options in
+            options.allowEmpty = true
+            options.maxDelete = .percent(100)
+        }
         #expect(result.totals.deleted == 7)
         #expect(try fireballRows(path).count == 3)
     }

@@ -13,13 +13,15 @@ public enum FeedError: Error, Sendable, Equatable, CustomStringConvertible {
     case unsupportedVersion(SourceLocation, version: String, supported: String)
     /// The file could not be opened or read.
     case unreadable(path: String, reason: String)
+    /// The document is an error answer of the feed's API (an `error` or `message` member), not data.
+    case errorAnswer(SourceLocation, message: String)
     /// One record is larger than the reader accepts (a guard for bounded memory).
     case recordTooLarge(SourceLocation, limit: Int)
 
     public var location: SourceLocation? {
         switch self {
         case .syntax(let l, _, _), .shape(let l, _), .countMismatch(let l, _, _),
-             .unsupportedVersion(let l, _, _), .recordTooLarge(let l, _): l
+             .unsupportedVersion(let l, _, _), .recordTooLarge(let l, _), .errorAnswer(let l, _): l
         case .unreadable: nil
         }
     }
@@ -36,6 +38,8 @@ public enum FeedError: Error, Sendable, Equatable, CustomStringConvertible {
             "\(location): unsupported feed version \(version) (supported: \(supported))"
         case .unreadable(let path, let reason):
             "\(path): cannot read: \(reason)"
+        case .errorAnswer(let location, let message):
+            "\(location): the feed is an error answer, not data: \(message)"
         case .recordTooLarge(let location, let limit):
             "\(location): a record is larger than \(limit) bytes"
         }

@@ -16,6 +16,10 @@ public struct ImportOptions: Sendable {
     public var replayViews = true
     /// Do everything, then roll the store transaction back (the report is rendered before).
     public var dryRun = false
+    /// Sync guard: a feed with no records may delete stored records (`--allow-empty`).
+    public var allowEmpty = false
+    /// Sync guard: the most records of one entity a sync may delete (`--max-delete`).
+    public var maxDelete = DeleteBound.percent(50)
 
     public static let defaultAuthor = "importer-run"
 
@@ -44,4 +48,37 @@ public struct ImportProgress: Sendable {
     public var records: Int
     public var bytesRead: Int
     public var totalBytes: Int?
+}
+
+/// The most stored records of one entity that a `--sync` may delete: a count, or a percentage of
+/// the records the entity held before the run (`--max-delete 500`, `--max-delete 50%`).
+public enum DeleteBound: Sendable, Equatable, CustomStringConvertible {
+    case count(Int)
+    case percent(Double)
+
+    /// Parses `N` or `P%` (0 ≤ P ≤ 100).
+    public init?(parsing text: String) {
+        if text.hasSuffix("%") {
+            guard let value = Double(text.dropLast()), value >= 0, value <= 100 else { return nil }
+            self = .percent(value)
+        } else {
+            guard let value = Int(text), value >= 0 else { return nil }
+            self = .count(value)
+        }
+    }
+
+    /// The most records that may be deleted out of `stored`.
+    public func limit(stored: Int) -> Int {
+        switch self {
+        case .count(let count): count
+        case .percent(let percent): Int((Double(stored) * percent / 100).rounded(.down))
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .count(let count): "\(count)"
+        case .percent(let percent): percent == percent.rounded() ? "\(Int(percent))%" : "\(percent)%"
+        }
+    }
 }

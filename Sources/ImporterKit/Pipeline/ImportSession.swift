@@ -15,6 +15,9 @@ public struct ImportResult: Sendable {
     public var views: [ViewEffect] = []
     /// The run number its rejects are stored under (nil when it rejected nothing).
     public var rejectRun: Int64?
+    /// Why a sync guard refused the run (empty when it was not refused); a refused run is rolled
+    /// back, and its counts are what it would have done.
+    public var refusals: [String] = []
 
     public var totals: ChangeCounts { entities.reduce(ChangeCounts()) { $0 + $1.1 } }
 }
@@ -42,7 +45,7 @@ public final class ImportSession {
         self.options = options
     }
 
-    /// Thrown inside the transaction to roll a dry run back.
+    /// Thrown inside the transaction to roll a dry run or a refused run back.
     private struct DryRunRollback: Error {
         var result: ImportResult
     }
@@ -51,8 +54,8 @@ public final class ImportSession {
         do {
             return try store.connection.transaction(immediate: true) {
                 let result = try importAll(feeds)
-                try beforeCommit?(result)
-                if options.dryRun { throw DryRunRollback(result: result) }
+                if result.refusals.isEmpty { try beforeCommit?(result) }
+                if options.dryRun || !result.refusals.isEmpty { throw DryRunRollback(result: result) }
                 return result
             }
         } catch let rollback as DryRunRollback {
@@ -103,6 +106,7 @@ public final class ImportSession {
         let number = transaction.number
         defer { store.transactionState.number = nil }
         var runs: [String: EntityRun] = [:]
+        let guards = try SyncGuards(options: options, entities: entities, connection: store.connection)
         for entity in entities {
             runs[entity.name] = try EntityRun(entity: entity, connection: store.connection, transaction: transaction)
         }
@@ -148,6 +152,7 @@ public final class ImportSession {
                 onProgress?(progress())
             }
             logger.info("read feed", metadata: ["source": "\(source)", "records": "\(input.records)", "rejected": "\(run.rejected)"])
+            guards.feedRead(source: source, entity: entity.name, records: input.records)
             onProgress?(progress())
         }
 
@@ -163,6 +168,12 @@ public final class ImportSession {
             entityCounts.rejected = run.rejected
             entityCounts.duplicates = run.seen.duplicates
             counts.append((entity.name, entityCounts, changeIDs))
+        }
+        let refusals = guards.refusals(deleted: counts.map { ($0.0, $0.1.deleted) })
+        guard refusals.isEmpty else {
+            var result = ImportResult(transactionNumber: nil, entities: counts.map { ($0.0, $0.1) }, rejects: rejects)
+            result.refusals = refusals
+            return result
         }
         let metadata = TransactionMetadata(author: options.author, context: options.context, sources: feeds.map(\.path))
         let wrote = try history.finish(number, metadata: metadata, entities: counts)

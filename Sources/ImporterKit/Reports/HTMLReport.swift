@@ -196,6 +196,11 @@ public struct HTMLReportRenderer {
 
     func writeWarningsAndRejects(_ content: ReportContent, to output: OutputSink) {
         let e = HTMLEscaping.escape
+        if !content.errors.isEmpty {
+            output.write("<section class=\"card\" id=\"errors\">\n<h2>Refused: nothing was written</h2>\n<ul class=\"plain\">\n")
+            for error in content.errors { output.write("<li>\(e(error))</li>\n") }
+            output.write("</ul>\n</section>\n")
+        }
         if !content.warnings.isEmpty {
             output.write("<section class=\"card\" id=\"warnings\">\n<h2>Warnings</h2>\n<ul class=\"plain\">\n")
             for warning in content.warnings { output.write("<li>\(e(warning))</li>\n") }

@@ -62,6 +62,12 @@ public struct MarkdownReportRenderer {
             output.write("\n")
         }
 
+        if !content.errors.isEmpty {
+            output.write("## Refused\n\n")
+            for error in content.errors { output.write("- \(Self.escape(error))\n") }
+            output.write("\n")
+        }
+
         if !content.warnings.isEmpty {
             output.write("## Warnings\n\n")
             for warning in content.warnings { output.write("- \(Self.escape(warning))\n") }

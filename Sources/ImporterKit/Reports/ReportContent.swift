@@ -21,6 +21,8 @@ public struct ReportContent {
     public var views: [ViewEffect]
     public var rejects: [Reject]
     public var warnings: [String]
+    /// Why the run was refused (a sync guard); nothing was written.
+    public var errors: [String]
     public var filter: ChangeFilter
 
     /// The report of a finished import.
@@ -28,13 +30,14 @@ public struct ReportContent {
         let history = HistoryReader(store: store)
         let transaction = try result.transactionNumber.flatMap { number throws(StoreError) in try history.transaction(number) }
         kind = .run
-        title = transaction.map { "importer run: transaction \($0.number)" } ?? "importer run: no changes"
+        title = transaction.map { "importer run: transaction \($0.number)" } ?? (result.refusals.isEmpty ? "importer run: no changes" : "importer run: refused, nothing was written")
         transactions = transaction.map { [$0] } ?? []
         totals = transaction?.totals ?? result.totals
         entities = transaction?.entities ?? result.entities
         views = result.views
         rejects = result.rejects
         warnings = result.warnings
+        errors = result.refusals
         filter = .all
     }
 
@@ -54,6 +57,7 @@ public struct ReportContent {
         views = []
         rejects = []
         warnings = []
+        errors = []
         self.filter = filter
         self.title = title ?? (transactions.isEmpty ? "importer history: no transactions"
             : "importer history: transactions \(transactions.first?.number ?? 0)–\(transactions.last?.number ?? 0)")

@@ -28,6 +28,7 @@ public struct RunReportRenderer {
             for reject in content.rejects { json.writeReject(reject) }
             json.endArray()
             json.field("warnings", strings: content.warnings)
+            json.field("errors", strings: content.errors)
             json.endObject()
         }
     }
@@ -53,12 +54,16 @@ public struct RunReportRenderer {
             footer.key("views")
             footer.writeViews(content.views)
             footer.field("warnings", strings: content.warnings)
+            footer.field("errors", strings: content.errors)
             footer.endObject()
         }
     }
 
     public func renderText(_ content: ReportContent, to output: OutputSink) throws {
-        if let transaction = content.transactions.first {
+        if !content.errors.isEmpty {
+            output.write("Refused; nothing was written. What the run would have done:\n")
+            for error in content.errors { output.write("error: \(error)\n") }
+        } else if let transaction = content.transactions.first {
             output.write("Transaction \(transaction.number) (token \(transaction.token)) by \(transaction.author) at \(transaction.timestamp)\n")
         } else {
             output.write("No changes.\n")
@@ -69,7 +74,7 @@ public struct RunReportRenderer {
         for effect in content.views { output.write(TextFormatting.viewEffect(effect) + "\n") }
         for warning in content.warnings { output.write("warning: \(warning)\n") }
         for reject in content.rejects.prefix(textChangeLimit) { output.write("rejected: \(reject)\n") }
-        guard content.totals.changes > 0 else { return }
+        guard content.totals.changes > 0, !content.transactions.isEmpty else { return }
         var shown = 0
         try content.forEachChange(in: store, limit: textChangeLimit) { change, _ in
             output.write(TextFormatting.changeLine(change) + "\n")

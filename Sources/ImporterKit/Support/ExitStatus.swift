@@ -21,6 +21,10 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     case locked = 75
     /// An I/O error writing the store or the output (EX_IOERR).
     case ioError = 74
+    /// Interrupted by SIGINT (128 + 2); the transaction was rolled back.
+    case interrupted = 130
+    /// Terminated by SIGTERM (128 + 15); the transaction was rolled back.
+    case terminated = 143
 
     /// The exit status for an error thrown by the library.
     public static func forError(_ error: any Error) -> ExitStatus {
@@ -28,7 +32,8 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
         case let error as ImportError:
             switch error {
             case .feed(let feed): return forError(feed)
-            case .tooManyRejects: return .badInput
+            case .tooManyRejects, .refused: return .badInput
+            case .interrupted(let signal): return signal == 15 ? .terminated : .interrupted
             case .model: return .storeUnusable
             case .store(let store): return forError(store)
             }

@@ -5,6 +5,10 @@
 /// string or a number and is checked against the rows at the end; a response with no records may
 /// have no `fields` and no `data`; `signature.version` must have a supported major version; every
 /// row must have exactly one value per field.
+///
+/// Guards (a snapshot that is not one must never reach a `--sync`): an object with an `error` or
+/// `message` member is the API's error answer and fails with that message; a feed object without
+/// `fields` and `data` fails, but for the API's own empty answer (`"count": 0`).
 public final class NASAColumnarReader: RecordReader {
     public static let supportedMajorVersions = ["1"]
 
@@ -17,6 +21,10 @@ public final class NASAColumnarReader: RecordReader {
     private var declaredCount: Int?
     private var countLocation: SourceLocation?
     private var rowsRead = 0
+    /// Whether a `data` member was read (an array or `null`).
+    private var sawData = false
+    /// Where the feed object starts (for shape errors about the whole object).
+    private var objectLocation: SourceLocation?
 
     /// `bufferSize` is the initial read buffer (it grows for larger records); small sizes exercise
     /// the refill path in tests.
@@ -29,6 +37,7 @@ public final class NASAColumnarReader: RecordReader {
     public func open(requesting fields: [String]) throws(FeedError) -> FeedHeader {
         try scanner.unit { () throws(ScanError) in
             guard try scanner.peek() != 0 else { throw scanner.syntaxError(expected: "a JSON object (the feed is empty)") }
+            objectLocation = scanner.location()
             try scanner.expect(UInt8(ascii: "{"), "'{' to start the feed object")
         }
         try readMembers(first: true, requested: fields)
@@ -45,7 +54,10 @@ public final class NASAColumnarReader: RecordReader {
             try readMember(first: first, requested: requested)
             first = false
         }
-        if state == .finished { try checkCount() }
+        if state == .finished {
+            try checkShape()
+            try checkCount()
+        }
     }
 
     public func next(into record: inout RawRecord) throws(FeedError) -> Bool {
@@ -114,7 +126,8 @@ public final class NASAColumnarReader: RecordReader {
 
     /// Reads one member of the top-level object (or its closing brace).
     private func readMember(first: Bool, requested: [String]) throws(FeedError) {
-        enum Member { case end, signature, count, fields, data, other }
+        enum Member { case end, signature, count, fields, data, error(String), other }
+        var memberLocation = scanner.location()
         let member: Member = try scanner.unit { [self] () throws(ScanError) -> Member in
             if try scanner.peek() == UInt8(ascii: "}") {
                 scanner.position += 1
@@ -122,6 +135,8 @@ public final class NASAColumnarReader: RecordReader {
             }
             if !first { try scanner.expect(UInt8(ascii: ","), "',' or '}' in the feed object") }
             var key: [UInt8] = []
+            _ = try scanner.peek()
+            memberLocation = scanner.location()
             try scanner.string(into: &key)
             try scanner.expect(UInt8(ascii: ":"), "':' after a key")
             switch String(decoding: key, as: UTF8.self) {
@@ -129,6 +144,14 @@ public final class NASAColumnarReader: RecordReader {
             case "count": return .count
             case "fields": return .fields
             case "data": return .data
+            case "error", "message":
+                if try scanner.peek() == UInt8(ascii: "\"") {
+                    var message: [UInt8] = []
+                    try scanner.string(into: &message)
+                    return .error(String(decoding: message, as: UTF8.self))
+                }
+                try scanner.skipValue()
+                return .error("'\(String(decoding: key, as: UTF8.self))' is not a string")
             default:
                 try scanner.skipValue()
                 return .other
@@ -143,7 +166,10 @@ public final class NASAColumnarReader: RecordReader {
         case .signature: try readSignature()
         case .count: try readCount()
         case .fields: try readFields(requested: requested)
+        case .error(let message):
+            throw FeedError.errorAnswer(memberLocation, message: message)
         case .data:
+            sawData = true
             guard layout != nil else {
                 throw FeedError.shape(scanner.location(), "'data' appears before 'fields'; the reader needs the field names first")
             }
@@ -225,6 +251,18 @@ public final class NASAColumnarReader: RecordReader {
             throw FeedError.shape(location, "field '\(names[repeated])' appears twice in 'fields'")
         }
         layout = ColumnLayout(columns: names, requested: requested)
+    }
+
+    /// A feed object must hold `fields` and `data`, unless it is the API's empty answer
+    /// (`"count": 0`, nothing else required).
+    private func checkShape() throws(FeedError) {
+        if declaredCount == 0, rowsRead == 0 { return }
+        var missing: [String] = []
+        if layout == nil { missing.append("'fields'") }
+        if !sawData { missing.append("'data'") }
+        guard !missing.isEmpty else { return }
+        let location = objectLocation ?? scanner.location()
+        throw FeedError.shape(location, "the feed object has no \(missing.joined(separator: " and no ")) member: not a NASA/JPL API answer (an empty answer has \"count\": 0)")
     }
 
     private func checkCount() throws(FeedError) {
