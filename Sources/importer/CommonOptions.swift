@@ -101,7 +101,7 @@ struct ReportOutputOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("A report format: text, json, ndjson, markdown, csv or html (repeatable; each pairs with an --output).", valueName: "format"))
     var report: [ReportFormat] = []
 
-    @Option(name: .long, help: ArgumentHelp("Write the matching --report to this file, atomically (repeatable).", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("Write the matching --report to this file (repeatable): a regular file is replaced atomically, a device or FIFO written into, - is standard output; without its --report the format comes from the extension (.json, .ndjson, .md, .csv, .html, .txt).", valueName: "file"))
     var output: [String] = []
 
     @Option(name: .long, help: ArgumentHelp("The report format when there is a single report (same as --report).", valueName: "format"))
