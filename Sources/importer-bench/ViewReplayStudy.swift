@@ -148,7 +148,7 @@ enum ViewReplayStudy {
     private static func rolledBack<T>(_ store: Store, _ body: () throws -> T) throws -> T {
         var result: T?
         do {
-            try store.connection.transaction(immediate: true) { () throws -> Void in
+            try store.write { () throws -> Void in
                 result = try body()
                 throw RollBack()
             }

@@ -21,9 +21,22 @@ struct StoreOptions: ParsableArguments {
         guard wait >= 0 else { throw ValidationError("--wait must be 0 or more seconds") }
     }
 
+    /// Opens the store to write (creating it when `create`); writes wait for the lock as
+    /// `--wait`/`--no-wait` say.
     func open(create: Bool) throws -> Store {
         let milliseconds = noWait ? 0 : Int(wait * 1000)
-        return try Store(path: path, options: Store.Options(busyTimeoutMilliseconds: milliseconds, create: create, readOnly: false))
+        let store = try Store(path: path, options: Store.Options(busyTimeoutMilliseconds: milliseconds, create: create, readOnly: false))
+        InterruptHandler.current?.attach(store)
+        return store
+    }
+
+    /// Opens the existing store read-only: commands that only read work on a store this user may
+    /// not write (a read-only file or file system).
+    func openForReading() throws -> Store {
+        let milliseconds = noWait ? 0 : Int(wait * 1000)
+        let store = try Store(path: path, options: Store.Options(busyTimeoutMilliseconds: milliseconds, create: false, readOnly: true))
+        InterruptHandler.current?.attach(store)
+        return store
     }
 
     /// The frame of a command that only reads: opens the existing store, runs `body` in one read
@@ -31,9 +44,9 @@ struct StoreOptions: ParsableArguments {
     /// `runReportingErrors` does.
     func read(_ body: (Store, OutputSink) throws -> Void) throws {
         try runReportingErrors(logging) {
-            let store = try open(create: false)
+            let store = try openForReading()
             let output = OutputSink()
-            try store.connection.transaction(immediate: false) { try body(store, output) }
+            try store.read { try body(store, output) }
             try output.flush()
             return .success
         }
@@ -148,19 +161,35 @@ struct ModelOptions: ParsableArguments {
 }
 
 /// Runs a command body, logging library errors on standard error and exiting with their
-/// documented code.
-func runReportingErrors(_ logging: LoggingOptions? = nil, _ body: () throws -> ExitStatus) throws {
+/// documented code. SIGINT and SIGTERM roll the command's transaction back and exit 130 or 143
+/// (`InterruptHandler`), unless `interruptible` is false (a command that handles them itself).
+func runReportingErrors(_ logging: LoggingOptions? = nil, interruptible: Bool = true, _ body: () throws -> ExitStatus) throws {
+    let interrupts = interruptible ? InterruptHandler() : nil
     let status: ExitStatus
     do {
-        status = try body()
+        status = try InterruptHandler.$current.withValue(interrupts) { try body() }
     } catch let error as ExitCode {
         throw error
     } catch let error as ValidationError {
         throw error
     } catch {
+        var error = error
+        if let signal = interrupts?.flag.raised, !(error is ImportError) {
+            error = CommandInterrupted(signal: signal, cause: error)
+        }
         let logger = (logging ?? (try? LoggingOptions.parse([])))?.makeLogger()
         if let logger { logger.error("\(error)") } else { FileHandle.standardError.write(Data("importer: error: \(error)\n".utf8)) }
-        throw ExitCode(ExitStatus.forError(error).rawValue)
+        throw ExitCode((error as? CommandInterrupted)?.status.rawValue ?? ExitStatus.forError(error).rawValue)
     }
     if status != .success { throw ExitCode(status.rawValue) }
+}
+
+/// A command stopped by a signal: what it was doing failed, and its transaction rolled back.
+struct CommandInterrupted: Error, CustomStringConvertible {
+    var signal: Int32
+    var cause: any Error
+    var status: ExitStatus { signal == SIGTERM ? .terminated : .interrupted }
+    var description: String {
+        "interrupted by \(InterruptHandler.name(signal)): the transaction was rolled back, nothing was written (\(cause))"
+    }
 }

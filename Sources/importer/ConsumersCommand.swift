@@ -70,7 +70,7 @@ struct ConsumersCommand: ParsableCommand {
             try runReportingErrors(storeOptions.logging) {
                 let store = try storeOptions.open(create: true)
                 try check(against: store)
-                let start = try store.connection.transaction(immediate: true) { () throws -> Int64 in
+                let start = try store.write { () throws -> Int64 in
                     let start = try from.transactionNumber(in: store)
                     try ConsumerRegistry(store: store).add(Consumer(name: name, kind: .external, tokenNumber: start, entities: entity,
                                                                     attributes: attribute, excludedAuthors: excludeAuthor))
@@ -120,7 +120,7 @@ struct ConsumersCommand: ParsableCommand {
         func run() throws {
             try runReportingErrors(storeOptions.logging) {
                 let store = try storeOptions.open(create: false)
-                try store.connection.transaction(immediate: true) {
+                try store.write {
                     let registry = ConsumerRegistry(store: store)
                     guard try registry.consumer(named: name).kind == .external else {
                         throw ValidationError("'\(name)' is a view; views are removed from the model, not here")
@@ -150,7 +150,7 @@ struct ConsumersCommand: ParsableCommand {
         func run() throws {
             try runReportingErrors(storeOptions.logging) {
                 let store = try storeOptions.open(create: false)
-                let number = try store.connection.transaction(immediate: true) { () throws -> Int64 in
+                let number = try store.write { () throws -> Int64 in
                     let registry = ConsumerRegistry(store: store)
                     let consumer = try registry.consumer(named: name)
                     guard consumer.kind == .external else {

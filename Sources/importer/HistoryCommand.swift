@@ -48,17 +48,17 @@ struct HistoryListCommand: ParsableCommand {
 
     func run() throws {
         try runReportingErrors(storeOptions.logging) {
-            let store = try storeOptions.open(create: false)
+            let store = try ack ? storeOptions.open(create: false) : storeOptions.openForReading()
             let registry = ConsumerRegistry(store: store)
             let targets = try reports.targets()
             var acknowledged: (name: String, from: Int64, through: Int64)?
-            try store.connection.transaction(immediate: false) {
+            try store.read {
                 let shown = try range.resolve(in: store, limit: limit)
                 try targets.write(try ReportContent(store: store, after: shown.after, through: shown.through, filter: shown.filter), store: store)
                 if let name = range.consumer { acknowledged = (name, shown.after, shown.through) }
             }
             if ack, let acknowledged, acknowledged.through > acknowledged.from {
-                try store.connection.transaction(immediate: true) {
+                try store.write {
                     try registry.advanceToken(acknowledged.name, from: acknowledged.from, to: acknowledged.through)
                 }
             }
@@ -109,7 +109,7 @@ struct HistoryPurgeCommand: ParsableCommand {
         try runReportingErrors(storeOptions.logging) {
             let store = try storeOptions.open(create: false)
             let purger = HistoryPurger(store: store)
-            let result = try store.connection.transaction(immediate: true) { () throws -> PurgeResult in
+            let result = try store.write { () throws -> PurgeResult in
                 var bound = PurgeBound.consumers
                 if let keep { bound = .keepDays(keep) }
                 if let before {

@@ -88,7 +88,7 @@ struct RejectsCommand: ParsableCommand {
         func run() throws {
             try runReportingErrors(storeOptions.logging) {
                 let store = try storeOptions.open(create: false)
-                let count = try store.connection.transaction(immediate: true) { try RejectStore(store: store).clear(run: runNumber) }
+                let count = try store.write { try RejectStore(store: store).clear(run: runNumber) }
                 print("Cleared \(count) reject(s).")
                 return .success
             }

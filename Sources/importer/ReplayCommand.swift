@@ -30,7 +30,7 @@ struct ReplayCommand: ParsableCommand {
     func run() throws {
         try runReportingErrors(storeOptions.logging) {
             let store = try storeOptions.open(create: false)
-            let effects = try store.connection.transaction(immediate: true) { () throws -> [ViewEffect] in
+            let effects = try store.write { () throws -> [ViewEffect] in
                 let registry = ViewRegistry(store: store)
                 let views = consumer.isEmpty ? try registry.all() : try consumer.map { try registry.view(named: $0) }
                 let maintainer = ViewMaintainer(store: store)

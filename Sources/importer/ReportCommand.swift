@@ -29,9 +29,9 @@ struct ReportCommand: ParsableCommand {
 
     func run() throws {
         try runReportingErrors(storeOptions.logging) {
-            let store = try storeOptions.open(create: false)
+            let store = try storeOptions.openForReading()
             let targets = try reports.targets()
-            try store.connection.transaction(immediate: false) {
+            try store.read {
                 let shown = try range.resolve(in: store, through: through)
                 let title = range.consumer.map { "importer report: pending changes of \($0)" }
                 try targets.write(try ReportContent(store: store, after: shown.after, through: shown.through, filter: shown.filter, title: title), store: store)

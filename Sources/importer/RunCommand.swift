@@ -83,6 +83,7 @@ struct RunCommand: ParsableCommand {
             options.allowEmpty = allowEmpty
             options.maxDelete = DeleteBound(parsing: maxDelete) ?? .percent(50)
             let session = ImportSession(store: store, model: model, options: options)
+            session.cancellation = InterruptHandler.current?.flag
             let logger = storeOptions.logging.makeLogger()
             session.logger = logger
             let sink = try RejectSink(path: rejects)

@@ -16,7 +16,7 @@ struct StatusCommand: ParsableCommand {
 
     func run() throws {
         try runReportingErrors(storeOptions.logging) {
-            let status = try StoreStatus(store: try storeOptions.open(create: false))
+            let status = try StoreStatus(store: try storeOptions.openForReading())
             let output = OutputSink()
             if format == .json { writeJSON(status, to: output) } else { writeText(status, to: output) }
             try output.flush()

@@ -111,7 +111,7 @@ struct ViewsCommand: ParsableCommand {
         func run() throws {
             try runReportingErrors(storeOptions.logging) {
                 let store = try storeOptions.open(create: false)
-                let effect = try store.connection.transaction(immediate: true) { () throws -> ViewEffect in
+                let effect = try store.write { () throws -> ViewEffect in
                     try ViewMaintainer(store: store).rebuild(try ViewRegistry(store: store).view(named: name))
                 }
                 print("Rebuilt \(name): \(effect.insertedGroups) group(s), token at transaction \(effect.throughTransaction).")
@@ -135,8 +135,8 @@ struct ViewsCommand: ParsableCommand {
 
         func run() throws {
             try runReportingErrors(storeOptions.logging) {
-                let store = try storeOptions.open(create: false)
-                let differences = try store.connection.transaction(immediate: false) { () throws -> [ViewDifference] in
+                let store = try storeOptions.openForReading()
+                let differences = try store.read { () throws -> [ViewDifference] in
                     let registry = ViewRegistry(store: store)
                     let views = try name.map { [try registry.view(named: $0)] } ?? registry.all()
                     return try views.flatMap { try ViewMaintainer(store: store).verify($0) }

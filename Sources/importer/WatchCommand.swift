@@ -31,7 +31,7 @@ struct WatchCommand: ParsableCommand {
     }
 
     func run() throws {
-        try runReportingErrors(storeOptions.logging) {
+        try runReportingErrors(storeOptions.logging, interruptible: false) {
             let store = try storeOptions.open(create: false)
             let registry = ConsumerRegistry(store: store)
             for name in consumer where try registry.consumer(named: name).kind != .external {

@@ -35,7 +35,7 @@ public final class HistoryWatcher {
     public func pass() throws -> Pass {
         var result = Pass()
         try store.reloadEntities()
-        result.views = try store.connection.transaction(immediate: true) { () throws -> [ViewEffect] in
+        result.views = try store.write { () throws -> [ViewEffect] in
             let maintainer = ViewMaintainer(store: store)
             return try maintainer.replay(try ViewRegistry(store: store).all())
         }
@@ -46,7 +46,7 @@ public final class HistoryWatcher {
             try registry.checkNotExpired(consumer)
             let reader = HistoryReader(store: store)
             var count = 0
-            let head = try store.connection.transaction(immediate: false) { () throws -> Int64 in
+            let head = try store.read { () throws -> Int64 in
                 let head = try store.lastTransactionNumber()
                 let transactions = try reader.transactions(after: consumer.tokenNumber, through: head).filter { consumer.filter.includes(author: $0.author) }
                 try reader.forEachChange(in: transactions, filter: consumer.filter) { change, transaction in
@@ -58,7 +58,7 @@ public final class HistoryWatcher {
             // At least once: the token moves only after the lines are written.
             try output.flush()
             if head > consumer.tokenNumber {
-                try store.connection.transaction(immediate: true) {
+                try store.write {
                     try registry.advanceToken(name, from: consumer.tokenNumber, to: head)
                 }
             }

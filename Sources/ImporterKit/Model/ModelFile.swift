@@ -14,7 +14,8 @@ public enum ModelFile {
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
         } catch {
-            throw ModelError.invalid("\(path): cannot read: \(error.localizedDescription)")
+            let reason = FileManager.default.fileExists(atPath: path) ? "not readable UTF-8 text, or permission denied" : "No such file or directory"
+            throw ModelError.unreadable(path: path, reason: reason)
         }
         return try parse(text, name: path)
     }

@@ -35,6 +35,9 @@ public final class ImportSession {
     public var logger = Logger(label: "importer") { _ in SwiftLogNoOpLogHandler() }
     /// Receives every rejected record as it is met (the `--rejects` file).
     public var rejectSink: RejectSink?
+    /// Polled between batches: once raised, the import stops and rolls back
+    /// (`ImportError.interrupted`).
+    public var cancellation: CancellationFlag?
     /// Called inside the store transaction, after the import and the views, with the result;
     /// the report is rendered here for a dry run, whose transaction is then rolled back.
     public var beforeCommit: ((ImportResult) throws -> Void)?
@@ -52,7 +55,7 @@ public final class ImportSession {
 
     public func run(_ feeds: [FeedInput]) throws(ImportError) -> ImportResult {
         do {
-            return try store.connection.transaction(immediate: true) {
+            return try store.write {
                 let result = try importAll(feeds)
                 if result.refusals.isEmpty { try beforeCommit?(result) }
                 if options.dryRun || !result.refusals.isEmpty { throw DryRunRollback(result: result) }
@@ -66,6 +69,7 @@ public final class ImportSession {
             // The SQLite transaction rolled back: forget what this run left in memory.
             store.capture.reset()
             try? store.reloadEntities()
+            if let signal = cancellation?.raised { throw .interrupted(signal: signal) }
             switch error {
             case let error as ImportError: throw error
             case let error as FeedError: throw .feed(error)
@@ -149,6 +153,7 @@ public final class ImportSession {
                     run.upserters[columns] = upserter
                 }
                 try upserter?.write(batch, sorted: options.sortBatches)
+                try checkCancellation()
                 onProgress?(progress())
             }
             logger.info("read feed", metadata: ["source": "\(source)", "records": "\(input.records)", "rejected": "\(run.rejected)"])
@@ -156,6 +161,7 @@ public final class ImportSession {
             onProgress?(progress())
         }
 
+        try checkCancellation()
         if options.sync {
             for entity in entities { _ = try history.deleteRecords(entity, where: SeenKeys.unseenCondition(entity), in: transaction) }
         }
@@ -182,6 +188,10 @@ public final class ImportSession {
         if let rejectRun, wrote { try rejectStore.tag(run: rejectRun, transaction: number) }
         if options.replayViews { try replayViews(into: &result, created: created) }
         return result
+    }
+
+    private func checkCancellation() throws(ImportError) {
+        if let signal = cancellation?.raised { throw .interrupted(signal: signal) }
     }
 
     /// Builds the views this run created and replays the others through the new head; a view whose

@@ -17,11 +17,22 @@ public final class Store {
         /// SQLite page cache size in KiB (bounded memory whatever the store's size; larger caches
         /// measured no faster for imports, see README).
         public var cacheKiB = 16 * 1024
+        /// The command this process runs (`importer run`), named to others while it holds the
+        /// write lock.
+        public var command = Options.commandOfThisProcess()
 
         public init(busyTimeoutMilliseconds: Int = 5000, create: Bool = true, readOnly: Bool = false) {
             self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
             self.create = create
             self.readOnly = readOnly
+        }
+
+        /// `importer` and its subcommand words (the arguments before the first option).
+        static func commandOfThisProcess() -> String {
+            let arguments = CommandLine.arguments
+            let name = arguments.first.map { URL(fileURLWithPath: $0).lastPathComponent } ?? "importer"
+            let words = arguments.dropFirst().prefix { !$0.hasPrefix("-") && !$0.contains("/") && !$0.contains(".") }.prefix(2)
+            return ([name] + words).joined(separator: " ")
         }
     }
 
@@ -46,9 +57,9 @@ public final class Store {
             throw StoreError.notFound(path: path)
         }
         do {
-            connection = try Connection(path: path, create: options.create, readOnly: options.readOnly)
+            connection = try Self.openConnection(path: path, options: options)
         } catch {
-            throw StoreError.sqlite(error)
+            throw Self.storeError(from: error, path: path, options: options)
         }
         connection.setBusyTimeout(milliseconds: Int32(clamping: options.busyTimeoutMilliseconds))
         capture = ChangeCapture(connection: connection, transactionState: transactionState)
@@ -68,6 +79,22 @@ public final class Store {
 
     deinit { capture.uninstall() }
 
+    /// Opens the connection. A read-only open of a WAL store in a directory this user cannot write
+    /// fails at the first read (SQLite cannot create the `-shm` file); when no `-wal` file exists
+    /// (the database file holds every commit) it is opened immutable instead: a snapshot that is
+    /// valid while nobody writes the store, which a user without write access cannot do anyway.
+    private static func openConnection(path: String, options: Options) throws -> Connection {
+        let connection = try Connection(path: path, create: options.create, readOnly: options.readOnly)
+        guard options.readOnly else { return connection }
+        do {
+            _ = try connection.integer("SELECT count(*) FROM sqlite_master")
+            return connection
+        } catch let error as SQLiteError where error.extendedCode == 1544 /* READONLY_DIRECTORY */ || error.extendedCode == 1288 /* READONLY_CANTINIT */ {
+            guard !FileManager.default.fileExists(atPath: path + "-wal") else { throw error }
+            return try Connection(uri: Connection.immutableURI(path))
+        }
+    }
+
     /// Runs `body`, translating SQLite errors into store errors (busy → locked).
     func mapErrors<T>(_ body: () throws -> T) throws(StoreError) -> T {
         do {
@@ -79,17 +106,79 @@ public final class Store {
 
     /// The store error for an error thrown while using the store.
     func storeError(from error: any Error) -> StoreError {
-        switch error {
-        case let error as StoreError:
-            return error
-        case let error as SQLiteError where error.isBusy:
-            return .locked(path: path, waitedMilliseconds: options.busyTimeoutMilliseconds)
-        case let error as SQLiteError where error.code == 26: // SQLITE_NOTADB
-            return .notAnImporterStore(path: path)
-        case let error as SQLiteError:
-            return .sqlite(error)
+        Self.storeError(from: error, path: path, options: options)
+    }
+
+    /// The store error for an SQLite error met on the store at `path`: busy → locked (naming the
+    /// holder), not a database, permission or read-only, I/O or disk full; others as they are.
+    static func storeError(from error: any Error, path: String, options: Options) -> StoreError {
+        guard let error = error as? SQLiteError else {
+            return (error as? StoreError) ?? .sqlite(SQLiteError(extendedCode: 1, message: "\(error)"))
+        }
+        let systemReason = error.systemErrno != 0 ? String(cString: strerror(error.systemErrno)) : nil
+        switch error.code {
+        case SQLITE_BUSY, SQLITE_LOCKED:
+            let holder = WriterRecord.liveHolder(ofStore: path).map { "\($0.command) (pid \($0.pid), since \($0.since))" }
+            return .locked(path: path, waitedMilliseconds: options.busyTimeoutMilliseconds, holder: holder)
+        case SQLITE_NOTADB:
+            return .notADatabase(path: path)
+        case SQLITE_READONLY:
+            return .permissionDenied(path: path, reason: "it is read-only to this user (\(systemReason ?? error.message)); commands that only read still work")
+        case SQLITE_PERM, SQLITE_AUTH:
+            return .permissionDenied(path: path, reason: systemReason ?? error.message)
+        case SQLITE_CANTOPEN:
+            // SQLite's errno may come from a later call than the failing open: ask the file system.
+            let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            if !FileManager.default.fileExists(atPath: directory) { return .notFound(path: path) }
+            if FileManager.default.fileExists(atPath: path) ? access(path, R_OK) != 0 : access(directory, W_OK | X_OK) != 0 {
+                return .permissionDenied(path: path, reason: String(cString: strerror(errno)))
+            }
+            return .io(path: path, reason: "cannot open: \(systemReason ?? error.message)")
+        case SQLITE_IOERR, SQLITE_FULL:
+            if error.systemErrno == EACCES || error.systemErrno == EROFS || error.systemErrno == EPERM {
+                return .permissionDenied(path: path, reason: systemReason ?? error.message)
+            }
+            return .io(path: path, reason: error.code == SQLITE_FULL ? "the disk is full" : systemReason ?? error.message)
         default:
-            return .sqlite(SQLiteError(extendedCode: 1, message: "\(error)"))
+            return .sqlite(error)
+        }
+    }
+
+    // MARK: Transactions
+
+    /// Interrupts the statement running on the store (from any thread): it fails, and the
+    /// transaction around it rolls back.
+    public func interrupt() {
+        connection.interrupt()
+    }
+
+    /// Runs `body` in a write transaction: takes the store's write lock up front (waiting up to the
+    /// busy timeout, then `StoreError.locked` naming the holder), commits when `body` returns and
+    /// rolls back when it throws. Every write to the store goes through here.
+    public func write<T>(_ body: () throws -> T) throws -> T {
+        do {
+            try connection.execute("BEGIN IMMEDIATE")
+        } catch {
+            throw storeError(from: error)
+        }
+        WriterRecord.current(command: options.command).write(forStore: path)
+        do {
+            let result = try body()
+            try connection.execute("COMMIT")
+            return result
+        } catch {
+            if connection.isInTransaction { try? connection.execute("ROLLBACK") }
+            throw error is SQLiteError ? storeError(from: error) : error
+        }
+    }
+
+    /// Runs `body` in a read transaction: one consistent snapshot of the store, never blocked by a
+    /// writer.
+    public func read<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try connection.transaction(immediate: false, body)
+        } catch {
+            throw error is SQLiteError ? storeError(from: error) : error
         }
     }
 
@@ -120,7 +209,7 @@ public final class Store {
     private func create() throws {
         // WAL must be set outside a transaction; it is persistent in the file.
         try connection.execute("PRAGMA journal_mode = WAL")
-        try connection.transaction(immediate: true) {
+        try write {
             // Another process may have created the store while this one waited for the lock.
             guard try connection.scalar("SELECT count(*) FROM sqlite_master") == .integer(0) else { return }
             for statement in StoreSchema.create { try connection.execute(statement) }

@@ -1,11 +1,19 @@
 /// Why the store could not do what was asked.
 public enum StoreError: Error, Sendable, CustomStringConvertible {
-    /// Another process holds the write lock and did not release it within the wait.
-    case locked(path: String, waitedMilliseconds: Int)
+    /// Another process holds the write lock and did not release it within the wait; `holder`
+    /// names it when it is known (`importer run (pid 4242)`).
+    case locked(path: String, waitedMilliseconds: Int, holder: String?)
     /// No store exists at the path (and the command does not create one).
     case notFound(path: String)
     /// The file is an SQLite database that `importer` did not create.
     case notAnImporterStore(path: String)
+    /// The file is not an SQLite database at all.
+    case notADatabase(path: String)
+    /// The store (or its directory) may not be opened or written by this user, or is on a
+    /// read-only file system; `reason` is the system's.
+    case permissionDenied(path: String, reason: String)
+    /// The store could not be read or written: an I/O error, or the disk is full.
+    case io(path: String, reason: String)
     /// The store was written by a newer `importer` whose schema this one does not know.
     case newerSchema(path: String, found: Int, supported: Int)
     /// The model differs from the store's in a way that would lose data.
@@ -16,12 +24,18 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .locked(let path, let waited):
-            "store \(path) is locked by another importer run (waited \(Double(waited) / 1000) s)"
+        case .locked(let path, let waited, let holder):
+            "store \(path) is busy: \(holder ?? "another process") holds its write lock (\(waited == 0 ? "--no-wait: did not wait" : "waited \(Self.seconds(waited)) s; --wait SECONDS waits longer"))"
         case .notFound(let path):
             "no store at \(path) (run 'importer run' to create one, or pass --store)"
         case .notAnImporterStore(let path):
             "\(path) is an SQLite database that importer did not create; refusing to use it"
+        case .notADatabase(let path):
+            "\(path) is not an importer store: the file is not an SQLite database"
+        case .permissionDenied(let path, let reason):
+            "store \(path) cannot be written: \(reason)"
+        case .io(let path, let reason):
+            "store \(path): I/O error: \(reason)"
         case .newerSchema(let path, let found, let supported):
             "store \(path) has schema version \(found), newer than this importer supports (\(supported)); upgrade importer"
         case .incompatibleModel(let entity, let reason):
@@ -31,5 +45,9 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
         case .sqlite(let error):
             error.description
         }
+    }
+
+    private static func seconds(_ milliseconds: Int) -> String {
+        milliseconds % 1000 == 0 ? "\(milliseconds / 1000)" : "\(Double(milliseconds) / 1000)"
     }
 }

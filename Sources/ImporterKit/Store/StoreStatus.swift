@@ -39,7 +39,7 @@ public struct StoreStatus: Sendable {
         bytes = size(store.path)
         walBytes = size(store.path + "-wal")
         let connection = store.connection
-        (schemaVersion, storeID, createdAt, entities, history, consumers, rejectRuns, rejects) = try connection.transaction(immediate: false) {
+        (schemaVersion, storeID, createdAt, entities, history, consumers, rejectRuns, rejects) = try store.read {
             try store.reloadEntities()
             let entities = try store.entities.map { entity in
                 EntityStatus(name: entity.name, table: entity.tableName, records: Int(try connection.integer("SELECT count(*) FROM \(SQLIdentifier.quoted(entity.tableName))")))

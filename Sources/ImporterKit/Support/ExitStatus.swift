@@ -10,13 +10,16 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     case usage = 64
     /// Bad input: a malformed feed, or more rejected records than allowed (EX_DATAERR).
     case badInput = 65
-    /// A feed or the store does not exist or cannot be read (EX_NOINPUT).
+    /// A feed, the model file or the store does not exist or cannot be read (EX_NOINPUT).
     case noInput = 66
     /// Internal failure (EX_SOFTWARE).
     case internalFailure = 70
-    /// The store cannot be used: not an importer store, a newer schema, an incompatible model
-    /// (EX_CONFIG).
+    /// The model or the store's schema cannot be used: an invalid model file, a store of a newer
+    /// importer, a model that changed incompatibly (EX_CONFIG).
     case storeUnusable = 78
+    /// The store may not be written by this user: permissions, a read-only file or file system
+    /// (EX_NOPERM).
+    case permissionDenied = 77
     /// The store is locked by another run, after waiting (EX_TEMPFAIL).
     case locked = 75
     /// An I/O error writing the store or the output (EX_IOERR).
@@ -34,7 +37,7 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
             case .feed(let feed): return forError(feed)
             case .tooManyRejects, .refused: return .badInput
             case .interrupted(let signal): return signal == 15 ? .terminated : .interrupted
-            case .model: return .storeUnusable
+            case .model(let model): return forError(model)
             case .store(let store): return forError(store)
             }
         case let error as FeedError:
@@ -44,7 +47,10 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
             switch error {
             case .locked: return .locked
             case .notFound: return .noInput
-            case .notAnImporterStore, .newerSchema, .incompatibleModel: return .storeUnusable
+            case .notAnImporterStore, .notADatabase: return .badInput
+            case .newerSchema, .incompatibleModel: return .storeUnusable
+            case .permissionDenied: return .permissionDenied
+            case .io: return .ioError
             case .invalidToken: return .usage
             case .sqlite(let sqlite): return sqlite.code == 10 /* SQLITE_IOERR */ || sqlite.code == 13 /* SQLITE_FULL */ ? .ioError : .internalFailure
             }
@@ -59,7 +65,9 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
             case .unknownView: return .usage
             case .outOfSync: return .internalFailure
             }
-        case is ModelError: return .storeUnusable
+        case let error as ModelError:
+            if case .unreadable = error { return .noInput }
+            return .storeUnusable
         case is OutputError: return .ioError
         default: return .internalFailure
         }

@@ -1,4 +1,5 @@
 import CSQLite
+import Foundation
 
 /// One connection to an SQLite database file.
 ///
@@ -27,6 +28,27 @@ public final class Connection {
         }
         self.handle = handle
         self.path = path
+    }
+
+    /// Opens a database read-only by an SQLite URI (`file:…?immutable=1`).
+    public init(uri: String) throws(SQLiteError) {
+        var handle: OpaquePointer?
+        let code = sqlite3_open_v2(uri, &handle, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE, nil)
+        guard code == SQLITE_OK, let handle else {
+            let error = SQLiteError(connection: handle, code: code)
+            sqlite3_close_v2(handle)
+            throw error
+        }
+        self.handle = handle
+        path = uri
+    }
+
+    /// The URI that opens the file at `path` read-only and immutable (no locks, no `-shm`).
+    public static func immutableURI(_ path: String) -> String {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "?#%")
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        return "file:" + (absolute.addingPercentEncoding(withAllowedCharacters: allowed) ?? absolute) + "?immutable=1"
     }
 
     deinit { sqlite3_close_v2(handle) }
@@ -77,6 +99,12 @@ public final class Connection {
     public var changes: Int { Int(sqlite3_changes64(handle)) }
 
     public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    /// Makes the statement running on this connection (from another thread) fail with
+    /// `SQLITE_INTERRUPT`, so that its transaction rolls back. Safe to call from any thread.
+    public func interrupt() {
+        sqlite3_interrupt(handle)
+    }
 
     public func setBusyTimeout(milliseconds: Int32) {
         sqlite3_busy_timeout(handle, milliseconds)

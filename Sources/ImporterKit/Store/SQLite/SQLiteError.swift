@@ -7,6 +7,8 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
     public let extendedCode: Int32
     public let message: String
     public let sql: String?
+    /// The operating system's errno behind the failure (0 when none), for open and I/O errors.
+    public var systemErrno: Int32 = 0
 
     /// The primary result code (`SQLITE_BUSY`, `SQLITE_CONSTRAINT`, ...).
     public var code: Int32 { extendedCode & 0xFF }
@@ -25,6 +27,7 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
             ?? String(cString: sqlite3_errstr(code))
         let extended = connection.map { sqlite3_extended_errcode($0) } ?? code
         self.init(extendedCode: extended, message: message, sql: sql)
+        systemErrno = connection.map { sqlite3_system_errno($0) } ?? 0
     }
 
     public var description: String {
