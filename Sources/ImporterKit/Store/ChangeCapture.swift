@@ -102,7 +102,7 @@ final class ChangeCapture {
         case SQLITE_FLOAT: return .real(sqlite3_value_double(value))
         case SQLITE_TEXT:
             guard let text = sqlite3_value_text(value) else { return .null }
-            return .text(String(cString: text))
+            return .text(String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value))), as: UTF8.self))
         default: return .null
         }
     }

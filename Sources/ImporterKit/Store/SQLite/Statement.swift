@@ -42,7 +42,17 @@ public final class Statement {
 
     /// Binds text that SQLite copies (`SQLITE_TRANSIENT`).
     public func bind(_ value: String, at index: Int32) {
-        sqlite3_bind_text(handle, index, value, -1, importer_sqlite_transient())
+        // The UTF-8 length, not -1: a text holding U+0000 is bound whole.
+        guard !value.isEmpty else {
+            sqlite3_bind_text(handle, index, "", 0, importer_sqlite_transient())
+            return
+        }
+        var value = value
+        value.withUTF8 { bytes in
+            bytes.withMemoryRebound(to: CChar.self) {
+                _ = sqlite3_bind_text(handle, index, $0.baseAddress, Int32($0.count), importer_sqlite_transient())
+            }
+        }
     }
 
     /// Binds UTF-8 bytes that must stay valid and unchanged until the statement is reset or rebound
@@ -121,8 +131,9 @@ public final class Statement {
     public func int64(at index: Int32) -> Int64 { sqlite3_column_int64(handle, index) }
 
     public func string(at index: Int32) -> String? {
+        // By length, not up to the first NUL: a text holding U+0000 reads back whole.
         guard let text = sqlite3_column_text(handle, index) else { return nil }
-        return String(cString: text)
+        return String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, index))), as: UTF8.self)
     }
 
     public func value(at index: Int32) -> Value {
