@@ -13,8 +13,9 @@ struct Importer: ParsableCommand {
             old and new values), replayed into derived views and reported to named consumers.
 
             Exit codes: 0 success, 1 no changes (run --exit-code) or differences (views verify), \
-            3 expired token, 64 usage, 65 bad input, 66 missing input, 70 internal failure, \
-            74 I/O error, 75 store locked, 78 store unusable.
+            3 expired token, 64 usage, 65 bad input (nothing written), 66 missing input, \
+            70 internal failure, 74 I/O error, 75 store busy, 77 permission denied, \
+            78 model or schema unusable, 130/143 interrupted by SIGINT/SIGTERM (rolled back).
             """,
         version: "0.1.0",
         subcommands: [RunCommand.self, HistoryCommand.self, ConsumersCommand.self, ReplayCommand.self, ViewsCommand.self, WatchCommand.self, CheckCommand.self, RejectsCommand.self, ModelCommand.self, ReportCommand.self, StatusCommand.self]

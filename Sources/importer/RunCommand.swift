@@ -90,7 +90,9 @@ struct RunCommand: ParsableCommand {
             session.rejectSink = sink
             let progress = ProgressLine.isTerminal && !storeOptions.logging.quiet ? ProgressLine() : nil
             session.onProgress = progress.map { line in { line.update($0) } }
-            let targets = try reports.targets()
+            // Report files are opened before the import: one that cannot be written fails the run
+            // before anything is imported.
+            let targets = try reports.targets().open()
             func writeReports(_ result: ImportResult) throws {
                 try targets.write(try ReportContent(run: result, store: store), store: store)
             }

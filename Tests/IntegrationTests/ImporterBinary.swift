@@ -33,15 +33,16 @@ struct Execution {
     }
 }
 
-/// Runs `importer` with `arguments`, optional standard input and extra environment.
+/// Runs `importer` with `arguments`, optional standard input and extra environment; `launcher`
+/// (a command and its arguments, such as `setpriv … BINARY`) runs instead of the binary itself.
 @discardableResult
-func importer(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:], directory: URL? = nil) throws -> Execution {
+func importer(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:], directory: URL? = nil, launcher: [String] = []) throws -> Execution {
     guard FileManager.default.isExecutableFile(atPath: importerBinary) else {
         throw ExecutionError.missingBinary(importerBinary)
     }
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: importerBinary)
-    process.arguments = arguments
+    process.executableURL = URL(fileURLWithPath: launcher.first ?? importerBinary)
+    process.arguments = launcher.dropFirst() + arguments
     var env = ProcessInfo.processInfo.environment
     env.removeValue(forKey: "IMPORTER_STORE")
     env.removeValue(forKey: "IMPORTER_AUTHOR")

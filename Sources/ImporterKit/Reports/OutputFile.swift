@@ -142,10 +142,30 @@ public struct ReportTargets: Sendable {
 
     /// Writes every report: files in full or not at all, standard output as it is rendered.
     public func write(_ content: ReportContent, store: Store) throws {
+        try open().write(content, store: store)
+    }
+
+    /// Opens every destination now (a file that cannot be written fails before any work is
+    /// done), to be written once the content is final.
+    public func open() throws -> OpenReportTargets {
+        OpenReportTargets(files: try targets.map { (try OutputFile(path: $0.path ?? "-"), $0.format) })
+    }
+}
+
+/// Report destinations opened ahead of the work they report on; abandoned (temporary files
+/// removed, targets untouched) when never written.
+public final class OpenReportTargets {
+    private let files: [(file: OutputFile, format: ReportFormat)]
+
+    init(files: [(OutputFile, ReportFormat)]) {
+        self.files = files
+    }
+
+    /// Writes and commits every report.
+    public func write(_ content: ReportContent, store: Store) throws {
         let writer = ReportWriter(store: store)
-        for target in targets {
-            let file = try OutputFile(path: target.path ?? "-")
-            try writer.write(content, as: target.format, to: file.sink)
+        for (file, format) in files {
+            try writer.write(content, as: format, to: file.sink)
             try file.commit()
         }
     }

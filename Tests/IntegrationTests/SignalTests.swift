@@ -1,0 +1,90 @@
+import Foundation
+import ImporterKit
+import Testing
+
+/// SIGINT and SIGTERM roll a run back and exit 130 or 143; a second signal exits at once.
+@Suite struct SignalTests {
+    /// Starts `run --sync -` on `store`, feeds it half of a large feed, sends `signal` while it
+    /// imports, then gives it the rest: the run stops at its next batch. With `second`, it gets
+    /// less than a batch (it blocks reading) and a second signal.
+    static func interruptedRun(signal: Int32, store: String, directory: TemporaryDirectory, second: Bool = false) throws -> Execution {
+        Foundation.signal(SIGPIPE, SIG_IGN)
+        let feed = Data(CrashTests.largeFeed(count: 60_000, offset: 0).utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: importerBinary)
+        process.arguments = ["run", "--store", store, "--sync", "--max-delete", "100%", "-"]
+        process.currentDirectoryURL = directory.url
+        let input = Pipe(), output = Pipe(), errors = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let half = second ? feed.count / 20 : feed.count / 2
+        try input.fileHandleForWriting.write(contentsOf: feed.prefix(half))
+        try waitUntilLocked(store)
+        Thread.sleep(forTimeInterval: 0.3)
+        kill(process.processIdentifier, signal)
+        if second {
+            Thread.sleep(forTimeInterval: 0.2)
+            kill(process.processIdentifier, signal)
+        } else {
+            Thread.sleep(forTimeInterval: 0.2)
+            try? input.fileHandleForWriting.write(contentsOf: feed.suffix(from: half))
+        }
+        try? input.fileHandleForWriting.close()
+        let stdout = output.fileHandleForReading.readDataToEndOfFile()
+        let stderr = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Execution(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    /// Returns once another process holds the store's write lock (the run's transaction is open).
+    static func waitUntilLocked(_ store: String) throws {
+        let probe = try Connection(path: store, create: false)
+        probe.setBusyTimeout(milliseconds: 0)
+        for _ in 0..<400 {
+            do {
+                try probe.execute("BEGIN IMMEDIATE")
+                try probe.execute("ROLLBACK")
+                Thread.sleep(forTimeInterval: 0.025)
+            } catch {
+                return
+            }
+        }
+        Issue.record("the run never took the write lock")
+    }
+
+    @Test(arguments: [(SIGINT, Int32(130), "SIGINT"), (SIGTERM, 143, "SIGTERM")])
+    func aSignalRollsTheRunBack(signal: Int32, status: Int32, name: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = directory.path("s.sqlite")
+        try #require(try importer(["run", "--store", store, sample("fireball-2024.json")]).status == 0)
+        let before = try sha256(store)
+        let run = try Self.interruptedRun(signal: signal, store: store, directory: directory)
+        #expect(run.status == status, "\(run.stderr)")
+        #expect(run.stderr.contains("\(name): stopping and rolling back"))
+        #expect(run.stderr.contains("interrupted by \(name): the import was rolled back, nothing was written"))
+        #expect(run.stdout.isEmpty)
+        let connection = try Connection(path: store, create: false)
+        #expect(try connection.scalar("SELECT count(*) FROM fireball") == .integer(10))
+        #expect(try connection.scalar("SELECT count(*) FROM importer_transaction") == .integer(1))
+        _ = try connection.scalar("PRAGMA wal_checkpoint(TRUNCATE)")
+        #expect(try sha256(store) == before)
+    }
+
+    @Test func aSecondSignalExitsAtOnceAndTheStoreIsSafe() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = directory.path("s.sqlite")
+        try #require(try importer(["run", "--store", store, sample("fireball-2024.json")]).status == 0)
+        let run = try Self.interruptedRun(signal: SIGINT, store: store, directory: directory, second: true)
+        #expect(run.status == 130)
+        #expect(run.stderr.contains("SIGINT again: exiting at once"))
+        let connection = try Connection(path: store, create: false)
+        #expect(try connection.scalar("PRAGMA integrity_check") == .text("ok"))
+        #expect(try connection.scalar("SELECT count(*) FROM fireball") == .integer(10))
+        #expect(try importer(["views", "verify", "--store", store]).status == 0)
+        #expect(try importer(["run", "--store", store, sample("fireball-2026.json")]).status == 0)
+    }
+}
