@@ -2,6 +2,8 @@
 #   make run    installs missing system packages (as root), builds in release mode and imports the
 #               sample feeds into a fresh store under .demo/, printing the reports
 #   make test   same dependency step, then the whole test suite
+#   make torture  the fault campaign at full strength (200 kill -9 trials)
+#   make fuzz   libFuzzer over the parsers (FUZZ_SECONDS per target)
 #   make bench  end-to-end benchmark beside a raw-SQLite baseline (RECORDS=1000000 by default)
 #   make install PREFIX=/usr/local   the binary, shell completions (bash, zsh, fish) and the man page
 
@@ -15,7 +17,7 @@ TEST_PACKAGES := chromium
 
 MANDIR     := .build/man
 
-.PHONY: deps deps-test build run test bench man install clean
+.PHONY: deps deps-test build run test torture fuzz bench man install clean
 
 # Installs the system libraries the package links, when missing (needs root; prints the command otherwise).
 deps:
@@ -51,6 +53,16 @@ run: build
 test: deps-test
 	$(SWIFT) build
 	$(SWIFT) test
+
+# The fault campaign at full strength: 40 kill -9 trials per writing command (200 in all).
+torture: deps-test
+	$(SWIFT) build
+	IMPORTER_FAULT_TRIALS=40 $(SWIFT) test --filter FaultCampaignTests
+
+# libFuzzer over the feed readers, the model reader and the expression parser (FUZZ_SECONDS each).
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	Fuzz/run.sh all $(FUZZ_SECONDS)
 
 bench: deps
 	$(SWIFT) build -c release --product importer

@@ -28,7 +28,7 @@ import Testing
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: importerBinary)
-        process.arguments = ["run", "--store", store, "--sync", feed]
+        process.arguments = ["run", "--store", store, "--sync", "--max-delete", "100%", feed]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -45,7 +45,7 @@ import Testing
                 "rows \(String(describing: rows)), transactions \(String(describing: transactions))")
         #expect(try importer(["views", "verify", "--store", store]).status == 0)
         // The store still takes imports.
-        #expect(try importer(["run", "--store", store, "--sync", sample("fireball-2026.json")]).status == 0)
+        #expect(try importer(["run", "--store", store, "--sync", "--max-delete", "100%", sample("fireball-2026.json")]).status == 0)
         #expect(try importer(["views", "verify", "--store", store]).status == 0)
     }
 }

@@ -1,0 +1,48 @@
+import Foundation
+import ImporterKit
+import Testing
+
+/// A store on a full disk: the run fails with 74 and the store keeps its last committed state.
+/// Needs a small tmpfs (mount as root); skipped with a message where mounting is not allowed.
+@Suite struct DiskFullTests {
+    static func mountTmpfs(at path: String, size: String) -> Bool {
+        let mount = Process()
+        mount.executableURL = URL(fileURLWithPath: "/bin/mount")
+        mount.arguments = ["-t", "tmpfs", "-o", "size=\(size)", "tmpfs", path]
+        mount.standardError = FileHandle.nullDevice
+        guard (try? mount.run()) != nil else { return false }
+        mount.waitUntilExit()
+        return mount.terminationStatus == 0
+    }
+
+    static func unmount(_ path: String) {
+        let umount = Process()
+        umount.executableURL = URL(fileURLWithPath: "/bin/umount")
+        umount.arguments = [path]
+        try? umount.run()
+        umount.waitUntilExit()
+    }
+
+    @Test func aFullDiskFailsWith74AndKeepsTheStore() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let disk = directory.path("disk")
+        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
+        guard getuid() == 0, Self.mountTmpfs(at: disk, size: "1m") else {
+            print("DiskFullTests: skipped (mounting a tmpfs needs root and a system that allows it)")
+            return
+        }
+        defer { Self.unmount(disk) }
+        let store = disk + "/s.sqlite"
+        try #require(try importer(["run", "--store", store, sample("fireball-2024.json")]).status == 0)
+        let before = try StoreDigest.of(store)
+        try Data(CrashTests.largeFeed(count: 40_000, offset: 1).utf8).write(to: URL(fileURLWithPath: directory.path("large.json")))
+        let run = try importer(["run", "--store", store, directory.path("large.json")])
+        #expect(run.status == 74, "\(run.stderr)")
+        #expect(run.stderr.contains("store \(store): I/O error: the disk is full"), "\(run.stderr)")
+        let connection = try Connection(path: store, create: false)
+        #expect(try connection.scalar("PRAGMA integrity_check") == .text("ok"))
+        #expect(try StoreDigest.of(store) == before)
+        #expect(try importer(["views", "verify", "--store", store]).status == 0)
+    }
+}

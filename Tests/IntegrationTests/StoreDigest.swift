@@ -1,0 +1,27 @@
+import Foundation
+import ImporterKit
+
+/// A digest of everything a store holds that two runs of the same operation must agree on: every
+/// table's rows, but the columns that record when and where (timestamps, process id, host).
+enum StoreDigest {
+    static let volatileColumns: Set<String> = ["timestamp", "process_id", "host", "created_at", "last_replay_at", "registered_at"]
+
+    static func of(_ path: String) throws -> String {
+        let connection = try Connection(path: path, create: false)
+        var text = ""
+        let tables = try connection.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+        for case .text(let table)? in tables.map(\.first) {
+            let columns = try connection.rows("SELECT name FROM pragma_table_info(?1)", [.text(table)]).compactMap { row -> String? in
+                guard case .text(let name)? = row.first, !volatileColumns.contains(name) else { return nil }
+                return name
+            }
+            let list = columns.map { "\"\($0)\"" }.joined(separator: ", ")
+            text += "## \(table)\n"
+            for row in try connection.rows("SELECT \(list) FROM \"\(table)\" ORDER BY \(list)") {
+                if table == "importer_metadata", case .text(let key)? = row.first, key.hasSuffix("_at") { continue }
+                text += row.map { "\($0)" }.joined(separator: "|") + "\n"
+            }
+        }
+        return text
+    }
+}
