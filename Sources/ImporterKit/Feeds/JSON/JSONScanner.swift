@@ -133,7 +133,8 @@ final class JSONScanner {
 
     // MARK: Tokens
 
-    /// Skips whitespace and returns the next byte without consuming it; 0 at the true end of input.
+    /// Skips whitespace and returns the next byte without consuming it; 0 at the true end of input
+    /// (a NUL byte in the input, never valid outside a string, is an error rather than an end).
     @inline(__always)
     func peek() throws(ScanError) -> UInt8 {
         while position < count {
@@ -145,6 +146,8 @@ final class JSONScanner {
                 position += 1
                 line += 1
                 lineStart = base + position
+            case 0:
+                throw syntaxError(expected: "JSON text (a NUL byte is not allowed outside strings)")
             default:
                 return byte
             }
