@@ -11,7 +11,7 @@ SWIFT      ?= swift
 PREFIX     ?= /usr/local
 RECORDS    ?= 1000000
 DEMO       := .demo
-APT_PACKAGES := libsqlite3-dev libxml2-dev libyajl-dev
+APT_PACKAGES := libsqlite3-dev libxml2-dev
 # The HTML report's test renders it in a real headless browser.
 TEST_PACKAGES := chromium
 

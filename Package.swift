@@ -27,12 +27,6 @@ let package = Package(
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]
         ),
-        // The system libyajl (streaming JSON parser), for the benchmark's parser comparison only.
-        .systemLibrary(
-            name: "CYajl",
-            pkgConfig: "yajl",
-            providers: [.apt(["libyajl-dev"])]
-        ),
         .target(
             name: "ImporterKit",
             dependencies: [
@@ -54,7 +48,7 @@ let package = Package(
         // `make bench`: end-to-end figures beside a raw-SQLite baseline.
         .executableTarget(
             name: "importer-bench",
-            dependencies: ["ImporterKit", "CSQLite", "CYajl"]
+            dependencies: ["ImporterKit", "CSQLite"]
         ),
         .testTarget(
             name: "ImporterKitTests",

@@ -6,6 +6,17 @@ import ImporterKit
 /// parsing and no history. Same pragmas, same batch size and in-batch key order as the importer,
 /// text bound without copies: the fastest plain SQLite does on this machine.
 enum Baseline {
+    /// The plain upsert: feed values win, a row equal to the stored one writes nothing.
+    static let upsertSQL = """
+        INSERT INTO fireball (date, energy, impact_energy, latitude, longitude, altitude, velocity)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+        ON CONFLICT (date) DO UPDATE SET energy = excluded.energy, impact_energy = excluded.impact_energy,
+          latitude = excluded.latitude, longitude = excluded.longitude, altitude = excluded.altitude, velocity = excluded.velocity
+        WHERE fireball.energy IS NOT excluded.energy OR fireball.impact_energy IS NOT excluded.impact_energy
+          OR fireball.latitude IS NOT excluded.latitude OR fireball.longitude IS NOT excluded.longitude
+          OR fireball.altitude IS NOT excluded.altitude OR fireball.velocity IS NOT excluded.velocity
+        """
+
     static func run(rows: [Generator.Row], storePath: String, batchSize: Int = 8192) throws -> Double {
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: storePath + suffix) }
         var db: OpaquePointer?
@@ -18,7 +29,7 @@ enum Baseline {
         // The entity table exactly as the importer creates it (without the history triggers).
         let schema = EntitySchema(entity: FireballModel.entity)
         try exec(schema.createTableStatement)
-        let sql = CaptureStudy.upsertSQL
+        let sql = upsertSQL
         var statement: OpaquePointer?
         guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
             throw BenchError.failed(String(cString: sqlite3_errmsg(db)))

@@ -2,8 +2,8 @@ import CSQLite
 import Foundation
 
 /// `make bench`: end-to-end import figures beside a raw-SQLite baseline measured in the same run,
-/// then the parser, batch sorting and view replay studies (see `BenchOptions.usage` for the order
-/// of work).
+/// the feed formats, and view replay beside a rebuild (see `BenchOptions.usage` for the order of
+/// work).
 ///
 /// The importer is measured as a subprocess (wall time, `ru_maxrss`) while this process is small:
 /// Linux carries the spawner's peak RSS into the child's `ru_maxrss` (`ProcessMemory`), so the
@@ -16,14 +16,7 @@ enum Benchmark {
                 print(BenchOptions.usage)
                 return 0
             }
-            if let spill = ProcessInfo.processInfo.environment["BENCH_SPILL"].flatMap(Int32.init) {
-                _ = importer_sqlite_config_statement_journal_spill(spill)
-            }
-            if options.capture {
-                try CaptureStudy.run(records: options.records, directory: options.directory)
-            } else {
-                try run(options)
-            }
+            try run(options)
             return 0
         } catch BenchError.usage(let message) {
             FileHandle.standardError.write(Data("importer-bench: \(message) (see --help)\n".utf8))
@@ -43,7 +36,6 @@ enum Benchmark {
         }
         let base = directory + "/fireball-\(n).json"
         let changed = directory + "/fireball-\(n)-changed.json"
-        let shuffled = directory + "/fireball-\(n)-shuffled.json"
 
         // 1. The feeds, streamed to disk: this process holds one chunk of rows at a time.
         progress("writing feeds")
@@ -81,25 +73,15 @@ enum Benchmark {
         let formatRuns = try FormatStudy.endToEnd(formats, importer: options.importer, directory: directory, records: n)
 
         // 3. Parsing alone; still no rows in memory, so peak RSS growth is the readers' own.
-        progress("parser study")
-        let parserTable = try ParserStudy.run(path: base, records: n, repeats: options.repeats)
         let formatTable = try FormatStudy.table(formats, endToEnd: formatRuns, records: n, repeats: options.repeats)
 
-        // 4. Now the rows in memory: the shuffled feed and the raw-SQLite baseline.
+        // 4. Now the rows in memory: the raw-SQLite baseline.
         progress("baseline (rows in memory)")
         let baselineSeconds = try withRowsInMemory(generator) { rows in
-            try Generator.writeShuffledFeed(rows, to: shuffled)
-            return try Baseline.run(rows: rows, storePath: directory + "/baseline.sqlite")
+            try Baseline.run(rows: rows, storePath: directory + "/baseline.sqlite")
         }
 
-        // 5. Batch sorting, in-process.
-        progress("sorting study")
-        let sortingTable = try SortingStudy.run(
-            feeds: [SortingStudy.Feed(label: "API order (newest first)", path: base),
-                    SortingStudy.Feed(label: "random order (shuffled)", path: shuffled)],
-            records: n, storePath: directory + "/sorting.sqlite", repeats: options.repeats)
-
-        // 6. View replay of a 1 % changed run beside a full rebuild, in-process on a copy of the importer's store.
+        // 5. View replay of a 1 % changed run beside a full rebuild, in-process on a copy of the importer's store.
         progress("view replay study")
         let viewReplay = try ViewReplayStudy.run(importerStore: store, baseFeed: base, directory: directory, records: n, repeats: options.repeats)
 
@@ -109,11 +91,7 @@ enum Benchmark {
         main.notes += ["importer's reports:"] + summaries
         print(main.render())
         print()
-        print(parserTable.render())
-        print()
         print(formatTable.render())
-        print()
-        print(sortingTable.render())
         print()
         print(viewReplay.table.render())
         guard viewReplay.passed else { throw BenchError.failed("view replay study: a replayed view differs from its recomputation (see above)") }

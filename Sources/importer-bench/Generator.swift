@@ -126,20 +126,6 @@ struct Generator {
 }
 
 extension Generator {
-    /// Writes `rows` in a deterministic random order (Fisher–Yates on SplitMix64 from `seed`);
-    /// returns the file size.
-    @discardableResult
-    static func writeShuffledFeed(_ rows: [Row], seed: UInt64 = 2024, to path: String) throws -> Int {
-        var order = Array(rows.indices)
-        var random = Random(state: seed)
-        for i in stride(from: order.count - 1, to: 0, by: -1) {
-            order.swapAt(i, Int(random.next() % UInt64(i + 1)))
-        }
-        let writer = try FeedWriter(path: path, count: rows.count)
-        for index in order { try writer.append(rows[index]) }
-        return try writer.finish()
-    }
-
     /// `rows` in the order the importer writes them: feed order (newest first), each batch of
     /// `batchSize` sorted by key.
     static func writeOrder(_ rows: [Row], batchSize: Int = 8192) -> [Row] {
