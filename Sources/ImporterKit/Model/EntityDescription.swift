@@ -75,6 +75,9 @@ public struct EntityDescription: Sendable, Equatable, Codable {
             if attribute.name.lowercased() == "id" {
                 problems.append("entity \(name): attribute name 'id' is reserved for the record id")
             }
+            if ExpressionParser.reservedWords.contains(attribute.name.lowercased()) {
+                problems.append("entity \(name): attribute name '\(attribute.name)' is a keyword of the expression language")
+            }
             if !seen.insert(attribute.name.lowercased()).inserted {
                 problems.append("entity \(name): attribute '\(attribute.name)' is declared twice")
             }
@@ -96,6 +99,9 @@ public struct EntityDescription: Sendable, Equatable, Codable {
         for derived in derivedAttributes {
             if let problem = SQLIdentifier.problem(with: derived.name) {
                 problems.append("entity \(name): derived attribute: \(problem)")
+            }
+            if ExpressionParser.reservedWords.contains(derived.name.lowercased()) {
+                problems.append("entity \(name): derived attribute name '\(derived.name)' is a keyword of the expression language")
             }
             if stored.contains(derived.name) || !seen.insert(derived.name.lowercased()).inserted {
                 problems.append("entity \(name): derived attribute '\(derived.name)' has the name of another attribute")

@@ -10,7 +10,16 @@ import Foundation
 /// `is [not] null`) < `||` < `+ -` < `* /` < unary `-` < primary (number, `'text'` with `''` for a
 /// quote, `null`, `true`, `false`, attribute name, function call, parenthesis, `case … end`).
 /// Only the functions of `Expression.Function` exist.
+///
+/// Bounded: at most `maximumTokens` tokens and `maximumDepth` levels of nesting (parentheses,
+/// function calls, `case`, chains of `not` or unary `-`), so that neither parsing nor the
+/// recursive walks of the tree (rendering, evaluation, SQL) can exhaust the stack.
 public struct ExpressionParser {
+    public static let maximumTokens = 1000
+    public static let maximumDepth = 64
+    /// The expression language's keywords: an attribute cannot be named after one.
+    public static let reservedWords: Set<String> = ["and", "or", "not", "is", "null", "true", "false", "case", "when", "then", "else", "end"]
+
     public struct Failure: Error, Equatable, CustomStringConvertible {
         /// 1-based offset in the expression text.
         public var offset: Int
@@ -28,6 +37,7 @@ public struct ExpressionParser {
 
     private var tokens: [(token: Token, offset: Int)] = []
     private var position = 0
+    private var depth = 0
 
     public static func parse(_ text: String) throws(Failure) -> Expression {
         var parser = ExpressionParser()
@@ -108,6 +118,15 @@ public struct ExpressionParser {
             }
         }
         tokens.append((.end, scalars.count + 1))
+        guard tokens.count <= Self.maximumTokens + 1 else {
+            throw Failure(offset: tokens[Self.maximumTokens].offset, message: "the expression is longer than \(Self.maximumTokens) tokens")
+        }
+    }
+
+    /// Enters one level of nesting; throws past `maximumDepth`.
+    private mutating func nest() throws(Failure) {
+        depth += 1
+        guard depth <= Self.maximumDepth else { throw failure("the expression is nested deeper than \(Self.maximumDepth) levels") }
     }
 
     private func isKeyword(_ word: String) -> Bool {
@@ -130,6 +149,8 @@ public struct ExpressionParser {
     }
 
     private mutating func or() throws(Failure) -> Expression {
+        try nest()
+        defer { depth -= 1 }
         var lhs = try and()
         while takeKeyword("or") { lhs = .binary(.or, lhs, try and()) }
         return lhs
@@ -142,7 +163,11 @@ public struct ExpressionParser {
     }
 
     private mutating func not() throws(Failure) -> Expression {
-        if takeKeyword("not") { return .not(try not()) }
+        if takeKeyword("not") {
+            try nest()
+            defer { depth -= 1 }
+            return .not(try not())
+        }
         return try comparison()
     }
 
@@ -181,6 +206,8 @@ public struct ExpressionParser {
 
     private mutating func unary() throws(Failure) -> Expression {
         if take("-") {
+            try nest()
+            defer { depth -= 1 }
             let operand = try unary()
             switch operand {
             case .literal(.integer(let n)): return .literal(.integer(-n))
@@ -213,6 +240,8 @@ public struct ExpressionParser {
             case "true": position += 1; return .literal(.integer(1))
             case "false": position += 1; return .literal(.integer(0))
             case "case": return try caseExpression()
+            case let keyword where Self.reservedWords.contains(keyword):
+                throw failure("expected a value, found the keyword '\(word)'")
             default: break
             }
             position += 1
@@ -247,7 +276,9 @@ public struct ExpressionParser {
 }
 
 extension Expression {
-    /// The expression in the text form `ExpressionParser` reads (fully parenthesized where needed).
+    /// The expression in the text form `ExpressionParser` reads, with the parentheses its
+    /// precedence needs and no more (a chain `a + b + c` stays flat, so the text of an expression
+    /// that parsed is within the parser's bounds and parses back to the same tree).
     public var text: String {
         switch self {
         case .attribute(let name): return name
@@ -262,18 +293,48 @@ extension Expression {
             return "\(function.rawValue)(\(arguments.map(\.text).joined(separator: ", ")))"
         case .binary(let op, let lhs, let rhs):
             let symbol = op == .and ? "and" : op == .or ? "or" : op.rawValue
-            return "(\(lhs.text) \(symbol) \(rhs.text))"
+            let level = precedence
+            // Left-associative, but comparisons do not chain: both of their sides bind tighter.
+            let left = level == Self.comparisonLevel ? level + 1 : level
+            return "\(lhs.operandText(atLeast: left)) \(symbol) \(rhs.operandText(atLeast: level + 1))"
         case .not(.isNull(let e)):
-            return "(\(e.text) is not null)"
+            return "\(e.operandText(atLeast: Self.comparisonLevel + 1)) is not null"
         case .not(let e):
-            return "(not \(e.text))"
+            return "not \(e.operandText(atLeast: precedence))"
         case .isNull(let e):
-            return "(\(e.text) is null)"
+            return "\(e.operandText(atLeast: Self.comparisonLevel + 1)) is null"
         case .when(let branches, let otherwise):
             var text = "case"
             for branch in branches { text += " when \(branch.condition.text) then \(branch.value.text)" }
             if let otherwise { text += " else \(otherwise.text)" }
             return text + " end"
         }
+    }
+
+    private static let comparisonLevel = 4
+
+    /// How tightly the expression's text binds, as the parser's grammar levels: `or` 1, `and` 2,
+    /// `not` 3, comparisons 4, `||` 5, `+ -` 6, `* /` 7, a negative number 8, anything else 9.
+    private var precedence: Int {
+        switch self {
+        case .binary(let op, _, _):
+            switch op {
+            case .or: return 1
+            case .and: return 2
+            case .equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual: return Self.comparisonLevel
+            case .concatenate: return 5
+            case .add, .subtract: return 6
+            case .multiply, .divide: return 7
+            }
+        case .not(.isNull), .isNull: return Self.comparisonLevel
+        case .not: return 3
+        case .literal(.integer(let n)) where n < 0: return 8
+        case .literal(.real(let x)) where x.sign == .minus: return 8
+        default: return 9
+        }
+    }
+
+    private func operandText(atLeast level: Int) -> String {
+        precedence >= level ? text : "(" + text + ")"
     }
 }
