@@ -27,13 +27,28 @@ let package = Package(
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]
         ),
+        // The stages, bottom up; each depends only on the ones below it (the compiler enforces the
+        // data flow: see Docs/ARCHITECTURE.md).
+        // Output plumbing shared by every stage: buffered sinks, the JSON writer, cancellation.
+        .target(name: "ImporterSupport"),
+        // What is imported: entities, attributes, values, expressions, feed mappings, views, model files.
+        .target(
+            name: "ImporterModel",
+            dependencies: ["ImporterSupport", .product(name: "Yams", package: "Yams")]
+        ),
+        // Reading feeds (JSON, NDJSON, XML, CSV) into raw records, and mapping them to record batches.
+        .target(
+            name: "ImporterFeeds",
+            dependencies: ["ImporterModel", "CLibXML2", .product(name: "CSV", package: "CSV.swift")]
+        ),
+        // The store (SQLite), history, views, the import pipeline and reports; re-exports the stages.
         .target(
             name: "ImporterKit",
             dependencies: [
+                "ImporterSupport",
+                "ImporterModel",
+                "ImporterFeeds",
                 "CSQLite",
-                "CLibXML2",
-                .product(name: "CSV", package: "CSV.swift"),
-                .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -52,7 +67,8 @@ let package = Package(
         ),
         .testTarget(
             name: "ImporterKitTests",
-            dependencies: ["ImporterKit", "CSQLite", .product(name: "PropertyBased", package: "swift-property-based")]
+            dependencies: ["ImporterKit", "ImporterModel", "ImporterFeeds", "ImporterSupport", "CSQLite",
+                           .product(name: "PropertyBased", package: "swift-property-based")]
         ),
         .testTarget(
             name: "IntegrationTests",

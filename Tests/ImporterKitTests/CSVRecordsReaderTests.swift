@@ -1,6 +1,9 @@
 import Foundation
 import Testing
+@testable import ImporterFeeds
 @testable import ImporterKit
+@testable import ImporterModel
+@testable import ImporterSupport
 
 /// The CNEOS fireball web table's CSV export (every field quoted, hemisphere glued to the number,
 /// energy in joules).

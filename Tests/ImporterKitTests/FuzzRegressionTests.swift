@@ -1,6 +1,9 @@
 import Foundation
 import Testing
+@testable import ImporterFeeds
 @testable import ImporterKit
+@testable import ImporterModel
+@testable import ImporterSupport
 
 /// The inputs libFuzzer found crashing or misbehaving (Fuzz/regressions/), each now a clear error.
 @Suite struct FuzzRegressionTests {

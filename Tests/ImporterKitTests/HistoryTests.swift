@@ -1,7 +1,10 @@
 import CSQLite
 import Foundation
 import Testing
+@testable import ImporterFeeds
 @testable import ImporterKit
+@testable import ImporterModel
+@testable import ImporterSupport
 
 @Suite struct HistoryTests {
     @Test func oneTransactionPerRunWithItsMetadataAndCounts() throws {

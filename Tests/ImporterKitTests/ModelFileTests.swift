@@ -1,6 +1,9 @@
 import Foundation
 import Testing
+@testable import ImporterFeeds
 @testable import ImporterKit
+@testable import ImporterModel
+@testable import ImporterSupport
 
 @Suite struct ModelFileTests {
     @Test func theBuiltInModelRoundTripsThroughYAMLAndJSON() throws {

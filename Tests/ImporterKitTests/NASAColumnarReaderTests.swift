@@ -1,6 +1,9 @@
 import Foundation
 import Testing
+@testable import ImporterFeeds
 @testable import ImporterKit
+@testable import ImporterModel
+@testable import ImporterSupport
 
 /// Reads every record of a feed text with the fireball mapping; returns the raw records' texts.
 private func readAll(_ text: String, requesting fields: [String] = ["date", "energy", "lat", "lat-dir", "vx"], bufferSize: Int = 1 << 20) throws -> (FeedHeader, [[String]]) {

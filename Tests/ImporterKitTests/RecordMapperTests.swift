@@ -1,6 +1,9 @@
 import Foundation
 import Testing
+@testable import ImporterFeeds
 @testable import ImporterKit
+@testable import ImporterModel
+@testable import ImporterSupport
 
 /// Maps the rows of a fireball feed text; returns mapped values per record or the rejects.
 private func mapAll(_ text: String, mapping: FeedMapping = FireballModel.apiFeed) throws -> (values: [[String: Value]], rejects: [Reject]) {

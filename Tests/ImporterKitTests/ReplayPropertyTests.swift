@@ -1,7 +1,10 @@
 import Foundation
 import PropertyBased
 import Testing
+@testable import ImporterFeeds
 @testable import ImporterKit
+@testable import ImporterModel
+@testable import ImporterSupport
 
 /// Random histories: imports of overlapping snapshots (inserts, updates, deletes with sync, NULL
 /// transitions, records moving between view groups, repeated keys), by two authors, with views

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
+@testable import ImporterFeeds
 @testable import ImporterKit
+@testable import ImporterModel
+@testable import ImporterSupport
 
 /// `--sync` never empties a store on a suspect feed: an empty feed, or more deletes than the bound.
 @Suite struct SyncGuardTests {

@@ -1,7 +1,10 @@
 import CLibXML2
 import Foundation
 import Testing
+@testable import ImporterFeeds
 @testable import ImporterKit
+@testable import ImporterModel
+@testable import ImporterSupport
 
 /// `SampleData/xml/fireball-2024-elements.xml`: one `<fireball>` per record, fields as child
 /// elements named like the API fields (so the API mapping's field names work as they are).

@@ -22,11 +22,19 @@ import Testing
         let half = second ? feed.count / 20 : feed.count / 2
         try input.fileHandleForWriting.write(contentsOf: feed.prefix(half))
         try waitUntilLocked(store)
-        Thread.sleep(forTimeInterval: 0.3)
+        if second {
+            // The first signal must find the run blocked reading its input, not inside SQLite.
+            waitUntilReadingStandardInput(process.processIdentifier)
+        } else {
+            Thread.sleep(forTimeInterval: 0.3)
+        }
         kill(process.processIdentifier, signal)
         if second {
             Thread.sleep(forTimeInterval: 0.2)
             kill(process.processIdentifier, signal)
+            // Its input stays open: only the second signal can end it.
+            let deadline = Date().addingTimeInterval(2)
+            while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
         } else {
             Thread.sleep(forTimeInterval: 0.2)
             try? input.fileHandleForWriting.write(contentsOf: feed.suffix(from: half))
@@ -36,6 +44,16 @@ import Testing
         let stderr = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return Execution(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    /// Returns once the process's main thread waits in `read(0, …)` (Linux: `/proc/PID/syscall`
+    /// starts with the syscall number 0 and the descriptor 0x0).
+    static func waitUntilReadingStandardInput(_ pid: Int32) {
+        for _ in 0..<400 {
+            if let state = try? String(contentsOfFile: "/proc/\(pid)/syscall", encoding: .utf8), state.hasPrefix("0 0x0 ") { return }
+            Thread.sleep(forTimeInterval: 0.025)
+        }
+        Issue.record("the run never blocked reading standard input")
     }
 
     /// Returns once another process holds the store's write lock (the run's transaction is open).

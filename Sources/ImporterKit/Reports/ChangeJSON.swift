@@ -130,17 +130,4 @@ extension JSONWriter {
         endObject()
     }
 
-    public mutating func writeReject(_ reject: Reject) {
-        beginObject()
-        field("source", reject.location.source)
-        field("line", reject.location.line)
-        field("column", reject.location.column)
-        if let index = reject.location.recordIndex { field("record", index) }
-        if let path = reject.location.path { field("field", path) }
-        field("entity", reject.entity)
-        if let attribute = reject.attribute { field("attribute", attribute) }
-        field("reason", reject.reason)
-        if let raw = reject.rawValue { field("value", raw) } else { key("value"); null() }
-        endObject()
-    }
 }

@@ -1,0 +1,224 @@
+import ImporterModel
+import Foundation
+
+/// Reads JSON objects as records: the elements of an array (at the document's root, or at a JSON
+/// pointer such as `/data/items`), or one object per line (NDJSON).
+///
+/// Fields are object keys (`energy`) or JSON pointers into the record (`/location/lat`); every
+/// requested field counts as supplied, and a field missing from a record reads as null. A value that
+/// is an object or array where a field is expected is a bad record (the mapper rejects it), not a
+/// bad file. Duplicate keys: the last one wins.
+public final class JSONRecordsReader: RecordReader {
+    private let scanner: JSONScanner
+    /// The pointer's reference tokens, unescaped; empty for the root.
+    private let recordsPath: [String]
+    /// The pointer as written (`""` for the root), for locations; nil for NDJSON.
+    private let recordsPointer: String?
+    private let lines: Bool
+    private var tree = FieldTree()
+    private enum State { case notOpened, inArray, finished }
+    private var state = State.notOpened
+    private var index = 0
+    /// Object nesting around the records' array, closed (and checked) after the last record.
+    private var enclosing = 0
+    /// The key being read (reused across records).
+    private var key: [UInt8] = []
+
+    /// `records`: a JSON pointer to the array of records (`json`), nil for the root; `lines`: NDJSON.
+    public init(source: ByteSource, records: String?, lines: Bool) throws(FeedError) {
+        scanner = JSONScanner(source: source)
+        self.lines = lines
+        guard let records, !records.isEmpty, records != "/" else {
+            recordsPath = []
+            recordsPointer = lines ? nil : ""
+            return
+        }
+        guard records.hasPrefix("/") else {
+            throw FeedError.shape(SourceLocation(source: source.name, line: 1, column: 1), "records '\(records)' is not a JSON pointer (it starts with /)")
+        }
+        recordsPath = Self.referenceTokens(records)
+        recordsPointer = lines ? nil : records
+    }
+
+    public var progress: (read: Int, total: Int?) { (scanner.source.bytesRead, scanner.source.totalBytes) }
+
+    /// The unescaped reference tokens of a JSON pointer that starts with `/` (RFC 6901: `~1` → `/`,
+    /// `~0` → `~`).
+    static func referenceTokens(_ pointer: String) -> [String] {
+        pointer.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map {
+            $0.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
+        }
+    }
+
+    /// Requested fields as a tree of keys: leaves are slots.
+    private struct FieldTree {
+        var slot: Int?
+        var children: [[UInt8]: FieldTree] = [:]
+
+        mutating func insert(_ path: [String], slot: Int) {
+            guard let first = path.first else { self.slot = slot; return }
+            children[Array(first.utf8), default: FieldTree()].insert(Array(path.dropFirst()), slot: slot)
+        }
+    }
+
+    public func open(requesting fields: [String]) throws(FeedError) -> FeedHeader {
+        for (slot, field) in fields.enumerated() {
+            tree.insert(field.hasPrefix("/") ? Self.referenceTokens(field) : [field], slot: slot)
+        }
+        if !lines { try openArray() }
+        return FeedHeader(supplied: Array(repeating: true, count: fields.count), recordsPointer: recordsPointer)
+    }
+
+    /// Walks to the records' array: through the objects named by the pointer, skipping other members.
+    private func openArray() throws(FeedError) {
+        for key in recordsPath {
+            try scanner.unit { () throws(ScanError) in
+                guard try scanner.peek() != 0 else { throw scanner.syntaxError(expected: "a JSON value (the feed is empty)") }
+                try scanner.expect(UInt8(ascii: "{"), "an object containing '\(key)'")
+            }
+            enclosing += 1
+            var first = true
+            while true {
+                let matched: Bool? = try scanner.unit { () throws(ScanError) -> Bool? in
+                    if try scanner.peek() == UInt8(ascii: "}") { return nil }
+                    if !first { try scanner.expect(UInt8(ascii: ","), "',' or '}' in an object") }
+                    var name: [UInt8] = []
+                    try scanner.string(into: &name)
+                    try scanner.expect(UInt8(ascii: ":"), "':' after a key")
+                    if name == Array(key.utf8) { return true }
+                    try scanner.skipValue()
+                    return false
+                }
+                first = false
+                guard let matched else {
+                    throw FeedError.shape(scanner.location(), "no member '\(key)' on the path to the records (\(pointerText))")
+                }
+                if matched { break }
+            }
+        }
+        let isArray: Bool = try scanner.unit { () throws(ScanError) -> Bool in
+            let byte = try scanner.peek()
+            if byte == 0 { throw scanner.syntaxError(expected: "a JSON value (the feed is empty)") }
+            if byte == UInt8(ascii: "n") {
+                _ = try scanner.literal()
+                return false
+            }
+            try scanner.expect(UInt8(ascii: "["), "an array of records at \(pointerText)")
+            return true
+        }
+        if isArray {
+            state = .inArray
+        } else {
+            try close()
+        }
+    }
+
+    private var pointerText: String { recordsPath.isEmpty ? "the root" : recordsPointer ?? "" }
+
+    /// After the records: the rest of the enclosing objects, then the end of input.
+    private func close() throws(FeedError) {
+        while enclosing > 0 {
+            try scanner.unit { () throws(ScanError) in
+                while try scanner.peek() == UInt8(ascii: ",") {
+                    scanner.position += 1
+                    var name: [UInt8] = []
+                    try scanner.string(into: &name)
+                    try scanner.expect(UInt8(ascii: ":"), "':' after a key")
+                    try scanner.skipValue()
+                }
+                try scanner.expect(UInt8(ascii: "}"), "',' or '}' in an object")
+            }
+            enclosing -= 1
+        }
+        try scanner.unit { () throws(ScanError) in
+            guard try scanner.peek() == 0 else { throw scanner.syntaxError(expected: "the end of input") }
+        }
+        state = .finished
+    }
+
+    public func next(into record: inout RawRecord) throws(FeedError) -> Bool {
+        switch state {
+        case .finished: return false
+        case .notOpened where !lines: return false
+        default: break
+        }
+        let index = self.index
+        let more: Bool = try scanner.unit { () throws(ScanError) -> Bool in
+            record.reset()
+            let byte = try scanner.peek()
+            if lines {
+                if byte == 0 { return false }
+            } else {
+                if byte == UInt8(ascii: "]") {
+                    scanner.position += 1
+                    return false
+                }
+                if index > 0 { try scanner.expect(UInt8(ascii: ","), "',' or ']' after a record") }
+            }
+            _ = try scanner.peek()
+            let line = scanner.line
+            let column = scanner.currentColumn
+            guard try scanner.peek() == UInt8(ascii: "{") else {
+                throw ScanError.invalid(.shape(scanner.location(recordIndex: index), "record \(index) is not a JSON object"))
+            }
+            try readObject(tree, into: &record, depth: 0)
+            if lines { try endOfLine() }
+            record.index = index
+            record.line = line
+            record.column = column
+            return true
+        }
+        if more {
+            self.index += 1
+            return true
+        }
+        if lines {
+            state = .finished
+        } else {
+            try close()
+        }
+        return false
+    }
+
+    /// NDJSON: after a record, only spaces until the end of the line (or input).
+    private func endOfLine() throws(ScanError) {
+        while true {
+            guard scanner.position < scanner.count else {
+                if scanner.atEnd { return }
+                throw .needMore
+            }
+            switch scanner.storage[scanner.position] {
+            case 0x20, 0x09, 0x0D: scanner.position += 1
+            case 0x0A: return
+            default: throw scanner.syntaxError(expected: "the end of the line after a record (NDJSON has one object per line)")
+            }
+        }
+    }
+
+    /// Reads an object, filling the slots its keys lead to and skipping the rest.
+    private func readObject(_ node: FieldTree, into record: inout RawRecord, depth: Int) throws(ScanError) {
+        guard depth < 64 else { throw scanner.syntaxError(expected: "nesting shallower than 64 levels") }
+        try scanner.expect(UInt8(ascii: "{"), "an object")
+        if try scanner.peek() == UInt8(ascii: "}") {
+            scanner.position += 1
+            return
+        }
+        repeat {
+            key.removeAll(keepingCapacity: true)
+            try scanner.string(into: &key)
+            try scanner.expect(UInt8(ascii: ":"), "':' after a key")
+            guard let child = node.children[key] else {
+                try scanner.skipValue()
+                continue
+            }
+            let byte = try scanner.peek()
+            if let slot = child.slot {
+                if try !scanner.scalar(into: &record, slot: slot) { try scanner.skipValue() }
+            } else if byte == UInt8(ascii: "{") {
+                try readObject(child, into: &record, depth: depth + 1)
+            } else {
+                try scanner.skipValue()
+            }
+        } while try scanner.separator(close: UInt8(ascii: "}"), context: "in an object")
+    }
+}

@@ -1,0 +1,402 @@
+import ImporterModel
+import Foundation
+
+/// Why a scan stopped: the buffer ran out in the middle of a unit (refill and retry it), or the
+/// input is invalid.
+enum ScanError: Error {
+    case needMore
+    case invalid(FeedError)
+}
+
+/// A restartable JSON tokenizer over a refillable buffer.
+///
+/// Readers parse in *units* (one top-level member, one record) through `unit(_:)`: when a unit runs
+/// past the end of the buffer, the scanner compacts the buffer, reads more, and runs the unit again
+/// from its start. Units must therefore only produce output after they succeed, or reset it at
+/// their start. Line and column are tracked as the scanner skips whitespace (raw newlines can only
+/// appear in JSON whitespace), so locations cost nothing on the happy path.
+///
+/// Hand-written rather than libyajl: this is the hot path of every JSON import, and it measured
+/// faster (see README, "JSON parsing").
+final class JSONScanner {
+    let source: ByteSource
+    private(set) var storage: UnsafeMutablePointer<UInt8>
+    private(set) var capacity: Int
+    /// Valid bytes in `storage`.
+    private(set) var count = 0
+    /// Read position in `storage`.
+    var position = 0
+    /// Absolute offset of `storage[0]` in the input.
+    private(set) var base = 0
+    private(set) var line = 1
+    /// Absolute offset of the first byte of the current line.
+    private(set) var lineStart = 0
+    private(set) var atEnd = false
+    let maximumUnitSize: Int
+    /// Where `skipValue` copies the strings and numbers it validates (reused: skipping allocates nothing).
+    private var skipped: [UInt8] = []
+
+    struct Checkpoint {
+        var position: Int
+        var line: Int
+        var lineStart: Int
+    }
+
+    init(source: ByteSource, initialCapacity: Int = 1 << 20, maximumUnitSize: Int = 64 << 20) {
+        self.source = source
+        self.capacity = initialCapacity
+        self.storage = .allocate(capacity: initialCapacity)
+        self.maximumUnitSize = maximumUnitSize
+    }
+
+    deinit { storage.deallocate() }
+
+    var checkpoint: Checkpoint { Checkpoint(position: position, line: line, lineStart: lineStart) }
+
+    func restore(_ checkpoint: Checkpoint) {
+        position = checkpoint.position
+        line = checkpoint.line
+        lineStart = checkpoint.lineStart
+    }
+
+    /// Runs `body` as one unit, refilling and retrying while it needs more input.
+    func unit<T>(_ body: () throws(ScanError) -> T) throws(FeedError) -> T {
+        while true {
+            let start = checkpoint
+            do {
+                return try body()
+            } catch {
+                switch error {
+                case .needMore:
+                    restore(start)
+                    try refill()
+                case .invalid(let failure):
+                    throw failure
+                }
+            }
+        }
+    }
+
+    /// Moves the unconsumed bytes (from `position`) to the front and reads more after them.
+    private func refill() throws(FeedError) {
+        if atEnd { return }
+        if position > 0 {
+            let remaining = count - position
+            if remaining > 0 { storage.update(from: storage + position, count: remaining) }
+            base += position
+            count = remaining
+            position = 0
+        }
+        if count == capacity {
+            guard capacity < maximumUnitSize else {
+                throw FeedError.recordTooLarge(location(), limit: maximumUnitSize)
+            }
+            let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity * 2)
+            larger.update(from: storage, count: count)
+            storage.deallocate()
+            storage = larger
+            capacity *= 2
+        }
+        let n = try source.read(into: storage + count, count: capacity - count)
+        if n == 0 { atEnd = true }
+        count += n
+    }
+
+    // MARK: Locations
+
+    func location(recordIndex: Int? = nil) -> SourceLocation {
+        SourceLocation(source: source.name, line: line, column: base + position - lineStart + 1, recordIndex: recordIndex)
+    }
+
+    var currentColumn: Int { base + position - lineStart + 1 }
+
+    func syntaxError(expected: String, recordIndex: Int? = nil) -> ScanError {
+        .invalid(.syntax(location(recordIndex: recordIndex), expected: expected, found: describeCurrent()))
+    }
+
+    /// A short description of what is at the read position, for error messages.
+    func describeCurrent() -> String {
+        if position >= count { return "end of input" }
+        let byte = storage[position]
+        switch byte {
+        case UInt8(ascii: "{"), UInt8(ascii: "}"), UInt8(ascii: "["), UInt8(ascii: "]"),
+             UInt8(ascii: ","), UInt8(ascii: ":"), UInt8(ascii: "\""):
+            return "'\(Character(UnicodeScalar(byte)))'"
+        case 0x21...0x7E:
+            var end = position
+            while end < count, end - position < 20, storage[end] > 0x20, storage[end] < 0x7F,
+                  ![UInt8(ascii: ","), UInt8(ascii: "]"), UInt8(ascii: "}")].contains(storage[end]) { end += 1 }
+            return "'" + String(decoding: UnsafeBufferPointer(start: storage + position, count: end - position), as: UTF8.self) + "'"
+        default:
+            return "byte " + UTF8Lead.hex(byte)
+        }
+    }
+
+    // MARK: Tokens
+
+    /// Skips whitespace and returns the next byte without consuming it; 0 at the true end of input
+    /// (a NUL byte in the input, never valid outside a string, is an error rather than an end).
+    @inline(__always)
+    func peek() throws(ScanError) -> UInt8 {
+        while position < count {
+            let byte = storage[position]
+            switch byte {
+            case 0x20, 0x09, 0x0D:
+                position += 1
+            case 0x0A:
+                position += 1
+                line += 1
+                lineStart = base + position
+            case 0:
+                throw syntaxError(expected: "JSON text (a NUL byte is not allowed outside strings)")
+            default:
+                return byte
+            }
+        }
+        if atEnd { return 0 }
+        throw .needMore
+    }
+
+    /// Consumes `byte` (after whitespace) or fails with `expected`.
+    @inline(__always)
+    func expect(_ byte: UInt8, _ expected: String) throws(ScanError) {
+        guard try peek() == byte else { throw syntaxError(expected: expected) }
+        position += 1
+    }
+
+    /// After a value inside a container: consumes `,` and returns true, or consumes `close` and
+    /// returns false.
+    @inline(__always)
+    func separator(close: UInt8, context: String) throws(ScanError) -> Bool {
+        let byte = try peek()
+        if byte == UInt8(ascii: ",") { position += 1; return true }
+        if byte == close { position += 1; return false }
+        throw syntaxError(expected: "',' or '\(Character(UnicodeScalar(close)))' \(context)")
+    }
+
+    /// Reads a string token (at the read position, after whitespace) and appends its decoded UTF-8
+    /// to `output`. Validates UTF-8 and escapes.
+    func string(into output: inout [UInt8]) throws(ScanError) {
+        guard try peek() == UInt8(ascii: "\"") else { throw syntaxError(expected: "a string") }
+        position += 1
+        while true {
+            // Copy the longest run of plain ASCII bytes at once.
+            var end = position
+            while end < count {
+                let byte = storage[end]
+                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { break }
+                end += 1
+            }
+            if end > position {
+                output.append(contentsOf: UnsafeBufferPointer(start: storage + position, count: end - position))
+                position = end
+            }
+            guard position < count else {
+                if atEnd { throw syntaxError(expected: "'\"' to close the string") }
+                throw .needMore
+            }
+            let byte = storage[position]
+            if byte == UInt8(ascii: "\"") {
+                position += 1
+                return
+            } else if byte == UInt8(ascii: "\\") {
+                try escape(into: &output)
+            } else if byte >= 0x80 {
+                try utf8Sequence(into: &output)
+            } else {
+                throw syntaxError(expected: "no raw control character in a string (escape it)")
+            }
+        }
+    }
+
+    private func need(_ n: Int) throws(ScanError) {
+        if position + n > count {
+            if atEnd { throw syntaxError(expected: "more input") }
+            throw .needMore
+        }
+    }
+
+    private func escape(into output: inout [UInt8]) throws(ScanError) {
+        try need(2)
+        let code = storage[position + 1]
+        switch code {
+        case UInt8(ascii: "\""): output.append(0x22)
+        case UInt8(ascii: "\\"): output.append(0x5C)
+        case UInt8(ascii: "/"): output.append(0x2F)
+        case UInt8(ascii: "b"): output.append(0x08)
+        case UInt8(ascii: "f"): output.append(0x0C)
+        case UInt8(ascii: "n"): output.append(0x0A)
+        case UInt8(ascii: "r"): output.append(0x0D)
+        case UInt8(ascii: "t"): output.append(0x09)
+        case UInt8(ascii: "u"):
+            try need(6)
+            guard var scalar = hex4(at: position + 2) else { throw syntaxError(expected: "four hex digits after \\u") }
+            var consumed = 6
+            if scalar >= 0xD800 && scalar < 0xDC00 {
+                try need(12)
+                guard storage[position + 6] == UInt8(ascii: "\\"), storage[position + 7] == UInt8(ascii: "u"),
+                      let low = hex4(at: position + 8), low >= 0xDC00, low < 0xE000 else {
+                    throw syntaxError(expected: "a low surrogate \\uDC00-\\uDFFF after a high surrogate")
+                }
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                consumed = 12
+            } else if scalar >= 0xDC00 && scalar < 0xE000 {
+                throw syntaxError(expected: "a high surrogate before a low surrogate")
+            }
+            guard let unicode = Unicode.Scalar(scalar) else { throw syntaxError(expected: "a valid Unicode scalar") }
+            output.append(contentsOf: unicode.utf8)
+            position += consumed
+            return
+        default:
+            throw syntaxError(expected: "a valid escape (\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)")
+        }
+        position += 2
+    }
+
+    private func hex4(at index: Int) -> UInt32? {
+        var value: UInt32 = 0
+        for offset in 0..<4 {
+            let byte = storage[index + offset]
+            let digit: UInt32
+            switch byte {
+            case 0x30...0x39: digit = UInt32(byte - 0x30)
+            case 0x41...0x46: digit = UInt32(byte - 0x41 + 10)
+            case 0x61...0x66: digit = UInt32(byte - 0x61 + 10)
+            default: return nil
+            }
+            value = value << 4 | digit
+        }
+        return value
+    }
+
+    /// Validates and copies one multi-byte UTF-8 sequence (RFC 3629: no overlongs, no surrogates).
+    private func utf8Sequence(into output: inout [UInt8]) throws(ScanError) {
+        guard let lead = UTF8Lead(storage[position]) else { throw invalidUTF8() }
+        let length = lead.continuations + 1
+        try need(length)
+        for offset in 1..<length {
+            let byte = storage[position + offset]
+            let low: UInt8 = offset == 1 ? lead.low : 0x80
+            let high: UInt8 = offset == 1 ? lead.high : 0xBF
+            guard byte >= low && byte <= high else { throw invalidUTF8() }
+        }
+        output.append(contentsOf: UnsafeBufferPointer(start: storage + position, count: length))
+        position += length
+    }
+
+    private func invalidUTF8() -> ScanError {
+        .invalid(.syntax(location(), expected: "valid UTF-8", found: "byte " + UTF8Lead.hex(storage[position])))
+    }
+
+    /// Reads a number token and appends its text to `output` (validated against JSON's grammar).
+    func number(into output: inout [UInt8]) throws(ScanError) {
+        _ = try peek()
+        let start = position
+        var index = position
+        @inline(__always) func byte(_ i: Int) throws(ScanError) -> UInt8 {
+            if i < count { return storage[i] }
+            if atEnd { return 0 }
+            throw .needMore
+        }
+        @inline(__always) func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
+        if try byte(index) == UInt8(ascii: "-") { index += 1 }
+        let first = try byte(index)
+        guard isDigit(first) else { throw syntaxError(expected: "a value") }
+        index += 1
+        if first != UInt8(ascii: "0") {
+            while isDigit(try byte(index)) { index += 1 }
+        }
+        if try byte(index) == UInt8(ascii: ".") {
+            index += 1
+            guard isDigit(try byte(index)) else { position = index; throw syntaxError(expected: "a digit after '.'") }
+            while isDigit(try byte(index)) { index += 1 }
+        }
+        let e = try byte(index)
+        if e == UInt8(ascii: "e") || e == UInt8(ascii: "E") {
+            index += 1
+            let sign = try byte(index)
+            if sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") { index += 1 }
+            guard isDigit(try byte(index)) else { position = index; throw syntaxError(expected: "a digit in the exponent") }
+            while isDigit(try byte(index)) { index += 1 }
+        }
+        output.append(contentsOf: UnsafeBufferPointer(start: storage + start, count: index - start))
+        position = index
+    }
+
+    /// Consumes the literal `true`, `false` or `null` at the read position.
+    func literal() throws(ScanError) -> RawKind {
+        let byte = try peek()
+        let (text, kind): (StaticString, RawKind) = switch byte {
+        case UInt8(ascii: "t"): ("true", .boolTrue)
+        case UInt8(ascii: "f"): ("false", .boolFalse)
+        default: ("null", .null)
+        }
+        let length = text.utf8CodeUnitCount
+        if position + length > count && !atEnd { throw .needMore }
+        guard position + length <= count, memcmp(storage + position, text.utf8Start, length) == 0 else {
+            throw syntaxError(expected: "a value")
+        }
+        position += length
+        return kind
+    }
+
+    /// Skips any value (used for members a reader does not need).
+    func skipValue(depth: Int = 0) throws(ScanError) {
+        guard depth < 512 else { throw syntaxError(expected: "nesting shallower than 512 levels") }
+        skipped.removeAll(keepingCapacity: true)
+        switch try peek() {
+        case UInt8(ascii: "\""):
+            try string(into: &skipped)
+        case UInt8(ascii: "{"):
+            position += 1
+            if try peek() == UInt8(ascii: "}") { position += 1; return }
+            repeat {
+                skipped.removeAll(keepingCapacity: true)
+                try string(into: &skipped)
+                try expect(UInt8(ascii: ":"), "':' after an object key")
+                try skipValue(depth: depth + 1)
+            } while try separator(close: UInt8(ascii: "}"), context: "in an object")
+        case UInt8(ascii: "["):
+            position += 1
+            if try peek() == UInt8(ascii: "]") { position += 1; return }
+            repeat {
+                try skipValue(depth: depth + 1)
+            } while try separator(close: UInt8(ascii: "]"), context: "in an array")
+        case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
+            _ = try literal()
+        case 0:
+            throw syntaxError(expected: "a value")
+        default:
+            try number(into: &skipped)
+        }
+    }
+
+    /// Reads the scalar value at the read position into `record.slots[slot]` (its text into the
+    /// record's bytes) and returns true; at an object or array, records the slot's location with
+    /// kind `.composite`, consumes nothing and returns false.
+    @inline(__always)
+    func scalar(into record: inout RawRecord, slot: Int) throws(ScanError) -> Bool {
+        let byte = try peek()
+        var s = RawSlot()
+        s.line = Int32(truncatingIfNeeded: line)
+        s.column = Int32(truncatingIfNeeded: currentColumn)
+        s.start = Int32(record.bytes.count)
+        switch byte {
+        case UInt8(ascii: "\""):
+            try string(into: &record.bytes)
+            s.kind = .string
+        case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
+            s.kind = try literal()
+        case UInt8(ascii: "["), UInt8(ascii: "{"):
+            s.kind = .composite
+            record.slots[slot] = s
+            return false
+        default:
+            try number(into: &record.bytes)
+            s.kind = .number
+        }
+        s.count = Int32(record.bytes.count) - s.start
+        record.slots[slot] = s
+        return true
+    }
+}

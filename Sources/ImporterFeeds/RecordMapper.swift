@@ -1,0 +1,324 @@
+import ImporterModel
+import Foundation
+
+/// Turns raw records of one feed into typed values of one entity, following a `FeedMapping`.
+///
+/// Created from a mapping (which names the fields to request from the reader), then configured
+/// with the feed's header (which fields the feed supplies). Attributes whose field the feed does not
+/// supply are not part of the batch, so the upsert leaves them untouched on existing records.
+public struct RecordMapper: Sendable {
+    public let entity: EntityDescription
+    public let mapping: FeedMapping
+    /// The field names to request from the reader, in slot order.
+    public let requestedFields: [String]
+
+    /// What the hot loop needs to map one attribute: plain values only, so iterating plans never
+    /// retains or releases anything.
+    struct Plan: Sendable {
+        var attributeIndex: Int
+        var type: AttributeType
+        var isOptional: Bool
+        var slot: Int
+        var signSlot: Int
+        var suffixSign: Bool
+        var trim: Bool
+        var emptyIsNull: Bool
+        var hasConstant: Bool
+        var hasDefault: Bool
+        var scale: Double?
+        /// When `scale` is 10^k, k: applied to the decimal exponent while parsing, exactly.
+        var scaleExponent: Int?
+        /// Index into `details`.
+        var detail: Int
+    }
+
+    /// The rest of a plan: names, markers, formats, constants (read only on the paths that need them).
+    struct PlanDetail: Sendable {
+        var attribute: AttributeDescription
+        var mapping: FieldMapping
+        var negative: [[UInt8]]
+        var positive: [[UInt8]]
+        var dateFormat: DateTimeFormat?
+    }
+
+    private let allPlans: [Plan]
+    private var plans: [Plan] = []
+    private let details: [PlanDetail]
+    /// Indices of the supplied attributes, in entity order; set by `configure`.
+    public private(set) var columns: [Int] = []
+    public private(set) var keyPositions: [Int] = []
+    /// The feed's name and records pointer, for rejects; set by `configure`.
+    private var sourceName = ""
+    private var recordsPointer: String?
+
+    public init(entity: EntityDescription, mapping: FeedMapping) throws(ModelError) {
+        self.entity = entity
+        self.mapping = mapping
+        var fields: [String] = []
+        func slot(_ name: String) -> Int {
+            if let index = fields.firstIndex(of: name) { return index }
+            fields.append(name)
+            return fields.count - 1
+        }
+        var plans: [Plan] = []
+        var details: [PlanDetail] = []
+        for (attributeIndex, attribute) in entity.attributes.enumerated() {
+            guard let field = mapping.fields.first(where: { $0.attribute == attribute.name }) else { continue }
+            var dateFormat: DateTimeFormat?
+            if attribute.type == .date || attribute.type == .datetime {
+                let pattern = field.format ?? (attribute.type == .date ? DateTimeFormat.canonicalDate : DateTimeFormat.canonicalDateTime)
+                dateFormat = try DateTimeFormat(pattern: pattern, timeZone: field.timeZone ?? "UTC")
+            }
+            let sign = field.sign
+            plans.append(Plan(
+                attributeIndex: attributeIndex,
+                type: attribute.type,
+                isOptional: attribute.isOptional,
+                slot: field.constant == nil ? field.field.map(slot) ?? -1 : -1,
+                signSlot: sign?.field.map(slot) ?? -1,
+                suffixSign: sign != nil && sign?.field == nil,
+                trim: field.trim,
+                emptyIsNull: field.emptyIsNull,
+                hasConstant: field.constant != nil,
+                hasDefault: field.defaultValue != nil,
+                scale: field.scale,
+                scaleExponent: field.scale.flatMap(NumberParser.powerOfTen),
+                detail: details.count
+            ))
+            details.append(PlanDetail(
+                attribute: attribute,
+                mapping: field,
+                negative: sign?.negative.map { Array($0.utf8) } ?? [],
+                positive: sign?.positive.map { Array($0.utf8) } ?? [],
+                dateFormat: dateFormat
+            ))
+        }
+        self.allPlans = plans
+        self.details = details
+        self.requestedFields = fields
+    }
+
+    /// Chooses the supplied attributes from the header of the feed `sourceName`. Fails when the feed
+    /// has records but does not supply the unique key, or supplies a value without its sign field.
+    public mutating func configure(header: FeedHeader, sourceName: String) throws(FeedError) {
+        self.sourceName = sourceName
+        recordsPointer = header.recordsPointer
+        let location = SourceLocation(source: sourceName, line: 1, column: 1)
+        plans = allPlans.filter { plan in
+            plan.hasConstant || (plan.slot >= 0 && header.supplied[plan.slot])
+        }
+        for plan in plans where plan.signSlot >= 0 && !header.supplied[plan.signSlot] {
+            throw FeedError.shape(location, "the feed has field '\(requestedFields[plan.slot])' but not its sign field '\(requestedFields[plan.signSlot])'")
+        }
+        columns = plans.map(\.attributeIndex)
+        keyPositions = entity.keyIndices.compactMap { columns.firstIndex(of: $0) }
+        let anyField = header.supplied.contains(true)
+        if anyField && keyPositions.count != entity.uniqueKey.count {
+            let missing = entity.uniqueKey.filter { key in !plans.contains { details[$0.detail].attribute.name == key } }
+            let fields = missing.compactMap { key in mapping.fields.first { $0.attribute == key }?.field }
+            throw FeedError.shape(location, "the feed does not supply the unique key of \(entity.name): field(s) \(fields.joined(separator: ", "))")
+        }
+    }
+
+    /// A new, empty batch for this mapper's columns.
+    public func makeBatch(capacity: Int) -> RecordBatch {
+        RecordBatch(columns: columns, keyPositions: keyPositions, capacity: capacity)
+    }
+
+    /// Maps `record` and appends it to `batch`, or returns why it is rejected (the batch is then
+    /// unchanged).
+    public func map(_ record: RawRecord, into batch: inout RecordBatch) -> Reject? {
+        record.bytes.withUnsafeBufferPointer { bytes in
+            let base = bytes.baseAddress ?? emptyBytes
+            // Indexing the buffer passes each plan borrowed (a `for plan in plans` loop copies it).
+            let rejected: Reject? = plans.withUnsafeBufferPointer { plans in
+                for index in plans.indices {
+                    if let reason = mapValue(plans[index], record, base, &batch) {
+                        batch.discardPartialRecord()
+                        return reject(plans[index], record, reason)
+                    }
+                }
+                return nil
+            }
+            if let rejected { return rejected }
+            batch.commitRecord(RecordOrigin(recordIndex: record.index, line: Int32(truncatingIfNeeded: record.line), column: Int32(truncatingIfNeeded: record.column)))
+            return nil
+        }
+    }
+
+    private func reject(_ plan: Plan, _ record: RawRecord, _ reason: String) -> Reject {
+        let detail = details[plan.detail]
+        var location = SourceLocation(source: sourceName, line: record.line, column: record.column, recordIndex: record.index)
+        var raw: String?
+        if plan.slot >= 0, record.slots[plan.slot].kind != .absent {
+            let slot = record.slots[plan.slot]
+            location.line = Int(slot.line)
+            location.column = Int(slot.column)
+            raw = record.text(of: plan.slot)
+        }
+        if let field = detail.mapping.field {
+            if let pointer = recordsPointer {
+                location.path = "\(pointer)/\(record.index)" + (field.hasPrefix("/") ? field : "/" + field)
+            } else {
+                location.path = field
+            }
+        }
+        return Reject(location: location, entity: entity.name, attribute: detail.attribute.name, reason: reason, rawValue: raw)
+    }
+
+    /// Appends the plan's value; returns a reason when the value cannot be mapped.
+    @inline(__always)
+    private func mapValue(_ plan: Plan, _ record: RawRecord, _ base: UnsafePointer<UInt8>, _ batch: inout RecordBatch) -> String? {
+        if plan.hasConstant { return appendValue(details[plan.detail].mapping.constant ?? .null, plan, &batch) }
+        let slot = record.slots[plan.slot]
+        var start = base + Int(slot.start)
+        var count = Int(slot.count)
+        switch slot.kind {
+        case .absent, .null:
+            return appendNull(plan, &batch)
+        case .boolTrue, .boolFalse:
+            switch plan.type {
+            case .boolean: batch.append(.integer(slot.kind == .boolTrue ? 1 : 0)); return nil
+            case .text:
+                let value = batch.appendText(slot.kind == .boolTrue ? "true" : "false")
+                batch.append(value)
+                return nil
+            default: return "expected \(plan.type.rawValue), found a boolean"
+            }
+        case .composite:
+            return "expected a single value, found an object or array"
+        case .number, .string:
+            break
+        }
+        if plan.trim {
+            while count > 0, start.pointee == 0x20 || start.pointee == 0x09 { start += 1; count -= 1 }
+            while count > 0, start[count - 1] == 0x20 || start[count - 1] == 0x09 { count -= 1 }
+        }
+        if count == 0 && plan.emptyIsNull { return appendNull(plan, &batch) }
+        switch plan.type {
+        case .real, .integer:
+            var negate = false
+            if plan.suffixSign {
+                guard let (marker, isNegative) = sign(start, count, plan, suffix: true) else {
+                    return "expected a number ending with \(markers(plan, separator: "/"))"
+                }
+                count -= marker
+                negate = isNegative
+            }
+            guard var number = NumberParser.double(start, count: count, shift: plan.scaleExponent ?? 0) else {
+                return "expected a number"
+            }
+            if plan.scaleExponent == nil, let scale = plan.scale { number *= scale }
+            if plan.signSlot >= 0 {
+                switch direction(record, base, plan) {
+                case .some(let isNegative): negate = isNegative
+                case .none:
+                    return "the sign field '\(details[plan.detail].mapping.sign?.field ?? "")' is \(describeSign(record, plan)); expected \(markers(plan, separator: " or "))"
+                }
+            }
+            if negate { number = -number }
+            if plan.type == .integer {
+                guard number == number.rounded(), abs(number) < 9.2e18 else { return "expected an integer" }
+                batch.append(.integer(Int64(number)))
+            } else {
+                batch.append(.real(number))
+            }
+        case .text:
+            let value = batch.appendText(start, count: count)
+            batch.append(value)
+        case .date, .datetime:
+            let includeTime = plan.type == .datetime
+            guard let value = batch.appendText({ details[plan.detail].dateFormat?.parse(start, count: count, includeTime: includeTime, into: &$0) ?? false }) else {
+                return "expected a \(plan.type.rawValue) in the format \(details[plan.detail].dateFormat?.pattern ?? "")"
+            }
+            batch.append(value)
+        case .boolean:
+            guard let flag = Self.boolean(start, count) else { return "expected a boolean (true/false, 1/0, yes/no)" }
+            batch.append(.integer(flag ? 1 : 0))
+        }
+        return nil
+    }
+
+    private func markers(_ plan: Plan, separator: String) -> String {
+        let detail = details[plan.detail]
+        return (detail.negative + detail.positive).map { String(decoding: $0, as: UTF8.self) }.joined(separator: separator)
+    }
+
+    private func appendNull(_ plan: Plan, _ batch: inout RecordBatch) -> String? {
+        if plan.hasDefault, let value = details[plan.detail].mapping.defaultValue { return appendValue(value, plan, &batch) }
+        guard plan.isOptional else { return "a required attribute is null" }
+        batch.append(.null)
+        return nil
+    }
+
+    private func appendValue(_ value: Value, _ plan: Plan, _ batch: inout RecordBatch) -> String? {
+        switch value {
+        case .null:
+            guard plan.isOptional else { return "a required attribute is null" }
+            batch.append(.null)
+        case .integer(let v): batch.append(plan.type == .real ? .real(Double(v)) : .integer(v))
+        case .real(let v): batch.append(.real(v))
+        case .text(let v):
+            let text = batch.appendText(v)
+            batch.append(text)
+        }
+        return nil
+    }
+
+    /// The sign marker that `start[0..<count]` is (or, with `suffix`, ends with): its length and
+    /// whether it means negative; nil when there is none.
+    @inline(__always)
+    private func sign(_ start: UnsafePointer<UInt8>, _ count: Int, _ plan: Plan, suffix: Bool) -> (length: Int, negative: Bool)? {
+        details.withUnsafeBufferPointer { details in
+            func match(_ markers: [[UInt8]]) -> Int? {
+                for marker in markers where suffix ? marker.count < count : marker.count == count {
+                    let at = start + count - marker.count
+                    // Single-byte markers (N/S/E/W) are compared without calling memcmp.
+                    if marker.count == 1 ? marker[0] == at[0] : memcmp(at, marker, marker.count) == 0 { return marker.count }
+                }
+                return nil
+            }
+            if let length = match(details[plan.detail].negative) { return (length, true) }
+            if let length = match(details[plan.detail].positive) { return (length, false) }
+            return nil
+        }
+    }
+
+    /// Whether the sign field says negative, or nil when it holds no known marker.
+    @inline(__always)
+    private func direction(_ record: RawRecord, _ base: UnsafePointer<UInt8>, _ plan: Plan) -> Bool? {
+        let slot = record.slots[plan.signSlot]
+        guard slot.kind == .string else { return nil }
+        return sign(base + Int(slot.start), Int(slot.count), plan, suffix: false)?.negative
+    }
+
+    /// `true`, `1`, `yes` or `false`, `0`, `no` (ASCII case-insensitive), compared as bytes.
+    static func boolean(_ start: UnsafePointer<UInt8>, _ count: Int) -> Bool? {
+        guard count <= 5 else { return nil }
+        var word: UInt64 = 0
+        for index in 0..<count {
+            let byte = start[index]
+            word = word << 8 | UInt64(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte)
+        }
+        // The words' ASCII bytes, big-endian: "true" = 74 72 75 65, "no" = 6E 6F, ...
+        switch word {
+        case 0x7472_7565, 0x31, 0x79_6573: return true
+        case 0x66_616C_7365, 0x30, 0x6E6F: return false
+        default: return nil
+        }
+    }
+
+    private func describeSign(_ record: RawRecord, _ plan: Plan) -> String {
+        switch record.slots[plan.signSlot].kind {
+        case .absent, .null: "null"
+        default: "'\(record.text(of: plan.signSlot))'"
+        }
+    }
+}
+
+extension RecordBatch {
+    mutating func appendText(_ string: String) -> BatchValue {
+        var string = string
+        return string.withUTF8 { appendText($0.baseAddress ?? emptyBytes, count: $0.count) }
+    }
+}

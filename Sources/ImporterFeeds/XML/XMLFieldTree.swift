@@ -1,0 +1,79 @@
+import ImporterModel
+import CLibXML2
+
+/// The requested fields as a tree of element steps below the record element (node 0), each node
+/// with the slots its element's text fills and the attribute fields it holds.
+///
+/// Flat arrays of plain values, so the per-node loop copies no array (no retain, no release).
+/// Names are interned in the reader's dictionary, where libxml2 keeps the names it parses, so
+/// matching with `xmlStrEqual` mostly compares pointers.
+struct XMLFieldTree {
+    struct Name {
+        var localName: UnsafePointer<xmlChar>
+        /// Nil for no namespace.
+        var namespace: UnsafePointer<xmlChar>?
+
+        func same(as other: Name) -> Bool {
+            xmlStrEqual(localName, other.localName) == 1 && xmlStrEqual(namespace, other.namespace) == 1
+        }
+    }
+
+    /// One element step: ranges into the flat arrays.
+    struct Node {
+        var children: Range<Int>
+        /// Slots that receive the element's text.
+        var textSlots: Range<Int>
+        var attributes: Range<Int>
+        var capturesText: Bool { !textSlots.isEmpty }
+    }
+
+    struct Child {
+        var name: Name
+        var node: Int
+    }
+
+    struct Attribute {
+        var name: Name
+        var slot: Int
+    }
+
+    private(set) var nodes: [Node] = []
+    private(set) var children: [Child] = []
+    private(set) var textSlots: [Int] = []
+    private(set) var attributes: [Attribute] = []
+
+    /// The tree of `fields`: each the element steps below the record, then an optional attribute.
+    init(fields: [(elements: [Name], attribute: Name?)] = []) {
+        struct Building {
+            var children: [Child] = []
+            var textSlots: [Int] = []
+            var attributes: [Attribute] = []
+        }
+        var building = [Building()]
+        for (slot, field) in fields.enumerated() {
+            var node = 0
+            for name in field.elements {
+                if let existing = building[node].children.first(where: { $0.name.same(as: name) }) {
+                    node = existing.node
+                } else {
+                    building.append(Building())
+                    building[node].children.append(Child(name: name, node: building.count - 1))
+                    node = building.count - 1
+                }
+            }
+            if let attribute = field.attribute {
+                building[node].attributes.append(Attribute(name: attribute, slot: slot))
+            } else {
+                building[node].textSlots.append(slot)
+            }
+        }
+        for node in building {
+            nodes.append(Node(children: children.count..<children.count + node.children.count,
+                              textSlots: textSlots.count..<textSlots.count + node.textSlots.count,
+                              attributes: attributes.count..<attributes.count + node.attributes.count))
+            children += node.children
+            textSlots += node.textSlots
+            attributes += node.attributes
+        }
+    }
+}

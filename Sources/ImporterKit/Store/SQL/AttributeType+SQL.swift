@@ -1,0 +1,12 @@
+import ImporterModel
+
+extension AttributeType {
+    /// The SQLite column type (and so the column affinity).
+    public var sqlType: String {
+        switch self {
+        case .text, .date, .datetime: "TEXT"
+        case .integer, .boolean: "INTEGER"
+        case .real: "REAL"
+        }
+    }
+}

@@ -1,0 +1,205 @@
+import Foundation
+import ImporterSupport
+import Yams
+
+/// The model file format (YAML, or JSON, which is YAML too): entities, feeds and views, as
+/// `importer model show` prints the built-in fireball model.
+///
+/// Reading reports every problem with its location (`file:line:column`): unknown keys, wrong types,
+/// bad expressions, and the model's own consistency checks (`Model.validate()`), placed at the
+/// entity, attribute, feed, field or view they concern.
+public enum ModelFile {
+    /// Reads and validates a model file.
+    public static func load(path: String) throws(ModelError) -> Model {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            let reason = FileManager.default.fileExists(atPath: path) ? "not readable UTF-8 text, or permission denied" : "No such file or directory"
+            throw ModelError.unreadable(path: path, reason: reason)
+        }
+        return try parse(text, name: path)
+    }
+
+    /// Reads and validates a model from text; `name` is used in locations.
+    public static func parse(_ text: String, name: String) throws(ModelError) -> Model {
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: text)
+        } catch let error as YamlError {
+            throw ModelError.problems([Self.describe(error, name: name)])
+        } catch {
+            throw ModelError.problems(["\(name): \(error)"])
+        }
+        guard let root else { throw ModelError.problems(["\(name):1:1: the model is empty"]) }
+        var reader = ModelReader(name: name)
+        let model = reader.model(root)
+        var problems = reader.problems
+        if problems.isEmpty, let model {
+            problems = model.validate().map { reader.locate($0) }
+        }
+        guard problems.isEmpty, let model else { throw ModelError.problems(problems) }
+        return model
+    }
+
+    private static func describe(_ error: YamlError, name: String) -> String {
+        switch error {
+        case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _):
+            return "\(name):\(mark.line):\(mark.column): \(problem)"
+        default:
+            return "\(name): \(error)"
+        }
+    }
+
+    // MARK: Writing
+
+    /// The model as YAML.
+    public static func yaml(_ model: Model) -> String {
+        let header = "# importer model: entities, feeds (how records are read) and derived views.\n"
+        return header + ((try? Yams.serialize(node: tree(model).node, indent: 2, width: -1, allowUnicode: true)) ?? "")
+    }
+
+    /// The model as JSON (one object, keys in the documented order).
+    public static func json(_ model: Model) -> String {
+        let sink = OutputSink.memory()
+        var writer = JSONWriter(output: sink)
+        tree(model).write(to: &writer)
+        return sink.text + "\n"
+    }
+
+    static func tree(_ model: Model) -> Tree {
+        .map([
+            ("entities", .list(model.entities.map(tree))),
+            ("feeds", .list(model.feeds.map(tree))),
+            ("views", .list(model.views.map(tree))),
+        ])
+    }
+
+    private static func tree(_ entity: EntityDescription) -> Tree {
+        var pairs: [(String, Tree)] = [
+            ("name", .string(entity.name)),
+            ("table", .string(entity.tableName)),
+            ("key", .list(entity.uniqueKey.map(Tree.string))),
+            ("tombstone", .list(entity.tombstoneAttributes.map(Tree.string))),
+            ("attributes", .list(entity.attributes.map { attribute in
+                var pairs: [(String, Tree)] = [("name", .string(attribute.name)), ("type", .string(attribute.type.rawValue))]
+                if !attribute.isOptional { pairs.append(("required", .bool(true))) }
+                if let documentation = attribute.documentation { pairs.append(("doc", .string(documentation))) }
+                return .map(pairs)
+            })),
+        ]
+        if !entity.derivedAttributes.isEmpty {
+            pairs.append(("derived", .list(entity.derivedAttributes.map { derived in
+                var pairs: [(String, Tree)] = [("name", .string(derived.name)), ("type", .string(derived.type.rawValue)),
+                                               ("expression", .string(derived.expression.text))]
+                if let documentation = derived.documentation { pairs.append(("doc", .string(documentation))) }
+                return .map(pairs)
+            })))
+        }
+        return .map(pairs)
+    }
+
+    private static func tree(_ feed: FeedMapping) -> Tree {
+        var pairs: [(String, Tree)] = [("name", .string(feed.name)), ("entity", .string(feed.entity)), ("format", .string(feed.format.rawValue))]
+        if let records = feed.records { pairs.append(("records", .string(records))) }
+        if !feed.namespaces.isEmpty {
+            pairs.append(("namespaces", .map(feed.namespaces.sorted { $0.key < $1.key }.map { ($0.key, Tree.string($0.value)) })))
+        }
+        pairs.append(("fields", .list(feed.fields.map { field in
+            var pairs: [(String, Tree)] = [("attribute", .string(field.attribute))]
+            if let name = field.field { pairs.append(("field", .string(name))) }
+            if let constant = field.constant { pairs.append(("constant", Tree(constant))) }
+            if field.trim { pairs.append(("trim", .bool(true))) }
+            if field.emptyIsNull { pairs.append(("empty-is-null", .bool(true))) }
+            if let value = field.defaultValue { pairs.append(("default", Tree(value))) }
+            if let scale = field.scale { pairs.append(("scale", .real(scale))) }
+            if let sign = field.sign {
+                var rule: [(String, Tree)] = []
+                if let name = sign.field { rule.append(("field", .string(name))) } else { rule.append(("suffix", .bool(true))) }
+                rule.append(("negative", .list(sign.negative.map(Tree.string))))
+                rule.append(("positive", .list(sign.positive.map(Tree.string))))
+                pairs.append(("sign", .map(rule)))
+            }
+            if let format = field.format { pairs.append(("format", .string(format))) }
+            if let zone = field.timeZone { pairs.append(("zone", .string(zone))) }
+            return .map(pairs)
+        })))
+        return .map(pairs)
+    }
+
+    private static func tree(_ view: ViewDefinition) -> Tree {
+        var pairs: [(String, Tree)] = [
+            ("name", .string(view.name)), ("entity", .string(view.entity)), ("group-by", .list(view.groupBy.map(Tree.string))),
+            ("aggregates", .list(view.aggregates.map { aggregate in
+                var pairs: [(String, Tree)] = [("name", .string(aggregate.name)), ("function", .string(aggregate.function.rawValue))]
+                if let attribute = aggregate.attribute { pairs.append(("attribute", .string(attribute))) }
+                return .map(pairs)
+            })),
+        ]
+        if let documentation = view.documentation { pairs.append(("doc", .string(documentation))) }
+        return .map(pairs)
+    }
+
+    /// An ordered document tree, rendered as YAML (through Yams) or JSON.
+    indirect enum Tree {
+        case null, bool(Bool), integer(Int64), real(Double), string(String)
+        case list([Tree])
+        case map([(String, Tree)])
+
+        init(_ value: Value) {
+            switch value {
+            case .null: self = .null
+            case .integer(let n): self = .integer(n)
+            case .real(let x): self = .real(x)
+            case .text(let t): self = .string(t)
+            }
+        }
+
+        var node: Node {
+            switch self {
+            case .null: return Node("null", .implicit, .plain)
+            case .bool(let b): return Node(b ? "true" : "false", .implicit, .plain)
+            case .integer(let n): return Node(String(n), .implicit, .plain)
+            case .real(let x): return Node(x.description, .implicit, .plain)
+            case .string(let s):
+                return Node(s, .implicit, Self.isPlainSafe(s) ? .plain : .doubleQuoted)
+            case .list(let items):
+                // Lists of plain values read best on one line: `key: [date]`.
+                let scalars = items.allSatisfy { if case .list = $0 { false } else if case .map = $0 { false } else { true } }
+                return Node(items.map(\.node), .implicit, scalars ? .flow : .block)
+            case .map(let pairs): return Node(pairs.map { (Node($0.0), $0.1.node) })
+            }
+        }
+
+        /// Whether `s` reads back as the same string when written without quotes.
+        static func isPlainSafe(_ s: String) -> Bool {
+            guard let first = s.unicodeScalars.first, first.properties.isAlphabetic || first == "_" else { return false }
+            let keywords: Set<String> = ["true", "false", "yes", "no", "on", "off", "null", "y", "n"]
+            guard !keywords.contains(s.lowercased()) else { return false }
+            return s.unicodeScalars.allSatisfy { $0.properties.isAlphabetic || ("0"..."9").contains($0) || " _-.,/()^".unicodeScalars.contains($0) }
+                && !s.hasSuffix(" ")
+        }
+
+        func write(to writer: inout JSONWriter) {
+            switch self {
+            case .null: writer.null()
+            case .bool(let b): writer.bool(b)
+            case .integer(let n): writer.int(n)
+            case .real(let x): writer.value(x.description)
+            case .string(let s): writer.string(s)
+            case .list(let items):
+                writer.beginArray()
+                for item in items { item.write(to: &writer) }
+                writer.endArray()
+            case .map(let pairs):
+                writer.beginObject()
+                for (key, value) in pairs {
+                    writer.key(key)
+                    value.write(to: &writer)
+                }
+                writer.endObject()
+            }
+        }
+    }
+}
+

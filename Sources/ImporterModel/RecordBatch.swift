@@ -1,0 +1,155 @@
+import Foundation
+
+/// A value in a `RecordBatch`: text lives in the batch's byte arena, so filling a batch allocates
+/// nothing per record and the upserter binds text without copying (`SQLITE_STATIC`).
+/// A valid pointer for empty buffers, whose `baseAddress` may be nil (never read: counts are 0).
+nonisolated(unsafe) package let emptyBytes: UnsafePointer<UInt8> = UnsafePointer(UnsafeMutablePointer<UInt8>.allocate(capacity: 1))
+
+public enum BatchValue: Sendable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(start: Int32, count: Int32)
+}
+
+/// Where a mapped record came from, for rejects and duplicate reports.
+public struct RecordOrigin: Sendable, Equatable {
+    public var recordIndex: Int
+    public var line: Int32
+    public var column: Int32
+
+    public init(recordIndex: Int, line: Int32, column: Int32) {
+        self.recordIndex = recordIndex
+        self.line = line
+        self.column = column
+    }
+}
+
+/// Mapped records of one entity waiting to be upserted: for each record, the values of the
+/// attributes the feed supplies (`columns`, in entity order), record-major.
+///
+/// The batch is the narrow interface between the mapper and the store: it holds typed values, not
+/// feed syntax, and it is reused across batches (cleared, capacity kept).
+public struct RecordBatch: Sendable {
+    /// Indices into the entity's attributes of the values each record carries.
+    public let columns: [Int]
+    /// Positions in `columns` of the unique key attributes, in key order.
+    public let keyPositions: [Int]
+    public private(set) var values: [BatchValue] = []
+    public private(set) var arena: [UInt8] = []
+    public private(set) var origins: [RecordOrigin] = []
+
+    public init(columns: [Int], keyPositions: [Int], capacity: Int = 0) {
+        self.columns = columns
+        self.keyPositions = keyPositions
+        values.reserveCapacity(capacity * columns.count)
+        origins.reserveCapacity(capacity)
+        arena.reserveCapacity(capacity * 32)
+    }
+
+    public var count: Int { origins.count }
+    public var width: Int { columns.count }
+    public var isEmpty: Bool { origins.isEmpty }
+
+    public mutating func removeAll() {
+        values.removeAll(keepingCapacity: true)
+        arena.removeAll(keepingCapacity: true)
+        origins.removeAll(keepingCapacity: true)
+    }
+
+    // MARK: Filling (the mapper)
+
+    @inline(__always)
+    package mutating func append(_ value: BatchValue) { values.append(value) }
+
+    /// Appends text and returns its value.
+    @inline(__always)
+    package mutating func appendText(_ base: UnsafePointer<UInt8>, count: Int) -> BatchValue {
+        let start = Int32(arena.count)
+        arena.append(contentsOf: UnsafeBufferPointer(start: base, count: count))
+        return .text(start: start, count: Int32(count))
+    }
+
+    /// Gives direct access to the arena for writers that produce text in place; returns the value
+    /// for the bytes appended by `body`.
+    @inline(__always)
+    package mutating func appendText(_ body: (inout [UInt8]) -> Bool) -> BatchValue? {
+        let start = arena.count
+        guard body(&arena) else {
+            arena.removeSubrange(start...)
+            return nil
+        }
+        return .text(start: Int32(start), count: Int32(arena.count - start))
+    }
+
+    @inline(__always)
+    package mutating func commitRecord(_ origin: RecordOrigin) { origins.append(origin) }
+
+    /// Drops the values appended since the last committed record.
+    package mutating func discardPartialRecord() {
+        values.removeSubrange((origins.count * width)...)
+    }
+
+    // MARK: Reading (the upserter)
+
+    @inline(__always)
+    public func value(record: Int, position: Int) -> BatchValue {
+        values[record * width + position]
+    }
+
+    public func text(_ start: Int32, _ count: Int32) -> String {
+        String(decoding: arena[Int(start)..<Int(start + count)], as: UTF8.self)
+    }
+
+    /// The value as a general `Value` (for reports and the rare paths).
+    public func publicValue(record: Int, position: Int) -> Value {
+        switch value(record: record, position: position) {
+        case .null: .null
+        case .integer(let v): .integer(v)
+        case .real(let v): .real(v)
+        case .text(let s, let c): .text(text(s, c))
+        }
+    }
+
+    /// Orders two records by their unique key as SQLite's BINARY collation and numeric comparison
+    /// order them (NULL < numbers < text).
+    public func compareKeys(_ a: Int, _ b: Int) -> Int {
+        for position in keyPositions {
+            let order = Self.compare(value(record: a, position: position), value(record: b, position: position), arena)
+            if order != 0 { return order }
+        }
+        return 0
+    }
+
+    @inline(__always)
+    package static func compare(_ x: BatchValue, _ y: BatchValue, _ arena: [UInt8]) -> Int {
+        switch (x, y) {
+        case (.null, .null): return 0
+        case (.null, _): return -1
+        case (_, .null): return 1
+        case (.text(let s1, let c1), .text(let s2, let c2)):
+            return arena.withUnsafeBufferPointer { buffer in
+                let n = Int(min(c1, c2))
+                let base = buffer.baseAddress ?? emptyBytes
+                let order = memcmp(base + Int(s1), base + Int(s2), n)
+                if order != 0 { return Int(order) }
+                return Int(c1) - Int(c2)
+            }
+        case (.text, _): return 1
+        case (_, .text): return -1
+        default:
+            let a = x.number, b = y.number
+            return a < b ? -1 : (a > b ? 1 : 0)
+        }
+    }
+}
+
+extension BatchValue {
+    package var number: Double {
+        switch self {
+        case .integer(let v): Double(v)
+        case .real(let v): v
+        default: 0
+        }
+    }
+}
