@@ -90,7 +90,7 @@ enum EntityRegistry {
     }
 }
 
-extension Store {
+extension SQLiteStore {
     /// Makes the store hold `entities` (creating or migrating their tables). Must be called inside
     /// a write transaction, so a failed import also undoes it.
     func ensureEntities(_ entities: [EntityDescription]) throws {

@@ -1,12 +1,11 @@
-import CSQLite
 import Foundation
 
-/// One importer store: an SQLite file in WAL mode holding entity tables, their history,
-/// and the store's metadata.
+/// One importer store, as every stage above the store sees it: a handle on a backend (SQLite
+/// today) that speaks the model's language. Transactions go through `write { }` (the writer lock,
+/// taken up front) and `read { }` (one consistent snapshot); stages never see SQL.
 ///
-/// A `Store` owns one connection and is used by one task at a time. Writers take the write lock
-/// up front (`BEGIN IMMEDIATE`), waiting up to the busy timeout; readers see a consistent snapshot.
-/// The store id (a UUID fixed at creation) binds tokens to this store.
+/// A `Store` is used by one task at a time. The store id (a UUID fixed at creation) binds tokens
+/// to this store.
 public final class Store {
     public struct Options: Sendable {
         /// How long to wait for another process's lock before failing with `StoreError.locked`.
@@ -36,229 +35,62 @@ public final class Store {
         }
     }
 
-    public let path: String
-    public let connection: Connection
-    public let options: Options
-    public private(set) var storeID = UUID()
-    /// The entities the store holds, as registered (the store's own model of itself).
-    public internal(set) var entities: [EntityDescription] = []
-    let transactionState = TransactionState()
-    let capture: ChangeCapture
+    /// The backend that holds the data.
+    public let backend: SQLiteStore
 
     /// The path used when no `--store` is given: `$IMPORTER_STORE`, else `importer.sqlite`.
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         environment["IMPORTER_STORE"].flatMap { $0.isEmpty ? nil : $0 } ?? "importer.sqlite"
     }
 
+    /// Opens (or creates) the store at `path`.
     public init(path: String, options: Options = Options()) throws(StoreError) {
-        self.path = path
-        self.options = options
-        if !options.create || options.readOnly, !FileManager.default.fileExists(atPath: path) {
-            throw StoreError.notFound(path: path)
-        }
-        do {
-            connection = try Self.openConnection(path: path, options: options)
-        } catch {
-            throw Self.storeError(from: error, path: path, options: options)
-        }
-        connection.setBusyTimeout(milliseconds: Int32(clamping: options.busyTimeoutMilliseconds))
-        capture = ChangeCapture(connection: connection, transactionState: transactionState)
-        capture.install()
-        try mapErrors {
-            try registerTransactionFunction(on: connection, state: transactionState)
-            try openSchema()
-            try connection.execute("""
-                PRAGMA synchronous = NORMAL;
-                PRAGMA secure_delete = OFF;
-                PRAGMA temp_store = FILE;
-                PRAGMA cache_size = -\(options.cacheKiB);
-                """)
-            try loadMetadata()
-        }
+        backend = try SQLiteStore(path: path, options: options)
     }
 
-    deinit { capture.uninstall() }
-
-    /// Opens the connection. A read-only open of a WAL store in a directory this user cannot write
-    /// fails at the first read (SQLite cannot create the `-shm` file); when no `-wal` file exists
-    /// (the database file holds every commit) it is opened immutable instead: a snapshot that is
-    /// valid while nobody writes the store, which a user without write access cannot do anyway.
-    private static func openConnection(path: String, options: Options) throws -> Connection {
-        let connection = try Connection(path: path, create: options.create, readOnly: options.readOnly)
-        guard options.readOnly else { return connection }
-        do {
-            _ = try connection.integer("SELECT count(*) FROM sqlite_master")
-            return connection
-        } catch let error as SQLiteError where error.extendedCode == 1544 /* READONLY_DIRECTORY */ || error.extendedCode == 1288 /* READONLY_CANTINIT */ {
-            guard !FileManager.default.fileExists(atPath: path + "-wal") else { throw error }
-            return try Connection(uri: Connection.immutableURI(path))
-        }
-    }
-
-    /// Runs `body`, translating SQLite errors into store errors (busy → locked).
-    func mapErrors<T>(_ body: () throws -> T) throws(StoreError) -> T {
-        do {
-            return try body()
-        } catch {
-            throw storeError(from: error)
-        }
-    }
-
-    /// The store error for an error thrown while using the store.
-    func storeError(from error: any Error) -> StoreError {
-        Self.storeError(from: error, path: path, options: options)
-    }
-
-    /// The store error for an SQLite error met on the store at `path`: busy → locked (naming the
-    /// holder), not a database, permission or read-only, I/O or disk full; others as they are.
-    static func storeError(from error: any Error, path: String, options: Options) -> StoreError {
-        guard let error = error as? SQLiteError else {
-            return (error as? StoreError) ?? .sqlite(SQLiteError(extendedCode: 1, message: "\(error)"))
-        }
-        let systemReason = error.systemErrno != 0 ? String(cString: strerror(error.systemErrno)) : nil
-        switch error.code {
-        case SQLITE_BUSY, SQLITE_LOCKED:
-            let holder = WriterRecord.liveHolder(ofStore: path).map { "\($0.command) (pid \($0.pid), since \($0.since))" }
-            return .locked(path: path, waitedMilliseconds: options.busyTimeoutMilliseconds, holder: holder)
-        case SQLITE_NOTADB:
-            return .notADatabase(path: path)
-        case SQLITE_READONLY:
-            return .permissionDenied(path: path, reason: "it is read-only to this user (\(systemReason ?? error.message)); commands that only read still work")
-        case SQLITE_PERM, SQLITE_AUTH:
-            return .permissionDenied(path: path, reason: systemReason ?? error.message)
-        case SQLITE_CANTOPEN:
-            // SQLite's errno may come from a later call than the failing open: ask the file system.
-            let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
-            if !FileManager.default.fileExists(atPath: directory) { return .notFound(path: path) }
-            if FileManager.default.fileExists(atPath: path) ? access(path, R_OK) != 0 : access(directory, W_OK | X_OK) != 0 {
-                return .permissionDenied(path: path, reason: String(cString: strerror(errno)))
-            }
-            return .io(path: path, reason: "cannot open: \(systemReason ?? error.message)")
-        case SQLITE_IOERR, SQLITE_FULL:
-            if error.systemErrno == EACCES || error.systemErrno == EROFS || error.systemErrno == EPERM {
-                return .permissionDenied(path: path, reason: systemReason ?? error.message)
-            }
-            return .io(path: path, reason: error.code == SQLITE_FULL ? "the disk is full" : systemReason ?? error.message)
-        default:
-            return .sqlite(error)
-        }
-    }
-
-    // MARK: Transactions
-
-    /// Interrupts the statement running on the store (from any thread): it fails, and the
-    /// transaction around it rolls back.
-    public func interrupt() {
-        connection.interrupt()
-    }
+    public var path: String { backend.path }
+    public var options: Options { backend.options }
+    public var storeID: UUID { backend.storeID }
+    /// The entities the store holds, as registered (the store's own model of itself).
+    public var entities: [EntityDescription] { backend.entities }
 
     /// Runs `body` in a write transaction: takes the store's write lock up front (waiting up to the
     /// busy timeout, then `StoreError.locked` naming the holder), commits when `body` returns and
     /// rolls back when it throws. Every write to the store goes through here.
-    public func write<T>(_ body: () throws -> T) throws -> T {
-        do {
-            try connection.execute("BEGIN IMMEDIATE")
-        } catch {
-            throw storeError(from: error)
-        }
-        WriterRecord.current(command: options.command).write(forStore: path)
-        do {
-            let result = try body()
-            try connection.execute("COMMIT")
-            return result
-        } catch {
-            if connection.isInTransaction { try? connection.execute("ROLLBACK") }
-            throw error is SQLiteError ? storeError(from: error) : error
-        }
-    }
+    public func write<T>(_ body: () throws -> T) throws -> T { try backend.write(body) }
 
-    /// Runs `body` in a read transaction: one consistent snapshot of the store, never blocked by a
-    /// writer.
-    public func read<T>(_ body: () throws -> T) throws -> T {
-        do {
-            return try connection.transaction(immediate: false, body)
-        } catch {
-            throw error is SQLiteError ? storeError(from: error) : error
-        }
-    }
+    /// Runs `body` in a read transaction: one consistent snapshot, never blocked by a writer.
+    public func read<T>(_ body: () throws -> T) throws -> T { try backend.read(body) }
 
-    private func integerPragma(_ name: String) throws -> Int64 {
-        try connection.integer("PRAGMA \(name)")
-    }
-
-    /// The value of a key of `importer_metadata`, or nil when it is not set.
-    func metadata(_ key: String) throws -> Value? {
-        try connection.scalar("SELECT value FROM importer_metadata WHERE key = ?1", [.text(key)])
-    }
-
-    private func openSchema() throws {
-        let tableCount = try connection.scalar("SELECT count(*) FROM sqlite_master")
-        let applicationID = try integerPragma("application_id")
-        if tableCount != .integer(0) || applicationID != 0 {
-            guard applicationID == StoreSchema.applicationID else { throw StoreError.notAnImporterStore(path: path) }
-        } else {
-            guard !options.readOnly else { throw StoreError.notFound(path: path) }
-            try create()
-        }
-        let version = try integerPragma("user_version")
-        if version > StoreSchema.version {
-            throw StoreError.newerSchema(path: path, found: Int(version), supported: StoreSchema.version)
-        }
-    }
-
-    private func create() throws {
-        // WAL must be set outside a transaction; it is persistent in the file.
-        try connection.execute("PRAGMA journal_mode = WAL")
-        try write {
-            // Another process may have created the store while this one waited for the lock.
-            guard try connection.scalar("SELECT count(*) FROM sqlite_master") == .integer(0) else { return }
-            for statement in StoreSchema.create { try connection.execute(statement) }
-            let now = Timestamp.now()
-            try connection.execute("INSERT INTO importer_metadata(key, value) VALUES ('store_id', ?), ('created_at', ?), ('last_transaction_number', 0), ('purged_through', 0), ('last_run_number', 0)",
-                                   [.text(UUID().uuidString.lowercased()), .text(now)])
-            try connection.execute("PRAGMA application_id = \(StoreSchema.applicationID)")
-            try connection.execute("PRAGMA user_version = \(StoreSchema.version)")
-        }
-    }
-
-    private func loadMetadata() throws {
-        guard case .text(let id)? = try metadata("store_id"),
-              let uuid = UUID(uuidString: id) else {
-            throw StoreError.notAnImporterStore(path: path)
-        }
-        storeID = uuid
-        entities = try EntityRegistry.load(connection)
-    }
+    /// Interrupts the work running on the store (from any thread): it fails, and the transaction
+    /// around it rolls back.
+    public func interrupt() { backend.interrupt() }
 
     /// Re-reads the registered entities (after another process may have changed them).
-    public func reloadEntities() throws(StoreError) {
-        try mapErrors { entities = try EntityRegistry.load(connection) }
-    }
+    public func reloadEntities() throws(StoreError) { try backend.reloadEntities() }
 
-    public func entity(named name: String) -> EntityDescription? {
-        entities.first { $0.name == name }
-    }
+    public func entity(named name: String) -> EntityDescription? { backend.entity(named: name) }
+
+    /// Makes the store hold `entities` (creating or migrating their tables), inside a write
+    /// transaction so that a failed import also undoes it.
+    package func ensureEntities(_ entities: [EntityDescription]) throws { try backend.ensureEntities(entities) }
 
     // MARK: Tokens
 
-    public func token(_ number: Int64) -> Token {
-        Token(storeID: storeID, transactionNumber: number)
-    }
+    public func token(_ number: Int64) -> Token { backend.token(number) }
 
     /// Parses a token and checks that it belongs to this store.
-    public func parseToken(_ text: String) throws(StoreError) -> Token {
-        let token = try Token(parsing: text)
-        guard token.storeID == storeID else {
-            throw StoreError.invalidToken(text, reason: "it belongs to another store (\(token.storeID.uuidString.lowercased())), not \(storeID.uuidString.lowercased())")
-        }
-        return token
-    }
+    public func parseToken(_ text: String) throws(StoreError) -> Token { try backend.parseToken(text) }
 
     /// The number of the last committed history transaction (0 when there is none).
-    public func lastTransactionNumber() throws(StoreError) -> Int64 {
-        try mapErrors {
-            if case .integer(let n)? = try metadata("last_transaction_number") { return n }
-            return 0
-        }
-    }
+    public func lastTransactionNumber() throws(StoreError) -> Int64 { try backend.lastTransactionNumber() }
+
+    // MARK: Until every stage speaks through the backend protocol (Docs/ARCHITECTURE.md)
+
+    package var connection: Connection { backend.connection }
+    var capture: ChangeCapture { backend.capture }
+    var transactionState: TransactionState { backend.transactionState }
+    package func mapErrors<T>(_ body: () throws -> T) throws(StoreError) -> T { try backend.mapErrors(body) }
+    package func storeError(from error: any Error) -> StoreError { backend.storeError(from: error) }
+    package func metadata(_ key: String) throws -> Value? { try backend.metadata(key) }
 }
