@@ -44,65 +44,39 @@ public struct ConsumerRegistry {
         self.store = store
     }
 
-    private static let columns = "name, kind, token_number, entities, attributes, exclude_authors, created_at, last_replay_at"
-
     public func all() throws -> [Consumer] {
-        try store.mapErrors {
-            try store.connection.rows("SELECT \(Self.columns) FROM importer_consumer ORDER BY kind, name").map(Self.decode)
-        }
+        try store.backend.consumers()
     }
 
     public func consumer(named name: String) throws -> Consumer {
-        let rows = try store.mapErrors { try store.connection.rows("SELECT \(Self.columns) FROM importer_consumer WHERE name = ?1", [.text(name)]) }
-        guard let row = rows.first else { throw HistoryError.unknownConsumer(name) }
-        return try Self.decode(row)
-    }
-
-    private static func decode(_ row: [Value]) throws -> Consumer {
-        func list(_ value: Value) -> [String] {
-            (try? JSONDecoder().decode([String].self, from: Data((value.stringValue ?? "[]").utf8))) ?? []
-        }
-        guard case .integer(let token) = row[2] else { throw HistoryError.unknownConsumer(row[0].stringValue ?? "") }
-        return Consumer(name: row[0].stringValue ?? "", kind: Consumer.Kind(rawValue: row[1].stringValue ?? "") ?? .external,
-                        tokenNumber: token, entities: list(row[3]), attributes: list(row[4]), excludedAuthors: list(row[5]),
-                        createdAt: row[6].stringValue ?? "", lastReplayAt: row[7].stringValue)
-    }
-
-    private static func encode(_ list: [String]) -> Value {
-        .text(String(decoding: (try? JSONEncoder().encode(list)) ?? Data("[]".utf8), as: UTF8.self))
+        guard let consumer = try store.backend.consumer(named: name) else { throw HistoryError.unknownConsumer(name) }
+        return consumer
     }
 
     /// Adds a consumer. Call inside a write transaction.
     public func add(_ consumer: Consumer) throws {
         if let problem = Consumer.problem(withName: consumer.name) { throw HistoryError.invalidName(problem) }
-        let existing = try store.connection.scalar("SELECT count(*) FROM importer_consumer WHERE name = ?1", [.text(consumer.name)])
-        guard existing == .integer(0) else { throw HistoryError.consumerExists(consumer.name) }
-        try store.connection.execute("INSERT INTO importer_consumer (\(Self.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [
-            .text(consumer.name), .text(consumer.kind.rawValue), .integer(consumer.tokenNumber), Self.encode(consumer.entities),
-            Self.encode(consumer.attributes), Self.encode(consumer.excludedAuthors), .text(consumer.createdAt),
-            consumer.lastReplayAt.map(Value.text) ?? .null,
-        ])
+        guard try store.backend.insertConsumer(consumer) else { throw HistoryError.consumerExists(consumer.name) }
     }
 
     public func remove(_ name: String) throws {
-        try store.connection.execute("DELETE FROM importer_consumer WHERE name = ?1", [.text(name)])
-        guard store.connection.changes == 1 else { throw HistoryError.unknownConsumer(name) }
+        guard try store.backend.deleteConsumer(named: name) else { throw HistoryError.unknownConsumer(name) }
     }
 
     /// Moves the consumer's token (and stamps the replay time). Call inside the write transaction
     /// that consumed the changes, so both commit together.
     public func setToken(_ name: String, to number: Int64, replayed: Bool = true) throws {
-        try store.connection.execute("UPDATE importer_consumer SET token_number = ?2, last_replay_at = coalesce(?3, last_replay_at) WHERE name = ?1",
-                                     [.text(name), .integer(number), replayed ? .text(Timestamp.now()) : .null])
-        guard store.connection.changes == 1 else { throw HistoryError.unknownConsumer(name) }
+        guard try store.backend.setConsumerToken(name, to: number, replayedAt: replayed ? Timestamp.now() : nil) else {
+            throw HistoryError.unknownConsumer(name)
+        }
     }
 
     /// Moves the consumer's token from `from` to `to` (after it received the changes), unless
     /// another reader moved it meanwhile. Call inside a write transaction.
     public func advanceToken(_ name: String, from: Int64, to: Int64) throws {
-        try store.connection.execute("UPDATE importer_consumer SET token_number = ?3, last_replay_at = ?4 WHERE name = ?1 AND token_number = ?2",
-                                     [.text(name), .integer(from), .integer(to), .text(Timestamp.now())])
-        guard store.connection.changes == 1 else { throw HistoryError.tokenMoved(consumer: name) }
+        guard try store.backend.advanceConsumerToken(name, from: from, to: to, at: Timestamp.now()) else {
+            throw HistoryError.tokenMoved(consumer: name)
+        }
     }
 
     /// Throws `expiredToken` when the consumer needs history that was purged.
@@ -142,13 +116,5 @@ extension ConsumerRegistry {
             return ConsumerStatus(consumer: consumer, token: store.token(consumer.tokenNumber).description, expired: expired,
                                   lag: expired ? nil : try lag(of: consumer))
         }
-    }
-}
-
-extension Store {
-    /// History of transactions up to this number was purged (0: nothing was).
-    public func purgedThrough() throws -> Int64 {
-        if case .integer(let n)? = try metadata("purged_through") { return n }
-        return 0
     }
 }

@@ -96,22 +96,7 @@ public struct HistoryPurger {
         guard through > already else {
             return PurgeResult(purgedThrough: already, transactions: 0, changes: 0, expiredConsumers: [])
         }
-        var changes = 0
-        for entity in store.entities {
-            let schema = EntitySchema(entity: entity)
-            guard case .integer(let last)? = try store.connection.scalar(
-                "SELECT max(last_change_id) FROM importer_transaction_entity WHERE entity = ?1 AND transaction_number <= ?2",
-                [.text(entity.name), .integer(through)]) else { continue }
-            try store.connection.execute("DELETE FROM \(schema.changeTable) WHERE \"change_id\" <= ?1", [.integer(last)])
-            changes += store.connection.changes
-        }
-        try store.connection.execute("DELETE FROM importer_transaction_entity WHERE transaction_number <= ?1", [.integer(through)])
-        try store.connection.execute("DELETE FROM importer_transaction WHERE number <= ?1", [.integer(through)])
-        let transactions = store.connection.changes
-        try store.connection.execute("""
-            INSERT INTO importer_metadata (key, value) VALUES ('purged_through', ?1), ('purged_at', ?2)
-            ON CONFLICT(key) DO UPDATE SET value = excluded.value
-            """, [.integer(through), .text(Timestamp.now())])
+        let (transactions, changes) = try store.backend.purgeHistory(through: through)
         return PurgeResult(purgedThrough: through, transactions: transactions, changes: changes, expiredConsumers: expiring)
     }
 }

@@ -20,7 +20,7 @@ public final class HistoryWatcher {
 
     /// True when another process committed since the last check (or on the first check).
     public func hasNewCommits() throws -> Bool {
-        let version = try store.connection.dataVersion()
+        let version = try store.backend.commitMarker()
         defer { dataVersion = version }
         return dataVersion != version
     }

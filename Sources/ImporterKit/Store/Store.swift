@@ -85,6 +85,9 @@ public final class Store {
     /// The number of the last committed history transaction (0 when there is none).
     public func lastTransactionNumber() throws(StoreError) -> Int64 { try backend.lastTransactionNumber() }
 
+    /// History of transactions up to this number was purged (0: nothing was).
+    public func purgedThrough() throws(StoreError) -> Int64 { try backend.purgedThrough() }
+
     // MARK: Until every stage speaks through the backend protocol (Docs/ARCHITECTURE.md)
 
     package var connection: Connection { backend.connection }

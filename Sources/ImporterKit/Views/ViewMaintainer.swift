@@ -56,7 +56,7 @@ public struct ViewMaintainer {
                 continue
             }
             let schema = try schema(view)
-            if let range = try HistoryReader(store: store).changeIDs(of: view.entity, after: consumer.tokenNumber, through: head) {
+            if let range = try store.backend.changeIDs(of: view.entity, after: consumer.tokenNumber, through: head) {
                 // A delta as large as a good part of the table costs more than recomputing the view
                 // (measured: ~1.3 µs per change row against ~0.5 µs per table row). The table is
                 // only counted when the delta could be that large: ids are never reused, so the last

@@ -1,0 +1,64 @@
+import Foundation
+
+/// What a store backend does, in the model's language: the seam between the stages above the
+/// store (history, views, pipeline, reports, the CLI) and one database (SQLite today; PostgreSQL
+/// is the second implementation). No SQL crosses it.
+///
+/// Invariants every backend keeps:
+/// - `write` takes the store's single writer lock up front and holds it until commit or rollback
+///   (`StoreError.locked` after the wait); `read` sees one consistent snapshot and never waits for
+///   a writer.
+/// - Methods that change the store are called inside `write`; the others inside `read` or `write`.
+/// - History is ordered by transaction number; a change belongs to exactly one transaction; a
+///   consumer's token is the number of the last transaction it consumed.
+/// - Errors are `StoreError`s that name the store, never raw database errors.
+///
+/// The protocol is synchronous: a stage runs one command against one store on one thread, and
+/// SQLite's C API is synchronous. An asynchronous client (postgres-nio) implements it by running
+/// its event loop on its own threads and waiting for each call's future on the caller's thread;
+/// see Docs/ARCHITECTURE.md.
+public protocol StoreBackend: AnyObject {
+    var path: String { get }
+    var options: Store.Options { get }
+    var storeID: UUID { get }
+    /// The entities the store holds, as registered.
+    var entities: [EntityDescription] { get }
+
+    func write<T>(_ body: () throws -> T) throws -> T
+    func read<T>(_ body: () throws -> T) throws -> T
+    /// Makes the work running on the store fail (from any thread), so its transaction rolls back.
+    func interrupt()
+    func reloadEntities() throws(StoreError)
+    /// A value that changes whenever another process commits to the store (watch polls it).
+    func commitMarker() throws(StoreError) -> Int64
+
+    // MARK: History
+
+    /// The number of the last committed history transaction (0 when there is none).
+    func lastTransactionNumber() throws(StoreError) -> Int64
+    /// History of the transactions up to this number was purged (0: none was).
+    func purgedThrough() throws(StoreError) -> Int64
+    /// Transactions with `after < number <= through`, oldest first, at most `limit`.
+    func transactions(after: Int64, through: Int64, limit: Int?) throws(StoreError) -> [HistoryTransaction]
+    /// The last kept transaction with a timestamp before `timestamp`, or nil.
+    func lastTransaction(before timestamp: String) throws(StoreError) -> Int64?
+    /// Each change of the transactions `after < number <= through` that `filter` selects, in
+    /// history order, stopping after `limit` changes; streamed (bounded memory).
+    func forEachChange(after: Int64, through: Int64, filter: ChangeFilter, limit: Int?, _ body: (Change) throws -> Void) throws
+    /// Deletes the history of the transactions up to `through` and records the purged boundary.
+    func purgeHistory(through: Int64) throws(StoreError) -> (transactions: Int, changes: Int)
+
+    // MARK: Consumers
+
+    func consumers() throws(StoreError) -> [Consumer]
+    func consumer(named name: String) throws(StoreError) -> Consumer?
+    /// Adds a consumer; false when one of that name exists.
+    func insertConsumer(_ consumer: Consumer) throws(StoreError) -> Bool
+    /// Removes a consumer; false when there is none of that name.
+    func deleteConsumer(named name: String) throws(StoreError) -> Bool
+    /// Sets a consumer's token (and its last replay time, when given); false when it does not exist.
+    func setConsumerToken(_ name: String, to number: Int64, replayedAt: String?) throws(StoreError) -> Bool
+    /// Moves a consumer's token from `from` to `to` unless another reader moved it meanwhile
+    /// (compare-and-set); false when it did not move.
+    func advanceConsumerToken(_ name: String, from: Int64, to: Int64, at timestamp: String) throws(StoreError) -> Bool
+}
