@@ -62,13 +62,8 @@ public final class ImportSession {
                 return result
             }
         } catch let rollback as DryRunRollback {
-            store.capture.reset()
-            try? store.reloadEntities()
             return rollback.result
         } catch {
-            // The SQLite transaction rolled back: forget what this run left in memory.
-            store.capture.reset()
-            try? store.reloadEntities()
             if let signal = cancellation?.raised { throw .interrupted(signal: signal) }
             switch error {
             case let error as ImportError: throw error
@@ -76,23 +71,6 @@ public final class ImportSession {
             case let error as ModelError: throw .model(error)
             default: throw .store(store.storeError(from: error))
             }
-        }
-    }
-
-    /// The run's state for one entity.
-    private final class EntityRun {
-        let entity: EntityDescription
-        /// The keys written so far, shared by all the entity's feeds.
-        let seen: SeenKeys
-        let merger: DuplicateMerger
-        /// One upserter per set of supplied columns (feeds of one entity may supply different ones).
-        var upserters: [[Int]: BatchUpserter] = [:]
-        var rejected = 0
-
-        init(entity: EntityDescription, connection: Connection, transaction: OpenTransaction) throws {
-            self.entity = entity
-            seen = try SeenKeys(connection: connection, entity: entity)
-            merger = try DuplicateMerger(connection: connection, entity: entity, transaction: transaction)
         }
     }
 
@@ -105,87 +83,59 @@ public final class ImportSession {
         }
         try store.ensureEntities(entities)
         let created = options.replayViews ? try ViewRegistry(store: store).ensure(model.views) : []
-        let history = HistoryWriter(store: store)
-        let transaction = try history.begin(entities)
-        let number = transaction.number
-        defer { store.transactionState.number = nil }
-        var runs: [String: EntityRun] = [:]
-        let guards = try SyncGuards(options: options, entities: entities, connection: store.connection)
-        for entity in entities {
-            runs[entity.name] = try EntityRun(entity: entity, connection: store.connection, transaction: transaction)
-        }
+        let transaction = try store.backend.beginImport(entities)
+        let guards = try SyncGuards(options: options, entities: entities, recordCount: store.backend.recordCount(of:))
+        var rejected: [String: Int] = [:]
         var rejects: [Reject] = []
-        var rejectCount = 0
-        let rejectStore = RejectStore(store: store)
-        var rejectRun: Int64?
-        var insertReject: Statement?
         let startedAt = Timestamp.now()
-
         for feed in feeds {
-            guard let run = runs[feed.mapping.entity] else { continue }
-            let entity = run.entity
+            guard let entity = entities.first(where: { $0.name == feed.mapping.entity }) else { continue }
             let input = try MappedFeed(feed, entity: entity)
             let source = input.source.name
             logger.debug("reading feed", metadata: ["source": "\(source)", "format": "\(feed.mapping.format.rawValue)", "mapping": "\(feed.mapping.name)"])
             let columns = input.mapper.columns
-            var upserter: BatchUpserter?
             func progress() -> ImportProgress {
                 ImportProgress(source: source, records: input.records, bytesRead: input.progress.read, totalBytes: input.progress.total)
             }
             try input.read(batchSize: options.batchSize) { reject in
-                rejectCount += 1
-                run.rejected += 1
+                rejected[entity.name, default: 0] += 1
+                let count = rejected.values.reduce(0, +)
                 if rejects.count < 100 { rejects.append(reject) }
                 rejectSink?.write(reject)
-                if rejectCount > options.maxRejects {
-                    throw ImportError.tooManyRejects(count: rejectCount, limit: options.maxRejects, rejects: rejects)
+                if count > options.maxRejects {
+                    throw ImportError.tooManyRejects(count: count, limit: options.maxRejects, rejects: rejects)
                 }
-                if rejectRun == nil {
-                    rejectRun = try rejectStore.allocateRun()
-                    insertReject = try rejectStore.insertStatement()
-                }
-                if let rejectRun, let insertReject { try rejectStore.insert(reject, run: rejectRun, using: insertReject, at: startedAt) }
+                try transaction.recordReject(reject, at: startedAt)
             } onBatch: { batch in
-                // Created at the first batch: a feed with no records (and maybe no fields) writes nothing.
-                if upserter == nil {
-                    upserter = try run.upserters[columns] ?? BatchUpserter(
-                        connection: store.connection, capture: store.capture, entity: entity, columns: columns, seen: run.seen, duplicates: run.merger)
-                    run.upserters[columns] = upserter
-                }
-                try upserter?.write(batch, sorted: options.sortBatches)
+                try transaction.upsert(batch, of: entity, columns: columns, sorted: options.sortBatches)
                 try checkCancellation()
                 onProgress?(progress())
             }
-            logger.info("read feed", metadata: ["source": "\(source)", "records": "\(input.records)", "rejected": "\(run.rejected)"])
+            logger.info("read feed", metadata: ["source": "\(source)", "records": "\(input.records)", "rejected": "\(rejected[entity.name] ?? 0)"])
             guards.feedRead(source: source, entity: entity.name, records: input.records)
             onProgress?(progress())
         }
 
         try checkCancellation()
         if options.sync {
-            for entity in entities { _ = try history.deleteRecords(entity, where: SeenKeys.unseenCondition(entity), in: transaction) }
+            for entity in entities { _ = try transaction.deleteRecordsNotWritten(entity) }
         }
-        var counts: [(String, ChangeCounts, ClosedRange<Int64>?)] = []
+        var counts: [(String, ChangeCounts)] = []
         for entity in entities {
-            var (entityCounts, changeIDs) = try history.recordChanges(entity, in: transaction)
-            guard let run = runs[entity.name] else { continue }
-            let seen = try SeenKeys.count(entity, in: store.connection)
-            entityCounts.unchanged = seen - entityCounts.inserted - entityCounts.updated
-            entityCounts.rejected = run.rejected
-            entityCounts.duplicates = run.seen.duplicates
-            counts.append((entity.name, entityCounts, changeIDs))
+            var entityCounts = try transaction.closeEntity(entity)
+            entityCounts.rejected = rejected[entity.name] ?? 0
+            counts.append((entity.name, entityCounts))
         }
         let refusals = guards.refusals(deleted: counts.map { ($0.0, $0.1.deleted) })
         guard refusals.isEmpty else {
-            var result = ImportResult(transactionNumber: nil, entities: counts.map { ($0.0, $0.1) }, rejects: rejects)
+            var result = ImportResult(transactionNumber: nil, entities: counts, rejects: rejects)
             result.refusals = refusals
             return result
         }
         let metadata = TransactionMetadata(author: options.author, context: options.context, sources: feeds.map(\.path))
-        let wrote = try history.finish(number, metadata: metadata, entities: counts)
-        var result = ImportResult(transactionNumber: wrote ? number : nil, entities: counts.map { ($0.0, $0.1) }, rejects: rejects)
-        result.rejectRun = rejectRun
-        if let rejectRun, wrote { try rejectStore.tag(run: rejectRun, transaction: number) }
+        let wrote = try transaction.finish(metadata: metadata, counts: counts)
+        var result = ImportResult(transactionNumber: wrote ? transaction.number : nil, entities: counts, rejects: rejects)
+        result.rejectRun = transaction.rejectRun
         if options.replayViews { try replayViews(into: &result, created: created) }
         return result
     }

@@ -9,12 +9,11 @@ final class SyncGuards {
     private var stored: [String: Int] = [:]
     private var emptyFeeds: [(source: String, entity: String)] = []
 
-    init(options: ImportOptions, entities: [EntityDescription], connection: Connection) throws {
+    /// `recordCount`: how many records an entity holds (asked only for a sync).
+    init(options: ImportOptions, entities: [EntityDescription], recordCount: (EntityDescription) throws -> Int) throws {
         self.options = options
         guard options.sync else { return }
-        for entity in entities {
-            stored[entity.name] = Int(try connection.integer("SELECT count(*) FROM \(SQLIdentifier.quoted(entity.tableName))"))
-        }
+        for entity in entities { stored[entity.name] = try recordCount(entity) }
     }
 
     /// Notes a feed once read: `records` read from it, rejected ones included.

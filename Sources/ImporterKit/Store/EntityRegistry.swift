@@ -93,7 +93,7 @@ enum EntityRegistry {
 extension SQLiteStore {
     /// Makes the store hold `entities` (creating or migrating their tables). Must be called inside
     /// a write transaction, so a failed import also undoes it.
-    func ensureEntities(_ entities: [EntityDescription]) throws {
+    public func ensureEntities(_ entities: [EntityDescription]) throws {
         self.entities = try EntityRegistry.ensure(entities, in: connection, registered: try EntityRegistry.load(connection))
     }
 }

@@ -3,10 +3,14 @@
 /// A run gets a number (`importer_metadata.last_run_number`) only when it stores rejects, so a run
 /// that changes nothing and rejects nothing still writes nothing.
 public struct RejectStore {
-    public let store: Store
+    private let backend: SQLiteStore
 
     public init(store: Store) {
-        self.store = store
+        backend = store.backend
+    }
+
+    init(store: SQLiteStore) {
+        backend = store
     }
 
     /// A run's rejects, summarized.
@@ -21,8 +25,8 @@ public struct RejectStore {
     /// Allocates the next run number. Call inside the run's write transaction.
     func allocateRun() throws -> Int64 {
         let last: Int64
-        if case .integer(let n)? = try store.metadata("last_run_number") { last = n } else { last = 0 }
-        try store.connection.execute("""
+        if case .integer(let n)? = try backend.metadata("last_run_number") { last = n } else { last = 0 }
+        try backend.connection.execute("""
             INSERT INTO importer_metadata (key, value) VALUES ('last_run_number', ?1)
             ON CONFLICT(key) DO UPDATE SET value = excluded.value
             """, [.integer(last + 1)])
@@ -30,7 +34,7 @@ public struct RejectStore {
     }
 
     func insertStatement() throws -> Statement {
-        try store.connection.prepare("""
+        try backend.connection.prepare("""
             INSERT INTO importer_reject (run, created_at, source, line, "column", record, path, entity, attribute, reason, value)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
             """)
@@ -46,12 +50,12 @@ public struct RejectStore {
     }
 
     func tag(run: Int64, transaction: Int64) throws {
-        try store.connection.execute("UPDATE importer_reject SET transaction_number = ?2 WHERE run = ?1", [.integer(run), .integer(transaction)])
+        try backend.connection.execute("UPDATE importer_reject SET transaction_number = ?2 WHERE run = ?1", [.integer(run), .integer(transaction)])
     }
 
     public func runs() throws -> [RunSummary] {
-        try store.mapErrors {
-            try store.connection.rows("""
+        try backend.mapErrors {
+            try backend.connection.rows("""
                 SELECT run, max(transaction_number), min(created_at), count(*), group_concat(DISTINCT source) FROM importer_reject
                 GROUP BY run ORDER BY run
                 """).map { row in
@@ -64,17 +68,17 @@ public struct RejectStore {
 
     /// The rejects of a run (the latest when nil), in the order they were met.
     public func rejects(run: Int64?) throws -> (run: Int64?, rejects: [Reject]) {
-        try store.mapErrors {
+        try backend.mapErrors {
             let number: Int64?
             if let run {
                 number = run
-            } else if case .integer(let n)? = try store.connection.scalar("SELECT max(run) FROM importer_reject") {
+            } else if case .integer(let n)? = try backend.connection.scalar("SELECT max(run) FROM importer_reject") {
                 number = n
             } else {
                 number = nil
             }
             guard let number else { return (nil, []) }
-            let rejects = try store.connection.rows("""
+            let rejects = try backend.connection.rows("""
                 SELECT source, line, "column", record, path, entity, attribute, reason, value FROM importer_reject WHERE run = ?1 ORDER BY id
                 """, [.integer(number)]).map { row in
                 Reject(location: SourceLocation(source: row[0].stringValue ?? "", line: Int(row[1].doubleValue ?? 0), column: Int(row[2].doubleValue ?? 0),
@@ -88,10 +92,10 @@ public struct RejectStore {
     /// Deletes the rejects of one run, or all; returns how many. Call inside a write transaction.
     public func clear(run: Int64?) throws -> Int {
         if let run {
-            try store.connection.execute("DELETE FROM importer_reject WHERE run = ?1", [.integer(run)])
+            try backend.connection.execute("DELETE FROM importer_reject WHERE run = ?1", [.integer(run)])
         } else {
-            try store.connection.execute("DELETE FROM importer_reject")
+            try backend.connection.execute("DELETE FROM importer_reject")
         }
-        return store.connection.changes
+        return backend.connection.changes
     }
 }

@@ -48,6 +48,15 @@ public protocol StoreBackend: AnyObject {
     /// Deletes the history of the transactions up to `through` and records the purged boundary.
     func purgeHistory(through: Int64) throws(StoreError) -> (transactions: Int, changes: Int)
 
+    // MARK: Imports
+
+    /// Creates or migrates the entities' tables (inside `write`).
+    func ensureEntities(_ entities: [EntityDescription]) throws
+    /// Opens an import of `entities` (inside `write`, after `ensureEntities`).
+    func beginImport(_ entities: [EntityDescription]) throws -> any ImportTransaction
+    /// How many records of `entity` the store holds.
+    func recordCount(of entity: EntityDescription) throws(StoreError) -> Int
+
     // MARK: Consumers
 
     func consumers() throws(StoreError) -> [Consumer]

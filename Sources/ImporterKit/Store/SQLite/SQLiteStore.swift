@@ -138,6 +138,9 @@ public final class SQLiteStore {
             return result
         } catch {
             if connection.isInTransaction { try? connection.execute("ROLLBACK") }
+            // Forget what the rolled-back work left in memory: captured updates, migrated entities.
+            capture.reset()
+            try? reloadEntities()
             throw error is SQLiteError ? storeError(from: error) : error
         }
     }

@@ -1,23 +1,5 @@
 import Foundation
 
-/// Who wrote a history transaction and from where (Core Data's author and context name).
-public struct TransactionMetadata: Sendable, Equatable {
-    public var author: String
-    public var context: String
-    public var processID: Int
-    public var host: String
-    public var sources: [String]
-
-    public init(author: String, context: String, processID: Int = Int(ProcessInfo.processInfo.processIdentifier),
-                host: String = ProcessInfo.processInfo.hostName, sources: [String]) {
-        self.author = author
-        self.context = context
-        self.processID = processID
-        self.host = host
-        self.sources = sources
-    }
-}
-
 /// A history transaction being written: its number, and for each entity the last record id and
 /// change id assigned before it began (records above the first are the ones it inserts; its change
 /// rows are the ones above the second).
@@ -34,7 +16,7 @@ struct OpenTransaction {
 /// writes the transaction row with its counts and change-id ranges, or nothing when no record
 /// changed.
 struct HistoryWriter {
-    let store: Store
+    let store: SQLiteStore
 
     /// Allocates the next transaction number and makes the triggers use it. Call inside the write
     /// transaction, after taking the write lock.
