@@ -57,6 +57,29 @@ public protocol StoreBackend: AnyObject {
     /// How many records of `entity` the store holds.
     func recordCount(of entity: EntityDescription) throws(StoreError) -> Int
 
+    // MARK: Derived views
+
+    func registeredViews() throws(StoreError) -> [ViewDefinition]
+    /// Creates the view's (empty) table and registers its definition; `replacing` an earlier
+    /// definition of the same name, else refusing a table of that name.
+    func installView(_ view: ViewDefinition, replacing: Bool) throws
+    /// The view's rows by group values: its storage columns after the groups.
+    func viewRows(_ view: ViewDefinition) throws -> [[Value]: [Value]]
+    /// The rows a full recomputation of the view gives, keyed the same way.
+    func recomputedViewRows(_ view: ViewDefinition) throws -> [[Value]: [Value]]
+    /// The view's group and aggregate columns, rows ordered by group.
+    func orderedViewRows(_ view: ViewDefinition) throws -> (columns: [String], rows: [[Value]])
+    /// Applies the changes with ids in `changes` to the view's groups (counting the groups
+    /// inserted, updated, deleted and recomputed into `effect`).
+    func applyViewChanges(_ view: ViewDefinition, changes: ClosedRange<Int64>, into effect: inout ViewEffect) throws
+    /// Recomputes the views' rows from their entity tables.
+    func rebuildViews(_ views: [ViewDefinition]) throws
+    /// The ids of an entity's changes in the transactions `after < number <= through` (opaque,
+    /// ordered; each transaction's are contiguous), or nil when there are none.
+    func changeRange(of entity: String, after: Int64, through: Int64) throws -> ClosedRange<Int64>?
+    /// A cheap upper bound of `recordCount(of:)`.
+    func recordCountUpperBound(of entity: EntityDescription) throws -> Int64
+
     // MARK: Consumers
 
     func consumers() throws(StoreError) -> [Consumer]

@@ -9,11 +9,7 @@ public struct ViewRegistry {
     }
 
     public func all() throws -> [ViewDefinition] {
-        try store.mapErrors {
-            try store.connection.rows("SELECT definition FROM importer_view ORDER BY name").compactMap { row in
-                try row[0].stringValue.map { try JSONDecoder().decode(ViewDefinition.self, from: Data($0.utf8)) }
-            }
-        }
+        try store.backend.registeredViews()
     }
 
     public func view(named name: String) throws -> ViewDefinition {
@@ -25,9 +21,7 @@ public struct ViewRegistry {
     /// consumers. Must run inside a write transaction, after the entities are ensured. Returns the
     /// views created, which the caller builds (views are derived data: a changed definition is
     /// simply rebuilt).
-    func ensure(_ views: [ViewDefinition]) throws -> [ViewDefinition] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
+    package func ensure(_ views: [ViewDefinition]) throws -> [ViewDefinition] {
         let registered = try all()
         let consumers = ConsumerRegistry(store: store)
         var created: [ViewDefinition] = []
@@ -35,18 +29,7 @@ public struct ViewRegistry {
             guard let entity = store.entity(named: view.entity) else { continue }
             let problems = view.problems(entity: entity)
             guard problems.isEmpty else { throw ModelError.problems(problems) }
-            if try store.connection.scalar("SELECT count(*) FROM sqlite_master WHERE name = ?1 COLLATE NOCASE AND type = 'table'", [.text(view.name)]) != .integer(0),
-               !registered.contains(where: { $0.name == view.name }) {
-                throw StoreError.incompatibleModel(entity: view.entity, reason: "view \(view.name): a table of that name already exists")
-            }
-            let schema = ViewSchema(view: view, entity: entity)
-            try store.connection.execute(schema.dropStatement)
-            for statement in schema.createStatements { try store.connection.execute(statement) }
-            let definition = String(decoding: try encoder.encode(view), as: UTF8.self)
-            try store.connection.execute("""
-                INSERT INTO importer_view (name, entity, definition, registered_at) VALUES (?1, ?2, ?3, ?4)
-                ON CONFLICT(name) DO UPDATE SET entity = excluded.entity, definition = excluded.definition, registered_at = excluded.registered_at
-                """, [.text(view.name), .text(view.entity), .text(definition), .text(Timestamp.now())])
+            try store.backend.installView(view, replacing: registered.contains { $0.name == view.name })
             if (try? consumers.consumer(named: view.name)) == nil {
                 try consumers.add(Consumer(name: view.name, kind: .view, tokenNumber: 0, entities: [view.entity]))
             }

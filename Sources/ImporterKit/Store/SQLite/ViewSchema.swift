@@ -20,9 +20,7 @@ struct ViewSchema {
     }
 
     /// The columns written for each aggregate (an average keeps its sum and count too).
-    func storageColumns(_ aggregate: Aggregate) -> [String] {
-        aggregate.function == .avg ? [aggregate.name, "importer_sum_\(aggregate.name)", "importer_count_\(aggregate.name)"] : [aggregate.name]
-    }
+    func storageColumns(_ aggregate: Aggregate) -> [String] { ViewDefinition.storageColumns(aggregate) }
 
     var createStatements: [String] {
         var columns = view.groupBy.map { "\(Self.q($0)) \(type(of: $0).sqlType)" }
@@ -69,9 +67,7 @@ struct ViewSchema {
         return sql + " GROUP BY \(groups.joined(separator: ", "))"
     }
 
-    var allColumns: [String] {
-        view.groupBy + view.aggregates.flatMap(storageColumns) + [Self.rows]
-    }
+    var allColumns: [String] { view.storageColumns }
 
     /// Recomputes every group from the entity table into the view table (emptied first).
     var rebuild: [String] {
