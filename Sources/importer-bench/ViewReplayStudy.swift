@@ -9,7 +9,7 @@ import ImporterKit
 ///   find no difference;
 /// - **rebuild**: `ViewMaintainer.rebuild(view)` for every view (what `importer views rebuild` runs).
 ///
-/// Each pass runs inside one write transaction (`store.connection.transaction(immediate: true)`)
+/// Each pass runs inside one write transaction (`store.write`)
 /// that is rolled back, so every pass starts from the same store; the two kinds alternate which
 /// goes first, `repeats` times, and the fastest time of each view (and of each pass's total) is
 /// reported. Timed: each `replay` / `rebuild` call (not BEGIN, verify, or ROLLBACK). Target (the
@@ -99,7 +99,7 @@ enum ViewReplayStudy {
         // What part of a replay is the entity table's `count(*)` (replay's "delta too large?" guard, once per view).
         let table = SQLIdentifier.quoted(store.entity(named: views[0].entity)?.tableName ?? "fireball")
         let countSeconds = try (0..<max(repeats, 3)).map { _ in
-            try Stopwatch.seconds { try store.connection.scalar("SELECT count(*) FROM \(table)") }.1
+            try Stopwatch.seconds { try connectionOf(store).scalar("SELECT count(*) FROM \(table)") }.1
         }.min() ?? .nan
 
         // 4. The table.
@@ -144,6 +144,12 @@ enum ViewReplayStudy {
         return Outcome(table: report, passed: differences.isEmpty && fellBack.isEmpty)
     }
 
+    /// The SQLite connection of the benchmark's store.
+    private static func connectionOf(_ store: Store) throws -> Connection {
+        guard let connection = store.sqliteConnection else { throw BenchError.failed("view replay study: the store is not SQLite") }
+        return connection
+    }
+
     /// Runs `body` in a write transaction and rolls it back; returns what `body` returned.
     private static func rolledBack<T>(_ store: Store, _ body: () throws -> T) throws -> T {
         var result: T?
@@ -153,7 +159,7 @@ enum ViewReplayStudy {
                 throw RollBack()
             }
         } catch is RollBack {}
-        guard let result, !store.connection.isInTransaction else { throw BenchError.failed("view replay study: the pass did not roll back") }
+        guard let result, !(try connectionOf(store)).isInTransaction else { throw BenchError.failed("view replay study: the pass did not roll back") }
         return result
     }
 
@@ -162,13 +168,13 @@ enum ViewReplayStudy {
     private static func deltaSize(_ view: ViewDefinition, store: Store) throws -> (changes: Int, relevant: Int) {
         guard let entity = store.entity(named: view.entity) else { throw BenchError.failed("view \(view.name): no entity \(view.entity)") }
         let token = try ConsumerRegistry(store: store).consumer(named: view.name).tokenNumber
-        guard let range = try store.connection.rows("""
+        guard let range = try connectionOf(store).rows("""
             SELECT min(first_change_id), max(last_change_id) FROM importer_transaction_entity WHERE entity = ?1 AND transaction_number > ?2
             """, [.text(view.entity), .integer(token)]).first,
             case .integer(let low) = range[0], case .integer(let high) = range[1] else { return (0, 0) }
         let touches = view.storedAttributes(of: entity).sorted().map { "instr(',' || \"changed\" || ',', ',\($0),') > 0" }
         let relevant = touches.isEmpty ? "\"type\" <> 'update'" : "\"type\" <> 'update' OR \(touches.joined(separator: " OR "))"
-        let counts = try store.connection.rows("""
+        let counts = try connectionOf(store).rows("""
             SELECT count(*), coalesce(sum(\(relevant)), 0) FROM \(EntitySchema(entity: entity).changeTable) WHERE "change_id" BETWEEN ?1 AND ?2
             """, [.integer(low), .integer(high)])
         guard let row = counts.first, case .integer(let changes) = row[0], case .integer(let relevantCount) = row[1] else { return (0, 0) }

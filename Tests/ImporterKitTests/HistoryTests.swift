@@ -52,7 +52,7 @@ import Testing
         #expect(throws: SQLiteError.self) { try outsider.execute("DELETE FROM fireball") }
         // Neither can importer's own connection outside an import.
         let store = try Store(path: path)
-        #expect(throws: SQLiteError.self) { try store.connection.execute("UPDATE fireball SET energy = 1") }
+        #expect(throws: SQLiteError.self) { try #require(store.sqliteConnection).execute("UPDATE fireball SET energy = 1") }
         #expect(try fireballRows(path).count == 10)
     }
 
@@ -88,7 +88,7 @@ import Testing
         let result = try ImportSession(store: store, model: model, options: ImportOptions()).run([FeedInput(path: sample("fireball-2024.json"), mapping: mapping)])
         #expect(result.transactionNumber == nil)
         #expect(store.entity(named: "Fireball")?.attribute(named: "station") != nil)
-        #expect(try store.connection.scalar("SELECT count(*) FROM pragma_table_info('fireball') WHERE name = 'station'") == .integer(1))
+        #expect(try #require(store.sqliteConnection).scalar("SELECT count(*) FROM pragma_table_info('fireball') WHERE name = 'station'") == .integer(1))
 
         var retyped = FireballModel.entity
         retyped.attributes[1].type = .text
@@ -129,9 +129,9 @@ import Testing
         defer { directory.cleanup() }
         let path = directory.path("s.sqlite")
         let store = try Store(path: path)
-        #expect(try store.connection.scalar("PRAGMA user_version") == .integer(Int64(StoreSchema.version)))
-        #expect(try store.connection.scalar("PRAGMA application_id") == .integer(StoreSchema.applicationID))
-        #expect(try store.connection.scalar("PRAGMA journal_mode") == .text("wal"))
+        #expect(try #require(store.sqliteConnection).scalar("PRAGMA user_version") == .integer(Int64(StoreSchema.version)))
+        #expect(try #require(store.sqliteConnection).scalar("PRAGMA application_id") == .integer(StoreSchema.applicationID))
+        #expect(try #require(store.sqliteConnection).scalar("PRAGMA journal_mode") == .text("wal"))
         #expect(try Store(path: path).storeID == store.storeID)
     }
 }

@@ -64,7 +64,7 @@ import Testing
         defer { directory.cleanup() }
         let path = directory.path("s.sqlite")
         let store = try Store(path: path)
-        try store.connection.transaction(immediate: true) {
+        try store.write {
             for consumer in Self.consumers { try ConsumerRegistry(store: store).add(consumer) }
         }
         var received: [String: [Change]] = [:]
@@ -78,7 +78,7 @@ import Testing
             if step.replayViews && index % 2 == 1 {
                 var incremental = ViewMaintainer(store: store)
                 incremental.rebuildFactor = 0
-                try store.connection.transaction(immediate: true) { _ = try incremental.replay(try ViewRegistry(store: store).all()) }
+                try store.write { _ = try incremental.replay(try ViewRegistry(store: store).all()) }
             }
             for (consumer, limit) in zip(Self.consumers, step.reads) {
                 if let limit { received[consumer.name, default: []] += try read(consumer.name, limit: limit, store) }
@@ -87,7 +87,7 @@ import Testing
         // Finish: views to the head (incrementally), consumers to the end.
         var incremental = ViewMaintainer(store: store)
         incremental.rebuildFactor = 0
-        try store.connection.transaction(immediate: true) { _ = try incremental.replay(try ViewRegistry(store: store).all()) }
+        try store.write { _ = try incremental.replay(try ViewRegistry(store: store).all()) }
         for consumer in Self.consumers {
             while true {
                 let chunk = try read(consumer.name, limit: 2, store)
@@ -154,7 +154,7 @@ import Testing
         var changes: [Change] = []
         try HistoryReader(store: store).forEachChange(after: consumer.tokenNumber, through: through, filter: consumer.filter) { changes.append($0) }
         if through > consumer.tokenNumber {
-            try store.connection.transaction(immediate: true) {
+            try store.write {
                 try registry.advanceToken(name, from: consumer.tokenNumber, to: through)
             }
         }

@@ -73,7 +73,7 @@ import Testing
         let store = try Store(path: path)
         #expect(try store.lastTransactionNumber() == 1)
         #expect(try HistoryReader(store: store).transactions().count == 1)
-        #expect(try store.connection.scalar("SELECT count(*) FROM importer_change_fireball") == .integer(10))
+        #expect(try #require(store.sqliteConnection).scalar("SELECT count(*) FROM importer_change_fireball") == .integer(10))
     }
 
     @Test func attributesTheFeedDoesNotSupplyAreLeftUntouched() throws {

@@ -36,7 +36,7 @@ public final class Store {
     }
 
     /// The backend that holds the data.
-    public let backend: SQLiteStore
+    public let backend: any StoreBackend
 
     /// The path used when no `--store` is given: `$IMPORTER_STORE`, else `importer.sqlite`.
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
@@ -88,12 +88,10 @@ public final class Store {
     /// History of transactions up to this number was purged (0: nothing was).
     public func purgedThrough() throws(StoreError) -> Int64 { try backend.purgedThrough() }
 
-    // MARK: Until every stage speaks through the backend protocol (Docs/ARCHITECTURE.md)
-
-    package var connection: Connection { backend.connection }
-    var capture: ChangeCapture { backend.capture }
-    var transactionState: TransactionState { backend.transactionState }
-    package func mapErrors<T>(_ body: () throws -> T) throws(StoreError) -> T { try backend.mapErrors(body) }
+    /// Maps an error met while using the store to a `StoreError` naming it.
     package func storeError(from error: any Error) -> StoreError { backend.storeError(from: error) }
-    package func metadata(_ key: String) throws -> Value? { try backend.metadata(key) }
+
+    /// The SQLite connection, for the tests and the benchmark that inspect an SQLite store
+    /// directly (nil for another backend).
+    package var sqliteConnection: Connection? { (backend as? SQLiteStore)?.connection }
 }

@@ -29,6 +29,13 @@ public protocol StoreBackend: AnyObject {
     /// Makes the work running on the store fail (from any thread), so its transaction rolls back.
     func interrupt()
     func reloadEntities() throws(StoreError)
+    /// The store error for an error met while using the store (a database error named, a
+    /// `StoreError` as it is).
+    func storeError(from error: any Error) -> StoreError
+    func entity(named name: String) -> EntityDescription?
+    func token(_ number: Int64) -> Token
+    /// Parses a token and checks that it belongs to this store.
+    func parseToken(_ text: String) throws(StoreError) -> Token
     /// A value that changes whenever another process commits to the store (watch polls it).
     func commitMarker() throws(StoreError) -> Int64
 
@@ -79,6 +86,17 @@ public protocol StoreBackend: AnyObject {
     func changeRange(of entity: String, after: Int64, through: Int64) throws -> ClosedRange<Int64>?
     /// A cheap upper bound of `recordCount(of:)`.
     func recordCountUpperBound(of entity: EntityDescription) throws -> Int64
+
+    // MARK: Rejects and status
+
+    /// The runs that kept rejects, oldest first.
+    func rejectRuns() throws -> [RejectRunSummary]
+    /// The rejects of a run (the latest when nil), in the order they were met.
+    func rejects(run: Int64?) throws -> (run: Int64?, rejects: [Reject])
+    /// Deletes the rejects of one run, or all; returns how many.
+    func clearRejects(run: Int64?) throws -> Int
+    /// What the store holds, counted.
+    func statusCounts() throws -> StoreCounts
 
     // MARK: Consumers
 

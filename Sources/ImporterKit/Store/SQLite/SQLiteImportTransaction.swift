@@ -54,7 +54,7 @@ final class SQLiteImportTransaction: ImportTransaction {
     }
 
     func recordReject(_ reject: Reject, at timestamp: String) throws {
-        let rejects = RejectStore(store: store)
+        let rejects = SQLiteRejectStore(store: store)
         if rejectRun == nil {
             rejectRun = try rejects.allocateRun()
             insertReject = try rejects.insertStatement()
@@ -77,7 +77,7 @@ final class SQLiteImportTransaction: ImportTransaction {
 
     func finish(metadata: TransactionMetadata, counts: [(String, ChangeCounts)]) throws -> Bool {
         let wrote = try history.finish(number, metadata: metadata, entities: counts.map { ($0.0, $0.1, changeIDs[$0.0]) })
-        if let rejectRun, wrote { try RejectStore(store: store).tag(run: rejectRun, transaction: number) }
+        if let rejectRun, wrote { try SQLiteRejectStore(store: store).tag(run: rejectRun, transaction: number) }
         return wrote
     }
 }

@@ -75,7 +75,7 @@ public final class SQLiteStore {
     }
 
     /// The store error for an error thrown while using the store.
-    package func storeError(from error: any Error) -> StoreError {
+    public func storeError(from error: any Error) -> StoreError {
         Self.storeError(from: error, path: path, options: options)
     }
 

@@ -38,29 +38,19 @@ public struct StoreStatus: Sendable {
         func size(_ path: String) -> Int { ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0 }
         bytes = size(store.path)
         walBytes = size(store.path + "-wal")
-        let connection = store.connection
         (schemaVersion, storeID, createdAt, entities, history, consumers, rejectRuns, rejects) = try store.read {
             try store.reloadEntities()
-            let entities = try store.entities.map { entity in
-                EntityStatus(name: entity.name, table: entity.tableName, records: Int(try connection.integer("SELECT count(*) FROM \(SQLIdentifier.quoted(entity.tableName))")))
-            }
-            var changes = 0
-            for entity in store.entities {
-                changes += Int(try connection.integer("SELECT count(*) FROM \(EntitySchema(entity: entity).changeTable)"))
-            }
+            let counts = try store.backend.statusCounts()
+            let entities = zip(store.entities, counts.records).map { EntityStatus(name: $0.name, table: $0.tableName, records: $1) }
             let reader = HistoryReader(store: store)
-            let first = try connection.integer("SELECT coalesce(min(number), 0) FROM importer_transaction")
-            let last = try connection.integer("SELECT coalesce(max(number), 0) FROM importer_transaction")
             let history = HistoryStatus(
-                transactions: Int(try connection.integer("SELECT count(*) FROM importer_transaction")), changes: changes,
-                oldest: first > 0 ? try reader.transaction(first) : nil, newest: last > 0 ? try reader.transaction(last) : nil,
-                purgedThrough: try store.purgedThrough(),
-                purgedAt: try store.metadata("purged_at")?.stringValue)
+                transactions: counts.transactions, changes: counts.changes,
+                oldest: counts.oldestTransaction > 0 ? try reader.transaction(counts.oldestTransaction) : nil,
+                newest: counts.newestTransaction > 0 ? try reader.transaction(counts.newestTransaction) : nil,
+                purgedThrough: try store.purgedThrough(), purgedAt: counts.purgedAt)
             let consumers = try ConsumerRegistry(store: store).statuses()
-            return (Int(try connection.integer("PRAGMA user_version")), store.storeID.uuidString.lowercased(),
-                    try store.metadata("created_at")?.stringValue,
-                    entities, history, consumers,
-                    Int(try connection.integer("SELECT count(DISTINCT run) FROM importer_reject")), Int(try connection.integer("SELECT count(*) FROM importer_reject")))
+            return (counts.schemaVersion, store.storeID.uuidString.lowercased(), counts.createdAt, entities, history, consumers,
+                    counts.rejectRuns, counts.rejects)
         }
     }
 }

@@ -1,25 +1,12 @@
-/// Rejected records kept in the store (`importer_reject`), tagged with the run that met them.
+/// Rejected records in SQLite (`importer_reject`), tagged with the run that met them.
 ///
 /// A run gets a number (`importer_metadata.last_run_number`) only when it stores rejects, so a run
 /// that changes nothing and rejects nothing still writes nothing.
-public struct RejectStore {
+struct SQLiteRejectStore {
     private let backend: SQLiteStore
-
-    public init(store: Store) {
-        backend = store.backend
-    }
 
     init(store: SQLiteStore) {
         backend = store
-    }
-
-    /// A run's rejects, summarized.
-    public struct RunSummary: Sendable, Equatable {
-        public var run: Int64
-        public var transactionNumber: Int64?
-        public var createdAt: String
-        public var count: Int
-        public var sources: [String]
     }
 
     /// Allocates the next run number. Call inside the run's write transaction.
@@ -53,13 +40,13 @@ public struct RejectStore {
         try backend.connection.execute("UPDATE importer_reject SET transaction_number = ?2 WHERE run = ?1", [.integer(run), .integer(transaction)])
     }
 
-    public func runs() throws -> [RunSummary] {
+    func runs() throws -> [RejectRunSummary] {
         try backend.mapErrors {
             try backend.connection.rows("""
                 SELECT run, max(transaction_number), min(created_at), count(*), group_concat(DISTINCT source) FROM importer_reject
                 GROUP BY run ORDER BY run
                 """).map { row in
-                RunSummary(run: row[0].doubleValue.map { Int64($0) } ?? 0, transactionNumber: row[1].doubleValue.map { Int64($0) },
+                RejectRunSummary(run: row[0].doubleValue.map { Int64($0) } ?? 0, transactionNumber: row[1].doubleValue.map { Int64($0) },
                            createdAt: row[2].stringValue ?? "", count: Int(row[3].doubleValue ?? 0),
                            sources: (row[4].stringValue ?? "").split(separator: ",").map(String.init))
             }
@@ -67,7 +54,7 @@ public struct RejectStore {
     }
 
     /// The rejects of a run (the latest when nil), in the order they were met.
-    public func rejects(run: Int64?) throws -> (run: Int64?, rejects: [Reject]) {
+    func rejects(run: Int64?) throws -> (run: Int64?, rejects: [Reject]) {
         try backend.mapErrors {
             let number: Int64?
             if let run {
@@ -90,12 +77,37 @@ public struct RejectStore {
     }
 
     /// Deletes the rejects of one run, or all; returns how many. Call inside a write transaction.
-    public func clear(run: Int64?) throws -> Int {
+    func clear(run: Int64?) throws -> Int {
         if let run {
             try backend.connection.execute("DELETE FROM importer_reject WHERE run = ?1", [.integer(run)])
         } else {
             try backend.connection.execute("DELETE FROM importer_reject")
         }
         return backend.connection.changes
+    }
+}
+
+extension SQLiteStore {
+    public func rejectRuns() throws -> [RejectRunSummary] { try SQLiteRejectStore(store: self).runs() }
+    public func rejects(run: Int64?) throws -> (run: Int64?, rejects: [Reject]) { try SQLiteRejectStore(store: self).rejects(run: run) }
+    public func clearRejects(run: Int64?) throws -> Int { try mapErrors { try SQLiteRejectStore(store: self).clear(run: run) } }
+
+    public func statusCounts() throws -> StoreCounts {
+        try mapErrors {
+            var counts = StoreCounts()
+            counts.schemaVersion = Int(try connection.integer("PRAGMA user_version"))
+            counts.createdAt = try metadata("created_at")?.stringValue
+            counts.purgedAt = try metadata("purged_at")?.stringValue
+            for entity in entities {
+                counts.records.append(Int(try connection.integer("SELECT count(*) FROM \(SQLIdentifier.quoted(entity.tableName))")))
+                counts.changes += Int(try connection.integer("SELECT count(*) FROM \(EntitySchema(entity: entity).changeTable)"))
+            }
+            counts.transactions = Int(try connection.integer("SELECT count(*) FROM importer_transaction"))
+            counts.oldestTransaction = try connection.integer("SELECT coalesce(min(number), 0) FROM importer_transaction")
+            counts.newestTransaction = try connection.integer("SELECT coalesce(max(number), 0) FROM importer_transaction")
+            counts.rejectRuns = Int(try connection.integer("SELECT count(DISTINCT run) FROM importer_reject"))
+            counts.rejects = Int(try connection.integer("SELECT count(*) FROM importer_reject"))
+            return counts
+        }
     }
 }
