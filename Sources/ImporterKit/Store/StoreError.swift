@@ -20,7 +20,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     case incompatibleModel(entity: String, reason: String)
     /// A token that is not a token, or belongs to another store.
     case invalidToken(String, reason: String)
-    case sqlite(SQLiteError)
+    /// An error of the database with no more specific meaning for the store.
+    case database(DatabaseError)
 
     public var description: String {
         switch self {
@@ -42,12 +43,25 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
             "the model does not match the store for entity \(entity): \(reason)"
         case .invalidToken(let token, let reason):
             "invalid token '\(token)': \(reason)"
-        case .sqlite(let error):
+        case .database(let error):
             error.description
         }
     }
 
     private static func seconds(_ milliseconds: Int) -> String {
         milliseconds % 1000 == 0 ? "\(milliseconds / 1000)" : "\(Double(milliseconds) / 1000)"
+    }
+}
+
+/// An error the database reported, as its backend describes it (SQLite: `SQLite error 1: no such
+/// table: … (in: SELECT …)`).
+public struct DatabaseError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    /// An I/O failure or a full disk (exit 74), as opposed to an internal failure (exit 70).
+    public var isIOFailure: Bool
+
+    public init(description: String, isIOFailure: Bool) {
+        self.description = description
+        self.isIOFailure = isIOFailure
     }
 }

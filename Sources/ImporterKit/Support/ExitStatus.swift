@@ -52,7 +52,7 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
             case .permissionDenied: return .permissionDenied
             case .io: return .ioError
             case .invalidToken: return .usage
-            case .sqlite(let sqlite): return sqlite.code == 10 /* SQLITE_IOERR */ || sqlite.code == 13 /* SQLITE_FULL */ ? .ioError : .internalFailure
+            case .database(let database): return database.isIOFailure ? .ioError : .internalFailure
             }
         case let error as HistoryError:
             switch error {

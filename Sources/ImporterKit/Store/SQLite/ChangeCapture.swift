@@ -121,7 +121,7 @@ final class ChangeCapture {
         guard !pending.isEmpty else { return }
         defer { pending.removeAll(keepingCapacity: true) }
         guard let transaction = transactionState.number else {
-            throw StoreError.sqlite(SQLiteError(extendedCode: 1, message: "importer: an update happened outside a history transaction"))
+            throw StoreError.database(SQLiteError(extendedCode: 1, message: "importer: an update happened outside a history transaction").databaseError)
         }
         for update in pending {
             let table = tracked[update.table]

@@ -36,3 +36,10 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
         return text
     }
 }
+
+extension SQLiteError {
+    /// The error as the store reports it above the backend.
+    var databaseError: DatabaseError {
+        DatabaseError(description: description, isIOFailure: code == 10 /* SQLITE_IOERR */ || code == 13 /* SQLITE_FULL */)
+    }
+}

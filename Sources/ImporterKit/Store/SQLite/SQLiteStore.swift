@@ -83,7 +83,7 @@ public final class SQLiteStore {
     /// holder), not a database, permission or read-only, I/O or disk full; others as they are.
     static func storeError(from error: any Error, path: String, options: Options) -> StoreError {
         guard let error = error as? SQLiteError else {
-            return (error as? StoreError) ?? .sqlite(SQLiteError(extendedCode: 1, message: "\(error)"))
+            return (error as? StoreError) ?? .database(SQLiteError(extendedCode: 1, message: "\(error)").databaseError)
         }
         let systemReason = error.systemErrno != 0 ? String(cString: strerror(error.systemErrno)) : nil
         switch error.code {
@@ -110,7 +110,7 @@ public final class SQLiteStore {
             }
             return .io(path: path, reason: error.code == SQLITE_FULL ? "the disk is full" : systemReason ?? error.message)
         default:
-            return .sqlite(error)
+            return .database(error.databaseError)
         }
     }
 
