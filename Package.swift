@@ -41,15 +41,32 @@ let package = Package(
             name: "ImporterFeeds",
             dependencies: ["ImporterModel", "CLibXML2", .product(name: "CSV", package: "CSV.swift")]
         ),
-        // The store (SQLite), history, views, the import pipeline and reports; re-exports the stages.
+        // The store as the stages see it: the Store handle, the StoreBackend protocol (no SQL) and the
+        // values that cross it (tokens, history transactions and changes, consumers, view effects).
+        .target(name: "ImporterStore", dependencies: ["ImporterModel", "ImporterSupport"]),
+        // The SQLite backend: every SQL statement, the C API, change capture, the writer lock.
+        .target(name: "ImporterStoreSQLite", dependencies: ["ImporterStore", "ImporterModel", "CSQLite"]),
+        // History over the store: reading, consumers and their tokens, purge, status.
+        .target(name: "ImporterHistory", dependencies: ["ImporterStore", "ImporterModel"]),
+        // Derived views: replay from history, rebuild, verify.
+        .target(name: "ImporterViews", dependencies: ["ImporterHistory", "ImporterStore", "ImporterModel"]),
+        // An import run: feeds read and mapped, upserted in one store transaction, guards, views.
+        .target(
+            name: "ImporterPipeline",
+            dependencies: ["ImporterFeeds", "ImporterViews", "ImporterHistory", "ImporterStore", "ImporterModel", "ImporterSupport",
+                           .product(name: "Logging", package: "swift-log")]
+        ),
+        // Reports of runs and history ranges in every format, and their output files.
+        .target(
+            name: "ImporterReports",
+            dependencies: ["ImporterPipeline", "ImporterViews", "ImporterHistory", "ImporterStore", "ImporterModel", "ImporterSupport"]
+        ),
+        // The composition root: re-exports the stages with the SQLite backend; exit statuses, watch.
         .target(
             name: "ImporterKit",
             dependencies: [
-                "ImporterSupport",
-                "ImporterModel",
-                "ImporterFeeds",
-                "CSQLite",
-                .product(name: "Logging", package: "swift-log"),
+                "ImporterSupport", "ImporterModel", "ImporterFeeds", "ImporterStore", "ImporterStoreSQLite",
+                "ImporterHistory", "ImporterViews", "ImporterPipeline", "ImporterReports",
             ]
         ),
         .executableTarget(
@@ -63,11 +80,12 @@ let package = Package(
         // `make bench`: end-to-end figures beside a raw-SQLite baseline.
         .executableTarget(
             name: "importer-bench",
-            dependencies: ["ImporterKit", "CSQLite"]
+            dependencies: ["ImporterKit", "ImporterStoreSQLite", "CSQLite"]
         ),
         .testTarget(
             name: "ImporterKitTests",
-            dependencies: ["ImporterKit", "ImporterModel", "ImporterFeeds", "ImporterSupport", "CSQLite",
+            dependencies: ["ImporterKit", "ImporterModel", "ImporterFeeds", "ImporterSupport", "ImporterStore", "ImporterStoreSQLite",
+                           "ImporterHistory", "ImporterViews", "ImporterPipeline", "ImporterReports", "CSQLite",
                            .product(name: "PropertyBased", package: "swift-property-based")]
         ),
         .testTarget(

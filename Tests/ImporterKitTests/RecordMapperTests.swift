@@ -1,7 +1,13 @@
 import Foundation
 import Testing
 @testable import ImporterFeeds
+@testable import ImporterHistory
 @testable import ImporterKit
+@testable import ImporterPipeline
+@testable import ImporterReports
+@testable import ImporterStore
+@testable import ImporterStoreSQLite
+@testable import ImporterViews
 @testable import ImporterModel
 @testable import ImporterSupport
 

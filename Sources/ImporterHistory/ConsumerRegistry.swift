@@ -1,0 +1,122 @@
+import Foundation
+import ImporterModel
+import ImporterStore
+
+/// Why a consumer cannot read history.
+public enum HistoryError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The consumer's token points into purged history: the changes it needs are gone.
+    case expiredToken(consumer: String, kind: Consumer.Kind, token: Int64, purgedThrough: Int64)
+    case unknownConsumer(String)
+    case consumerExists(String)
+    case invalidName(String)
+    /// Purging would remove history that consumers still need (use `--force`).
+    case purgeNeedsForce(consumers: [String])
+    case nothingToPurge(String)
+    /// Another reader acknowledged for the consumer while this one was reading.
+    case tokenMoved(consumer: String)
+
+    public var description: String {
+        switch self {
+        case .expiredToken(let consumer, let kind, let token, let purgedThrough):
+            let recovery = kind == .view
+                ? "rebuild it: importer views rebuild \(consumer) (or importer replay --rebuild-expired)"
+                : "reset it: importer consumers reset \(consumer) --to beginning (it will see the kept history again) or --to now"
+            return "expired token: consumer '\(consumer)' has consumed history through transaction \(token), but transactions through \(purgedThrough) were purged; \(recovery)"
+        case .unknownConsumer(let name):
+            return "no consumer named '\(name)' (see importer consumers list)"
+        case .consumerExists(let name):
+            return "a consumer named '\(name)' already exists"
+        case .invalidName(let problem):
+            return problem
+        case .purgeNeedsForce(let consumers):
+            return "purging this history would expire consumer(s) \(consumers.joined(separator: ", ")); add --force to purge anyway"
+        case .nothingToPurge(let reason):
+            return reason
+        case .tokenMoved(let consumer):
+            return "the token of consumer '\(consumer)' moved while its changes were read (another reader acknowledged); nothing was acknowledged"
+        }
+    }
+}
+
+/// The consumers a store knows, kept in `importer_consumer`.
+public struct ConsumerRegistry {
+    public let store: Store
+
+    public init(store: Store) {
+        self.store = store
+    }
+
+    public func all() throws -> [Consumer] {
+        try store.backend.consumers()
+    }
+
+    public func consumer(named name: String) throws -> Consumer {
+        guard let consumer = try store.backend.consumer(named: name) else { throw HistoryError.unknownConsumer(name) }
+        return consumer
+    }
+
+    /// Adds a consumer. Call inside a write transaction.
+    public func add(_ consumer: Consumer) throws {
+        if let problem = Consumer.problem(withName: consumer.name) { throw HistoryError.invalidName(problem) }
+        guard try store.backend.insertConsumer(consumer) else { throw HistoryError.consumerExists(consumer.name) }
+    }
+
+    public func remove(_ name: String) throws {
+        guard try store.backend.deleteConsumer(named: name) else { throw HistoryError.unknownConsumer(name) }
+    }
+
+    /// Moves the consumer's token (and stamps the replay time). Call inside the write transaction
+    /// that consumed the changes, so both commit together.
+    public func setToken(_ name: String, to number: Int64, replayed: Bool = true) throws {
+        guard try store.backend.setConsumerToken(name, to: number, replayedAt: replayed ? Timestamp.now() : nil) else {
+            throw HistoryError.unknownConsumer(name)
+        }
+    }
+
+    /// Moves the consumer's token from `from` to `to` (after it received the changes), unless
+    /// another reader moved it meanwhile. Call inside a write transaction.
+    public func advanceToken(_ name: String, from: Int64, to: Int64) throws {
+        guard try store.backend.advanceConsumerToken(name, from: from, to: to, at: Timestamp.now()) else {
+            throw HistoryError.tokenMoved(consumer: name)
+        }
+    }
+
+    /// Throws `expiredToken` when the consumer needs history that was purged.
+    public func checkNotExpired(_ consumer: Consumer) throws {
+        let purged = try store.purgedThrough()
+        if consumer.isExpired(purgedThrough: purged) {
+            throw HistoryError.expiredToken(consumer: consumer.name, kind: consumer.kind, token: consumer.tokenNumber, purgedThrough: purged)
+        }
+    }
+
+    /// How far behind the head a consumer is: transactions (not by excluded authors) and the changes
+    /// its filter selects.
+    public func lag(of consumer: Consumer) throws -> (transactions: Int, changes: Int) {
+        let reader = HistoryReader(store: store)
+        let transactions = try reader.transactions(after: consumer.tokenNumber).count(where: { consumer.filter.includes(author: $0.author) })
+        var changes = 0
+        try reader.forEachChange(after: consumer.tokenNumber, filter: consumer.filter) { _ in changes += 1 }
+        return (transactions, changes)
+    }
+}
+
+/// A consumer and how far behind it is.
+public struct ConsumerStatus: Sendable {
+    public var consumer: Consumer
+    public var token: String
+    public var expired: Bool
+    /// Transactions and changes not yet consumed (nil when expired).
+    public var lag: (transactions: Int, changes: Int)?
+}
+
+extension ConsumerRegistry {
+    /// Every consumer with its token, whether it expired, and its lag.
+    public func statuses() throws -> [ConsumerStatus] {
+        let purged = try store.purgedThrough()
+        return try all().map { consumer in
+            let expired = consumer.isExpired(purgedThrough: purged)
+            return ConsumerStatus(consumer: consumer, token: store.token(consumer.tokenNumber).description, expired: expired,
+                                  lag: expired ? nil : try lag(of: consumer))
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import ImporterModel
+import ImporterStore
+
+/// A store at a glance (`importer status`): its file, schema, contents, history, consumers, views
+/// and purged range.
+public struct StoreStatus: Sendable {
+    public struct EntityStatus: Sendable {
+        public var name: String
+        public var table: String
+        public var records: Int
+    }
+
+    public struct HistoryStatus: Sendable {
+        public var transactions: Int
+        public var changes: Int
+        public var oldest: HistoryTransaction?
+        public var newest: HistoryTransaction?
+        /// History of transactions up to this number was purged (0: none).
+        public var purgedThrough: Int64
+        public var purgedAt: String?
+    }
+
+    public var path: String
+    /// The database file's size, and the write-ahead log's.
+    public var bytes: Int
+    public var walBytes: Int
+    public var schemaVersion: Int
+    public var storeID: String
+    public var createdAt: String?
+    public var entities: [EntityStatus]
+    public var history: HistoryStatus
+    public var consumers: [ConsumerStatus]
+    public var rejectRuns: Int
+    public var rejects: Int
+
+    /// Reads the status inside one read transaction (a consistent snapshot).
+    public init(store: Store) throws {
+        path = store.path
+        func size(_ path: String) -> Int { ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0 }
+        bytes = size(store.path)
+        walBytes = size(store.path + "-wal")
+        (schemaVersion, storeID, createdAt, entities, history, consumers, rejectRuns, rejects) = try store.read {
+            try store.reloadEntities()
+            let counts = try store.backend.statusCounts()
+            let entities = zip(store.entities, counts.records).map { EntityStatus(name: $0.name, table: $0.tableName, records: $1) }
+            let reader = HistoryReader(store: store)
+            let history = HistoryStatus(
+                transactions: counts.transactions, changes: counts.changes,
+                oldest: counts.oldestTransaction > 0 ? try reader.transaction(counts.oldestTransaction) : nil,
+                newest: counts.newestTransaction > 0 ? try reader.transaction(counts.newestTransaction) : nil,
+                purgedThrough: try store.purgedThrough(), purgedAt: counts.purgedAt)
+            let consumers = try ConsumerRegistry(store: store).statuses()
+            return (counts.schemaVersion, store.storeID.uuidString.lowercased(), counts.createdAt, entities, history, consumers,
+                    counts.rejectRuns, counts.rejects)
+        }
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+import ImporterFeeds
+import ImporterHistory
+import ImporterModel
+import ImporterStore
+import ImporterSupport
+import ImporterViews
+import Logging
+
+/// Why an import failed. Nothing was committed.
+public enum ImportError: Error, Sendable, CustomStringConvertible {
+    /// A feed is not readable or not well-formed (a bad file).
+    case feed(FeedError)
+    /// More records were rejected than `maxRejects` allows; `rejects` holds the first ones.
+    case tooManyRejects(count: Int, limit: Int, rejects: [Reject])
+    /// A sync guard refused the run (an empty feed, or more deletes than `--max-delete`).
+    case refused([String])
+    /// The run was interrupted by a signal (SIGINT, SIGTERM) and rolled back.
+    case interrupted(signal: Int32)
+    case model(ModelError)
+    case store(StoreError)
+
+    public var description: String {
+        switch self {
+        case .feed(let error): return error.description
+        case .tooManyRejects(let count, let limit, let rejects):
+            var text = rejects.count == 1 && limit == 0
+                ? "rejected record: \(rejects[0])"
+                : "\(count) rejected record(s), more than --max-rejects \(limit); first:\n" + rejects.prefix(10).map { "  \($0)" }.joined(separator: "\n")
+            text += "\nnothing was imported"
+            return text
+        case .refused(let reasons):
+            return reasons.joined(separator: "\n") + "\nnothing was written"
+        case .interrupted(let signal):
+            return "interrupted by \(signal == 2 ? "SIGINT" : signal == 15 ? "SIGTERM" : "signal \(signal)"): the import was rolled back, nothing was written"
+        case .model(let error): return error.description
+        case .store(let error): return error.description
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import ImporterFeeds
+import ImporterHistory
+import ImporterModel
+import ImporterStore
+import ImporterSupport
+import ImporterViews
+import Logging
+
+/// How an import runs.
+public struct ImportOptions: Sendable {
+    /// Who writes (Core Data's transaction author): `--author`.
+    public var author: String
+    /// From where (Core Data's context name): the command.
+    public var context: String
+    /// The feeds are full snapshots: stored records of their entities that no feed holds are deleted.
+    public var sync = false
+    /// Records per upsert batch.
+    public var batchSize = 8192
+    /// Sort each batch by key before writing (measured faster; off only for benchmarks).
+    public var sortBatches = true
+    /// Rejected records tolerated before the import fails.
+    public var maxRejects = 0
+    /// Create the model's views and replay every view after the import, in the same transaction.
+    public var replayViews = true
+    /// Do everything, then roll the store transaction back (the report is rendered before).
+    public var dryRun = false
+    /// Sync guard: a feed with no records may delete stored records (`--allow-empty`).
+    public var allowEmpty = false
+    /// Sync guard: the most records of one entity a sync may delete (`--max-delete`).
+    public var maxDelete = DeleteBound.percent(50)
+
+    public static let defaultAuthor = "importer-run"
+
+    public init(author: String = ImportOptions.defaultAuthor, context: String = "run", sync: Bool = false) {
+        self.author = author
+        self.context = context
+        self.sync = sync
+    }
+}
+
+/// One feed to import: where it is, and the mapping that reads it.
+public struct FeedInput: Sendable {
+    /// A file path, or `-` for standard input.
+    public var path: String
+    public var mapping: FeedMapping
+
+    public init(path: String, mapping: FeedMapping) {
+        self.path = path
+        self.mapping = mapping
+    }
+}
+
+/// Progress of a running import, reported after each batch.
+public struct ImportProgress: Sendable {
+    public var source: String
+    public var records: Int
+    public var bytesRead: Int
+    public var totalBytes: Int?
+}
+
+/// The most stored records of one entity that a `--sync` may delete: a count, or a percentage of
+/// the records the entity held before the run (`--max-delete 500`, `--max-delete 50%`).
+public enum DeleteBound: Sendable, Equatable, CustomStringConvertible {
+    case count(Int)
+    case percent(Double)
+
+    /// Parses `N` or `P%` (0 ≤ P ≤ 100).
+    public init?(parsing text: String) {
+        if text.hasSuffix("%") {
+            guard let value = Double(text.dropLast()), value >= 0, value <= 100 else { return nil }
+            self = .percent(value)
+        } else {
+            guard let value = Int(text), value >= 0 else { return nil }
+            self = .count(value)
+        }
+    }
+
+    /// The most records that may be deleted out of `stored`.
+    public func limit(stored: Int) -> Int {
+        switch self {
+        case .count(let count): count
+        case .percent(let percent): Int((Double(stored) * percent / 100).rounded(.down))
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .count(let count): "\(count)"
+        case .percent(let percent): percent == percent.rounded() ? "\(Int(percent))%" : "\(percent)%"
+        }
+    }
+}

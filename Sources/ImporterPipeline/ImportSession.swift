@@ -1,0 +1,167 @@
+import Foundation
+import ImporterFeeds
+import ImporterHistory
+import ImporterModel
+import ImporterStore
+import ImporterSupport
+import ImporterViews
+import Logging
+
+/// What an import did, before any report is rendered.
+public struct ImportResult: Sendable {
+    /// The history transaction written, or nil when nothing changed.
+    public var transactionNumber: Int64?
+    /// Per-entity counts, in model order.
+    public var entities: [(String, ChangeCounts)]
+    /// The first rejected records (at most 100), when the import tolerated some.
+    public var rejects: [Reject]
+    /// Views the run could not replay (their token expired), as messages.
+    public var warnings: [String] = []
+    /// What the run did to each derived view (built, replayed).
+    public var views: [ViewEffect] = []
+    /// The run number its rejects are stored under (nil when it rejected nothing).
+    public var rejectRun: Int64?
+    /// Why a sync guard refused the run (empty when it was not refused); a refused run is rolled
+    /// back, and its counts are what it would have done.
+    public var refusals: [String] = []
+
+    public var totals: ChangeCounts { entities.reduce(ChangeCounts()) { $0 + $1.1 } }
+}
+
+/// Runs one import: reads every feed, maps its records, upserts them in batches, records the
+/// history and replays the derived views, all in one store transaction. Either everything commits
+/// or nothing does.
+public final class ImportSession {
+    public let store: Store
+    public let model: Model
+    public let options: ImportOptions
+    /// Called after each batch (on the importing thread).
+    public var onProgress: ((ImportProgress) -> Void)?
+    /// Where the run logs what it does (nothing by default).
+    public var logger = Logger(label: "importer") { _ in SwiftLogNoOpLogHandler() }
+    /// Receives every rejected record as it is met (the `--rejects` file).
+    public var rejectSink: RejectSink?
+    /// Polled between batches: once raised, the import stops and rolls back
+    /// (`ImportError.interrupted`).
+    public var cancellation: CancellationFlag?
+    /// Called inside the store transaction, after the import and the views, with the result;
+    /// the report is rendered here for a dry run, whose transaction is then rolled back.
+    public var beforeCommit: ((ImportResult) throws -> Void)?
+
+    public init(store: Store, model: Model, options: ImportOptions) {
+        self.store = store
+        self.model = model
+        self.options = options
+    }
+
+    /// Thrown inside the transaction to roll a dry run or a refused run back.
+    private struct DryRunRollback: Error {
+        var result: ImportResult
+    }
+
+    public func run(_ feeds: [FeedInput]) throws(ImportError) -> ImportResult {
+        do {
+            return try store.write {
+                let result = try importAll(feeds)
+                if result.refusals.isEmpty { try beforeCommit?(result) }
+                if options.dryRun || !result.refusals.isEmpty { throw DryRunRollback(result: result) }
+                return result
+            }
+        } catch let rollback as DryRunRollback {
+            return rollback.result
+        } catch {
+            if let signal = cancellation?.raised { throw .interrupted(signal: signal) }
+            switch error {
+            case let error as ImportError: throw error
+            case let error as FeedError: throw .feed(error)
+            case let error as ModelError: throw .model(error)
+            default: throw .store(store.storeError(from: error))
+            }
+        }
+    }
+
+    private func importAll(_ feeds: [FeedInput]) throws -> ImportResult {
+        var entityNames: [String] = []
+        for feed in feeds where !entityNames.contains(feed.mapping.entity) { entityNames.append(feed.mapping.entity) }
+        let entities = try entityNames.map { name throws(ModelError) -> EntityDescription in
+            guard let entity = model.entity(named: name) else { throw ModelError.invalid("feed mapping names unknown entity '\(name)'") }
+            return entity
+        }
+        try store.ensureEntities(entities)
+        let created = options.replayViews ? try ViewRegistry(store: store).ensure(model.views) : []
+        let transaction = try store.backend.beginImport(entities)
+        let guards = try SyncGuards(options: options, entities: entities, recordCount: store.backend.recordCount(of:))
+        var rejected: [String: Int] = [:]
+        var rejects: [Reject] = []
+        let startedAt = Timestamp.now()
+        for feed in feeds {
+            guard let entity = entities.first(where: { $0.name == feed.mapping.entity }) else { continue }
+            let input = try MappedFeed(feed, entity: entity)
+            let source = input.source.name
+            logger.debug("reading feed", metadata: ["source": "\(source)", "format": "\(feed.mapping.format.rawValue)", "mapping": "\(feed.mapping.name)"])
+            let columns = input.mapper.columns
+            func progress() -> ImportProgress {
+                ImportProgress(source: source, records: input.records, bytesRead: input.progress.read, totalBytes: input.progress.total)
+            }
+            try input.read(batchSize: options.batchSize) { reject in
+                rejected[entity.name, default: 0] += 1
+                let count = rejected.values.reduce(0, +)
+                if rejects.count < 100 { rejects.append(reject) }
+                rejectSink?.write(reject)
+                if count > options.maxRejects {
+                    throw ImportError.tooManyRejects(count: count, limit: options.maxRejects, rejects: rejects)
+                }
+                try transaction.recordReject(reject, at: startedAt)
+            } onBatch: { batch in
+                try transaction.upsert(batch, of: entity, columns: columns, sorted: options.sortBatches)
+                try checkCancellation()
+                onProgress?(progress())
+            }
+            logger.info("read feed", metadata: ["source": "\(source)", "records": "\(input.records)", "rejected": "\(rejected[entity.name] ?? 0)"])
+            guards.feedRead(source: source, entity: entity.name, records: input.records)
+            onProgress?(progress())
+        }
+
+        try checkCancellation()
+        if options.sync {
+            for entity in entities { _ = try transaction.deleteRecordsNotWritten(entity) }
+        }
+        var counts: [(String, ChangeCounts)] = []
+        for entity in entities {
+            var entityCounts = try transaction.closeEntity(entity)
+            entityCounts.rejected = rejected[entity.name] ?? 0
+            counts.append((entity.name, entityCounts))
+        }
+        let refusals = guards.refusals(deleted: counts.map { ($0.0, $0.1.deleted) })
+        guard refusals.isEmpty else {
+            var result = ImportResult(transactionNumber: nil, entities: counts, rejects: rejects)
+            result.refusals = refusals
+            return result
+        }
+        let metadata = TransactionMetadata(author: options.author, context: options.context, sources: feeds.map(\.path))
+        let wrote = try transaction.finish(metadata: metadata, counts: counts)
+        var result = ImportResult(transactionNumber: wrote ? transaction.number : nil, entities: counts, rejects: rejects)
+        result.rejectRun = transaction.rejectRun
+        if options.replayViews { try replayViews(into: &result, created: created) }
+        return result
+    }
+
+    private func checkCancellation() throws(ImportError) {
+        if let signal = cancellation?.raised { throw .interrupted(signal: signal) }
+    }
+
+    /// Builds the views this run created and replays the others through the new head; a view whose
+    /// token expired is skipped with a warning (rebuilding it is the user's call).
+    private func replayViews(into result: inout ImportResult, created: [ViewDefinition]) throws {
+        let maintainer = ViewMaintainer(store: store)
+        let views = try ViewRegistry(store: store).all()
+        var warnings: [String] = []
+        let replayed = try maintainer.replay(views.filter { view in !created.contains { $0.name == view.name } }) { [logger] error in
+            warnings.append("\(error)")
+            logger.warning("\(error)")
+        }
+        let effects = replayed + (try maintainer.rebuild(created))
+        result.views = views.compactMap { view in effects.first { $0.view == view.name } }
+        result.warnings += warnings
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import ImporterFeeds
+import ImporterHistory
+import ImporterModel
+import ImporterStore
+import ImporterSupport
+import ImporterViews
+import Logging
+
+/// The guards of `--sync`: a snapshot that is not one (an empty answer, a truncated feed) must
+/// never empty a store. A sync is refused when a feed holds no records while its entity holds some
+/// (unless `--allow-empty`), or when it would delete more of an entity's records than
+/// `--max-delete` allows. Checked before the history transaction is written; the caller rolls
+/// the refused run back.
+final class SyncGuards {
+    private let options: ImportOptions
+    /// Records each entity held before the run (sync runs only).
+    private var stored: [String: Int] = [:]
+    private var emptyFeeds: [(source: String, entity: String)] = []
+
+    /// `recordCount`: how many records an entity holds (asked only for a sync).
+    init(options: ImportOptions, entities: [EntityDescription], recordCount: (EntityDescription) throws -> Int) throws {
+        self.options = options
+        guard options.sync else { return }
+        for entity in entities { stored[entity.name] = try recordCount(entity) }
+    }
+
+    /// Notes a feed once read: `records` read from it, rejected ones included.
+    func feedRead(source: String, entity: String, records: Int) {
+        if options.sync, records == 0 { emptyFeeds.append((source, entity)) }
+    }
+
+    /// Why the run must not commit, given the records it deleted per entity (empty: it may).
+    func refusals(deleted: [(entity: String, count: Int)]) -> [String] {
+        guard options.sync else { return [] }
+        var reasons: [String] = []
+        if !options.allowEmpty {
+            for feed in emptyFeeds {
+                let held = stored[feed.entity] ?? 0
+                guard held > 0 else { continue }
+                reasons.append("\(feed.source) holds no records: with --sync it would delete the \(held) stored \(feed.entity) records; "
+                    + "pass --allow-empty (with --max-delete 100%) if the source is really empty")
+            }
+        }
+        for (entity, count) in deleted {
+            let held = stored[entity] ?? 0
+            let limit = options.maxDelete.limit(stored: held)
+            guard count > limit else { continue }
+            let percent = held > 0 ? Int((Double(count) * 100 / Double(held)).rounded()) : 100
+            reasons.append("--sync would delete \(count) of the \(held) stored \(entity) records (\(percent)%), more than --max-delete \(options.maxDelete) allows (\(limit)); "
+                + "check the feed, or pass --max-delete with a higher bound")
+        }
+        return reasons
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import ImporterHistory
+import ImporterModel
+import ImporterPipeline
+import ImporterStore
+import ImporterSupport
+import ImporterViews
+
+/// Renders a range of history transactions with their changes (`importer history`, `report`).
+///
+/// JSON: `{"store_id": "...", "transactions": [{<transaction fields>, "totals", "entities",
+/// "changes": [<change>...]}]}`, with the same change objects as the run report.
+public struct HistoryRenderer {
+    public var store: Store
+    /// Changes listed per transaction in text before "and N more".
+    public var textChangeLimit = 20
+
+    public init(store: Store) {
+        self.store = store
+    }
+
+    public func renderJSON(_ content: ReportContent, to output: OutputSink) throws {
+        try JSONWriter.document(to: output) { json in
+            json.beginObject()
+            json.field("store_id", store.storeID.uuidString.lowercased())
+            json.key("transactions")
+            json.beginArray()
+            try content.forEachTransaction(in: store, begin: { transaction in
+                json.beginObject()
+                json.writeTransactionFields(transaction)
+                json.key("totals")
+                json.writeCounts(transaction.totals)
+                json.key("entities")
+                json.writeEntities(transaction.entities)
+                json.key("changes")
+                json.beginArray()
+            }, change: { change, _ in
+                json.writeChange(change)
+            }, end: { _ in
+                json.endArray()
+                json.endObject()
+            })
+            json.endArray()
+            json.endObject()
+        }
+    }
+
+    public func renderNDJSON(_ content: ReportContent, to output: OutputSink) throws {
+        try content.forEachChange(in: store) { change, transaction in
+            JSONWriter.document(to: output) { $0.writeChange(change, transaction: transaction) }
+        }
+    }
+
+    public func renderText(_ content: ReportContent, to output: OutputSink) throws {
+        if content.transactions.isEmpty { output.write("No history transactions.\n") }
+        var shown = 0
+        var total = 0
+        try content.forEachTransaction(in: store, begin: { transaction in
+            output.write("Transaction \(transaction.number) (token \(transaction.token)) by \(transaction.author) [\(transaction.context)] at \(transaction.timestamp) on \(transaction.host) pid \(transaction.processID)\n")
+            if !transaction.sources.isEmpty { output.write("  sources: \(transaction.sources.joined(separator: ", "))\n") }
+            for (name, counts) in transaction.entities { output.write("  \(name): \(TextFormatting.counts(counts))\n") }
+            shown = 0
+            total = 0
+        }, change: { change, _ in
+            total += 1
+            guard shown < textChangeLimit else { return }
+            output.write("  " + TextFormatting.changeLine(change) + "\n")
+            shown += 1
+        }, end: { _ in
+            if total > shown { output.write("    … and \(total - shown) more change\(total - shown == 1 ? "" : "s")\n") }
+        })
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import ImporterHistory
+import ImporterModel
+import ImporterPipeline
+import ImporterStore
+import ImporterSupport
+import ImporterViews
+
+/// Everything a report shows, read from the history tables: one run (its transaction, or none when
+/// nothing changed) or a range of transactions (`history`, `report`, a consumer's pending changes).
+///
+/// Reports never use the in-memory state of a run (but for the counts of a run that changed
+/// nothing), so a report of an old range is the same as the one printed at the time.
+public struct ReportContent {
+    /// What a report is of; its text, JSON and NDJSON forms follow the run or the history contract.
+    public enum Kind: Sendable {
+        case run
+        case range
+    }
+
+    public var kind: Kind
+    public var title: String
+    /// The transactions shown, oldest first (authors excluded by the filter left out); a run's
+    /// transaction, or none when it changed nothing.
+    public var transactions: [HistoryTransaction]
+    public var totals: ChangeCounts
+    public var entities: [(String, ChangeCounts)]
+    /// What a run did to each derived view.
+    public var views: [ViewEffect]
+    public var rejects: [Reject]
+    public var warnings: [String]
+    /// Why the run was refused (a sync guard); nothing was written.
+    public var errors: [String]
+    public var filter: ChangeFilter
+
+    /// The report of a finished import.
+    public init(run result: ImportResult, store: Store) throws(StoreError) {
+        let history = HistoryReader(store: store)
+        let transaction = try result.transactionNumber.flatMap { number throws(StoreError) in try history.transaction(number) }
+        kind = .run
+        title = transaction.map { "importer run: transaction \($0.number)" } ?? (result.refusals.isEmpty ? "importer run: no changes" : "importer run: refused, nothing was written")
+        transactions = transaction.map { [$0] } ?? []
+        totals = transaction?.totals ?? result.totals
+        entities = transaction?.entities ?? result.entities
+        views = result.views
+        rejects = result.rejects
+        warnings = result.warnings
+        errors = result.refusals
+        filter = .all
+    }
+
+    /// The report of the transactions `after < number <= through`, through `filter`.
+    public init(store: Store, after: Int64, through: Int64, filter: ChangeFilter = .all, title: String? = nil) throws {
+        kind = .range
+        transactions = try HistoryReader(store: store).transactions(after: after, through: through).filter { filter.includes(author: $0.author) }
+        var perEntity: [String: ChangeCounts] = [:]
+        for transaction in transactions {
+            for (name, counts) in transaction.entities where filter.includes(entity: name) {
+                perEntity[name, default: ChangeCounts()] = perEntity[name, default: ChangeCounts()] + counts
+            }
+        }
+        entities = perEntity.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        // The filter's entities only (a transaction's totals are the sum over all of its entities).
+        totals = entities.reduce(ChangeCounts()) { $0 + $1.1 }
+        views = []
+        rejects = []
+        warnings = []
+        errors = []
+        self.filter = filter
+        self.title = title ?? (transactions.isEmpty ? "importer history: no transactions"
+            : "importer history: transactions \(transactions.first?.number ?? 0)–\(transactions.last?.number ?? 0)")
+    }
+
+    /// Streams the changes the report shows (the first `limit` of them), each with its transaction.
+    public func forEachChange(in store: Store, limit: Int? = nil, _ body: (Change, HistoryTransaction) throws -> Void) throws {
+        try HistoryReader(store: store).forEachChange(in: transactions, filter: filter, limit: limit, body)
+    }
+
+    /// Streams the report's transactions with their changes: `begin` for each transaction (those
+    /// without changes too), `change` for each of its changes, `end` after them.
+    public func forEachTransaction(in store: Store, begin: (HistoryTransaction) throws -> Void,
+                                   change: (Change, HistoryTransaction) throws -> Void, end: (HistoryTransaction) throws -> Void) throws {
+        var begun = 0
+        // Begins (and ends the one before) each transaction up to the one numbered `number`.
+        func advance(to number: Int64) throws {
+            while begun < transactions.count, begun == 0 || transactions[begun - 1].number < number {
+                if begun > 0 { try end(transactions[begun - 1]) }
+                try begin(transactions[begun])
+                begun += 1
+            }
+        }
+        try forEachChange(in: store) { item, transaction in
+            try advance(to: transaction.number)
+            try change(item, transaction)
+        }
+        try advance(to: .max)
+        if begun > 0 { try end(transactions[begun - 1]) }
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import ImporterHistory
+import ImporterModel
+import ImporterPipeline
+import ImporterStore
+import ImporterSupport
+import ImporterViews
+
+/// Renders a run report: `text` for people, `json` for programs (one object, see the README),
+/// `ndjson` as a header line, one line per change and a footer with the totals.
+public struct RunReportRenderer {
+    public var store: Store
+    /// Changes listed in the text report before "and N more".
+    public var textChangeLimit = 20
+
+    public init(store: Store) {
+        self.store = store
+    }
+
+    public func renderJSON(_ content: ReportContent, to output: OutputSink) throws {
+        try JSONWriter.document(to: output) { json in
+            json.beginObject()
+            json.field("transaction", transaction: content.transactions.first)
+            json.key("totals")
+            json.writeCounts(content.totals)
+            json.key("entities")
+            json.writeEntities(content.entities)
+            json.key("changes")
+            json.beginArray()
+            try content.forEachChange(in: store) { change, _ in json.writeChange(change) }
+            json.endArray()
+            json.key("views")
+            json.writeViews(content.views)
+            json.key("rejects")
+            json.beginArray()
+            for reject in content.rejects { json.writeReject(reject) }
+            json.endArray()
+            json.field("warnings", strings: content.warnings)
+            json.field("errors", strings: content.errors)
+            json.endObject()
+        }
+    }
+
+    public func renderNDJSON(_ content: ReportContent, to output: OutputSink) throws {
+        let transaction = content.transactions.first
+        JSONWriter.document(to: output) { header in
+            header.beginObject()
+            header.field("record", "header")
+            header.field("transaction", transaction: transaction)
+            header.endObject()
+        }
+        try content.forEachChange(in: store) { change, _ in
+            JSONWriter.document(to: output) { $0.writeChange(change, token: transaction?.token) }
+        }
+        JSONWriter.document(to: output) { footer in
+            footer.beginObject()
+            footer.field("record", "footer")
+            footer.key("totals")
+            footer.writeCounts(content.totals)
+            footer.key("entities")
+            footer.writeEntities(content.entities)
+            footer.key("views")
+            footer.writeViews(content.views)
+            footer.field("warnings", strings: content.warnings)
+            footer.field("errors", strings: content.errors)
+            footer.endObject()
+        }
+    }
+
+    public func renderText(_ content: ReportContent, to output: OutputSink) throws {
+        if !content.errors.isEmpty {
+            output.write("Refused; nothing was written. What the run would have done:\n")
+            for error in content.errors { output.write("error: \(error)\n") }
+        } else if let transaction = content.transactions.first {
+            output.write("Transaction \(transaction.number) (token \(transaction.token)) by \(transaction.author) at \(transaction.timestamp)\n")
+        } else {
+            output.write("No changes.\n")
+        }
+        for (name, counts) in content.entities {
+            output.write("\(name): \(TextFormatting.counts(counts))\n")
+        }
+        for effect in content.views { output.write(TextFormatting.viewEffect(effect) + "\n") }
+        for warning in content.warnings { output.write("warning: \(warning)\n") }
+        for reject in content.rejects.prefix(textChangeLimit) { output.write("rejected: \(reject)\n") }
+        guard content.totals.changes > 0, !content.transactions.isEmpty else { return }
+        var shown = 0
+        try content.forEachChange(in: store, limit: textChangeLimit) { change, _ in
+            output.write(TextFormatting.changeLine(change) + "\n")
+            shown += 1
+        }
+        if content.totals.changes > shown {
+            output.write("  … and \(content.totals.changes - shown) more change\(content.totals.changes - shown == 1 ? "" : "s")\n")
+        }
+    }
+}

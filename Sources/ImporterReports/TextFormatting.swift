@@ -1,0 +1,52 @@
+import Foundation
+import ImporterHistory
+import ImporterModel
+import ImporterPipeline
+import ImporterStore
+import ImporterSupport
+import ImporterViews
+
+/// Text pieces shared by the text outputs.
+public enum TextFormatting {
+    public static func counts(_ c: ChangeCounts) -> String {
+        "\(c.inserted) inserted, \(c.updated) updated, \(c.deleted) deleted, \(c.unchanged) unchanged, "
+            + "\(c.duplicates) duplicate\(c.duplicates == 1 ? "" : "s"), \(c.rejected) rejected"
+    }
+
+    /// `View fireball_by_year: 1 group inserted, 2 updated, 0 deleted (built)`.
+    public static func viewEffect(_ effect: ViewEffect) -> String {
+        "View \(effect.view): \(effect.insertedGroups) group\(effect.insertedGroups == 1 ? "" : "s") inserted, \(effect.updatedGroups) updated, \(effect.deletedGroups) deleted"
+            + (effect.rebuilt ? " (built)" : "")
+    }
+
+    /// `mailer [external] token … (transaction 3), lag 1 transaction(s), 2 change(s), last replay …, filters`.
+    public static func consumerLine(_ status: ConsumerStatus, purgedThrough: Int64) -> String {
+        let consumer = status.consumer
+        var line = "\(consumer.name) [\(consumer.kind.rawValue)] token \(status.token) (transaction \(consumer.tokenNumber))"
+        if let lag = status.lag {
+            line += ", lag \(lag.transactions) transaction(s), \(lag.changes) change(s)"
+        } else {
+            line += ", EXPIRED (history through \(purgedThrough) purged)"
+        }
+        line += ", last replay \(consumer.lastReplayAt ?? "never")"
+        if !consumer.entities.isEmpty { line += ", entities \(consumer.entities.joined(separator: ","))" }
+        if !consumer.attributes.isEmpty { line += ", attributes \(consumer.attributes.joined(separator: ","))" }
+        if !consumer.excludedAuthors.isEmpty { line += ", excluding authors \(consumer.excludedAuthors.joined(separator: ","))" }
+        return line
+    }
+
+    /// `  + key  a=1 b=2`, `  ~ key  a: 1 → 2`, `  - key  (tombstone)`.
+    public static func changeLine(_ change: Change) -> String {
+        switch change.type {
+        case .insert:
+            let values = change.listedValues(includingKey: false).map { "\($0.0)=\($0.1)" }
+            return "  + \(change.entity) \(change.keyDescription)  \(values.joined(separator: " "))"
+        case .update:
+            let changes = change.changed.map { "\($0.attribute): \($0.old) → \($0.new)" }
+            return "  ~ \(change.entity) \(change.keyDescription)  \(changes.joined(separator: "; "))"
+        case .delete:
+            let tombstone = change.listedValues(includingKey: false).map { "\($0.0)=\($0.1)" }
+            return "  - \(change.entity) \(change.keyDescription)  (\(tombstone.joined(separator: " ")))"
+        }
+    }
+}

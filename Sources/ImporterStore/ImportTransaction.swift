@@ -1,0 +1,30 @@
+import Foundation
+import ImporterModel
+import ImporterSupport
+
+/// One import being written: opened by `StoreBackend.beginImport` inside `Store.write`, it upserts
+/// batches of mapped records, keeps rejects, deletes what a sync did not see, and writes the
+/// history transaction with its changes. Nothing of it is visible to others until `write` commits;
+/// when `write` rolls back, none of it happened.
+public protocol ImportTransaction: AnyObject {
+    /// The number the history transaction gets if the import changes anything.
+    var number: Int64 { get }
+    /// The run number the rejects are stored under (nil until the first reject).
+    var rejectRun: Int64? { get }
+
+    /// Upserts `batch` (records of `entity` supplying the attributes at `columns`) by the unique
+    /// key: feed values win for the supplied attributes; a record equal to the stored one writes
+    /// nothing; a key already written in this import is merged (the last occurrence wins).
+    func upsert(_ batch: RecordBatch, of entity: EntityDescription, columns: [Int], sorted: Bool) throws
+    /// Keeps a rejected record with this import's run.
+    func recordReject(_ reject: Reject, at timestamp: String) throws
+    /// Sync: deletes `entity`'s stored records that this import did not write, each recorded as a
+    /// delete change with its tombstone; returns how many.
+    func deleteRecordsNotWritten(_ entity: EntityDescription) throws -> Int
+    /// Records `entity`'s changes (updates and deletes as made, inserts with their final values)
+    /// and returns its counts: inserted, updated, deleted, unchanged and duplicates.
+    func closeEntity(_ entity: EntityDescription) throws -> ChangeCounts
+    /// Writes the history transaction with `counts` (per entity) when something changed; returns
+    /// whether it did.
+    func finish(metadata: TransactionMetadata, counts: [(String, ChangeCounts)]) throws -> Bool
+}

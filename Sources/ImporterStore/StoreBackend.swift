@@ -1,0 +1,116 @@
+import Foundation
+import ImporterModel
+import ImporterSupport
+
+/// What a store backend does, in the model's language: the seam between the stages above the
+/// store (history, views, pipeline, reports, the CLI) and one database (SQLite today; PostgreSQL
+/// is the second implementation). No SQL crosses it.
+///
+/// Invariants every backend keeps:
+/// - `write` takes the store's single writer lock up front and holds it until commit or rollback
+///   (`StoreError.locked` after the wait); `read` sees one consistent snapshot and never waits for
+///   a writer.
+/// - Methods that change the store are called inside `write`; the others inside `read` or `write`.
+/// - History is ordered by transaction number; a change belongs to exactly one transaction; a
+///   consumer's token is the number of the last transaction it consumed.
+/// - Errors are `StoreError`s that name the store, never raw database errors.
+///
+/// The protocol is synchronous: a stage runs one command against one store on one thread, and
+/// SQLite's C API is synchronous. An asynchronous client (postgres-nio) implements it by running
+/// its event loop on its own threads and waiting for each call's future on the caller's thread;
+/// see Docs/ARCHITECTURE.md.
+public protocol StoreBackend: AnyObject {
+    var path: String { get }
+    var options: Store.Options { get }
+    var storeID: UUID { get }
+    /// The entities the store holds, as registered.
+    var entities: [EntityDescription] { get }
+
+    func write<T>(_ body: () throws -> T) throws -> T
+    func read<T>(_ body: () throws -> T) throws -> T
+    /// Makes the work running on the store fail (from any thread), so its transaction rolls back.
+    func interrupt()
+    func reloadEntities() throws(StoreError)
+    /// The store error for an error met while using the store (a database error named, a
+    /// `StoreError` as it is).
+    func storeError(from error: any Error) -> StoreError
+    func entity(named name: String) -> EntityDescription?
+    func token(_ number: Int64) -> Token
+    /// Parses a token and checks that it belongs to this store.
+    func parseToken(_ text: String) throws(StoreError) -> Token
+    /// A value that changes whenever another process commits to the store (watch polls it).
+    func commitMarker() throws(StoreError) -> Int64
+
+    // MARK: History
+
+    /// The number of the last committed history transaction (0 when there is none).
+    func lastTransactionNumber() throws(StoreError) -> Int64
+    /// History of the transactions up to this number was purged (0: none was).
+    func purgedThrough() throws(StoreError) -> Int64
+    /// Transactions with `after < number <= through`, oldest first, at most `limit`.
+    func transactions(after: Int64, through: Int64, limit: Int?) throws(StoreError) -> [HistoryTransaction]
+    /// The last kept transaction with a timestamp before `timestamp`, or nil.
+    func lastTransaction(before timestamp: String) throws(StoreError) -> Int64?
+    /// Each change of the transactions `after < number <= through` that `filter` selects, in
+    /// history order, stopping after `limit` changes; streamed (bounded memory).
+    func forEachChange(after: Int64, through: Int64, filter: ChangeFilter, limit: Int?, _ body: (Change) throws -> Void) throws
+    /// Deletes the history of the transactions up to `through` and records the purged boundary.
+    func purgeHistory(through: Int64) throws(StoreError) -> (transactions: Int, changes: Int)
+
+    // MARK: Imports
+
+    /// Creates or migrates the entities' tables (inside `write`).
+    func ensureEntities(_ entities: [EntityDescription]) throws
+    /// Opens an import of `entities` (inside `write`, after `ensureEntities`).
+    func beginImport(_ entities: [EntityDescription]) throws -> any ImportTransaction
+    /// How many records of `entity` the store holds.
+    func recordCount(of entity: EntityDescription) throws(StoreError) -> Int
+
+    // MARK: Derived views
+
+    func registeredViews() throws(StoreError) -> [ViewDefinition]
+    /// Creates the view's (empty) table and registers its definition; `replacing` an earlier
+    /// definition of the same name, else refusing a table of that name.
+    func installView(_ view: ViewDefinition, replacing: Bool) throws
+    /// The view's rows by group values: its storage columns after the groups.
+    func viewRows(_ view: ViewDefinition) throws -> [[Value]: [Value]]
+    /// The rows a full recomputation of the view gives, keyed the same way.
+    func recomputedViewRows(_ view: ViewDefinition) throws -> [[Value]: [Value]]
+    /// The view's group and aggregate columns, rows ordered by group.
+    func orderedViewRows(_ view: ViewDefinition) throws -> (columns: [String], rows: [[Value]])
+    /// Applies the changes with ids in `changes` to the view's groups (counting the groups
+    /// inserted, updated, deleted and recomputed into `effect`).
+    func applyViewChanges(_ view: ViewDefinition, changes: ClosedRange<Int64>, into effect: inout ViewEffect) throws
+    /// Recomputes the views' rows from their entity tables.
+    func rebuildViews(_ views: [ViewDefinition]) throws
+    /// The ids of an entity's changes in the transactions `after < number <= through` (opaque,
+    /// ordered; each transaction's are contiguous), or nil when there are none.
+    func changeRange(of entity: String, after: Int64, through: Int64) throws -> ClosedRange<Int64>?
+    /// A cheap upper bound of `recordCount(of:)`.
+    func recordCountUpperBound(of entity: EntityDescription) throws -> Int64
+
+    // MARK: Rejects and status
+
+    /// The runs that kept rejects, oldest first.
+    func rejectRuns() throws -> [RejectRunSummary]
+    /// The rejects of a run (the latest when nil), in the order they were met.
+    func rejects(run: Int64?) throws -> (run: Int64?, rejects: [Reject])
+    /// Deletes the rejects of one run, or all; returns how many.
+    func clearRejects(run: Int64?) throws -> Int
+    /// What the store holds, counted.
+    func statusCounts() throws -> StoreCounts
+
+    // MARK: Consumers
+
+    func consumers() throws(StoreError) -> [Consumer]
+    func consumer(named name: String) throws(StoreError) -> Consumer?
+    /// Adds a consumer; false when one of that name exists.
+    func insertConsumer(_ consumer: Consumer) throws(StoreError) -> Bool
+    /// Removes a consumer; false when there is none of that name.
+    func deleteConsumer(named name: String) throws(StoreError) -> Bool
+    /// Sets a consumer's token (and its last replay time, when given); false when it does not exist.
+    func setConsumerToken(_ name: String, to number: Int64, replayedAt: String?) throws(StoreError) -> Bool
+    /// Moves a consumer's token from `from` to `to` unless another reader moved it meanwhile
+    /// (compare-and-set); false when it did not move.
+    func advanceConsumerToken(_ name: String, from: Int64, to: Int64, at timestamp: String) throws(StoreError) -> Bool
+}

@@ -1,0 +1,71 @@
+import Foundation
+import ImporterModel
+import ImporterSupport
+
+/// Why the store could not do what was asked.
+public enum StoreError: Error, Sendable, CustomStringConvertible {
+    /// Another process holds the write lock and did not release it within the wait; `holder`
+    /// names it when it is known (`importer run (pid 4242)`).
+    case locked(path: String, waitedMilliseconds: Int, holder: String?)
+    /// No store exists at the path (and the command does not create one).
+    case notFound(path: String)
+    /// The file is an SQLite database that `importer` did not create.
+    case notAnImporterStore(path: String)
+    /// The file is not an SQLite database at all.
+    case notADatabase(path: String)
+    /// The store (or its directory) may not be opened or written by this user, or is on a
+    /// read-only file system; `reason` is the system's.
+    case permissionDenied(path: String, reason: String)
+    /// The store could not be read or written: an I/O error, or the disk is full.
+    case io(path: String, reason: String)
+    /// The store was written by a newer `importer` whose schema this one does not know.
+    case newerSchema(path: String, found: Int, supported: Int)
+    /// The model differs from the store's in a way that would lose data.
+    case incompatibleModel(entity: String, reason: String)
+    /// A token that is not a token, or belongs to another store.
+    case invalidToken(String, reason: String)
+    /// An error of the database with no more specific meaning for the store.
+    case database(DatabaseError)
+
+    public var description: String {
+        switch self {
+        case .locked(let path, let waited, let holder):
+            "store \(path) is busy: \(holder ?? "another process") holds its write lock (\(waited == 0 ? "--no-wait: did not wait" : "waited \(Self.seconds(waited)) s; --wait SECONDS waits longer"))"
+        case .notFound(let path):
+            "no store at \(path) (run 'importer run' to create one, or pass --store)"
+        case .notAnImporterStore(let path):
+            "\(path) is an SQLite database that importer did not create; refusing to use it"
+        case .notADatabase(let path):
+            "\(path) is not an importer store: the file is not an SQLite database"
+        case .permissionDenied(let path, let reason):
+            "store \(path) cannot be written: \(reason)"
+        case .io(let path, let reason):
+            "store \(path): I/O error: \(reason)"
+        case .newerSchema(let path, let found, let supported):
+            "store \(path) has schema version \(found), newer than this importer supports (\(supported)); upgrade importer"
+        case .incompatibleModel(let entity, let reason):
+            "the model does not match the store for entity \(entity): \(reason)"
+        case .invalidToken(let token, let reason):
+            "invalid token '\(token)': \(reason)"
+        case .database(let error):
+            error.description
+        }
+    }
+
+    private static func seconds(_ milliseconds: Int) -> String {
+        milliseconds % 1000 == 0 ? "\(milliseconds / 1000)" : "\(Double(milliseconds) / 1000)"
+    }
+}
+
+/// An error the database reported, as its backend describes it (SQLite: `SQLite error 1: no such
+/// table: … (in: SELECT …)`).
+public struct DatabaseError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    /// An I/O failure or a full disk (exit 74), as opposed to an internal failure (exit 70).
+    public var isIOFailure: Bool
+
+    public init(description: String, isIOFailure: Bool) {
+        self.description = description
+        self.isIOFailure = isIOFailure
+    }
+}

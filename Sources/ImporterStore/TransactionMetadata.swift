@@ -1,0 +1,21 @@
+import Foundation
+import ImporterModel
+import ImporterSupport
+
+/// Who wrote a history transaction and from where (Core Data's author and context name).
+public struct TransactionMetadata: Sendable, Equatable {
+    public var author: String
+    public var context: String
+    public var processID: Int
+    public var host: String
+    public var sources: [String]
+
+    public init(author: String, context: String, processID: Int = Int(ProcessInfo.processInfo.processIdentifier),
+                host: String = ProcessInfo.processInfo.hostName, sources: [String]) {
+        self.author = author
+        self.context = context
+        self.processID = processID
+        self.host = host
+        self.sources = sources
+    }
+}

@@ -1,0 +1,15 @@
+import CSQLite
+import Foundation
+import ImporterModel
+import ImporterStore
+
+extension AttributeType {
+    /// The SQLite column type (and so the column affinity).
+    public var sqlType: String {
+        switch self {
+        case .text, .date, .datetime: "TEXT"
+        case .integer, .boolean: "INTEGER"
+        case .real: "REAL"
+        }
+    }
+}

@@ -1,0 +1,112 @@
+import CSQLite
+import Foundation
+import ImporterModel
+import ImporterStore
+
+/// A history transaction being written: its number, and for each entity the last record id and
+/// change id assigned before it began (records above the first are the ones it inserts; its change
+/// rows are the ones above the second).
+struct OpenTransaction {
+    let number: Int64
+    let lastIDBefore: [String: Int64]
+    let lastChangeIDBefore: [String: Int64]
+}
+
+/// Opens and closes history transactions around writes to entity tables.
+///
+/// Allocates the transaction number the guards require, tracks the entities' updates (through
+/// `ChangeCapture`), records deletes and the run's inserts set-based (see `EntitySchema`), and
+/// writes the transaction row with its counts and change-id ranges, or nothing when no record
+/// changed.
+struct HistoryWriter {
+    let store: SQLiteStore
+
+    /// Allocates the next transaction number and makes the triggers use it. Call inside the write
+    /// transaction, after taking the write lock.
+    func begin(_ entities: [EntityDescription]) throws -> OpenTransaction {
+        let number = try store.lastTransactionNumber() + 1
+        store.capture.reset()
+        var lastIDs: [String: Int64] = [:]
+        var lastChangeIDs: [String: Int64] = [:]
+        for entity in entities {
+            let schema = EntitySchema(entity: entity)
+            lastIDs[entity.name] = try EntitySchema.lastAssignedID(entity.tableName, in: store.connection)
+            lastChangeIDs[entity.name] = try EntitySchema.lastAssignedID(schema.changeTableName, in: store.connection)
+            try store.capture.track(entity)
+        }
+        store.transactionState.number = number
+        return OpenTransaction(number: number, lastIDBefore: lastIDs, lastChangeIDBefore: lastChangeIDs)
+    }
+
+    /// Deletes the records matching `condition` (SQL over the entity table), recording each as a
+    /// delete change with its values first; returns how many.
+    func deleteRecords(_ entity: EntityDescription, where condition: String, in transaction: OpenTransaction) throws -> Int {
+        let schema = EntitySchema(entity: entity)
+        let lastChange = try EntitySchema.lastAssignedID(schema.changeTableName, in: store.connection)
+        try store.connection.execute(schema.recordDeletes(where: condition), [.integer(transaction.number)])
+        let recorded = store.connection.changes
+        store.capture.expectingDeletes = true
+        defer { store.capture.expectingDeletes = false }
+        try store.connection.execute(schema.deleteRecorded, [.integer(lastChange)])
+        guard store.connection.changes == recorded else {
+            throw StoreError.database(SQLiteError(extendedCode: 1, message: "importer: recorded \(recorded) deletes but deleted \(store.connection.changes)").databaseError)
+        }
+        return recorded
+    }
+
+    /// The counts of `entity`'s changes in the open transaction: updates and deletes from the rows
+    /// written so far, then inserts as one insert row per record the entity gained, written with
+    /// its final values.
+    func recordChanges(_ entity: EntityDescription, in transaction: OpenTransaction) throws -> (counts: ChangeCounts, changeIDs: ClosedRange<Int64>?) {
+        try store.capture.flush()
+        guard store.capture.untrackedDeletes == 0 else {
+            throw StoreError.database(SQLiteError(extendedCode: 1, message: "importer: \(store.capture.untrackedDeletes) record(s) were deleted without a delete change").databaseError)
+        }
+        let schema = EntitySchema(entity: entity)
+        let lastChangeBefore = transaction.lastChangeIDBefore[entity.name] ?? 0
+        try store.connection.execute(schema.clearInsertedUpdates, [.integer(lastChangeBefore), .integer(transaction.lastIDBefore[entity.name] ?? 0)])
+        var counts = ChangeCounts()
+        try store.connection.prepare("SELECT \"type\", count(*) FROM \(schema.changeTable) WHERE \"change_id\" > ?1 GROUP BY \"type\"")
+            .forEachRow([.integer(lastChangeBefore)]) { row in
+                let n = Int(row.int64(at: 1))
+                switch row.string(at: 0) {
+                case "update": counts.updated = n
+                case "delete": counts.deleted = n
+                default: break
+                }
+            }
+        try store.connection.execute(schema.recordInserts, [.integer(transaction.number), .integer(transaction.lastIDBefore[entity.name] ?? 0)])
+        counts.inserted = store.connection.changes
+        let lastChange = try EntitySchema.lastAssignedID(schema.changeTableName, in: store.connection)
+        return (counts, lastChange > lastChangeBefore ? (lastChangeBefore + 1)...lastChange : nil)
+    }
+
+    /// Writes the transaction row when something changed; returns whether it did. Always stops the
+    /// triggers from using the number.
+    func finish(_ number: Int64, metadata: TransactionMetadata, entities: [(String, ChangeCounts, ClosedRange<Int64>?)]) throws -> Bool {
+        defer { store.transactionState.number = nil }
+        let totals = entities.reduce(ChangeCounts()) { $0 + $1.1 }
+        guard totals.changes > 0 else { return false }
+        let sources = String(decoding: try JSONEncoder().encode(metadata.sources), as: UTF8.self)
+        func counts(_ c: ChangeCounts) -> [Value] {
+            [c.inserted, c.updated, c.deleted, c.unchanged, c.rejected, c.duplicates].map { .integer(Int64($0)) }
+        }
+        try store.connection.execute("""
+            INSERT INTO importer_transaction (number, token, timestamp, author, context, process_id, host, source,
+              inserted, updated, deleted, unchanged, rejected, duplicates)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, [.integer(number), .text(store.token(number).description), .text(Timestamp.now()), .text(metadata.author),
+                  .text(metadata.context), .integer(Int64(metadata.processID)), .text(metadata.host), .text(sources)] + counts(totals))
+        let insertEntity = try store.connection.prepare("""
+            INSERT INTO importer_transaction_entity (transaction_number, entity, inserted, updated, deleted, unchanged, rejected, duplicates,
+              first_change_id, last_change_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        for (name, entityCounts, range) in entities {
+            try insertEntity.execute([.integer(number), .text(name)] + counts(entityCounts)
+                + [range.map { .integer($0.lowerBound) } ?? .null, range.map { .integer($0.upperBound) } ?? .null])
+        }
+        try store.connection.execute("UPDATE importer_metadata SET value = ? WHERE key = 'last_transaction_number'", [.integer(number)])
+        return true
+    }
+}

@@ -1,0 +1,11 @@
+import CSQLite
+import Foundation
+import ImporterModel
+import ImporterStore
+
+extension SQLIdentifier {
+    /// The name as a quoted SQL identifier. Callers pass validated names; quotes are doubled anyway.
+    public static func quoted(_ name: String) -> String {
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}

@@ -1,0 +1,48 @@
+import CSQLite
+import Foundation
+import ImporterModel
+import ImporterStore
+
+/// An error reported by libsqlite3: the primary and extended result codes, the message, and the SQL
+/// that was being prepared or run, if any.
+public struct SQLiteError: Error, CustomStringConvertible, Sendable {
+    /// The extended result code (`SQLITE_BUSY_SNAPSHOT`, `SQLITE_CONSTRAINT_UNIQUE`, ...).
+    public let extendedCode: Int32
+    public let message: String
+    public let sql: String?
+    /// The operating system's errno behind the failure (0 when none), for open and I/O errors.
+    public var systemErrno: Int32 = 0
+
+    /// The primary result code (`SQLITE_BUSY`, `SQLITE_CONSTRAINT`, ...).
+    public var code: Int32 { extendedCode & 0xFF }
+
+    /// True when another connection holds the lock this one needed, after the busy timeout.
+    public var isBusy: Bool { code == SQLITE_BUSY || code == SQLITE_LOCKED }
+
+    public init(extendedCode: Int32, message: String, sql: String? = nil) {
+        self.extendedCode = extendedCode
+        self.message = message
+        self.sql = sql
+    }
+
+    init(connection: OpaquePointer?, code: Int32, sql: String? = nil) {
+        let message = connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
+            ?? String(cString: sqlite3_errstr(code))
+        let extended = connection.map { sqlite3_extended_errcode($0) } ?? code
+        self.init(extendedCode: extended, message: message, sql: sql)
+        systemErrno = connection.map { sqlite3_system_errno($0) } ?? 0
+    }
+
+    public var description: String {
+        var text = "SQLite error \(extendedCode): \(message)"
+        if let sql { text += " (in: \(sql.prefix(200)))" }
+        return text
+    }
+}
+
+extension SQLiteError {
+    /// The error as the store reports it above the backend.
+    var databaseError: DatabaseError {
+        DatabaseError(description: description, isIOFailure: code == 10 /* SQLITE_IOERR */ || code == 13 /* SQLITE_FULL */)
+    }
+}

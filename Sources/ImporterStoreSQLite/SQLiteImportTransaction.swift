@@ -1,0 +1,98 @@
+import CSQLite
+import Foundation
+import ImporterModel
+import ImporterStore
+
+/// An import into SQLite: per entity, the temporary table of keys written (duplicates, sync), the
+/// duplicate merger and one prepared upserter per set of supplied columns; updates are captured by
+/// the preupdate hook, inserts and deletes recorded set-based (see `HistoryWriter`).
+final class SQLiteImportTransaction: ImportTransaction {
+    private let store: SQLiteStore
+    private let history: HistoryWriter
+    private let transaction: OpenTransaction
+    private var runs: [String: EntityRun] = [:]
+    private var changeIDs: [String: ClosedRange<Int64>] = [:]
+    private(set) var rejectRun: Int64?
+    private var insertReject: Statement?
+
+    /// The state of one entity in the import.
+    private final class EntityRun {
+        /// The keys written so far, shared by all the entity's feeds.
+        let seen: SeenKeys
+        let merger: DuplicateMerger
+        /// One upserter per set of supplied columns (feeds of one entity may supply different ones).
+        var upserters: [[Int]: BatchUpserter] = [:]
+
+        init(entity: EntityDescription, connection: Connection, transaction: OpenTransaction) throws {
+            seen = try SeenKeys(connection: connection, entity: entity)
+            merger = try DuplicateMerger(connection: connection, entity: entity, transaction: transaction)
+        }
+    }
+
+    init(store: SQLiteStore, entities: [EntityDescription]) throws {
+        self.store = store
+        history = HistoryWriter(store: store)
+        transaction = try history.begin(entities)
+        for entity in entities {
+            runs[entity.name] = try EntityRun(entity: entity, connection: store.connection, transaction: transaction)
+        }
+    }
+
+    deinit {
+        // Whether the import finished or failed, the guard functions stop using its number.
+        store.transactionState.number = nil
+    }
+
+    var number: Int64 { transaction.number }
+
+    private func run(_ entity: EntityDescription) throws -> EntityRun {
+        guard let run = runs[entity.name] else { throw StoreError.database(SQLiteError(extendedCode: 1, message: "importer: entity \(entity.name) is not part of this import").databaseError) }
+        return run
+    }
+
+    func upsert(_ batch: RecordBatch, of entity: EntityDescription, columns: [Int], sorted: Bool) throws {
+        let run = try run(entity)
+        let upserter = try run.upserters[columns] ?? BatchUpserter(
+            connection: store.connection, capture: store.capture, entity: entity, columns: columns, seen: run.seen, duplicates: run.merger)
+        run.upserters[columns] = upserter
+        try upserter.write(batch, sorted: sorted)
+    }
+
+    func recordReject(_ reject: Reject, at timestamp: String) throws {
+        let rejects = SQLiteRejectStore(store: store)
+        if rejectRun == nil {
+            rejectRun = try rejects.allocateRun()
+            insertReject = try rejects.insertStatement()
+        }
+        if let rejectRun, let insertReject { try rejects.insert(reject, run: rejectRun, using: insertReject, at: timestamp) }
+    }
+
+    func deleteRecordsNotWritten(_ entity: EntityDescription) throws -> Int {
+        try history.deleteRecords(entity, where: SeenKeys.unseenCondition(entity), in: transaction)
+    }
+
+    func closeEntity(_ entity: EntityDescription) throws -> ChangeCounts {
+        var (counts, ids) = try history.recordChanges(entity, in: transaction)
+        changeIDs[entity.name] = ids
+        let run = try run(entity)
+        counts.unchanged = try SeenKeys.count(entity, in: store.connection) - counts.inserted - counts.updated
+        counts.duplicates = run.seen.duplicates
+        return counts
+    }
+
+    func finish(metadata: TransactionMetadata, counts: [(String, ChangeCounts)]) throws -> Bool {
+        let wrote = try history.finish(number, metadata: metadata, entities: counts.map { ($0.0, $0.1, changeIDs[$0.0]) })
+        if let rejectRun, wrote { try SQLiteRejectStore(store: store).tag(run: rejectRun, transaction: number) }
+        return wrote
+    }
+}
+
+extension SQLiteStore {
+    public func beginImport(_ entities: [EntityDescription]) throws -> any ImportTransaction {
+        try SQLiteImportTransaction(store: self, entities: entities)
+    }
+
+    public func recordCount(of entity: EntityDescription) throws(StoreError) -> Int {
+        try mapErrors { Int(try connection.integer("SELECT count(*) FROM \(SQLIdentifier.quoted(entity.tableName))")) }
+    }
+}

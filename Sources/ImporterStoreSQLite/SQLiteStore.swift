@@ -1,0 +1,239 @@
+import CSQLite
+import Foundation
+import ImporterModel
+import ImporterStore
+
+/// The SQLite backend of a store: one SQLite file in WAL mode holding entity tables, their
+/// history, and the store's metadata.
+///
+/// It owns one connection and is used by one task at a time. Writers take the write lock
+/// up front (`BEGIN IMMEDIATE`), waiting up to the busy timeout; readers see a consistent snapshot.
+/// The store id (a UUID fixed at creation) binds tokens to this store.
+public final class SQLiteStore {
+    public typealias Options = Store.Options
+
+    public let path: String
+    public let connection: Connection
+    public let options: Options
+    public private(set) var storeID = UUID()
+    /// The entities the store holds, as registered (the store's own model of itself).
+    public package(set) var entities: [EntityDescription] = []
+    let transactionState = TransactionState()
+    let capture: ChangeCapture
+
+
+    public init(path: String, options: Options = Options()) throws(StoreError) {
+        self.path = path
+        self.options = options
+        if !options.create || options.readOnly, !FileManager.default.fileExists(atPath: path) {
+            throw StoreError.notFound(path: path)
+        }
+        do {
+            connection = try Self.openConnection(path: path, options: options)
+        } catch {
+            throw Self.storeError(from: error, path: path, options: options)
+        }
+        connection.setBusyTimeout(milliseconds: Int32(clamping: options.busyTimeoutMilliseconds))
+        capture = ChangeCapture(connection: connection, transactionState: transactionState)
+        capture.install()
+        try mapErrors {
+            try registerTransactionFunction(on: connection, state: transactionState)
+            try openSchema()
+            try connection.execute("""
+                PRAGMA synchronous = NORMAL;
+                PRAGMA secure_delete = OFF;
+                PRAGMA temp_store = FILE;
+                PRAGMA cache_size = -\(options.cacheKiB);
+                """)
+            try loadMetadata()
+        }
+    }
+
+    deinit { capture.uninstall() }
+
+    /// Opens the connection. A read-only open of a WAL store in a directory this user cannot write
+    /// fails at the first read (SQLite cannot create the `-shm` file); when no `-wal` file exists
+    /// (the database file holds every commit) it is opened immutable instead: a snapshot that is
+    /// valid while nobody writes the store, which a user without write access cannot do anyway.
+    private static func openConnection(path: String, options: Options) throws -> Connection {
+        let connection = try Connection(path: path, create: options.create, readOnly: options.readOnly)
+        guard options.readOnly else { return connection }
+        do {
+            _ = try connection.integer("SELECT count(*) FROM sqlite_master")
+            return connection
+        } catch let error as SQLiteError where error.extendedCode == 1544 /* READONLY_DIRECTORY */ || error.extendedCode == 1288 /* READONLY_CANTINIT */ {
+            guard !FileManager.default.fileExists(atPath: path + "-wal") else { throw error }
+            return try Connection(uri: Connection.immutableURI(path))
+        }
+    }
+
+    /// Runs `body`, translating SQLite errors into store errors (busy → locked).
+    package func mapErrors<T>(_ body: () throws -> T) throws(StoreError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw storeError(from: error)
+        }
+    }
+
+    /// The store error for an error thrown while using the store.
+    public func storeError(from error: any Error) -> StoreError {
+        Self.storeError(from: error, path: path, options: options)
+    }
+
+    /// The store error for an SQLite error met on the store at `path`: busy → locked (naming the
+    /// holder), not a database, permission or read-only, I/O or disk full; others as they are.
+    static func storeError(from error: any Error, path: String, options: Options) -> StoreError {
+        guard let error = error as? SQLiteError else {
+            return (error as? StoreError) ?? .database(SQLiteError(extendedCode: 1, message: "\(error)").databaseError)
+        }
+        let systemReason = error.systemErrno != 0 ? String(cString: strerror(error.systemErrno)) : nil
+        switch error.code {
+        case SQLITE_BUSY, SQLITE_LOCKED:
+            let holder = WriterRecord.liveHolder(ofStore: path).map { "\($0.command) (pid \($0.pid), since \($0.since))" }
+            return .locked(path: path, waitedMilliseconds: options.busyTimeoutMilliseconds, holder: holder)
+        case SQLITE_NOTADB:
+            return .notADatabase(path: path)
+        case SQLITE_READONLY:
+            return .permissionDenied(path: path, reason: "it is read-only to this user (\(systemReason ?? error.message)); commands that only read still work")
+        case SQLITE_PERM, SQLITE_AUTH:
+            return .permissionDenied(path: path, reason: systemReason ?? error.message)
+        case SQLITE_CANTOPEN:
+            // SQLite's errno may come from a later call than the failing open: ask the file system.
+            let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            if !FileManager.default.fileExists(atPath: directory) { return .notFound(path: path) }
+            if FileManager.default.fileExists(atPath: path) ? access(path, R_OK) != 0 : access(directory, W_OK | X_OK) != 0 {
+                return .permissionDenied(path: path, reason: String(cString: strerror(errno)))
+            }
+            return .io(path: path, reason: "cannot open: \(systemReason ?? error.message)")
+        case SQLITE_IOERR, SQLITE_FULL:
+            if error.systemErrno == EACCES || error.systemErrno == EROFS || error.systemErrno == EPERM {
+                return .permissionDenied(path: path, reason: systemReason ?? error.message)
+            }
+            return .io(path: path, reason: error.code == SQLITE_FULL ? "the disk is full" : systemReason ?? error.message)
+        default:
+            return .database(error.databaseError)
+        }
+    }
+
+    // MARK: Transactions
+
+    /// Interrupts the statement running on the store (from any thread): it fails, and the
+    /// transaction around it rolls back.
+    public func interrupt() {
+        connection.interrupt()
+    }
+
+    /// Runs `body` in a write transaction: takes the store's write lock up front (waiting up to the
+    /// busy timeout, then `StoreError.locked` naming the holder), commits when `body` returns and
+    /// rolls back when it throws. Every write to the store goes through here.
+    public func write<T>(_ body: () throws -> T) throws -> T {
+        do {
+            try connection.execute("BEGIN IMMEDIATE")
+        } catch {
+            throw storeError(from: error)
+        }
+        WriterRecord.current(command: options.command).write(forStore: path)
+        do {
+            let result = try body()
+            try connection.execute("COMMIT")
+            return result
+        } catch {
+            if connection.isInTransaction { try? connection.execute("ROLLBACK") }
+            // Forget what the rolled-back work left in memory: captured updates, migrated entities.
+            capture.reset()
+            try? reloadEntities()
+            throw error is SQLiteError ? storeError(from: error) : error
+        }
+    }
+
+    /// Runs `body` in a read transaction: one consistent snapshot of the store, never blocked by a
+    /// writer.
+    public func read<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try connection.transaction(immediate: false, body)
+        } catch {
+            throw error is SQLiteError ? storeError(from: error) : error
+        }
+    }
+
+    private func integerPragma(_ name: String) throws -> Int64 {
+        try connection.integer("PRAGMA \(name)")
+    }
+
+    /// The value of a key of `importer_metadata`, or nil when it is not set.
+    package func metadata(_ key: String) throws -> Value? {
+        try connection.scalar("SELECT value FROM importer_metadata WHERE key = ?1", [.text(key)])
+    }
+
+    private func openSchema() throws {
+        let tableCount = try connection.scalar("SELECT count(*) FROM sqlite_master")
+        let applicationID = try integerPragma("application_id")
+        if tableCount != .integer(0) || applicationID != 0 {
+            guard applicationID == StoreSchema.applicationID else { throw StoreError.notAnImporterStore(path: path) }
+        } else {
+            guard !options.readOnly else { throw StoreError.notFound(path: path) }
+            try create()
+        }
+        let version = try integerPragma("user_version")
+        if version > StoreSchema.version {
+            throw StoreError.newerSchema(path: path, found: Int(version), supported: StoreSchema.version)
+        }
+    }
+
+    private func create() throws {
+        // WAL must be set outside a transaction; it is persistent in the file.
+        try connection.execute("PRAGMA journal_mode = WAL")
+        try write {
+            // Another process may have created the store while this one waited for the lock.
+            guard try connection.scalar("SELECT count(*) FROM sqlite_master") == .integer(0) else { return }
+            for statement in StoreSchema.create { try connection.execute(statement) }
+            let now = Timestamp.now()
+            try connection.execute("INSERT INTO importer_metadata(key, value) VALUES ('store_id', ?), ('created_at', ?), ('last_transaction_number', 0), ('purged_through', 0), ('last_run_number', 0)",
+                                   [.text(UUID().uuidString.lowercased()), .text(now)])
+            try connection.execute("PRAGMA application_id = \(StoreSchema.applicationID)")
+            try connection.execute("PRAGMA user_version = \(StoreSchema.version)")
+        }
+    }
+
+    private func loadMetadata() throws {
+        guard case .text(let id)? = try metadata("store_id"),
+              let uuid = UUID(uuidString: id) else {
+            throw StoreError.notAnImporterStore(path: path)
+        }
+        storeID = uuid
+        entities = try EntityRegistry.load(connection)
+    }
+
+    /// Re-reads the registered entities (after another process may have changed them).
+    public func reloadEntities() throws(StoreError) {
+        try mapErrors { entities = try EntityRegistry.load(connection) }
+    }
+
+    public func entity(named name: String) -> EntityDescription? {
+        entities.first { $0.name == name }
+    }
+
+    // MARK: Tokens
+
+    public func token(_ number: Int64) -> Token {
+        Token(storeID: storeID, transactionNumber: number)
+    }
+
+    /// Parses a token and checks that it belongs to this store.
+    public func parseToken(_ text: String) throws(StoreError) -> Token {
+        let token = try Token(parsing: text)
+        guard token.storeID == storeID else {
+            throw StoreError.invalidToken(text, reason: "it belongs to another store (\(token.storeID.uuidString.lowercased())), not \(storeID.uuidString.lowercased())")
+        }
+        return token
+    }
+
+    /// The number of the last committed history transaction (0 when there is none).
+    public func lastTransactionNumber() throws(StoreError) -> Int64 {
+        try mapErrors {
+            if case .integer(let n)? = try metadata("last_transaction_number") { return n }
+            return 0
+        }
+    }
+}
