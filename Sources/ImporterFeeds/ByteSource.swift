@@ -1,4 +1,3 @@
-import ImporterModel
 import Foundation
 
 /// A forward-only stream of bytes from a file or standard input, read in chunks.

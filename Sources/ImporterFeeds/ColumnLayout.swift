@@ -1,4 +1,3 @@
-import ImporterModel
 /// How the named columns of a columnar feed (a CSV header, the NASA API's `fields`) map to the
 /// fields a mapper requests.
 struct ColumnLayout {

@@ -1,4 +1,5 @@
 import ImporterModel
+
 /// Why a feed could not be read: a bad file, as opposed to a bad record (a reject).
 ///
 /// Every case carries the location; the import that reads the feed fails and commits nothing.

@@ -1,4 +1,5 @@
 import ImporterModel
+
 /// Makes the streaming reader for a feed's format.
 public enum FeedReaders {
     public static func make(for mapping: FeedMapping, source: ByteSource) throws(FeedError) -> any RecordReader {

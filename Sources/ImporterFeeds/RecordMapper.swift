@@ -1,5 +1,5 @@
-import ImporterModel
 import Foundation
+import ImporterModel
 
 /// Turns raw records of one feed into typed values of one entity, following a `FeedMapping`.
 ///

@@ -1,4 +1,3 @@
-import ImporterModel
 /// What a UTF-8 lead byte allows after it (RFC 3629: no overlong forms, no surrogates, nothing
 /// above U+10FFFF), shared by the scanners that validate UTF-8 as they go.
 struct UTF8Lead {

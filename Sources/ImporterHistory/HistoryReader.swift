@@ -1,5 +1,4 @@
 import Foundation
-import ImporterModel
 import ImporterStore
 
 /// Reads history transactions and their changes from the store, streaming.

@@ -1,5 +1,4 @@
 import Foundation
-import ImporterModel
 import ImporterStore
 
 /// A store at a glance (`importer status`): its file, schema, contents, history, consumers, views

@@ -1,4 +1,5 @@
 import ImporterSupport
+
 /// A record that could not be mapped: where it is, which attribute, why, and the raw value.
 ///
 /// A reject is a bad *record*, not a bad file: the rest of the feed is still readable.

@@ -1,11 +1,5 @@
 import Foundation
-import ImporterFeeds
-import ImporterHistory
 import ImporterModel
-import ImporterStore
-import ImporterSupport
-import ImporterViews
-import Logging
 
 /// What a feed would import, found without a store (`importer check`).
 public struct FeedCheck: Sendable {

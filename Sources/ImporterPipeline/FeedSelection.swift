@@ -1,11 +1,5 @@
 import Foundation
-import ImporterFeeds
-import ImporterHistory
 import ImporterModel
-import ImporterStore
-import ImporterSupport
-import ImporterViews
-import Logging
 
 /// Chooses the feed mapping (and format) for each feed given on the command line.
 ///

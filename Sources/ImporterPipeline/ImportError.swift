@@ -1,11 +1,7 @@
 import Foundation
 import ImporterFeeds
-import ImporterHistory
 import ImporterModel
 import ImporterStore
-import ImporterSupport
-import ImporterViews
-import Logging
 
 /// Why an import failed. Nothing was committed.
 public enum ImportError: Error, Sendable, CustomStringConvertible {

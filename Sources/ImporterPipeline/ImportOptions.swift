@@ -1,11 +1,5 @@
 import Foundation
-import ImporterFeeds
-import ImporterHistory
 import ImporterModel
-import ImporterStore
-import ImporterSupport
-import ImporterViews
-import Logging
 
 /// How an import runs.
 public struct ImportOptions: Sendable {

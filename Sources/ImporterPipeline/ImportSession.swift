@@ -1,6 +1,5 @@
 import Foundation
 import ImporterFeeds
-import ImporterHistory
 import ImporterModel
 import ImporterStore
 import ImporterSupport

@@ -1,11 +1,6 @@
 import Foundation
 import ImporterFeeds
-import ImporterHistory
 import ImporterModel
-import ImporterStore
-import ImporterSupport
-import ImporterViews
-import Logging
 
 /// A feed opened for reading: its records read and mapped into batches of its entity, the same
 /// way for an import and for a check.

@@ -1,11 +1,6 @@
 import Foundation
-import ImporterFeeds
-import ImporterHistory
 import ImporterModel
-import ImporterStore
 import ImporterSupport
-import ImporterViews
-import Logging
 
 /// Where rejected records go as an import runs: the store (`importer_reject`, tagged with the run)
 /// and, optionally, an NDJSON file (written as they come, so it is complete even when the run

@@ -1,11 +1,6 @@
 import Foundation
-import ImporterFeeds
-import ImporterHistory
 import ImporterModel
 import ImporterStore
-import ImporterSupport
-import ImporterViews
-import Logging
 
 /// Rejected records kept in the store, tagged with the run that met them. A run gets a number only
 /// when it keeps rejects, so a run that changes nothing and rejects nothing writes nothing.

@@ -1,11 +1,5 @@
 import Foundation
-import ImporterFeeds
-import ImporterHistory
 import ImporterModel
-import ImporterStore
-import ImporterSupport
-import ImporterViews
-import Logging
 
 /// The guards of `--sync`: a snapshot that is not one (an empty answer, a truncated feed) must
 /// never empty a store. A sync is refused when a feed holds no records while its entity holds some

@@ -1,10 +1,7 @@
 import Foundation
-import ImporterHistory
 import ImporterModel
-import ImporterPipeline
 import ImporterStore
 import ImporterSupport
-import ImporterViews
 
 /// The CSV report (RFC 4180: CRLF line ends, `"` doubled inside quoted fields): a header
 /// `token,transaction,entity,key,type,attribute,old,new`, then one row per changed attribute.

@@ -1,10 +1,8 @@
 import Foundation
 import ImporterHistory
 import ImporterModel
-import ImporterPipeline
 import ImporterStore
 import ImporterSupport
-import ImporterViews
 
 /// The JSON forms of changes, transactions and counts shared by every JSON output (the contract
 /// documented in the README, "JSON report").

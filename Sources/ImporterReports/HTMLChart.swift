@@ -1,10 +1,4 @@
 import Foundation
-import ImporterHistory
-import ImporterModel
-import ImporterPipeline
-import ImporterStore
-import ImporterSupport
-import ImporterViews
 
 /// An inline SVG chart for the HTML report: bars per category (grouped when there are several bar
 /// series) on a left axis, optionally a line series on a right axis, with axis titles, a legend,

@@ -1,7 +1,5 @@
 import Foundation
-import ImporterHistory
 import ImporterModel
-import ImporterPipeline
 import ImporterStore
 import ImporterSupport
 import ImporterViews

@@ -1,10 +1,4 @@
 import Foundation
-import ImporterHistory
-import ImporterModel
-import ImporterPipeline
-import ImporterStore
-import ImporterSupport
-import ImporterViews
 
 /// The HTML report's stylesheet (inline in the page): system fonts only, light and dark schemes,
 /// series colours for the charts.

@@ -1,10 +1,6 @@
 import Foundation
-import ImporterHistory
-import ImporterModel
-import ImporterPipeline
 import ImporterStore
 import ImporterSupport
-import ImporterViews
 
 /// Renders a range of history transactions with their changes (`importer history`, `report`).
 ///

@@ -1,10 +1,6 @@
 import Foundation
-import ImporterHistory
 import ImporterModel
-import ImporterPipeline
 import ImporterStore
-import ImporterSupport
-import ImporterViews
 
 extension Change {
     /// What every report lists for an insert or a delete: an insert's non-null values, a delete's

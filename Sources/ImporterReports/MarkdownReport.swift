@@ -1,10 +1,6 @@
 import Foundation
-import ImporterHistory
-import ImporterModel
-import ImporterPipeline
 import ImporterStore
 import ImporterSupport
-import ImporterViews
 
 /// The Markdown report: a title, a summary table, the transactions, the views' effects and a table
 /// of the changes (at most `changeLimit` rows, then "… and N more changes").

@@ -1,10 +1,6 @@
 import Foundation
-import ImporterHistory
-import ImporterModel
-import ImporterPipeline
 import ImporterStore
 import ImporterSupport
-import ImporterViews
 
 /// Where one report goes, written in full or not at all where the destination allows it:
 /// - `-`: standard output, streamed;

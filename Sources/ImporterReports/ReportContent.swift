@@ -3,8 +3,6 @@ import ImporterHistory
 import ImporterModel
 import ImporterPipeline
 import ImporterStore
-import ImporterSupport
-import ImporterViews
 
 /// Everything a report shows, read from the history tables: one run (its transaction, or none when
 /// nothing changed) or a range of transactions (`history`, `report`, a consumer's pending changes).

@@ -1,10 +1,4 @@
 import Foundation
-import ImporterHistory
-import ImporterModel
-import ImporterPipeline
-import ImporterStore
-import ImporterSupport
-import ImporterViews
 
 /// The formats reports are printed in.
 public enum ReportFormat: String, Sendable, CaseIterable {

@@ -1,10 +1,6 @@
 import Foundation
-import ImporterHistory
 import ImporterModel
-import ImporterPipeline
-import ImporterStore
 import ImporterSupport
-import ImporterViews
 
 /// Values and keys as short, unambiguous text, shared by the Markdown and CSV reports (and shown in
 /// the HTML report): `null`, numbers in their shortest round-trip form, text as is unless it could

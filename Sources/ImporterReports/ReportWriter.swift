@@ -1,10 +1,6 @@
 import Foundation
-import ImporterHistory
-import ImporterModel
-import ImporterPipeline
 import ImporterStore
 import ImporterSupport
-import ImporterViews
 
 /// Writes a report in any format: the run and history contracts for text, JSON and NDJSON;
 /// Markdown, CSV and HTML from the same content.

@@ -1,10 +1,6 @@
 import Foundation
-import ImporterHistory
-import ImporterModel
-import ImporterPipeline
 import ImporterStore
 import ImporterSupport
-import ImporterViews
 
 /// Renders a run report: `text` for people, `json` for programs (one object, see the README),
 /// `ndjson` as a header line, one line per change and a footer with the totals.

@@ -1,10 +1,6 @@
 import Foundation
 import ImporterHistory
-import ImporterModel
-import ImporterPipeline
 import ImporterStore
-import ImporterSupport
-import ImporterViews
 
 /// Text pieces shared by the text outputs.
 public enum TextFormatting {

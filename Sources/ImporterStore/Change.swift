@@ -1,6 +1,5 @@
 import Foundation
 import ImporterModel
-import ImporterSupport
 
 /// What happened to a record in a history transaction.
 public enum ChangeType: String, Sendable, Codable, CaseIterable {

@@ -1,6 +1,5 @@
 import Foundation
 import ImporterModel
-import ImporterSupport
 
 /// A named reader of history whose token (the last transaction it consumed) is kept in the store,
 /// with the filters that select the changes it cares about (Core Data's history fetch predicates).

@@ -1,6 +1,4 @@
 import Foundation
-import ImporterModel
-import ImporterSupport
 
 /// Counts of what an import did to one entity (or to all, as totals).
 public struct ChangeCounts: Sendable, Equatable, Codable {

@@ -1,6 +1,5 @@
 import Foundation
 import ImporterModel
-import ImporterSupport
 
 /// One import being written: opened by `StoreBackend.beginImport` inside `Store.write`, it upserts
 /// batches of mapped records, keeps rejects, deletes what a sync did not see, and writes the

@@ -1,6 +1,5 @@
 import Foundation
 import ImporterModel
-import ImporterSupport
 
 /// One importer store, as every stage above the store sees it: a handle on a backend (SQLite
 /// today) that speaks the model's language. Transactions go through `write { }` (the writer lock,

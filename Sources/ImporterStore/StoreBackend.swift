@@ -1,6 +1,5 @@
 import Foundation
 import ImporterModel
-import ImporterSupport
 
 /// What a store backend does, in the model's language: the seam between the stages above the
 /// store (history, views, pipeline, reports, the CLI) and one database (SQLite today; PostgreSQL

@@ -1,6 +1,4 @@
 import Foundation
-import ImporterModel
-import ImporterSupport
 
 /// What a store holds, counted (for `importer status`).
 public struct StoreCounts: Sendable, Equatable {

@@ -1,6 +1,4 @@
 import Foundation
-import ImporterModel
-import ImporterSupport
 
 /// Why the store could not do what was asked.
 public enum StoreError: Error, Sendable, CustomStringConvertible {

@@ -1,6 +1,4 @@
 import Foundation
-import ImporterModel
-import ImporterSupport
 
 /// An opaque, ordered position in one store's history: the store's id and a transaction number.
 ///

@@ -1,6 +1,4 @@
 import Foundation
-import ImporterModel
-import ImporterSupport
 
 /// Who wrote a history transaction and from where (Core Data's author and context name).
 public struct TransactionMetadata: Sendable, Equatable {

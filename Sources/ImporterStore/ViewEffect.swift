@@ -1,6 +1,4 @@
 import Foundation
-import ImporterModel
-import ImporterSupport
 
 /// What one replay (or rebuild) did to a derived view.
 public struct ViewEffect: Sendable, Equatable {

@@ -1,7 +1,6 @@
 import CSQLite
 import Foundation
 import ImporterModel
-import ImporterStore
 
 extension AttributeType {
     /// The SQLite column type (and so the column affinity).

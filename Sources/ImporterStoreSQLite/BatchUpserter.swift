@@ -1,7 +1,6 @@
 import CSQLite
 import Foundation
 import ImporterModel
-import ImporterStore
 
 /// Writes batches of one entity's records through one prepared
 /// `INSERT … ON CONFLICT(key) DO UPDATE SET … WHERE <something changed>` statement, bound per record.

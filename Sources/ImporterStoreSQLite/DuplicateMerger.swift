@@ -1,7 +1,6 @@
 import CSQLite
 import Foundation
 import ImporterModel
-import ImporterStore
 
 /// Keeps one change per record per transaction when a key occurs again later in the same run.
 ///

@@ -1,7 +1,6 @@
 import CSQLite
 import Foundation
 import ImporterModel
-import ImporterStore
 
 /// Model expressions rendered in SQLite's dialect (derived attributes, view aggregates).
 extension ImporterModel.Expression {

@@ -1,7 +1,6 @@
 import CSQLite
 import Foundation
 import ImporterModel
-import ImporterStore
 
 extension SQLIdentifier {
     /// The name as a quoted SQL identifier. Callers pass validated names; quotes are doubled anyway.

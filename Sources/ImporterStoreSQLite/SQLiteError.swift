@@ -1,6 +1,5 @@
 import CSQLite
 import Foundation
-import ImporterModel
 import ImporterStore
 
 /// An error reported by libsqlite3: the primary and extended result codes, the message, and the SQL

@@ -1,7 +1,6 @@
 import CSQLite
 import Foundation
 import ImporterModel
-import ImporterStore
 
 /// The keys of one entity written in the current run, in a temporary table: they find duplicates
 /// across batches and feeds (all the entity's upserters share one `SeenKeys`, so that chunk numbers

@@ -1,7 +1,6 @@
 import CSQLite
 import Foundation
 import ImporterModel
-import ImporterStore
 
 /// A prepared SQLite statement owned by one `Connection`.
 ///

@@ -1,7 +1,5 @@
 import CSQLite
 import Foundation
-import ImporterModel
-import ImporterStore
 
 /// The store's own tables (everything named `importer_*` that is not per entity), and its version.
 ///

@@ -1,7 +1,5 @@
 import CSQLite
 import Foundation
-import ImporterModel
-import ImporterStore
 
 /// The number of the history transaction being written, if any; read by the store's guards through
 /// the SQL functions `importer_transaction()` and `importer_writer()`.

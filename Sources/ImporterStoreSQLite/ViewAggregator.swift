@@ -1,7 +1,6 @@
 import CSQLite
 import Foundation
 import ImporterModel
-import ImporterStore
 
 /// Recomputes views of one entity in a single scan of its table, aggregating in memory: no SQL
 /// `GROUP BY` (whose sort dominated a rebuild) and one pass for all the entity's views.

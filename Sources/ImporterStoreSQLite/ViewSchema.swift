@@ -1,7 +1,6 @@
 import CSQLite
 import Foundation
 import ImporterModel
-import ImporterStore
 
 /// The SQL of one derived view: its table, the full recomputation, and the delta of a range of
 /// history changes per group.

@@ -2,7 +2,6 @@ import CSQLite
 import Foundation
 import Glibc
 import ImporterModel
-import ImporterStore
 
 /// Who holds a store's write lock, kept in a small file beside it (`STORE-writer`) so that a
 /// process that finds the store busy can say which command and process to wait for.

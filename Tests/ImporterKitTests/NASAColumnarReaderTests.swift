@@ -1,15 +1,15 @@
 import Foundation
-import Testing
 @testable import ImporterFeeds
 @testable import ImporterHistory
 @testable import ImporterKit
+@testable import ImporterModel
 @testable import ImporterPipeline
 @testable import ImporterReports
 @testable import ImporterStore
 @testable import ImporterStoreSQLite
-@testable import ImporterViews
-@testable import ImporterModel
 @testable import ImporterSupport
+@testable import ImporterViews
+import Testing
 
 /// Reads every record of a feed text with the fireball mapping; returns the raw records' texts.
 private func readAll(_ text: String, requesting fields: [String] = ["date", "energy", "lat", "lat-dir", "vx"], bufferSize: Int = 1 << 20) throws -> (FeedHeader, [[String]]) {

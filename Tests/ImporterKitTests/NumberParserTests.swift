@@ -1,15 +1,15 @@
 import Foundation
-import Testing
 @testable import ImporterFeeds
 @testable import ImporterHistory
 @testable import ImporterKit
+@testable import ImporterModel
 @testable import ImporterPipeline
 @testable import ImporterReports
 @testable import ImporterStore
 @testable import ImporterStoreSQLite
-@testable import ImporterViews
-@testable import ImporterModel
 @testable import ImporterSupport
+@testable import ImporterViews
+import Testing
 
 @Suite struct NumberParserTests {
     @Test(arguments: [

@@ -1,15 +1,15 @@
 import Foundation
-import Testing
 @testable import ImporterFeeds
 @testable import ImporterHistory
 @testable import ImporterKit
+@testable import ImporterModel
 @testable import ImporterPipeline
 @testable import ImporterReports
 @testable import ImporterStore
 @testable import ImporterStoreSQLite
-@testable import ImporterViews
-@testable import ImporterModel
 @testable import ImporterSupport
+@testable import ImporterViews
+import Testing
 
 /// Maps the rows of a fireball feed text; returns mapped values per record or the rejects.
 private func mapAll(_ text: String, mapping: FeedMapping = FireballModel.apiFeed) throws -> (values: [[String: Value]], rejects: [Reject]) {

@@ -1,16 +1,16 @@
 import Foundation
-import PropertyBased
-import Testing
 @testable import ImporterFeeds
 @testable import ImporterHistory
 @testable import ImporterKit
+@testable import ImporterModel
 @testable import ImporterPipeline
 @testable import ImporterReports
 @testable import ImporterStore
 @testable import ImporterStoreSQLite
-@testable import ImporterViews
-@testable import ImporterModel
 @testable import ImporterSupport
+@testable import ImporterViews
+import PropertyBased
+import Testing
 
 /// Random histories: imports of overlapping snapshots (inserts, updates, deletes with sync, NULL
 /// transitions, records moving between view groups, repeated keys), by two authors, with views

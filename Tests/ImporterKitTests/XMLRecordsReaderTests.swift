@@ -1,16 +1,16 @@
 import CLibXML2
 import Foundation
-import Testing
 @testable import ImporterFeeds
 @testable import ImporterHistory
 @testable import ImporterKit
+@testable import ImporterModel
 @testable import ImporterPipeline
 @testable import ImporterReports
 @testable import ImporterStore
 @testable import ImporterStoreSQLite
-@testable import ImporterViews
-@testable import ImporterModel
 @testable import ImporterSupport
+@testable import ImporterViews
+import Testing
 
 /// `SampleData/xml/fireball-2024-elements.xml`: one `<fireball>` per record, fields as child
 /// elements named like the API fields (so the API mapping's field names work as they are).

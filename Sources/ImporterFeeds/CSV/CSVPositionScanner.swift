@@ -1,4 +1,5 @@
 import ImporterModel
+
 /// Where one row of a CSV feed is, as `CSVPositionScanner` found it.
 struct CSVRowMark {
     /// 1-based line of the row's first byte.

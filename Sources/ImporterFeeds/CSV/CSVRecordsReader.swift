@@ -1,5 +1,5 @@
-import ImporterModel
 import CSV
+import ImporterModel
 
 /// Reads comma-separated values with a header row (RFC 4180), streaming row by row through
 /// yaslab/CSV.swift's `CSVReader` (files, pipes and `-` alike; memory stays bounded by the chunk

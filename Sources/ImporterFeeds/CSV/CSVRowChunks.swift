@@ -1,4 +1,5 @@
 import ImporterModel
+
 /// Reads a `ByteSource` in chunks, has each chunk scanned by a `CSVPositionScanner`, and hands out
 /// the input as texts of whole rows (a row is never split between two texts), for CSV.swift to parse
 /// one text at a time.

@@ -1,5 +1,5 @@
-import ImporterModel
 import Foundation
+import ImporterModel
 
 /// Reads JSON objects as records: the elements of an array (at the document's root, or at a JSON
 /// pointer such as `/data/items`), or one object per line (NDJSON).

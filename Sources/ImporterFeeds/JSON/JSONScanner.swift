@@ -1,5 +1,5 @@
-import ImporterModel
 import Foundation
+import ImporterModel
 
 /// Why a scan stopped: the buffer ran out in the middle of a unit (refill and retry it), or the
 /// input is invalid.

@@ -1,4 +1,5 @@
 import ImporterModel
+
 /// Reads the NASA/JPL SSD API shape (the fireball API's): an object with `signature`, `count`,
 /// `fields` (column names) and `data` (rows of values aligned with `fields`), streaming row by row.
 ///

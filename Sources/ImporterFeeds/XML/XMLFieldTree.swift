@@ -1,4 +1,3 @@
-import ImporterModel
 import CLibXML2
 
 /// The requested fields as a tree of element steps below the record element (node 0), each node

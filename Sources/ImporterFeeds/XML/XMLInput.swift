@@ -1,6 +1,5 @@
-import ImporterModel
-import Foundation
 import CLibXML2
+import Foundation
 
 /// What libxml2's callbacks for one reader share with it: the byte source behind the prolog guard,
 /// and the first error either of them met. Passed to C as an unretained pointer; the reader owns it.

@@ -1,4 +1,3 @@
-import ImporterModel
 /// An expanded XML name: a namespace URI (nil for no namespace) and a local name.
 struct XMLName: Equatable, Sendable, CustomStringConvertible {
     var namespace: String?

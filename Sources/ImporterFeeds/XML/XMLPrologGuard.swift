@@ -1,4 +1,3 @@
-import ImporterModel
 /// Stops an XML document at its DOCTYPE before libxml2 parses any of it.
 ///
 /// The reader's input callback passes each chunk through `scan` until the root element starts (then

@@ -1,6 +1,6 @@
-import ImporterModel
 import CLibXML2
 import Foundation
+import ImporterModel
 
 /// Errors and names of `XMLRecordsReader`: libxml2's messages turned into located feed errors.
 extension XMLRecordsReader {

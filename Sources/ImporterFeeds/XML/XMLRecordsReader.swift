@@ -1,6 +1,6 @@
-import ImporterModel
 import CLibXML2
 import Foundation
+import ImporterModel
 
 /// Reads the elements at a path of an XML document as records, streaming through libxml2's
 /// `xmlTextReader` fed from a `ByteSource` (files, pipes and stdin alike). Memory stays bounded:

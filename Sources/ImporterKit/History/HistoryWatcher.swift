@@ -1,11 +1,9 @@
-import ImporterFeeds
 import ImporterHistory
-import ImporterModel
-import ImporterPipeline
 import ImporterReports
 import ImporterStore
 import ImporterSupport
 import ImporterViews
+
 /// Notices history written by other processes (Core Data's remote change notification) and passes
 /// it on: derived views are replayed, and the new changes of the watched external consumers are
 /// written as NDJSON (one line per change, with the consumer's name), each consumer's token

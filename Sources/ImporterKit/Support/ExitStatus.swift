@@ -2,10 +2,9 @@ import ImporterFeeds
 import ImporterHistory
 import ImporterModel
 import ImporterPipeline
-import ImporterReports
 import ImporterStore
 import ImporterSupport
-import ImporterViews
+
 /// The exit codes of `importer`, stable for scripts (sysexits values where one fits).
 public enum ExitStatus: Int32, Sendable, CaseIterable {
     /// Success.
