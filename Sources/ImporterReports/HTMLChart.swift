@@ -35,42 +35,67 @@ struct HTMLChart {
     static let characterWidth = 6.6
     static let maximumLabelCharacters = 18
 
-    func svg() -> String {
-        let width = Self.width
-        let bars = series.filter { $0.kind == .bar }
-        let leftSeries = series.filter { $0.axis == .left }
-        let rightSeries = series.filter { $0.axis == .right }
-        let left = NiceScale(values: leftSeries.flatMap { $0.values.compactMap { $0 } }, integral: leftSeries.allSatisfy(\.integral))
-        let right = rightSeries.isEmpty ? nil : NiceScale(values: rightSeries.flatMap { $0.values.compactMap { $0 } }, integral: rightSeries.allSatisfy(\.integral))
-
-        let leftLabels = left.ticks.map { left.label($0) }
-        let rightLabels = right.map { scale in scale.ticks.map { scale.label($0) } } ?? []
-        let marginLeft = 34 + Double(leftLabels.map(\.count).max() ?? 1) * Self.characterWidth + 10
-        let marginRight = right == nil ? 24.0 : 44 + Double(rightLabels.map(\.count).max() ?? 1) * Self.characterWidth + 10
+    /// Where everything goes: the scales, the margins around the plot, the category band.
+    private struct Frame {
+        let left: NiceScale
+        let right: NiceScale?
+        let leftLabels: [String]
+        let rightLabels: [String]
+        let marginLeft: Double
+        let marginRight: Double
         let marginTop = 48.0
-        let plotWidth = width - marginLeft - marginRight
-        let count = max(categories.count, 1)
-        let band = plotWidth / Double(count)
+        let plotWidth: Double
+        let band: Double
+        let shownLabels: [String]
+        let rotated: Bool
+        let labelEvery: Int
+        let height: Double
+        var plotBottom: Double { marginTop + HTMLChart.plotHeight }
 
-        let shownLabels = categories.map { Self.truncated($0, to: Self.maximumLabelCharacters) }
-        let longestLabel = Double(shownLabels.map(\.count).max() ?? 1) * Self.characterWidth
-        let rotated = longestLabel > band - 6
-        let labelEvery = rotated ? max(1, Int((15 / band).rounded(.up))) : 1
-        let labelDepth = rotated ? longestLabel * 0.71 + 14 : 20
-        let marginBottom = labelDepth + 36
-        let height = (marginTop + Self.plotHeight + marginBottom).rounded(.up)
-        let plotBottom = marginTop + Self.plotHeight
-
-        func y(_ value: Double, _ scale: NiceScale) -> Double {
-            plotBottom - (value - scale.lower) / (scale.upper - scale.lower) * Self.plotHeight
+        init(_ chart: HTMLChart) {
+            let leftSeries = chart.series.filter { $0.axis == .left }
+            let rightSeries = chart.series.filter { $0.axis == .right }
+            let left = NiceScale(values: leftSeries.flatMap { $0.values.compactMap { $0 } }, integral: leftSeries.allSatisfy(\.integral))
+            let right = rightSeries.isEmpty ? nil : NiceScale(values: rightSeries.flatMap { $0.values.compactMap { $0 } }, integral: rightSeries.allSatisfy(\.integral))
+            let leftLabels = left.ticks.map { left.label($0) }
+            let rightLabels = right.map { scale in scale.ticks.map { scale.label($0) } } ?? []
+            (self.left, self.right, self.leftLabels, self.rightLabels) = (left, right, leftLabels, rightLabels)
+            marginLeft = 34 + Double(leftLabels.map(\.count).max() ?? 1) * HTMLChart.characterWidth + 10
+            marginRight = right == nil ? 24.0 : 44 + Double(rightLabels.map(\.count).max() ?? 1) * HTMLChart.characterWidth + 10
+            let plotWidth = HTMLChart.width - marginLeft - marginRight
+            self.plotWidth = plotWidth
+            let shownLabels = chart.categories.map { HTMLChart.truncated($0, to: HTMLChart.maximumLabelCharacters) }
+            self.shownLabels = shownLabels
+            let longestLabel = Double(shownLabels.map(\.count).max() ?? 1) * HTMLChart.characterWidth
+            let band = plotWidth / Double(max(chart.categories.count, 1))
+            self.band = band
+            let rotated = longestLabel > band - 6
+            self.rotated = rotated
+            labelEvery = rotated ? max(1, Int((15 / band).rounded(.up))) : 1
+            let labelDepth = rotated ? longestLabel * 0.71 + 14 : 20
+            height = (marginTop + HTMLChart.plotHeight + labelDepth + 36).rounded(.up)
         }
 
-        var svg = "<svg class=\"chart\" id=\"\(id)\" viewBox=\"0 0 \(Self.n(width)) \(Self.n(height))\" role=\"img\" aria-labelledby=\"\(id)-title \(id)-desc\">"
+        func y(_ value: Double, _ scale: NiceScale) -> Double {
+            plotBottom - (value - scale.lower) / (scale.upper - scale.lower) * HTMLChart.plotHeight
+        }
+
+        func scale(of item: Series) -> NiceScale { item.axis == .left ? left : (right ?? left) }
+    }
+
+    func svg() -> String {
+        let frame = Frame(self)
+        var svg = "<svg class=\"chart\" id=\"\(id)\" viewBox=\"0 0 \(Self.n(Self.width)) \(Self.n(frame.height))\" role=\"img\" aria-labelledby=\"\(id)-title \(id)-desc\">"
         svg += "<title id=\"\(id)-title\">\(HTMLEscaping.escape(title))</title>"
         svg += "<desc id=\"\(id)-desc\">\(HTMLEscaping.escape(summary))</desc>"
+        svg += legend(frame) + axes(frame) + bars(frame) + lines(frame)
+        svg += "</svg>"
+        return svg
+    }
 
-        // Legend.
-        var legendX = marginLeft
+    private func legend(_ frame: Frame) -> String {
+        var svg = ""
+        var legendX = frame.marginLeft
         for item in series {
             svg += "<g class=\"legend \(item.cssClass)\">"
             switch item.kind {
@@ -79,53 +104,59 @@ struct HTMLChart {
                 svg += "<line x1=\"\(Self.n(legendX - 2))\" y1=\"20\" x2=\"\(Self.n(legendX + 14))\" y2=\"20\"></line>"
                 svg += "<circle cx=\"\(Self.n(legendX + 6))\" cy=\"20\" r=\"3.5\"></circle>"
             }
-            let label = item.name + (right != nil ? (item.axis == .left ? " (left axis)" : " (right axis)") : "")
+            let label = item.name + (frame.right != nil ? (item.axis == .left ? " (left axis)" : " (right axis)") : "")
             svg += "<text x=\"\(Self.n(legendX + 18))\" y=\"24\">\(HTMLEscaping.escape(label))</text></g>"
             legendX += 18 + Double(label.count) * Self.characterWidth + 22
         }
+        return svg
+    }
 
-        // Grid and left axis.
-        svg += "<g class=\"axis\">"
-        for (tick, label) in zip(left.ticks, leftLabels) {
-            let ty = y(tick, left)
+    /// The grid, both value axes, the baseline and the category labels.
+    private func axes(_ frame: Frame) -> String {
+        let width = Self.width, marginLeft = frame.marginLeft, marginRight = frame.marginRight, plotBottom = frame.plotBottom
+        var svg = "<g class=\"axis\">"
+        for (tick, label) in zip(frame.left.ticks, frame.leftLabels) {
+            let ty = frame.y(tick, frame.left)
             svg += "<line class=\"grid\(tick == 0 ? " zero" : "")\" x1=\"\(Self.n(marginLeft))\" y1=\"\(Self.n(ty))\" x2=\"\(Self.n(width - marginRight))\" y2=\"\(Self.n(ty))\"></line>"
             svg += "<text x=\"\(Self.n(marginLeft - 8))\" y=\"\(Self.n(ty + 4))\" text-anchor=\"end\">\(HTMLEscaping.escape(label))</text>"
         }
-        svg += "<text class=\"axis-title\" transform=\"translate(14 \(Self.n(marginTop + Self.plotHeight / 2))) rotate(-90)\" text-anchor=\"middle\">\(HTMLEscaping.escape(leftAxisTitle))</text>"
-        if let right, let rightAxisTitle {
+        svg += "<text class=\"axis-title\" transform=\"translate(14 \(Self.n(frame.marginTop + Self.plotHeight / 2))) rotate(-90)\" text-anchor=\"middle\">\(HTMLEscaping.escape(leftAxisTitle))</text>"
+        if let right = frame.right, let rightAxisTitle, let first = series.first(where: { $0.axis == .right }) {
             // The right axis takes the colour of its (first) series, so it reads as that series' scale.
-            svg += "<g class=\"right-axis \(rightSeries[0].cssClass)\">"
-            for (tick, label) in zip(right.ticks, rightLabels) {
-                svg += "<text x=\"\(Self.n(width - marginRight + 8))\" y=\"\(Self.n(y(tick, right) + 4))\">\(HTMLEscaping.escape(label))</text>"
+            svg += "<g class=\"right-axis \(first.cssClass)\">"
+            for (tick, label) in zip(right.ticks, frame.rightLabels) {
+                svg += "<text x=\"\(Self.n(width - marginRight + 8))\" y=\"\(Self.n(frame.y(tick, right) + 4))\">\(HTMLEscaping.escape(label))</text>"
             }
-            svg += "<text class=\"axis-title\" transform=\"translate(\(Self.n(width - 28)) \(Self.n(marginTop + Self.plotHeight / 2))) rotate(90)\" text-anchor=\"middle\">\(HTMLEscaping.escape(rightAxisTitle))</text></g>"
+            svg += "<text class=\"axis-title\" transform=\"translate(\(Self.n(width - 28)) \(Self.n(frame.marginTop + Self.plotHeight / 2))) rotate(90)\" text-anchor=\"middle\">\(HTMLEscaping.escape(rightAxisTitle))</text></g>"
         }
         svg += "<line class=\"baseline\" x1=\"\(Self.n(marginLeft))\" y1=\"\(Self.n(plotBottom))\" x2=\"\(Self.n(width - marginRight))\" y2=\"\(Self.n(plotBottom))\"></line>"
-
-        // Category labels and the category axis title.
-        for (index, label) in shownLabels.enumerated() where index % labelEvery == 0 {
-            let cx = marginLeft + band * (Double(index) + 0.5)
-            if rotated {
+        for (index, label) in frame.shownLabels.enumerated() where index % frame.labelEvery == 0 {
+            let cx = marginLeft + frame.band * (Double(index) + 0.5)
+            if frame.rotated {
                 svg += "<text x=\"\(Self.n(cx))\" y=\"\(Self.n(plotBottom + 14))\" text-anchor=\"end\" transform=\"rotate(-45 \(Self.n(cx)) \(Self.n(plotBottom + 14)))\">\(HTMLEscaping.escape(label))</text>"
             } else {
                 svg += "<text x=\"\(Self.n(cx))\" y=\"\(Self.n(plotBottom + 18))\" text-anchor=\"middle\">\(HTMLEscaping.escape(label))</text>"
             }
         }
-        svg += "<text class=\"axis-title\" x=\"\(Self.n(marginLeft + plotWidth / 2))\" y=\"\(Self.n(height - 10))\" text-anchor=\"middle\">\(HTMLEscaping.escape(categoryAxisTitle))</text>"
-        svg += "</g>"
+        svg += "<text class=\"axis-title\" x=\"\(Self.n(marginLeft + frame.plotWidth / 2))\" y=\"\(Self.n(frame.height - 10))\" text-anchor=\"middle\">\(HTMLEscaping.escape(categoryAxisTitle))</text>"
+        return svg + "</g>"
+    }
 
-        // Bars.
+    private func bars(_ frame: Frame) -> String {
+        let bars = series.filter { $0.kind == .bar }
+        let band = frame.band
         let barWidth = min(band * 0.78 / Double(max(bars.count, 1)), 64)
         let groupWidth = barWidth * Double(bars.count)
         let showBarLabels = labelBars && barWidth >= 22
+        var svg = ""
         for (seriesIndex, item) in bars.enumerated() {
-            let scale = item.axis == .left ? left : (right ?? left)
+            let scale = frame.scale(of: item)
             svg += "<g class=\"bars \(item.cssClass)\">"
             for (index, value) in item.values.enumerated() {
                 guard let value, index < categories.count else { continue }
-                let x = marginLeft + band * Double(index) + (band - groupWidth) / 2 + barWidth * Double(seriesIndex)
-                let zero = y(max(scale.lower, min(0, scale.upper)), scale)
-                let top = y(value, scale)
+                let x = frame.marginLeft + band * Double(index) + (band - groupWidth) / 2 + barWidth * Double(seriesIndex)
+                let zero = frame.y(max(scale.lower, min(0, scale.upper)), scale)
+                let top = frame.y(value, scale)
                 var barTop = min(zero, top)
                 var barHeight = abs(zero - top)
                 if value != 0 && barHeight < 1 { barHeight = 1; if value > 0 { barTop = zero - 1 } }
@@ -138,17 +169,20 @@ struct HTMLChart {
             }
             svg += "</g>"
         }
+        return svg
+    }
 
-        // Lines.
+    private func lines(_ frame: Frame) -> String {
+        var svg = ""
         for item in series where item.kind == .line {
-            let scale = item.axis == .left ? left : (right ?? left)
+            let scale = frame.scale(of: item)
             var path = ""
             var drawing = false
             var points = ""
             for (index, value) in item.values.enumerated() {
                 guard let value, index < categories.count else { drawing = false; continue }
-                let cx = marginLeft + band * (Double(index) + 0.5)
-                let cy = y(value, scale)
+                let cx = frame.marginLeft + frame.band * (Double(index) + 0.5)
+                let cy = frame.y(value, scale)
                 path += "\(drawing ? "L" : "M")\(Self.n(cx)) \(Self.n(cy))"
                 drawing = true
                 let tooltip = "\(categories[index]): \(Self.exact(value)) \(item.name)"
@@ -156,7 +190,6 @@ struct HTMLChart {
             }
             svg += "<g class=\"line \(item.cssClass)\"><path d=\"\(path)\"></path>\(points)</g>"
         }
-        svg += "</svg>"
         return svg
     }
 

@@ -19,6 +19,14 @@ public struct MarkdownReportRenderer {
     }
 
     public func render(_ content: ReportContent, to output: OutputSink) throws {
+        writeHeader(content, to: output)
+        writeTables(content, to: output)
+        writeNotes(content, to: output)
+        try writeChanges(content, to: output)
+    }
+
+    /// The title and what the report is of: store, transaction(s), author, sources.
+    private func writeHeader(_ content: ReportContent, to output: OutputSink) {
         output.write("# \(Self.escape(content.title))\n\n")
         output.write("- Store: \(Self.escape(store.path))\n")
         switch content.transactions.count {
@@ -35,7 +43,10 @@ public struct MarkdownReportRenderer {
             output.write("- Transactions: \(content.transactions.count) (\(content.transactions[0].number)–\(content.transactions[content.transactions.count - 1].number))\n")
         }
         output.write("\n")
+    }
 
+    /// The summary per entity, the transactions of a range, the views' effects.
+    private func writeTables(_ content: ReportContent, to output: OutputSink) {
         output.write("## Summary\n\n")
         output.write("| entity | inserted | updated | deleted | unchanged | duplicates | rejected |\n")
         output.write("| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n")
@@ -65,7 +76,10 @@ public struct MarkdownReportRenderer {
             }
             output.write("\n")
         }
+    }
 
+    /// Why a run was refused, its warnings and its rejects.
+    private func writeNotes(_ content: ReportContent, to output: OutputSink) {
         if !content.errors.isEmpty {
             output.write("## Refused\n\n")
             for error in content.errors { output.write("- \(Self.escape(error))\n") }
@@ -84,7 +98,10 @@ public struct MarkdownReportRenderer {
             if content.rejects.count > changeLimit { output.write("\n… and \(content.rejects.count - changeLimit) more rejects\n") }
             output.write("\n")
         }
+    }
 
+    /// The changes table (the first `changeLimit` changes).
+    private func writeChanges(_ content: ReportContent, to output: OutputSink) throws {
         output.write("## Changes\n\n")
         var total = 0
         try content.forEachChange(in: store) { change, transaction in

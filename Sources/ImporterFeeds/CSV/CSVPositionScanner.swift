@@ -127,110 +127,133 @@ struct CSVPositionScanner {
     }
 
     /// Scans `count` bytes at absolute `offset`; returns how many are valid (all, unless the scan
-    /// stopped on a problem).
+    /// stopped on a problem). The steps below are inlined: this is the CSV reader's hot loop.
     mutating func scan(_ bytes: UnsafePointer<UInt8>, count: Int, offset: Int) -> Int {
         guard error == nil else { return 0 }
-        let lf = UInt8(ascii: "\n"), cr = UInt8(ascii: "\r"), quote = UInt8(ascii: "\""), delimiter = self.delimiter
         var i = 0
         while i < count {
             let byte = bytes[i]
             let at = offset + i
             if utf8Remaining > 0 {
-                addUTF8Byte(byte)
-                guard byte >= utf8Low && byte <= utf8High else { return stop(i, invalidUTF8(truncated: false)) }
-                utf8Remaining -= 1
-                utf8Low = 0x80
-                utf8High = 0xBF
+                // A continuation byte: part of a field's text, nothing for rows or lines.
+                if let problem = continueUTF8(byte) { return stop(i, problem) }
                 i += 1
                 continue
             }
-            if byte >= 0x80 {
-                if let lead = UTF8Lead(byte) {
-                    utf8Remaining = lead.continuations
-                    utf8Low = lead.low
-                    utf8High = lead.high
-                } else {
-                    utf8Remaining = 0
-                }
-                utf8LeadLine = line
-                utf8LeadColumn = at - lineStart + 1
-                utf8Bytes = 0
-                utf8ByteCount = 0
-                addUTF8Byte(byte)
-                if utf8Remaining == 0 { return stop(i, invalidUTF8(truncated: false)) }
-            }
-            // Rows and fields (positions are taken before this byte's own line accounting).
-            switch state {
-            case .rowStartAfterCR where byte == lf:
-                state = .rowStart
-            case .rowStart, .rowStartAfterCR:
-                rowLine = line
-                rowOffset = at
-                rowFirstField = fields.count
-                beginField(column: at - lineStart + 1)
-                if byte == lf || byte == cr {
-                    endRow(blank: true)
-                    state = byte == cr ? .rowStartAfterCR : .rowStart
-                } else if byte == delimiter {
-                    beginField(column: at - lineStart + 2)
-                    state = .fieldStart
-                } else {
-                    state = byte == quote ? .quoted : .unquoted
-                }
-            case .fieldStart:
-                if byte == quote {
-                    state = .quoted
-                } else if byte == delimiter {
-                    beginField(column: at - lineStart + 2)
-                } else if byte == lf || byte == cr {
-                    endRow(blank: false)
-                    state = byte == cr ? .rowStartAfterCR : .rowStart
-                } else {
-                    state = .unquoted
-                }
-            case .unquoted:
-                if byte == delimiter {
-                    beginField(column: at - lineStart + 2)
-                    state = .fieldStart
-                } else if byte == lf || byte == cr {
-                    endRow(blank: false)
-                    state = byte == cr ? .rowStartAfterCR : .rowStart
-                }
-            case .quoted:
-                if byte == quote { state = .closingQuote }
-            case .closingQuote:
-                if byte == quote {
-                    state = .quoted
-                } else if byte == delimiter {
-                    beginField(column: at - lineStart + 2)
-                    state = .fieldStart
-                } else if byte == lf || byte == cr {
-                    endRow(blank: false)
-                    state = byte == cr ? .rowStartAfterCR : .rowStart
-                } else {
-                    let location = SourceLocation(source: sourceName, line: line, column: at - lineStart + 1)
-                    return stop(i, .syntax(location, expected: "',' or the end of the line after the closing quote of a field (a quote inside a quoted field is written \"\")",
-                                           found: describe(byte)))
-                }
-            }
-            // Lines: CR, LF and CRLF each end one line, inside quoted fields too.
-            if byte == lf {
-                if !afterCR { line += 1 }
-                lineStart = at + 1
-                afterCR = false
-            } else if byte == cr {
-                line += 1
-                lineStart = at + 1
-                afterCR = true
-            } else {
-                afterCR = false
-            }
+            if byte >= 0x80, let problem = beginUTF8(byte, at: at) { return stop(i, problem) }
+            if let problem = advanceFields(byte, at: at) { return stop(i, problem) }
+            countLines(byte, at: at)
             i += 1
         }
         if state != .rowStart && state != .rowStartAfterCR && offset + count - rowOffset > maximumRowSize {
             error = .recordTooLarge(SourceLocation(source: sourceName, line: rowLine, column: 1), limit: maximumRowSize)
         }
         return count
+    }
+    /// A continuation byte of the UTF-8 sequence being read.
+    @inline(__always)
+    private mutating func continueUTF8(_ byte: UInt8) -> FeedError? {
+        addUTF8Byte(byte)
+        guard byte >= utf8Low && byte <= utf8High else { return invalidUTF8(truncated: false) }
+        utf8Remaining -= 1
+        utf8Low = 0x80
+        utf8High = 0xBF
+        return nil
+    }
+
+    /// The lead byte of a UTF-8 sequence (then read as text by the field state machine).
+    @inline(__always)
+    private mutating func beginUTF8(_ byte: UInt8, at: Int) -> FeedError? {
+        if let lead = UTF8Lead(byte) {
+            utf8Remaining = lead.continuations
+            utf8Low = lead.low
+            utf8High = lead.high
+        } else {
+            utf8Remaining = 0
+        }
+        utf8LeadLine = line
+        utf8LeadColumn = at - lineStart + 1
+        utf8Bytes = 0
+        utf8ByteCount = 0
+        addUTF8Byte(byte)
+        return utf8Remaining == 0 ? invalidUTF8(truncated: false) : nil
+    }
+
+    /// Rows and fields: one byte through the state machine (positions are taken before the byte's
+    /// own line accounting).
+    @inline(__always)
+    private mutating func advanceFields(_ byte: UInt8, at: Int) -> FeedError? {
+        let lf = UInt8(ascii: "\n"), cr = UInt8(ascii: "\r"), quote = UInt8(ascii: "\"")
+        switch state {
+        case .rowStartAfterCR where byte == lf:
+            state = .rowStart
+        case .rowStart, .rowStartAfterCR:
+            rowLine = line
+            rowOffset = at
+            rowFirstField = fields.count
+            beginField(column: at - lineStart + 1)
+            if byte == lf || byte == cr {
+                endRow(blank: true)
+                state = byte == cr ? .rowStartAfterCR : .rowStart
+            } else if byte == delimiter {
+                beginField(column: at - lineStart + 2)
+                state = .fieldStart
+            } else {
+                state = byte == quote ? .quoted : .unquoted
+            }
+        case .fieldStart:
+            if byte == quote {
+                state = .quoted
+            } else if byte == delimiter {
+                beginField(column: at - lineStart + 2)
+            } else if byte == lf || byte == cr {
+                endRow(blank: false)
+                state = byte == cr ? .rowStartAfterCR : .rowStart
+            } else {
+                state = .unquoted
+            }
+        case .unquoted:
+            if byte == delimiter {
+                beginField(column: at - lineStart + 2)
+                state = .fieldStart
+            } else if byte == lf || byte == cr {
+                endRow(blank: false)
+                state = byte == cr ? .rowStartAfterCR : .rowStart
+            }
+        case .quoted:
+            if byte == quote { state = .closingQuote }
+        case .closingQuote:
+            if byte == quote {
+                state = .quoted
+            } else if byte == delimiter {
+                beginField(column: at - lineStart + 2)
+                state = .fieldStart
+            } else if byte == lf || byte == cr {
+                endRow(blank: false)
+                state = byte == cr ? .rowStartAfterCR : .rowStart
+            } else {
+                let location = SourceLocation(source: sourceName, line: line, column: at - lineStart + 1)
+                return .syntax(location, expected: "',' or the end of the line after the closing quote of a field (a quote inside a quoted field is written \"\")",
+                               found: describe(byte))
+            }
+        }
+        return nil
+    }
+
+    /// Lines: CR, LF and CRLF each end one line, inside quoted fields too.
+    @inline(__always)
+    private mutating func countLines(_ byte: UInt8, at: Int) {
+        if byte == UInt8(ascii: "\n") {
+            if !afterCR { line += 1 }
+            lineStart = at + 1
+            afterCR = false
+        } else if byte == UInt8(ascii: "\r") {
+            line += 1
+            lineStart = at + 1
+            afterCR = true
+        } else {
+            afterCR = false
+        }
     }
 
     /// At the end of the input: completes the last row, or reports what is left open.
