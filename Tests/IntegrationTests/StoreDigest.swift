@@ -6,7 +6,17 @@ import ImporterKit
 enum StoreDigest {
     static let volatileColumns: Set<String> = ["timestamp", "process_id", "host", "created_at", "last_replay_at", "registered_at"]
 
+    /// The digest without what differs between two stores holding the same data: tokens and the
+    /// store id (both carry the store's random id).
+    static func portable(_ path: String) throws -> String {
+        try of(path, ignoring: volatileColumns.union(["token"]), ignoringMetadata: ["store_id"])
+    }
+
     static func of(_ path: String) throws -> String {
+        try of(path, ignoring: volatileColumns, ignoringMetadata: [])
+    }
+
+    static func of(_ path: String, ignoring volatileColumns: Set<String>, ignoringMetadata: Set<String>) throws -> String {
         let connection = try Connection(path: path, create: false)
         var text = ""
         let tables = try connection.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
@@ -18,7 +28,7 @@ enum StoreDigest {
             let list = columns.map { "\"\($0)\"" }.joined(separator: ", ")
             text += "## \(table)\n"
             for row in try connection.rows("SELECT \(list) FROM \"\(table)\" ORDER BY \(list)") {
-                if table == "importer_metadata", case .text(let key)? = row.first, key.hasSuffix("_at") { continue }
+                if table == "importer_metadata", case .text(let key)? = row.first, key.hasSuffix("_at") || ignoringMetadata.contains(key) { continue }
                 text += row.map { "\($0)" }.joined(separator: "|") + "\n"
             }
         }
