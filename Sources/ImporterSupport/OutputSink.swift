@@ -17,6 +17,9 @@ public final class OutputSink: TextOutputStream {
     /// An in-memory sink (descriptor -1): the text is kept in `buffer` (for tests).
     public static func memory() -> OutputSink { OutputSink(descriptor: -1) }
 
+    /// What an in-memory sink holds.
+    public var memoryText: String { String(decoding: buffer, as: UTF8.self) }
+
     public func write(_ string: String) {
         var string = string
         string.withUTF8 { buffer.append(contentsOf: $0) }

@@ -13,7 +13,7 @@ import Testing
 
 /// The inputs libFuzzer found crashing or misbehaving (Fuzz/regressions/), each now a clear error.
 @Suite struct FuzzRegressionTests {
-    static let regressions = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    static let regressions = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Fuzz/regressions")
 
     static func text(_ target: String, _ name: String) throws -> String {

@@ -12,7 +12,7 @@ import Foundation
 import Testing
 
 /// The repository's root (for SampleData).
-let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
 func sample(_ name: String) -> String {
     repositoryRoot.appendingPathComponent("SampleData").appendingPathComponent(name).path

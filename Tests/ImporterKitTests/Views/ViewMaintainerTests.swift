@@ -1,0 +1,62 @@
+import Foundation
+@testable import ImporterKit
+@testable import ImporterModel
+@testable import ImporterStore
+@testable import ImporterViews
+import Testing
+
+/// Replay follows history into the views; rebuild and verify agree with it.
+@Suite struct ViewMaintainerTests {
+    private func row(_ date: String, energy: String, lat: String?) -> String {
+        let location = lat.map { #""\#($0)","N","10.0","E""# } ?? "null,null,null,null"
+        return #"["\#(date)","\#(energy)","0.1",\#(location),null,null]"#
+    }
+
+    @Test func replayMovesRecordsBetweenGroupsAndDropsEmptyOnes() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let path = directory.path("s.sqlite")
+        let first = try directory.write("a.json", fireballFeed([
+            row("2020-01-01 00:00:00", energy: "1.0", lat: "5.0"), row("2021-01-01 00:00:00", energy: "2.0", lat: nil),
+            row("2021-06-01 00:00:00", energy: "3.0", lat: "6.0"),
+        ]))
+        try importFeeds([first], into: path)
+        let store = try Store(path: path)
+        let maintainer = ViewMaintainer(store: store)
+        let views = try ViewRegistry(store: store).all()
+        let byYear = try #require(views.first { $0.name == "fireball_by_year" })
+        _ = try store.write { try maintainer.rebuild(views) }
+        #expect(try maintainer.rows(byYear).rows.map { $0.prefix(2).map(\.description) } == [["2020", "1"], ["2021", "2"]])
+
+        // 2020's only record goes; a 2021 record gains a location; a 2022 record arrives.
+        let second = try directory.write("b.json", fireballFeed([
+            row("2021-01-01 00:00:00", energy: "2.0", lat: "7.0"), row("2021-06-01 00:00:00", energy: "3.0", lat: "6.0"),
+            row("2022-03-01 00:00:00", energy: "4.0", lat: nil),
+        ]))
+        _ = try importFeeds([second], into: path, sync: true) { $0.replayViews = false }
+        var replayed = ViewMaintainer(store: try Store(path: path))
+        replayed.rebuildFactor = 0
+        let effect = try replayed.store.write { try replayed.replay(byYear) }
+        #expect(!effect.rebuilt)
+        #expect(effect.insertedGroups == 1 && effect.deletedGroups == 1 && effect.updatedGroups == 1)
+        let rows = try replayed.rows(byYear).rows
+        #expect(rows.map { $0[0].description } == ["2021", "2022"])
+        let located = try #require(byYear.aggregates.firstIndex { $0.name == "located" })
+        #expect(rows[0][1 + located] == .integer(2))
+        #expect(try replayed.store.read { try replayed.verify(byYear) }.isEmpty)
+    }
+
+    @Test func verifyFindsAHandEditedView() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let path = directory.path("s.sqlite")
+        try importFeeds([sample("fireball-2024.json")], into: path)
+        let store = try Store(path: path)
+        let view = try ViewRegistry(store: store).view(named: "fireball_by_region")
+        #expect(try ViewMaintainer(store: store).verify(view).isEmpty)
+        try #require(store.sqliteConnection).execute("UPDATE fireball_by_region SET count = count + 1 WHERE region = 'NE'")
+        let differences = try ViewMaintainer(store: store).verify(view)
+        #expect(differences.map(\.column) == ["count"])
+        #expect(differences.first?.group == [.text("NE")])
+    }
+}
