@@ -1,15 +1,7 @@
 import CLibXML2
 import Foundation
 @testable import ImporterFeeds
-@testable import ImporterHistory
 @testable import ImporterKit
-@testable import ImporterModel
-@testable import ImporterPipeline
-@testable import ImporterReports
-@testable import ImporterStore
-@testable import ImporterStoreSQLite
-@testable import ImporterSupport
-@testable import ImporterViews
 import Testing
 
 /// `SampleData/xml/fireball-2024-elements.xml`: one `<fireball>` per record, fields as child

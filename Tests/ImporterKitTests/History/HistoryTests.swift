@@ -1,15 +1,7 @@
 import CSQLite
 import Foundation
-@testable import ImporterFeeds
-@testable import ImporterHistory
 @testable import ImporterKit
-@testable import ImporterModel
-@testable import ImporterPipeline
-@testable import ImporterReports
-@testable import ImporterStore
 @testable import ImporterStoreSQLite
-@testable import ImporterSupport
-@testable import ImporterViews
 import Testing
 
 @Suite struct HistoryTests {

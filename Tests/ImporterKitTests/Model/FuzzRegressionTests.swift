@@ -1,14 +1,5 @@
 import Foundation
-@testable import ImporterFeeds
-@testable import ImporterHistory
 @testable import ImporterKit
-@testable import ImporterModel
-@testable import ImporterPipeline
-@testable import ImporterReports
-@testable import ImporterStore
-@testable import ImporterStoreSQLite
-@testable import ImporterSupport
-@testable import ImporterViews
 import Testing
 
 /// The inputs libFuzzer found crashing or misbehaving (Fuzz/regressions/), each now a clear error.

@@ -1,9 +1,5 @@
 import Foundation
 @testable import ImporterKit
-@testable import ImporterModel
-@testable import ImporterPipeline
-@testable import ImporterStore
-@testable import ImporterSupport
 import Testing
 
 /// One import run: everything commits together, or nothing does.

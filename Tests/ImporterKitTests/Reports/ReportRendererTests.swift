@@ -1,10 +1,5 @@
 import Foundation
 @testable import ImporterKit
-@testable import ImporterModel
-@testable import ImporterPipeline
-@testable import ImporterReports
-@testable import ImporterStore
-@testable import ImporterSupport
 import Testing
 
 /// Each report format renders the same run: the 2024 sample, then the 2026 snapshot with --sync

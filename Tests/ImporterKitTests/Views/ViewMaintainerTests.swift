@@ -1,8 +1,5 @@
 import Foundation
 @testable import ImporterKit
-@testable import ImporterModel
-@testable import ImporterStore
-@testable import ImporterViews
 import Testing
 
 /// Replay follows history into the views; rebuild and verify agree with it.
