@@ -1,5 +1,6 @@
 import Foundation
 @testable import ImporterKit
+@testable import ImporterModel
 import Testing
 
 /// The inputs libFuzzer found crashing or misbehaving (Fuzz/regressions/), each now a clear error.
