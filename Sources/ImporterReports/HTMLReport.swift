@@ -202,16 +202,15 @@ public struct HTMLReportRenderer {
 
     func writeWarningsAndRejects(_ content: ReportContent, to output: OutputSink) {
         let e = HTMLEscaping.escape
-        if !content.errors.isEmpty {
-            output.write("<section class=\"card\" id=\"errors\">\n<h2>Refused: nothing was written</h2>\n<ul class=\"plain\">\n")
-            for error in content.errors { output.write("<li>\(e(error))</li>\n") }
+        /// A card listing `items` (nothing when there are none).
+        func list(id: String, title: String, _ items: [String]) {
+            guard !items.isEmpty else { return }
+            output.write("<section class=\"card\" id=\"\(id)\">\n<h2>\(title)</h2>\n<ul class=\"plain\">\n")
+            for item in items { output.write("<li>\(e(item))</li>\n") }
             output.write("</ul>\n</section>\n")
         }
-        if !content.warnings.isEmpty {
-            output.write("<section class=\"card\" id=\"warnings\">\n<h2>Warnings</h2>\n<ul class=\"plain\">\n")
-            for warning in content.warnings { output.write("<li>\(e(warning))</li>\n") }
-            output.write("</ul>\n</section>\n")
-        }
+        list(id: "errors", title: "Refused: nothing was written", content.errors)
+        list(id: "warnings", title: "Warnings", content.warnings)
         if !content.rejects.isEmpty {
             output.write("<section class=\"card\" id=\"rejects\">\n<h2>Rejects</h2>\n<div class=\"table-wrap\"><table>\n")
             output.write("<thead><tr><th>location</th><th>entity</th><th>attribute</th><th>reason</th><th>value</th></tr></thead>\n<tbody>\n")

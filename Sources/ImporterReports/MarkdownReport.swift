@@ -80,17 +80,15 @@ public struct MarkdownReportRenderer {
 
     /// Why a run was refused, its warnings and its rejects.
     private func writeNotes(_ content: ReportContent, to output: OutputSink) {
-        if !content.errors.isEmpty {
-            output.write("## Refused\n\n")
-            for error in content.errors { output.write("- \(Self.escape(error))\n") }
+        /// A section listing `items` (nothing when there are none).
+        func list(_ title: String, _ items: [String]) {
+            guard !items.isEmpty else { return }
+            output.write("## \(title)\n\n")
+            for item in items { output.write("- \(Self.escape(item))\n") }
             output.write("\n")
         }
-
-        if !content.warnings.isEmpty {
-            output.write("## Warnings\n\n")
-            for warning in content.warnings { output.write("- \(Self.escape(warning))\n") }
-            output.write("\n")
-        }
+        list("Refused", content.errors)
+        list("Warnings", content.warnings)
 
         if !content.rejects.isEmpty {
             output.write("## Rejects\n\n")

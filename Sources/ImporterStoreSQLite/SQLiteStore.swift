@@ -13,7 +13,7 @@ public final class SQLiteStore {
     public typealias Options = Store.Options
 
     public let path: String
-    public let connection: Connection
+    package let connection: Connection
     public let options: Options
     public private(set) var storeID = UUID()
     /// The entities the store holds, as registered (the store's own model of itself).

@@ -69,11 +69,11 @@ enum Benchmark {
         try? FileManager.default.removeItem(atPath: report)
         StoreFiles.remove(historyOnly)
         progress("feed formats: NDJSON, XML, CSV")
-        let formats = try FormatStudy.inputs(generator, apiFeed: base, apiBytes: size, directory: directory)
-        let formatRuns = try FormatStudy.endToEnd(formats, importer: options.importer, directory: directory, records: n)
+        let formats = try FormatBenchmark.inputs(generator, apiFeed: base, apiBytes: size, directory: directory)
+        let formatRuns = try FormatBenchmark.endToEnd(formats, importer: options.importer, directory: directory, records: n)
 
         // 3. Parsing alone; still no rows in memory, so peak RSS growth is the readers' own.
-        let formatTable = try FormatStudy.table(formats, endToEnd: formatRuns, records: n, repeats: options.repeats)
+        let formatTable = try FormatBenchmark.table(formats, endToEnd: formatRuns, records: n, repeats: options.repeats)
 
         // 4. Now the rows in memory: the raw-SQLite baseline.
         progress("baseline (rows in memory)")
@@ -82,8 +82,8 @@ enum Benchmark {
         }
 
         // 5. View replay of a 1 % changed run beside a full rebuild, in-process on a copy of the importer's store.
-        progress("view replay study")
-        let viewReplay = try ViewReplayStudy.run(importerStore: store, baseFeed: base, directory: directory, records: n, repeats: options.repeats)
+        progress("view replay benchmark")
+        let viewReplay = try ViewReplayBenchmark.run(importerStore: store, baseFeed: base, directory: directory, records: n, repeats: options.repeats)
 
         let baseline = Row(label: "baseline: raw SQLite upsert, no parsing, no history", seconds: baselineSeconds, peakRSSKiB: nil)
         print()
@@ -94,7 +94,7 @@ enum Benchmark {
         print(formatTable.render())
         print()
         print(viewReplay.table.render())
-        guard viewReplay.passed else { throw BenchError.failed("view replay study: a replayed view differs from its recomputation (see above)") }
+        guard viewReplay.passed else { throw BenchError.failed("view replay benchmark: a replayed view differs from its recomputation (see above)") }
     }
 
     /// One line of the main table.

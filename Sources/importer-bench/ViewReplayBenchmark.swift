@@ -19,7 +19,7 @@ import ImporterKit
 /// changed re-load), brought back to the plain feed's values in-process (views replayed, not
 /// timed) so that the 1 % feed changes exactly its 1 % of records; the 1 % run is imported with
 /// `ImportOptions.replayViews = false`, leaving the views one transaction behind.
-enum ViewReplayStudy {
+enum ViewReplayBenchmark {
     static let target = 0.05
     static let changeFraction = 0.01
 
@@ -58,7 +58,7 @@ enum ViewReplayStudy {
         let reverted = try ImportSession(store: store, model: model, options: options).run([FeedInput(path: baseFeed, mapping: FireballModel.apiFeed)])
         let tenPercent = changedRecords(records, fraction: 0.1)
         guard reverted.totals.inserted == 0, reverted.totals.deleted == 0, reverted.totals.updated == tenPercent else {
-            throw BenchError.failed("view replay study: reverting the 10 % changed re-load updated \(reverted.totals.updated) records "
+            throw BenchError.failed("view replay benchmark: reverting the 10 % changed re-load updated \(reverted.totals.updated) records "
                 + "(expected \(tenPercent)), inserted \(reverted.totals.inserted): the importer's store is not the expected one")
         }
 
@@ -69,32 +69,16 @@ enum ViewReplayStudy {
             try ImportSession(store: store, model: model, options: options).run([FeedInput(path: changedFeed, mapping: FireballModel.apiFeed)])
         }
         guard delta.totals.updated == expected, delta.totals.inserted == 0, delta.totals.deleted == 0, let deltaTransaction = delta.transactionNumber else {
-            throw BenchError.failed("view replay study: the 1 % run updated \(delta.totals.updated) records, expected \(expected)")
+            throw BenchError.failed("view replay benchmark: the 1 % run updated \(delta.totals.updated) records, expected \(expected)")
         }
 
         let views = try ViewRegistry(store: store).all()
-        guard !views.isEmpty else { throw BenchError.failed("view replay study: the store has no views") }
+        guard !views.isEmpty else { throw BenchError.failed("view replay benchmark: the store has no views") }
         let sizes = try views.map { try deltaSize($0, store: store) }
         let maintainer = ViewMaintainer(store: store)
 
         // 3. Replay and rebuild passes, alternating, each rolled back.
-        var replays: [Pass] = []
-        var rebuilds: [Pass] = []
-        for round in 0..<repeats {
-            for replay in round % 2 == 0 ? [true, false] : [false, true] {
-                let pass = try rolledBack(store) { () throws -> Pass in
-                    var pass = Pass()
-                    for view in views {
-                        let (effect, seconds) = try Stopwatch.seconds { try replay ? maintainer.replay(view) : maintainer.rebuild(view) }
-                        pass.seconds[view.name] = seconds
-                        pass.effects[view.name] = effect
-                    }
-                    if replay { pass.differences = try views.flatMap { try maintainer.verify($0) } }
-                    return pass
-                }
-                if replay { replays.append(pass) } else { rebuilds.append(pass) }
-            }
-        }
+        let (replays, rebuilds) = try timedPasses(views, maintainer: maintainer, store: store, repeats: repeats)
 
         // What part of a replay is the entity table's `count(*)` (replay's "delta too large?" guard, once per view).
         let table = SQLIdentifier.quoted(store.entity(named: views[0].entity)?.tableName ?? "fireball")
@@ -123,30 +107,64 @@ enum ViewReplayStudy {
 
         let differences = replays.flatMap(\.differences)
         let fellBack = views.filter { view in replays.contains { $0.effects[view.name]?.rebuilt == true } }.map(\.name)
+        report.notes = notes(ratio: ratio, views: views, replays: replays, differences: differences, fellBack: fellBack,
+                             delta: (deltaTransaction, delta.totals.updated, changedFeed, importSeconds), revertedUpdates: reverted.totals.updated,
+                             table: table, countSeconds: countSeconds, repeats: repeats)
+        return Outcome(table: report, passed: differences.isEmpty && fellBack.isEmpty)
+    }
+
+    /// The notes under the view replay table: the target, the check, what the delta was, what was timed.
+    private static func notes(ratio: Double, views: [ViewDefinition], replays: [Pass], differences: [ViewDifference], fellBack: [String],
+                              delta: (transaction: Int64, updated: Int, feed: String, seconds: Double), revertedUpdates: Int,
+                              table: String, countSeconds: Double, repeats: Int) -> [String] {
+        func percent(_ ratio: Double) -> String { (ratio * 100).formatted(2) + " %" }
         let tokens = views.map { view in replays.first?.effects[view.name].map { "\(view.name) \($0.fromTransaction)→\($0.throughTransaction)" } ?? view.name }
-        report.notes = [
+        var notes = [
             "target: replay ≤ \(percent(target)) of a full rebuild; total \(percent(ratio)): \(ratio <= target ? "met" : "NOT met")",
             differences.isEmpty
                 ? "check: ViewMaintainer.verify after every replay (\(replays.count) × \(views.count) views): ok, no difference"
                 : "check: FAIL, ViewMaintainer.verify found \(differences.count) difference(s) after replay, first: \(differences[0])",
-            "delta: transaction \(deltaTransaction), the 1 % changed run (feed \(changedFeed)): \(delta.totals.updated) records updated "
-                + "(energy), imported with replayViews = false in \(importSeconds.formatted(2)) s; replayed \(tokens.joined(separator: ", "))",
+            "delta: transaction \(delta.transaction), the 1 % changed run (feed \(delta.feed)): \(delta.updated) records updated "
+                + "(energy), imported with replayViews = false in \(delta.seconds.formatted(2)) s; replayed \(tokens.joined(separator: ", "))",
             "  delta changes: change rows replayed; touch the view: of those, inserts/deletes and updates of an attribute the view reads",
-            "store: a copy of the importer's store, reverted in-process to the plain feed (\(reverted.totals.updated) updates, views replayed) before the 1 % run",
+            "store: a copy of the importer's store, reverted in-process to the plain feed (\(revertedUpdates) updates, views replayed) before the 1 % run",
             "timed: each ViewMaintainer.replay / .rebuild call, inside one BEGIN IMMEDIATE … ROLLBACK per pass (replay passes, then verify,",
             "  and rebuild passes alternate which goes first); total: the fastest pass's sum over the views",
             "part of each replay: its guard against large deltas counts the entity table, SELECT count(*) FROM \(table): \((countSeconds * 1000).formatted(2)) ms "
                 + "(best of \(max(repeats, 3)), outside a transaction)",
         ]
         if !fellBack.isEmpty {
-            report.notes.append("note: replay fell back to a rebuild (delta too large) for \(fellBack.joined(separator: ", "))")
+            notes.append("note: replay fell back to a rebuild (delta too large) for \(fellBack.joined(separator: ", "))")
         }
-        return Outcome(table: report, passed: differences.isEmpty && fellBack.isEmpty)
+        return notes
+    }
+
+    /// `repeats` rounds of a replay pass and a rebuild pass over `views` (alternating which goes
+    /// first), each inside one write transaction that is rolled back; replays are verified.
+    private static func timedPasses(_ views: [ViewDefinition], maintainer: ViewMaintainer, store: Store, repeats: Int) throws -> (replays: [Pass], rebuilds: [Pass]) {
+        var replays: [Pass] = []
+        var rebuilds: [Pass] = []
+        for round in 0..<repeats {
+            for replay in round % 2 == 0 ? [true, false] : [false, true] {
+                let pass = try rolledBack(store) { () throws -> Pass in
+                    var pass = Pass()
+                    for view in views {
+                        let (effect, seconds) = try Stopwatch.seconds { try replay ? maintainer.replay(view) : maintainer.rebuild(view) }
+                        pass.seconds[view.name] = seconds
+                        pass.effects[view.name] = effect
+                    }
+                    if replay { pass.differences = try views.flatMap { try maintainer.verify($0) } }
+                    return pass
+                }
+                if replay { replays.append(pass) } else { rebuilds.append(pass) }
+            }
+        }
+        return (replays, rebuilds)
     }
 
     /// The SQLite connection of the benchmark's store.
     private static func connectionOf(_ store: Store) throws -> Connection {
-        guard let connection = store.sqliteConnection else { throw BenchError.failed("view replay study: the store is not SQLite") }
+        guard let connection = store.sqliteConnection else { throw BenchError.failed("view replay benchmark: the store is not SQLite") }
         return connection
     }
 
@@ -159,7 +177,7 @@ enum ViewReplayStudy {
                 throw RollBack()
             }
         } catch is RollBack {}
-        guard let result, !(try connectionOf(store)).isInTransaction else { throw BenchError.failed("view replay study: the pass did not roll back") }
+        guard let result, !(try connectionOf(store)).isInTransaction else { throw BenchError.failed("view replay benchmark: the pass did not roll back") }
         return result
     }
 

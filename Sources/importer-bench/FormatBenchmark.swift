@@ -6,7 +6,7 @@ import ImporterKit
 /// fresh store, views included), with MB/s, rows/s and peak RSS.
 ///
 /// Targets: XML end to end at least half the JSON rows/s; peak RSS under 100 MB for every format.
-enum FormatStudy {
+enum FormatBenchmark {
     struct Input {
         var label: String
         var path: String
