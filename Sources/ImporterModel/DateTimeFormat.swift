@@ -132,6 +132,28 @@ public struct DateTimeFormat: Sendable, Equatable {
         return true
     }
 
+    /// Seconds since 1970-01-01 of a value as importer stores dates and datetimes (UTC text,
+    /// `YYYY-MM-DD` or `YYYY-MM-DD hh:mm:ss`); nil for any other text.
+    public static func secondsSinceEpoch(storedUTC text: String) -> Double? {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 10 || bytes.count == 19 else { return nil }
+        func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for index in range {
+                guard bytes[index] >= 48, bytes[index] <= 57 else { return nil }
+                value = value * 10 + Int(bytes[index] - 48)
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10) else { return nil }
+        var seconds = Double(daysFromCivil(year: year, month: month, day: day)) * 86400
+        if bytes.count == 19 {
+            guard let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19) else { return nil }
+            seconds += Double(hour * 3600 + minute * 60 + second)
+        }
+        return seconds
+    }
+
     static func daysIn(month: Int, year: Int) -> Int {
         switch month {
         case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28

@@ -15,9 +15,12 @@ public struct EntityDescription: Sendable, Equatable, Codable {
     public var tombstoneAttributes: [String]
     /// Attributes computed from the stored ones (not stored), for views.
     public var derivedAttributes: [DerivedAttribute]
+    /// A key attribute the source may move a little (reconciled as an update by `--sync`).
+    public var drift: KeyDrift?
 
     public init(name: String, tableName: String, attributes: [AttributeDescription], uniqueKey: [String], tombstoneAttributes: [String],
-                derivedAttributes: [DerivedAttribute] = []) {
+                derivedAttributes: [DerivedAttribute] = [], drift: KeyDrift? = nil) {
+        self.drift = drift
         self.name = name
         self.tableName = tableName
         self.attributes = attributes
@@ -92,6 +95,7 @@ public struct EntityDescription: Sendable, Equatable, Codable {
                 problems.append("entity \(name): unique key attribute '\(key)' must be required (not optional)")
             }
         }
+        if let drift { problems += drift.problems(entity: self) }
         for tombstone in tombstoneAttributes where attribute(named: tombstone) == nil {
             problems.append("entity \(name): tombstone attribute '\(tombstone)' is not declared")
         }

@@ -28,7 +28,9 @@ public enum FireballModel {
                     .when([Expression.Branch(.binary(.greaterOrEqual, .attribute("latitude"), .literal(.integer(0))), .literal(.text("N")))], otherwise: .literal(.text("S"))),
                     .when([Expression.Branch(.binary(.greaterOrEqual, .attribute("longitude"), .literal(.integer(0))), .literal(.text("E")))], otherwise: .literal(.text("W"))))),
                 documentation: "hemisphere pair: NE, NW, SE, SW, or unknown without a location"),
-        ]
+        ],
+        // NASA re-times events, usually by a second: a moved timestamp is the same event.
+        drift: KeyDrift(attribute: "date", tolerance: 1)
     )
 
     /// Fireballs per year: how many, their total radiated energy, the largest impact energy, and

@@ -81,6 +81,14 @@ public enum ModelFile {
             ("table", .string(entity.tableName)),
             ("key", .list(entity.uniqueKey.map(Tree.string))),
             ("tombstone", .list(entity.tombstoneAttributes.map(Tree.string))),
+        ]
+        if let drift = entity.drift {
+            var rule: [(String, Tree)] = [("attribute", .string(drift.attribute)),
+                                          ("tolerance", .string(drift.toleranceText(for: entity.attribute(named: drift.attribute)?.type ?? .real)))]
+            if !drift.agree.isEmpty { rule.append(("agree", .list(drift.agree.map(Tree.string)))) }
+            pairs.append(("drift", .map(rule)))
+        }
+        pairs += [
             ("attributes", .list(entity.attributes.map { attribute in
                 var pairs: [(String, Tree)] = [("name", .string(attribute.name)), ("type", .string(attribute.type.rawValue))]
                 if !attribute.isOptional { pairs.append(("required", .bool(true))) }

@@ -137,7 +137,7 @@ struct ModelReader {
     }
 
     private mutating func entity(_ node: Node, _ path: String) -> EntityDescription? {
-        guard let fields = mapping(node, path, allowed: ["name", "table", "key", "tombstone", "attributes", "derived", "doc"]),
+        guard let fields = mapping(node, path, allowed: ["name", "table", "key", "tombstone", "drift", "attributes", "derived", "doc"]),
               let name = string(fields, "name", path, required: true, in: node) else { return nil }
         if let mark = node.mark { marks["entity \(name)"] = mark }
         let attributes = list(fields, "attributes", path).enumerated().compactMap { index, item -> AttributeDescription? in
@@ -170,7 +170,19 @@ struct ModelReader {
         if fields["key"] == nil { problem(node, path, "missing 'key' (the unique key's attributes)") }
         return EntityDescription(name: name, tableName: string(fields, "table", path, in: node) ?? name.lowercased(),
                                  attributes: attributes, uniqueKey: key, tombstoneAttributes: strings(fields, "tombstone", path) ?? key,
-                                 derivedAttributes: derived)
+                                 derivedAttributes: derived, drift: fields["drift"].flatMap { drift($0, "\(path).drift") })
+    }
+
+    /// `drift: {attribute: date, tolerance: 1s, agree: [energy]}`.
+    private mutating func drift(_ node: Node, _ path: String) -> KeyDrift? {
+        guard let fields = mapping(node, path, allowed: ["attribute", "tolerance", "agree"]),
+              let attribute = string(fields, "attribute", path, required: true, in: node),
+              let text = string(fields, "tolerance", path, required: true, in: node) else { return nil }
+        guard let tolerance = KeyDrift.tolerance(parsing: text) else {
+            problem(fields["tolerance"], "\(path).tolerance", "'\(text)' is not a tolerance (a duration such as 1s, 2m, 1h, 1d, or a number)")
+            return nil
+        }
+        return KeyDrift(attribute: attribute, tolerance: tolerance, agree: strings(fields, "agree", path) ?? [])
     }
 
     private mutating func feed(_ node: Node, _ path: String, entities: [EntityDescription]) -> FeedMapping? {

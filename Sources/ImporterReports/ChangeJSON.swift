@@ -15,6 +15,7 @@ extension JSONWriter {
         field("unchanged", counts.unchanged)
         field("rejected", counts.rejected)
         field("duplicates", counts.duplicates)
+        field("rekeyed", counts.rekeyed)
         endObject()
     }
 

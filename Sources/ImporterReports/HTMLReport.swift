@@ -239,7 +239,7 @@ public struct HTMLReportRenderer {
                 output.write("<div class=\"table-wrap\"><table class=\"changes\">\n<thead><tr><th class=\"num\">transaction</th><th>entity</th><th>key</th><th>type</th><th>changes</th></tr></thead>\n<tbody>\n")
             }
             let key = change.key.count == 1 ? displayText(change.key[0].1) : change.key.map { "\(e($0.0))=\(displayText($0.1))" }.joined(separator: ", ")
-            output.write("<tr class=\"\(change.type.rawValue)\"><td class=\"num\" title=\"token \(e(transaction.token))\">\(transaction.number)</td><td>\(e(change.entity))</td><td class=\"key\">\(key)</td><td><span class=\"badge \(change.type.rawValue)\">\(change.type.rawValue)</span></td><td>")
+            output.write("<tr class=\"\(change.type.rawValue)\"><td class=\"num\" title=\"token \(e(transaction.token))\">\(transaction.number)</td><td>\(e(change.entity))</td><td class=\"key\">\(key)</td><td><span class=\"badge \(change.type.rawValue)\">\(change.isRekey ? "update, re-keyed" : change.type.rawValue)</span></td><td>")
             output.write(changeCell(change))
             output.write("</td></tr>\n")
         }

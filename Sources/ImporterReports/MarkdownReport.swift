@@ -109,7 +109,7 @@ public struct MarkdownReportRenderer {
                 output.write("| transaction | entity | key | type | changes |\n")
                 output.write("| ---: | --- | --- | --- | --- |\n")
             }
-            output.write("| \(transaction.number) | \(Self.escape(change.entity)) | \(Self.escape(ReportLiteral.pairs(change.key, separator: "; "))) | \(change.type.rawValue) | \(Self.escape(Self.changesCell(change))) |\n")
+            output.write("| \(transaction.number) | \(Self.escape(change.entity)) | \(Self.escape(ReportLiteral.pairs(change.key, separator: "; "))) | \(change.isRekey ? "update (re-keyed)" : change.type.rawValue) | \(Self.escape(Self.changesCell(change))) |\n")
         }
         if total == 0 {
             output.write("No changes.\n")

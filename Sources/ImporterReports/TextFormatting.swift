@@ -7,6 +7,7 @@ public enum TextFormatting {
     public static func counts(_ c: ChangeCounts) -> String {
         "\(c.inserted) inserted, \(c.updated) updated, \(c.deleted) deleted, \(c.unchanged) unchanged, "
             + "\(c.duplicates) duplicate\(c.duplicates == 1 ? "" : "s"), \(c.rejected) rejected"
+            + (c.rekeyed > 0 ? " (\(c.rekeyed) of the updates re-keyed)" : "")
     }
 
     /// `View fireball_by_year: 1 group inserted, 2 updated, 0 deleted (built)`.
@@ -38,6 +39,12 @@ public enum TextFormatting {
             let values = change.listedValues(includingKey: false).map { "\($0.0)=\($0.1)" }
             return "  + \(change.entity) \(change.keyDescription)  \(values.joined(separator: " "))"
         case .update:
+            if change.isRekey {
+                // `~ Fireball 2023-04-11 14:52:09 → 2023-04-11 14:52:10 (re-keyed)  energy: 1.9 → 2`
+                let others = change.changed.filter { attribute in !change.key.contains { $0.0 == attribute.attribute } }
+                let head = "  ~ \(change.entity) \(change.previousKeyDescription) → \(change.keyDescription) (re-keyed)"
+                return others.isEmpty ? head : head + "  " + others.map { "\($0.attribute): \($0.old) → \($0.new)" }.joined(separator: "; ")
+            }
             let changes = change.changed.map { "\($0.attribute): \($0.old) → \($0.new)" }
             return "  ~ \(change.entity) \(change.keyDescription)  \(changes.joined(separator: "; "))"
         case .delete:

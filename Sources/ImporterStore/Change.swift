@@ -53,6 +53,16 @@ public struct Change: Sendable, Equatable {
     }
 
     /// The key as display text: the values joined with ", ".
+    /// True for an update that moved the record's key (key drift): the record kept its identity.
+    public var isRekey: Bool {
+        type == .update && changed.contains { change in key.contains { $0.0 == change.attribute } }
+    }
+
+    /// The key as it was before a re-key (the key otherwise).
+    public var previousKeyDescription: String {
+        key.map { name, value in (changed.first { $0.attribute == name }?.old ?? value).description }.joined(separator: ", ")
+    }
+
     public var keyDescription: String {
         key.map { $0.1.description }.joined(separator: ", ")
     }

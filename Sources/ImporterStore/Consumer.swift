@@ -74,7 +74,8 @@ public struct ChangeFilter: Sendable, Equatable {
     /// Inserts and deletes always pass; an update passes when it changed a filtered attribute.
     public func includes(_ change: Change) -> Bool {
         guard includes(entity: change.entity) else { return false }
-        guard change.type == .update, !attributes.isEmpty else { return true }
+        // A re-key counts like the insert and delete it replaces: the record's identity moved.
+        guard change.type == .update, !attributes.isEmpty, !change.isRekey else { return true }
         return change.changed.contains { attributes.contains($0.attribute) }
     }
 }

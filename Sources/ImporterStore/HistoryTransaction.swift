@@ -8,8 +8,11 @@ public struct ChangeCounts: Sendable, Equatable, Codable {
     public var unchanged = 0
     public var rejected = 0
     public var duplicates = 0
+    /// Updates that moved a record's key within its drift tolerance (also counted in `updated`).
+    public var rekeyed = 0
 
-    public init(inserted: Int = 0, updated: Int = 0, deleted: Int = 0, unchanged: Int = 0, rejected: Int = 0, duplicates: Int = 0) {
+    public init(inserted: Int = 0, updated: Int = 0, deleted: Int = 0, unchanged: Int = 0, rejected: Int = 0, duplicates: Int = 0, rekeyed: Int = 0) {
+        self.rekeyed = rekeyed
         self.inserted = inserted
         self.updated = updated
         self.deleted = deleted
@@ -22,7 +25,8 @@ public struct ChangeCounts: Sendable, Equatable, Codable {
 
     public static func + (lhs: ChangeCounts, rhs: ChangeCounts) -> ChangeCounts {
         ChangeCounts(inserted: lhs.inserted + rhs.inserted, updated: lhs.updated + rhs.updated, deleted: lhs.deleted + rhs.deleted,
-                     unchanged: lhs.unchanged + rhs.unchanged, rejected: lhs.rejected + rhs.rejected, duplicates: lhs.duplicates + rhs.duplicates)
+                     unchanged: lhs.unchanged + rhs.unchanged, rejected: lhs.rejected + rhs.rejected, duplicates: lhs.duplicates + rhs.duplicates,
+                     rekeyed: lhs.rekeyed + rhs.rekeyed)
     }
 }
 

@@ -89,18 +89,18 @@ struct HistoryWriter {
         guard totals.changes > 0 else { return false }
         let sources = String(decoding: try JSONEncoder().encode(metadata.sources), as: UTF8.self)
         func counts(_ c: ChangeCounts) -> [Value] {
-            [c.inserted, c.updated, c.deleted, c.unchanged, c.rejected, c.duplicates].map { .integer(Int64($0)) }
+            [c.inserted, c.updated, c.deleted, c.unchanged, c.rejected, c.duplicates, c.rekeyed].map { .integer(Int64($0)) }
         }
         try store.connection.execute("""
             INSERT INTO importer_transaction (number, token, timestamp, author, context, process_id, host, source,
-              inserted, updated, deleted, unchanged, rejected, duplicates)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+              inserted, updated, deleted, unchanged, rejected, duplicates, rekeyed)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, [.integer(number), .text(store.token(number).description), .text(Timestamp.now()), .text(metadata.author),
                   .text(metadata.context), .integer(Int64(metadata.processID)), .text(metadata.host), .text(sources)] + counts(totals))
         let insertEntity = try store.connection.prepare("""
             INSERT INTO importer_transaction_entity (transaction_number, entity, inserted, updated, deleted, unchanged, rejected, duplicates,
-              first_change_id, last_change_id)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+              rekeyed, first_change_id, last_change_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         for (name, entityCounts, range) in entities {
             try insertEntity.execute([.integer(number), .text(name)] + counts(entityCounts)

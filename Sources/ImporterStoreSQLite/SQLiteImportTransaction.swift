@@ -12,6 +12,8 @@ final class SQLiteImportTransaction: ImportTransaction {
     private let transaction: OpenTransaction
     private var runs: [String: EntityRun] = [:]
     private var changeIDs: [String: ClosedRange<Int64>] = [:]
+    /// Records re-keyed by key drift, per entity.
+    private var rekeyed: [String: Int] = [:]
     private(set) var rejectRun: Int64?
     private var insertReject: Statement?
 
@@ -68,7 +70,12 @@ final class SQLiteImportTransaction: ImportTransaction {
     }
 
     func deleteRecordsNotWritten(_ entity: EntityDescription) throws -> Int {
-        try history.deleteRecords(entity, where: SeenKeys.unseenCondition(entity), in: transaction)
+        if let drift = entity.drift {
+            let supplied = Set(try run(entity).upserters.keys.joined()).sorted()
+            rekeyed[entity.name] = try DriftReconciler(connection: store.connection, capture: store.capture, entity: entity, drift: drift)
+                .reconcile(lastIDBefore: transaction.lastIDBefore[entity.name] ?? 0, supplied: supplied)
+        }
+        return try history.deleteRecords(entity, where: SeenKeys.unseenCondition(entity), in: transaction)
     }
 
     func closeEntity(_ entity: EntityDescription) throws -> ChangeCounts {
@@ -77,6 +84,7 @@ final class SQLiteImportTransaction: ImportTransaction {
         let run = try run(entity)
         counts.unchanged = try SeenKeys.count(entity, in: store.connection) - counts.inserted - counts.updated
         counts.duplicates = run.seen.duplicates
+        counts.rekeyed = rekeyed[entity.name] ?? 0
         return counts
     }
 

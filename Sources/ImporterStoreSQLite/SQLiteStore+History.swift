@@ -19,7 +19,8 @@ extension SQLiteStore {
 
     public func transactions(after: Int64, through: Int64, limit: Int?) throws(StoreError) -> [HistoryTransaction] {
         try mapErrors {
-            var sql = "SELECT number, token, timestamp, author, context, process_id, host, source, inserted, updated, deleted, unchanged, rejected, duplicates FROM importer_transaction WHERE number > ?1 AND number <= ?2 ORDER BY number"
+            let rekeyed = schemaVersion >= 2 ? "rekeyed" : "0"
+            var sql = "SELECT number, token, timestamp, author, context, process_id, host, source, inserted, updated, deleted, unchanged, rejected, duplicates, \(rekeyed) FROM importer_transaction WHERE number > ?1 AND number <= ?2 ORDER BY number"
             if let limit { sql += " LIMIT \(limit)" }
             var result: [HistoryTransaction] = []
             try connection.prepare(sql).forEachRow([.integer(after), .integer(through)]) { row in
@@ -34,7 +35,7 @@ extension SQLiteStore {
             // transaction order).
             var index = 0
             try connection.prepare("""
-                SELECT transaction_number, entity, inserted, updated, deleted, unchanged, rejected, duplicates FROM importer_transaction_entity
+                SELECT transaction_number, entity, inserted, updated, deleted, unchanged, rejected, duplicates, \(rekeyed) FROM importer_transaction_entity
                 WHERE transaction_number >= ?1 AND transaction_number <= ?2 ORDER BY transaction_number, entity
                 """).forEachRow([.integer(first.number), .integer(last.number)]) { row in
                 let number = row.int64(at: 0)
@@ -46,11 +47,12 @@ extension SQLiteStore {
         }
     }
 
-    /// The six counts stored from column `first` on (inserted, updated, deleted, unchanged,
-    /// rejected, duplicates).
+    /// The seven counts stored from column `first` on (inserted, updated, deleted, unchanged,
+    /// rejected, duplicates, rekeyed).
     private static func counts(_ row: Statement, from first: Int32) -> ChangeCounts {
         func count(_ offset: Int32) -> Int { Int(row.int64(at: first + offset)) }
-        return ChangeCounts(inserted: count(0), updated: count(1), deleted: count(2), unchanged: count(3), rejected: count(4), duplicates: count(5))
+        return ChangeCounts(inserted: count(0), updated: count(1), deleted: count(2), unchanged: count(3), rejected: count(4), duplicates: count(5),
+                            rekeyed: count(6))
     }
 
     public func lastTransaction(before timestamp: String) throws(StoreError) -> Int64? {

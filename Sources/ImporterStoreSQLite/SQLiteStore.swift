@@ -16,6 +16,8 @@ public final class SQLiteStore {
     package let connection: Connection
     public let options: Options
     public private(set) var storeID = UUID()
+    /// The schema version the store is read with (older only when opened read-only).
+    private(set) var schemaVersion = StoreSchema.version
     /// The entities the store holds, as registered (the store's own model of itself).
     public package(set) var entities: [EntityDescription] = []
     let transactionState = TransactionState()
@@ -178,6 +180,24 @@ public final class SQLiteStore {
         let version = try integerPragma("user_version")
         if version > StoreSchema.version {
             throw StoreError.newerSchema(path: path, found: Int(version), supported: StoreSchema.version)
+        }
+        if version < StoreSchema.version { try migrate(from: version) }
+    }
+
+    /// Brings an older store to the current schema, in one write transaction (another process may
+    /// have done it meanwhile). A store opened read-only is read as it is.
+    private func migrate(from version: Int64) throws {
+        guard !options.readOnly else {
+            schemaVersion = Int(version)
+            return
+        }
+        try write {
+            var current = try integerPragma("user_version")
+            while current < StoreSchema.version {
+                for statement in StoreSchema.migration(from: current) { try connection.execute(statement) }
+                current += 1
+                try connection.execute("PRAGMA user_version = \(current)")
+            }
         }
     }
 

@@ -8,7 +8,17 @@ import Foundation
 enum StoreSchema {
     /// 'IMPR'.
     static let applicationID: Int64 = 0x494D_5052
-    static let version = 1
+    /// 2: transactions count the records re-keyed by key drift (`rekeyed`).
+    static let version = 2
+
+    /// The statements that bring a store of version `from` to the next version.
+    static func migration(from version: Int64) -> [String] {
+        switch version {
+        case 1: [#"ALTER TABLE importer_transaction ADD COLUMN "rekeyed" INTEGER NOT NULL DEFAULT 0"#,
+                 #"ALTER TABLE importer_transaction_entity ADD COLUMN "rekeyed" INTEGER NOT NULL DEFAULT 0"#]
+        default: []
+        }
+    }
 
     static let create: [String] = [
         """
@@ -40,7 +50,8 @@ enum StoreSchema {
           "deleted" INTEGER NOT NULL,
           "unchanged" INTEGER NOT NULL,
           "rejected" INTEGER NOT NULL,
-          "duplicates" INTEGER NOT NULL
+          "duplicates" INTEGER NOT NULL,
+          "rekeyed" INTEGER NOT NULL DEFAULT 0
         ) STRICT
         """,
         """
@@ -53,6 +64,7 @@ enum StoreSchema {
           "unchanged" INTEGER NOT NULL,
           "rejected" INTEGER NOT NULL,
           "duplicates" INTEGER NOT NULL,
+          "rekeyed" INTEGER NOT NULL DEFAULT 0,
           "first_change_id" INTEGER,
           "last_change_id" INTEGER,
           PRIMARY KEY ("transaction_number", "entity")

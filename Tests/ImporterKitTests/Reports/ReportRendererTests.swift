@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// Each report format renders the same run: the 2024 sample, then the 2026 snapshot with --sync
-/// (4 inserted, 2 updated, 3 deleted, 5 unchanged; see the README's text report).
+/// (3 inserted, 3 updated of which 1 re-keyed, 2 deleted, 5 unchanged; see the README's text report).
 @Suite struct ReportRendererTests {
     /// The store after both runs, and the second run's report content.
     static func syncRun(_ directory: TemporaryDirectory) throws -> (Store, ReportContent) {
@@ -27,10 +27,11 @@ import Testing
         let (store, content) = try Self.syncRun(directory)
         let lines = try Self.render(.text, content, store).split(separator: "\n").map(String.init)
         #expect(lines[0].hasPrefix("Transaction 2 (token ") && lines[0].contains(") by nightly at "))
-        #expect(lines[1] == "Fireball: 4 inserted, 2 updated, 3 deleted, 5 unchanged, 0 duplicates, 0 rejected")
+        #expect(lines[1] == "Fireball: 3 inserted, 3 updated, 2 deleted, 5 unchanged, 0 duplicates, 0 rejected (1 of the updates re-keyed)")
+        #expect(lines.contains("  ~ Fireball 2023-04-11 14:52:09 → 2023-04-11 14:52:10 (re-keyed)"))
         #expect(lines.contains("  ~ Fireball 2024-07-21 08:12:05  energy: 2.1 → 2.4; impact_energy: 0.076 → 0.085"))
         #expect(lines.contains("  - Fireball 2021-10-01 05:48:11  (energy=0.9 impact_energy=0.036 latitude=-8.7 longitude=173.3)"))
-        #expect(lines.filter { $0.hasPrefix("  + ") || $0.hasPrefix("  ~ ") || $0.hasPrefix("  - ") }.count == 9)
+        #expect(lines.filter { $0.hasPrefix("  + ") || $0.hasPrefix("  ~ ") || $0.hasPrefix("  - ") }.count == 8)
     }
 
     @Test func jsonIsTheDocumentedContract() throws {
@@ -40,9 +41,9 @@ import Testing
         let json = try #require(try JSONSerialization.jsonObject(with: Data(Self.render(.json, content, store).utf8)) as? [String: Any])
         #expect(Set(json.keys) == ["transaction", "totals", "entities", "changes", "views", "rejects", "warnings", "errors"])
         let totals = try #require(json["totals"] as? [String: Int])
-        #expect(totals == ["inserted": 4, "updated": 2, "deleted": 3, "unchanged": 5, "rejected": 0, "duplicates": 0])
+        #expect(totals == ["inserted": 3, "updated": 3, "deleted": 2, "unchanged": 5, "rejected": 0, "duplicates": 0, "rekeyed": 1])
         let changes = try #require(json["changes"] as? [[String: Any]])
-        #expect(changes.count == 9)
+        #expect(changes.count == 8)
         let update = try #require(changes.first { $0["type"] as? String == "update" && ($0["key"] as? [String: String])?["date"] == "2024-07-21 08:12:05" })
         let changed = try #require(update["changed"] as? [String: [String: Double]])
         #expect(changed["energy"] == ["old": 2.1, "new": 2.4])
@@ -54,7 +55,7 @@ import Testing
         defer { directory.cleanup() }
         let (store, content) = try Self.syncRun(directory)
         let lines = try Self.render(.ndjson, content, store).split(separator: "\n").map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-        #expect(lines.count == 11)
+        #expect(lines.count == 10)
         #expect(lines.first??["record"] as? String == "header")
         #expect(lines.last??["record"] as? String == "footer")
         #expect(lines.dropFirst().dropLast().allSatisfy { $0?["token"] as? String == content.transactions.first?.token })
@@ -66,9 +67,10 @@ import Testing
         let (store, content) = try Self.syncRun(directory)
         let text = try Self.render(.markdown, content, store)
         #expect(text.hasPrefix("# importer run: transaction 2\n"))
-        #expect(text.contains("| Fireball | 4 | 2 | 3 | 5 | 0 | 0 |\n| **total** | 4 | 2 | 3 | 5 | 0 | 0 |"))
+        #expect(text.contains("| Fireball | 3 | 3 | 2 | 5 | 0 | 0 |\n| **total** | 3 | 3 | 2 | 5 | 0 | 0 |"))
+        #expect(text.contains("| 2 | Fireball | date=2023-04-11 14:52:10 | update (re-keyed) | date: 2023-04-11 14:52:09 → 2023-04-11 14:52:10 |"))
         #expect(text.contains("| 2 | Fireball | date=2024-07-21 08:12:05 | update | energy: 2.1 → 2.4; impact_energy: 0.076 → 0.085 |"))
-        #expect(text.components(separatedBy: "\n| 2 | Fireball |").count - 1 == 9)
+        #expect(text.components(separatedBy: "\n| 2 | Fireball |").count - 1 == 8)
     }
 
     @Test func csvHasOneRowPerChangedAttribute() throws {
@@ -78,7 +80,7 @@ import Testing
         let rows = try Self.render(.csv, content, store).split(separator: "\r\n", omittingEmptySubsequences: true).map(String.init)
         #expect(rows[0] == "token,transaction,entity,key,type,attribute,old,new")
         let updates = rows.filter { $0.contains(#","update","#) }
-        #expect(updates.count == 3, "\(updates)")
+        #expect(updates.count == 4, "\(updates)")
         #expect(updates.contains { $0.hasSuffix(#","Fireball","date=2024-07-21 08:12:05","update","energy",2.1,2.4"#) })
     }
 

@@ -1,0 +1,85 @@
+import ImporterModel
+import ImporterStore
+
+/// Key drift under `--sync` (see `KeyDrift`): pairs the stored records the run did not write with
+/// the records it inserted whose drifting key lies within the tolerance, and turns each
+/// unambiguous pair into one update of the stored record. The inserted row goes (it never reaches
+/// history: inserts are recorded from the rows left at the end); the stored row takes its key and
+/// the values the feeds supplied, which the change capture records as one update with the key
+/// among its changed attributes. Both sides are sorted by key and swept once: near-linear.
+struct DriftReconciler {
+    let connection: Connection
+    let capture: ChangeCapture
+    let entity: EntityDescription
+    let drift: KeyDrift
+
+    /// One side of a possible pair: a record, its key's position, and what must agree.
+    struct Candidate {
+        let id: Int64
+        let position: Double
+        let match: [Value]
+    }
+
+    /// Re-keys every unambiguous pair; returns how many. `lastIDBefore`: the last record id before
+    /// the run (records above it are the run's inserts); `supplied`: the attributes (indices) the
+    /// run's feeds supplied.
+    func reconcile(lastIDBefore: Int64, supplied: [Int]) throws -> Int {
+        let table = SQLIdentifier.quoted(entity.tableName)
+        let matchColumns = entity.uniqueKey.filter { $0 != drift.attribute } + drift.agree
+        let select = "SELECT \"id\", \(SQLIdentifier.quoted(drift.attribute))" + matchColumns.map { ", " + SQLIdentifier.quoted($0) }.joined()
+        let gone = try candidates("\(select) FROM \(table) WHERE \"id\" <= ?1 AND \(SeenKeys.unseenCondition(entity))", lastIDBefore)
+        guard !gone.isEmpty else { return 0 }
+        let inserted = try candidates("\(select) FROM \(table) WHERE \"id\" > ?1", lastIDBefore)
+        let pairs = Self.pairs(gone, inserted, tolerance: drift.tolerance)
+        let columns = supplied.map { entity.attributes[$0].name }
+        for (stored, new) in pairs { try rekey(stored, to: new, columns: columns) }
+        return pairs.count
+    }
+
+    private func candidates(_ sql: String, _ lastIDBefore: Int64) throws -> [Candidate] {
+        var result: [Candidate] = []
+        try connection.prepare(sql).forEachRow([.integer(lastIDBefore)]) { row in
+            guard let position = KeyDrift.position(of: row.value(at: 1)) else { return }
+            result.append(Candidate(id: row.int64(at: 0), position: position, match: (2..<row.columnCount).map { row.value(at: $0) }))
+        }
+        return result.sorted { $0.position < $1.position }
+    }
+
+    /// The pairs (stored, inserted) in which each side has exactly one candidate on the other:
+    /// within `tolerance` and agreeing. Both sides sorted by position.
+    static func pairs(_ gone: [Candidate], _ inserted: [Candidate], tolerance: Double) -> [(Candidate, Candidate)] {
+        var goneMatches = [Int](repeating: 0, count: gone.count)
+        var insertedMatches = [Int](repeating: 0, count: inserted.count)
+        var only = [Int?](repeating: nil, count: gone.count)
+        var start = 0
+        for (g, stored) in gone.enumerated() {
+            while start < inserted.count, inserted[start].position < stored.position - tolerance { start += 1 }
+            var j = start
+            while j < inserted.count, inserted[j].position <= stored.position + tolerance {
+                if inserted[j].match == stored.match {
+                    goneMatches[g] += 1
+                    insertedMatches[j] += 1
+                    only[g] = j
+                }
+                j += 1
+            }
+        }
+        return gone.indices.compactMap { g in
+            guard goneMatches[g] == 1, let j = only[g], insertedMatches[j] == 1 else { return nil }
+            return (gone[g], inserted[j])
+        }
+    }
+
+    /// Moves `new`'s key and supplied values onto `stored`, and removes `new`.
+    private func rekey(_ stored: Candidate, to new: Candidate, columns: [String]) throws {
+        let table = SQLIdentifier.quoted(entity.tableName)
+        let quoted = columns.map(SQLIdentifier.quoted)
+        guard let values = try connection.rows("SELECT \(quoted.joined(separator: ", ")) FROM \(table) WHERE \"id\" = ?1", [.integer(new.id)]).first else { return }
+        capture.expectingDeletes = true
+        defer { capture.expectingDeletes = false }
+        try connection.execute("DELETE FROM \(table) WHERE \"id\" = ?1", [.integer(new.id)])
+        capture.expectingDeletes = false
+        let assignments = quoted.enumerated().map { "\($0.element) = ?\($0.offset + 2)" }.joined(separator: ", ")
+        try connection.execute("UPDATE \(table) SET \(assignments) WHERE \"id\" = ?1", [.integer(stored.id)] + values)
+    }
+}
