@@ -1,0 +1,136 @@
+import Foundation
+@testable import ImporterKit
+@testable import ImporterModel
+@testable import ImporterStore
+@testable import ImporterStoreSQLite
+import PropertyBased
+import Testing
+
+/// Key drift: a re-timed record is one update of the stored record, when and only when the pairing
+/// is unambiguous.
+@Suite struct KeyDriftTests {
+    private func row(_ date: String, energy: String = "1.0") -> String {
+        #"["\#(date)","\#(energy)","0.1",null,null,null,null,null,null]"#
+    }
+
+    /// Imports `before`, then `after` with --sync; returns the second run's result and the store.
+    private func sync(_ before: [String], _ after: [String], in directory: TemporaryDirectory,
+                      model: Model = FireballModel.model) throws -> (ImportResult, Store) {
+        let path = directory.path("s.sqlite")
+        let store = try Store(path: path)
+        func run(_ rows: [String], sync: Bool) throws -> ImportResult {
+            let feed = try directory.write("feed-\(UUID().uuidString).json", fireballFeed(rows))
+            var options = ImportOptions(author: "t", context: "test", sync: sync)
+            options.maxDelete = .percent(100)
+            return try ImportSession(store: store, model: model, options: options).run([FeedInput(path: feed, mapping: FireballModel.apiFeed)])
+        }
+        _ = try run(before, sync: false)
+        return (try run(after, sync: true), store)
+    }
+
+    @Test func aKeyMovedWithinToleranceIsOneUpdateOfTheSameRecord() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let (result, store) = try sync([row("2023-04-11 14:52:09"), row("2024-01-01 00:00:00")],
+                                       [row("2023-04-11 14:52:10", energy: "2.0"), row("2024-01-01 00:00:00")], in: directory)
+        #expect(result.totals == ChangeCounts(updated: 1, unchanged: 1, rekeyed: 1))
+        let changes = try HistoryReader(store: store).changes(in: 2)
+        #expect(changes.count == 1)
+        let change = try #require(changes.first)
+        #expect(change.isRekey && change.recordID == 1)
+        #expect(change.changed == [AttributeChange(attribute: "date", old: .text("2023-04-11 14:52:09"), new: .text("2023-04-11 14:52:10")),
+                                   AttributeChange(attribute: "energy", old: .real(1.0), new: .real(2.0))])
+        #expect(try fireballRows(directory.path("s.sqlite")).map { $0["id"] } == [.integer(1), .integer(2)])
+        #expect(try ViewMaintainer(store: store).verify(try ViewRegistry(store: store).view(named: "fireball_by_year")).isEmpty)
+    }
+
+    @Test func beyondToleranceOrAmbiguousStaysADeleteAndAnInsert() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        // 00:00:10 → 00:00:12 is beyond 1 s; 01:00:00 has two candidates (01:00:01 and 00:59:59).
+        let (result, _) = try sync([row("2023-01-01 00:00:10"), row("2023-01-01 01:00:00")],
+                                   [row("2023-01-01 00:00:12"), row("2023-01-01 01:00:01"), row("2023-01-01 00:59:59")], in: directory)
+        #expect(result.totals == ChangeCounts(inserted: 3, deleted: 2))
+    }
+
+    @Test func anInsertedRecordWithTwoCandidatesIsNotPaired() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let (result, _) = try sync([row("2023-01-01 00:00:00"), row("2023-01-01 00:00:02")], [row("2023-01-01 00:00:01")], in: directory)
+        #expect(result.totals == ChangeCounts(inserted: 1, deleted: 2))
+    }
+
+    @Test func agreeOnAttributesMustBeEqual() throws {
+        var model = FireballModel.model
+        model.entities[0].drift = KeyDrift(attribute: "date", tolerance: 1, agree: ["energy"])
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let (result, _) = try sync([row("2023-01-01 00:00:00", energy: "1.0"), row("2023-02-01 00:00:00", energy: "3.0")],
+                                   [row("2023-01-01 00:00:01", energy: "1.5"), row("2023-02-01 00:00:01", energy: "3.0")],
+                                   in: directory, model: model)
+        #expect(result.totals == ChangeCounts(inserted: 1, updated: 1, deleted: 1, rekeyed: 1))
+    }
+
+    /// The sweep pairs exactly as the quadratic definition does.
+    @Test func pairingMatchesTheDefinition() async {
+        await propertyCheck(input: Gen.int(in: 0...40).array(of: 0...30), Gen.int(in: 0...40).array(of: 0...30)) { gonePositions, newPositions in
+            let gone = gonePositions.enumerated().map { DriftReconciler.Candidate(id: Int64($0.offset), position: Double($0.element), match: []) }
+                .sorted { $0.position < $1.position }
+            let new = newPositions.enumerated().map { DriftReconciler.Candidate(id: Int64(100 + $0.offset), position: Double($0.element), match: []) }
+                .sorted { $0.position < $1.position }
+            let swept = DriftReconciler.pairs(gone, new, tolerance: 1).map { [$0.0.id, $0.1.id] }
+            var expected: [[Int64]] = []
+            for g in gone {
+                let candidates = new.filter { abs($0.position - g.position) <= 1 }
+                guard candidates.count == 1, let n = candidates.first, gone.filter({ abs($0.position - n.position) <= 1 }).count == 1 else { continue }
+                expected.append([g.id, n.id])
+            }
+            #expect(swept == expected)
+        }
+    }
+
+    @Test func toleranceTextRoundTrips() {
+        #expect(KeyDrift.tolerance(parsing: "1s") == 1)
+        #expect(KeyDrift.tolerance(parsing: "2m") == 120)
+        #expect(KeyDrift.tolerance(parsing: "1.5h") == 5400)
+        #expect(KeyDrift.tolerance(parsing: "0.25") == 0.25)
+        for bad in ["", "0s", "-1", "1w", "s"] { #expect(KeyDrift.tolerance(parsing: bad) == nil, "\(bad)") }
+        #expect(KeyDrift(attribute: "date", tolerance: 120).toleranceText(for: .datetime) == "2m")
+        #expect(KeyDrift(attribute: "date", tolerance: 1).toleranceText(for: .datetime) == "1s")
+        #expect(KeyDrift(attribute: "n", tolerance: 0.5).toleranceText(for: .real) == "0.5")
+        #expect(DateTimeFormat.secondsSinceEpoch(storedUTC: "1970-01-02 00:00:01") == 86401)
+        #expect(DateTimeFormat.secondsSinceEpoch(storedUTC: "1970-01-02") == 86400)
+        #expect(DateTimeFormat.secondsSinceEpoch(storedUTC: "yesterday") == nil)
+    }
+
+    @Test func aDriftRuleMustNameAKeyAttributeOfATypeThatCanMove() throws {
+        let yaml = try String(contentsOfFile: sample("models/fireball.yaml"), encoding: .utf8)
+        let moved = yaml.replacingOccurrences(of: "  drift:\n    attribute: date\n    tolerance: \"1s\"\n", with: "  drift:\n    attribute: energy\n    tolerance: \"soon\"\n")
+        #expect(moved != yaml)
+        do {
+            _ = try ModelFile.parse(moved, name: "m.yaml")
+            Issue.record("expected a model problem")
+        } catch {
+            #expect("\(error)".contains("'soon' is not a tolerance"), "\(error)")
+        }
+        let notKey = yaml.replacingOccurrences(of: "    attribute: date\n    tolerance", with: "    attribute: energy\n    tolerance")
+        #expect(throws: ModelError.self) { try ModelFile.parse(notKey, name: "m.yaml") }
+        #expect(try ModelFile.parse(yaml, name: "m.yaml").entities[0].drift == KeyDrift(attribute: "date", tolerance: 1))
+    }
+
+    @Test func aSchemaOneStoreIsMigratedAndItsHistoryKept() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let path = directory.path("s.sqlite")
+        try importFeeds([sample("fireball-2024.json")], into: path)
+        let connection = try Connection(path: path)
+        try connection.execute("ALTER TABLE importer_transaction DROP COLUMN rekeyed; ALTER TABLE importer_transaction_entity DROP COLUMN rekeyed; PRAGMA user_version = 1")
+        let readOnly = try Store(path: path, options: Store.Options(create: false, readOnly: true))
+        #expect(try HistoryReader(store: readOnly).transactions().map(\.totals.inserted) == [10])
+        let store = try Store(path: path)
+        #expect(try connection.integer("PRAGMA user_version") == 2)
+        #expect(try HistoryReader(store: store).transactions().map(\.totals.inserted) == [10])
+        _ = try importFeeds([sample("fireball-2026.json")], into: path, sync: true)
+        #expect(try HistoryReader(store: store).transactions().map(\.totals.rekeyed) == [0, 1])
+    }
+}
