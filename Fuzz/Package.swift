@@ -4,9 +4,12 @@
 import Foundation
 import PackageDescription
 
-// A path dependency's identity is its directory's name (`main` in the usual checkout).
-let parent = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-let parentIdentity = parent.lastPathComponent.lowercased()
+// The package under test: the repository (`..`), or a copy named by IMPORTER_FUZZ_PACKAGE (a
+// snapshot to fuzz while the working tree changes). A path dependency's identity is its
+// directory's name (`main` in the usual checkout).
+let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+let parentPath = Context.environment["IMPORTER_FUZZ_PACKAGE"] ?? ".."
+let parentIdentity = URL(fileURLWithPath: parentPath, relativeTo: here).standardizedFileURL.lastPathComponent.lowercased()
 
 let support: [Target.Dependency] = ["FuzzSupport", "CFuzzSupport", .product(name: "ImporterKit", package: parentIdentity)]
 // The JSON targets feed the reader through a read(2) wrapper that can cut reads short
@@ -16,7 +19,7 @@ let wrapRead: [LinkerSetting] = [.unsafeFlags(["-Xlinker", "--wrap=read"])]
 let package = Package(
     name: "importer-fuzz",
     dependencies: [
-        .package(path: ".."),
+        .package(path: parentPath),
     ],
     targets: [
         .target(name: "CFuzzSupport"),

@@ -291,6 +291,10 @@ extension Expression {
             }
         case .function(let function, let arguments):
             return "\(function.rawValue)(\(arguments.map(\.text).joined(separator: ", ")))"
+        case .binary(.subtract, .literal(.integer(0)), let e) where Self.writesAsNegation(e):
+            // What the parser reads `-e` as, written back the short way (`0 - e` is as short when
+            // `e` is a product: see `writesAsNegation`).
+            return "-" + e.operandText(atLeast: Self.negationLevel)
         case .binary(let op, let lhs, let rhs):
             let symbol = op == .and ? "and" : op == .or ? "or" : op.rawValue
             let level = precedence
@@ -317,6 +321,7 @@ extension Expression {
     /// `not` 3, comparisons 4, `||` 5, `+ -` 6, `* /` 7, a negative number 8, anything else 9.
     private var precedence: Int {
         switch self {
+        case .binary(.subtract, .literal(.integer(0)), let e) where Self.writesAsNegation(e): return Self.negationLevel
         case .binary(let op, _, _):
             switch op {
             case .or: return 1
@@ -331,6 +336,18 @@ extension Expression {
         case .literal(.integer(let n)) where n < 0: return 8
         case .literal(.real(let x)) where x.sign == .minus: return 8
         default: return 9
+        }
+    }
+
+    private static let negationLevel = 8
+
+    /// Whether `0 - e` is written `-e`: not for a number (`-5` reads as the literal -5), nor for a
+    /// product (`0 - a * b` is shorter than `-(a * b)`); `-(a + b)` is shorter than `0 - (a + b)`.
+    /// (The parser reads `-e` as `0 - e`, so the text must not grow: it has a token limit.)
+    private static func writesAsNegation(_ e: Expression) -> Bool {
+        switch e {
+        case .literal(.integer), .literal(.real): return false
+        default: return e.precedence != 7
         }
     }
 

@@ -2,7 +2,8 @@ import CFuzzSupport
 import Foundation
 import ImporterKit
 
-/// Shared plumbing of the fuzz targets: libFuzzer's driver, the sample models, the input file the
+/// Shared plumbing of the fuzz targets (each defines `LLVMFuzzerTestOneInput`; SwiftPM links
+/// libFuzzer's `main` and compiles them with `-parse-as-library`): the sample models, the input file the
 /// readers open (ByteSource reads paths only), and the differential check of two readings.
 public enum Fuzz {
     /// The repository's root: Fuzz/Sources/FuzzSupport/FuzzSupport.swift → ../../..
@@ -28,29 +29,15 @@ public enum Fuzz {
         return (feed, entity)
     }
 
-    nonisolated(unsafe) private static var body: ((UnsafeBufferPointer<UInt8>) -> Void)?
-
-    /// Runs libFuzzer with the process's arguments, calling `test` for each input; never returns.
-    public static func run(_ test: @escaping (UnsafeBufferPointer<UInt8>) -> Void) -> Never {
-        body = test
-        var argc = CommandLine.argc
-        var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-        let status = LLVMFuzzerRunDriver(&argc, &argv) { data, size in
-            Fuzz.testOneInput(data, size)
-        }
-        exit(status)
-    }
-
-    /// The body of `LLVMFuzzerTestOneInput`.
-    public static func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
-        body?(UnsafeBufferPointer(start: size == 0 ? nil : data, count: size))
-        return 0
+    /// libFuzzer's input as a buffer.
+    public static func buffer(_ bytes: UnsafePointer<UInt8>?, _ size: Int) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: size == 0 ? nil : bytes, count: size)
     }
 
     // MARK: The input file
 
     /// An unlinked file in /dev/shm holding the current input, opened by path through /proc/self/fd.
-    public final class InputFile {
+    public final class InputFile: @unchecked Sendable {
         public let path: String
         private let descriptor: Int32
 
@@ -94,6 +81,10 @@ public enum Fuzz {
         public var failed: Bool { error != nil }
         public var description: String { (lines + ["end: \(error ?? "ok")"]).joined(separator: "\n") }
     }
+
+    /// Whether the targets also check for the findings already reported (Fuzz/README.md), which they
+    /// otherwise step around to find others (`FUZZ_KNOWN=1`; regressions are replayed with it).
+    public static let checkKnownFindings = ProcessInfo.processInfo.environment["FUZZ_KNOWN"] == "1"
 
     /// Whether the differential check runs (`FUZZ_DIFF=0` turns it off).
     public static let differential = ProcessInfo.processInfo.environment["FUZZ_DIFF"] != "0"
@@ -159,8 +150,14 @@ public enum Fuzz {
         }
     }
 
+    /// Whether each reading is printed to standard error (`FUZZ_PRINT=1`, to look at a replayed input).
+    public static let printReadings = ProcessInfo.processInfo.environment["FUZZ_PRINT"] == "1"
+
     /// Fails (a crash libFuzzer records) when two readings of the same input disagree.
     public static func expectSame(_ a: Transcript, _ b: Transcript, _ what: String) {
+        if printReadings {
+            FileHandle.standardError.write(Data("--- first reading:\n\(a)\n--- second reading (\(what)):\n\(b)\n".utf8))
+        }
         guard differential, a != b else { return }
         var report = "DIFFERENTIAL MISMATCH (\(what))\n--- first reading:\n\(a)\n--- second reading:\n\(b)\n"
         report.append("(set FUZZ_DIFF=0 to fuzz for crashes only)\n")
@@ -176,9 +173,3 @@ public enum Fuzz {
     }
 }
 
-/// libFuzzer's entry point, for linking with libFuzzer's own `main` (the targets call
-/// `LLVMFuzzerRunDriver` from theirs, which calls the same body).
-@_cdecl("LLVMFuzzerTestOneInput")
-public func llvmFuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
-    Fuzz.testOneInput(data, size)
-}

@@ -27,6 +27,17 @@ import Testing
         }
     }
 
+    /// `a - -a - …` reads `-a` as `0 - a`; its text must stay as short (`-a`), within the token
+    /// limit, so that what importer writes reads back.
+    @Test(arguments: ["roundtrip-negation-over-token-limit", "roundtrip-negation-over-token-limit-found"])
+    func negationsRoundTripWithinTheTokenLimit(name: String) throws {
+        let expression = try ExpressionParser.parse(try Self.text("expression", name))
+        #expect(try ExpressionParser.parse(expression.text) == expression)
+        let negated = try ExpressionParser.parse("-(a + b) * -c - -d")
+        #expect(negated.text == "-(a + b) * -c - -d")
+        #expect(try ExpressionParser.parse(negated.text) == negated)
+    }
+
     @Test func nestingAndLengthAreBounded() throws {
         let deep = String(repeating: "(", count: 65) + "1" + String(repeating: ")", count: 65)
         #expect(throws: ExpressionParser.Failure(offset: 65, message: "the expression is nested deeper than 64 levels")) { try ExpressionParser.parse(deep) }

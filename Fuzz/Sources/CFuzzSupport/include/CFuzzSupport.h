@@ -1,11 +1,6 @@
 #ifndef CFUZZSUPPORT_H
 #define CFUZZSUPPORT_H
 #include <stddef.h>
-#include <stdint.h>
-
-/// libFuzzer's driver (the body of its own `main`): runs the fuzzer with the command line,
-/// calling `callback` for every input.
-int LLVMFuzzerRunDriver(int *argc, char ***argv, int (*callback)(const uint8_t *data, size_t size));
 
 /// When non-zero, every read(2) of a descriptor above 2 made through `__wrap_read` returns at most
 /// this many bytes (targets linked with `-Xlinker --wrap=read`): short reads at chosen sizes.

@@ -5,12 +5,13 @@
 import FuzzSupport
 import ImporterKit
 
-let (nested, entity) = Fuzz.sampleFeed("fireball-json-nested.yaml")
-var root = nested
-root.records = nil
-let file = Fuzz.InputFile("json")
+private let (nested, entity) = Fuzz.sampleFeed("fireball-json-nested.yaml")
+private let root = { var feed = nested; feed.records = nil; return feed }()
+private let file = Fuzz.InputFile("json")
 
-Fuzz.run { data in
+@_cdecl("LLVMFuzzerTestOneInput")
+public func testOneInput(_ bytes: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    let data = Fuzz.buffer(bytes, size)
     file.write(data)
     let first = data.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
     let mapping = first == UInt8(ascii: "[") ? root : nested
@@ -23,4 +24,5 @@ Fuzz.run { data in
     let chunk = Fuzz.choice(data, 1...16)
     let cut = Fuzz.withReadLimit(chunk, read)
     Fuzz.expectSame(whole, cut, "whole reads vs reads of at most \(chunk) bytes")
+    return 0
 }

@@ -1,22 +1,31 @@
 // ExpressionParser.parse on derived-attribute expressions. An expression that parses is written
 // back (`Expression.text`, what `importer model show` writes), which must parse again to the same
-// expression; its SQL and problems are computed too.
+// expression; its problems are computed, and its SQL when it has none.
 import Foundation
 import FuzzSupport
 import ImporterKit
 
-Fuzz.run { data in
+private let keywords: Set<String> = ["and", "or", "not", "is", "case", "when", "then", "else", "end"]
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func testOneInput(_ bytes: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    let data = Fuzz.buffer(bytes, size)
     let text = String(decoding: data, as: UTF8.self)
-    let expression: Expression
+    let expression: ImporterKit.Expression
     do {
         expression = try ExpressionParser.parse(text)
     } catch {
-        _ = error.description
-        return
+        _ = "\(error)"
+        return 0
     }
-    _ = expression.sql()
     _ = expression.problems(attributes: ["date", "energy", "latitude"])
+    // As the product does: SQL only for a valid expression (`sql()` indexes the arguments a
+    // function must have; EntityDescription.validate() reports wrong arities first).
+    if expression.problems(attributes: expression.attributes).isEmpty { _ = expression.sql() }
     let written = expression.text
+    // Finding 1 (Fuzz/README.md): a keyword read as an attribute name (`not * x`) is written back
+    // as an operator. Skipped here until the parser rejects keywords as names, to find the rest.
+    if !Fuzz.checkKnownFindings, !expression.attributes.isDisjoint(with: keywords) { return 0 }
     do {
         let again = try ExpressionParser.parse(written)
         if again != expression {
@@ -27,4 +36,5 @@ Fuzz.run { data in
         FileHandle.standardError.write(Data("ROUND TRIP FAILURE: the written expression does not parse\n--- input:\n\(text)\n--- written:\n\(written)\n--- error: \(error)\n".utf8))
         abort()
     }
+    return 0
 }

@@ -3,10 +3,12 @@
 import FuzzSupport
 import ImporterKit
 
-let (mapping, entity) = Fuzz.sampleFeed("fireball-ndjson.yaml")
-let file = Fuzz.InputFile("ndjson")
+private let (mapping, entity) = Fuzz.sampleFeed("fireball-ndjson.yaml")
+private let file = Fuzz.InputFile("ndjson")
 
-Fuzz.run { data in
+@_cdecl("LLVMFuzzerTestOneInput")
+public func testOneInput(_ bytes: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    let data = Fuzz.buffer(bytes, size)
     file.write(data)
     func read() -> Fuzz.Transcript {
         Fuzz.read(path: file.path, mapping: mapping, entity: entity) { source throws(FeedError) in
@@ -17,4 +19,5 @@ Fuzz.run { data in
     let chunk = Fuzz.choice(data, 1...16)
     let cut = Fuzz.withReadLimit(chunk, read)
     Fuzz.expectSame(whole, cut, "whole reads vs reads of at most \(chunk) bytes")
+    return 0
 }

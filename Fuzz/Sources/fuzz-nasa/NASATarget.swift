@@ -4,10 +4,12 @@
 import FuzzSupport
 import ImporterKit
 
-let (mapping, entity) = Fuzz.sampleFeed("fireball.yaml")
-let file = Fuzz.InputFile("nasa")
+private let (mapping, entity) = Fuzz.sampleFeed("fireball.yaml")
+private let file = Fuzz.InputFile("nasa")
 
-Fuzz.run { data in
+@_cdecl("LLVMFuzzerTestOneInput")
+public func testOneInput(_ bytes: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    let data = Fuzz.buffer(bytes, size)
     file.write(data)
     let whole = Fuzz.read(path: file.path, mapping: mapping, entity: entity) { source throws(FeedError) in
         try FeedReaders.make(for: mapping, source: source)
@@ -20,4 +22,5 @@ Fuzz.run { data in
         }
     }
     Fuzz.expectSame(whole, small, "1 MiB buffer vs \(buffer)-byte buffer and reads of at most \(chunk) bytes")
+    return 0
 }

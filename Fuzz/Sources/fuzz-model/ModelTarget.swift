@@ -5,20 +5,29 @@ import Foundation
 import FuzzSupport
 import ImporterKit
 
-Fuzz.run { data in
+@_cdecl("LLVMFuzzerTestOneInput")
+public func testOneInput(_ bytes: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    let data = Fuzz.buffer(bytes, size)
     let text = String(decoding: data, as: UTF8.self)
     let model: Model
     do {
         model = try ModelFile.parse(text, name: "fuzz.yaml")
     } catch {
         _ = "\(error)"
-        return
+        return 0
     }
     for feed in model.feeds {
         if let entity = model.entity(named: feed.entity) { _ = try? RecordMapper(entity: entity, mapping: feed) }
     }
     for entity in model.entities {
         for derived in entity.derivedAttributes { _ = derived.expression.sql() }
+    }
+    // Finding 1 (README.md): an attribute named like a keyword (`1 + not * 2`) is written back as
+    // an operator. Skipped until the expression parser rejects it, to find the rest.
+    let keywords: Set<String> = ["and", "or", "not", "is", "case", "when", "then", "else", "end"]
+    if !Fuzz.checkKnownFindings,
+       model.entities.contains(where: { $0.derivedAttributes.contains { !$0.expression.attributes.isDisjoint(with: keywords) } }) {
+        return 0
     }
     let yaml = ModelFile.yaml(model)
     let json = ModelFile.json(model)
@@ -35,4 +44,5 @@ Fuzz.run { data in
             abort()
         }
     }
+    return 0
 }

@@ -4,10 +4,12 @@
 import FuzzSupport
 import ImporterKit
 
-let (mapping, entity) = Fuzz.sampleFeed("cneos-csv.yaml")
-let file = Fuzz.InputFile("csv")
+private let (mapping, entity) = Fuzz.sampleFeed("cneos-csv.yaml")
+private let file = Fuzz.InputFile("csv")
 
-Fuzz.run { data in
+@_cdecl("LLVMFuzzerTestOneInput")
+public func testOneInput(_ bytes: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    let data = Fuzz.buffer(bytes, size)
     file.write(data)
     let whole = Fuzz.read(path: file.path, mapping: mapping, entity: entity) { source throws(FeedError) in
         try FeedReaders.make(for: mapping, source: source)
@@ -17,4 +19,5 @@ Fuzz.run { data in
         try CSVRecordsReader(source: source, mapping: mapping, bufferSize: chunk)
     }
     Fuzz.expectSame(whole, small, "64 KiB chunks vs \(chunk)-byte chunks")
+    return 0
 }
