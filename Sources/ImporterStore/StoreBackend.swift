@@ -53,6 +53,8 @@ public protocol StoreBackend: AnyObject {
     /// Each change of the transactions `after < number <= through` that `filter` selects, in
     /// history order, stopping after `limit` changes; streamed (bounded memory).
     func forEachChange(after: Int64, through: Int64, filter: ChangeFilter, limit: Int?, _ body: (Change) throws -> Void) throws
+    /// The transactions after `number` that changed any of `recordIDs` of `entity`, oldest first.
+    func transactionsTouching(_ entity: EntityDescription, recordIDs: [Int64], after number: Int64) throws -> [Int64]
     /// Deletes the history of the transactions up to `through` and records the purged boundary.
     func purgeHistory(through: Int64) throws(StoreError) -> (transactions: Int, changes: Int)
 
@@ -62,6 +64,8 @@ public protocol StoreBackend: AnyObject {
     func ensureEntities(_ entities: [EntityDescription]) throws
     /// Opens an import of `entities` (inside `write`, after `ensureEntities`).
     func beginImport(_ entities: [EntityDescription]) throws -> any ImportTransaction
+    /// Opens the inverse of a transaction over `entities` (inside `write`).
+    func beginUndo(_ entities: [EntityDescription]) throws -> any UndoTransaction
     /// How many records of `entity` the store holds.
     func recordCount(of entity: EntityDescription) throws(StoreError) -> Int
 

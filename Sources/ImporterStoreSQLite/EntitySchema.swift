@@ -109,6 +109,16 @@ public struct EntitySchema: Sendable {
             """
     }
 
+    /// Records as inserts of transaction `?1` the records `ids` (put back by an undo: their ids are
+    /// older than the transaction), with their values.
+    func recordInserts(ids: [Int64]) -> String {
+        let names = entity.attributes.map { Self.q($0.name) }.joined(separator: ", ")
+        return """
+            INSERT INTO \(changeTable) ("transaction_number", "record_id", "type", \(names))
+            SELECT ?1, "id", 'insert', \(names) FROM \(table) WHERE "id" IN (\(ids.map(String.init).joined(separator: ", "))) ORDER BY "id"
+            """
+    }
+
     /// Records as deletes of transaction `?1` the records matching `condition`, with their values.
     func recordDeletes(where condition: String) -> String {
         let names = entity.attributes.map { Self.q($0.name) }.joined(separator: ", ")

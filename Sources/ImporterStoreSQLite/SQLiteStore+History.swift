@@ -109,6 +109,15 @@ extension SQLiteStore {
         return low...high
     }
 
+    public func transactionsTouching(_ entity: EntityDescription, recordIDs: [Int64], after number: Int64) throws -> [Int64] {
+        guard !recordIDs.isEmpty else { return [] }
+        let table = EntitySchema(entity: entity).changeTable
+        return try connection.rows("""
+            SELECT DISTINCT "transaction_number" FROM \(table)
+            WHERE "transaction_number" > ?1 AND "record_id" IN (\(recordIDs.map(String.init).joined(separator: ", "))) ORDER BY 1
+            """, [.integer(number)]).compactMap { if case .integer(let n) = $0[0] { n } else { nil } }
+    }
+
     public func purgeHistory(through: Int64) throws(StoreError) -> (transactions: Int, changes: Int) {
         try mapErrors {
             var changes = 0

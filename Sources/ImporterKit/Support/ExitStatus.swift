@@ -72,6 +72,12 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
             case .unknownView: return .usage
             case .outOfSync: return .internalFailure
             }
+        case let error as UndoError:
+            switch error {
+            case .laterTransactions, .keyTaken: return .badInput
+            case .purged: return .expiredToken
+            case .noTransaction: return .usage
+            }
         case let error as ModelError:
             if case .unreadable = error { return .noInput }
             return .storeUnusable

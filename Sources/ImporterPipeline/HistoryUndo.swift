@@ -1,0 +1,92 @@
+import Foundation
+import ImporterHistory
+import ImporterModel
+import ImporterStore
+import ImporterViews
+
+/// Undo: the exact inverse of a history transaction, written as a new transaction (author `undo`,
+/// context naming the undone token): inserted records deleted, updated attributes restored (a
+/// re-keyed record moves back), deleted records put back with their id and every value. A
+/// transaction whose records later ones changed is refused with their tokens, unless `cascade`
+/// undoes those first (newest first, each its own inverse transaction): never a silent partial
+/// undo. Views are replayed in the same store transaction.
+public struct HistoryUndo {
+    public let store: Store
+    public var cascade = false
+    public var author = "undo"
+
+    public init(store: Store) {
+        self.store = store
+    }
+
+    /// The transactions to undo for `number`, newest first: `number` alone, or with `cascade` every
+    /// later transaction that changed its records (and, in turn, theirs). Throws when one is purged,
+    /// or when later ones exist without `cascade`.
+    public func plan(_ number: Int64) throws -> [Int64] {
+        guard number > 0, number <= (try store.lastTransactionNumber()) else { throw UndoError.noTransaction("there is no transaction \(number)") }
+        let purged = try store.purgedThrough()
+        guard number > purged else { throw UndoError.purged(number: number, purgedThrough: purged) }
+        var planned: Set<Int64> = [number]
+        var frontier = [number]
+        while let current = frontier.popLast() {
+            for later in try laterTouching(current) where !planned.contains(later) {
+                guard cascade else {
+                    let tokens = try laterTouching(number).map { store.token($0).description }
+                    throw UndoError.laterTransactions(number: number, tokens: tokens)
+                }
+                planned.insert(later)
+                frontier.append(later)
+            }
+        }
+        return planned.sorted(by: >)
+    }
+
+    /// The later transactions that changed records `number` changed.
+    private func laterTouching(_ number: Int64) throws -> [Int64] {
+        var records: [String: [Int64]] = [:]
+        for change in try HistoryReader(store: store).changes(in: number) { records[change.entity, default: []].append(change.recordID) }
+        var later = Set<Int64>()
+        for (name, ids) in records {
+            guard let entity = store.entity(named: name) else { continue }
+            later.formUnion(try store.backend.transactionsTouching(entity, recordIDs: ids, after: number))
+        }
+        return later.sorted()
+    }
+
+    /// Undoes `number` as `plan` says, then replays the views; returns the transactions written
+    /// (one per undone transaction that changed something). Call inside `store.write`.
+    public func run(_ number: Int64) throws -> (undone: [Int64], written: [Int64], warnings: [String]) {
+        let order = try plan(number)
+        var written: [Int64] = []
+        for transaction in order {
+            if let number = try undoOne(transaction) { written.append(number) }
+        }
+        var warnings: [String] = []
+        _ = try ViewMaintainer(store: store).replay(try ViewRegistry(store: store).all()) { warnings.append("\($0)") }
+        return (order, written, warnings)
+    }
+
+    /// Writes the inverse of one transaction; returns its number, or nil when it changed nothing.
+    private func undoOne(_ number: Int64) throws -> Int64? {
+        let changes = try HistoryReader(store: store).changes(in: number)
+        let entities = try Set(changes.map(\.entity)).sorted().map { name in
+            guard let entity = store.entity(named: name) else { throw UndoError.noTransaction("transaction \(number) changed entity \(name), which the store no longer holds") }
+            return entity
+        }
+        guard !entities.isEmpty else { return nil }
+        let undo = try store.backend.beginUndo(entities)
+        for entity in entities {
+            let own = changes.filter { $0.entity == entity.name }
+            try undo.delete(entity, ids: own.filter { $0.type == .insert }.map(\.recordID))
+            for change in own where change.type == .update {
+                try undo.restore(entity, id: change.recordID, values: change.changed.map { ($0.attribute, $0.old) })
+            }
+            for change in own where change.type == .delete {
+                try undo.reinsert(entity, id: change.recordID, values: change.values)
+            }
+        }
+        let metadata = TransactionMetadata(author: author, context: "undo \(store.token(number))", sources: [])
+        let counts = try undo.finish(metadata: metadata, entities: entities)
+        return counts.reduce(0) { $0 + $1.1.changes } > 0 ? undo.number : nil
+    }
+}

@@ -1,0 +1,45 @@
+import ImporterModel
+
+/// The inverse of a history transaction being written as a new one (`importer undo`): opened by
+/// `StoreBackend.beginUndo` inside `Store.write`. Records go back as they were: inserted ones are
+/// deleted (a delete change with every value), updated attributes take their old values (an update
+/// change), deleted records come back with their id and every value (an insert change).
+public protocol UndoTransaction: AnyObject {
+    /// The number of the transaction being written.
+    var number: Int64 { get }
+
+    /// Deletes the records `ids` of `entity`, recording each as a delete change.
+    func delete(_ entity: EntityDescription, ids: [Int64]) throws
+    /// Sets attributes of record `id` back to `values`; recorded as an update of what changed.
+    func restore(_ entity: EntityDescription, id: Int64, values: [(String, Value)]) throws
+    /// Puts a deleted record back with its id and `values`; recorded as an insert. Throws
+    /// `UndoError.keyTaken` when another record holds its key now.
+    func reinsert(_ entity: EntityDescription, id: Int64, values: [(String, Value)]) throws
+    /// Closes the entities and writes the history transaction; returns its counts per entity.
+    func finish(metadata: TransactionMetadata, entities: [EntityDescription]) throws -> [(String, ChangeCounts)]
+}
+
+/// Why a transaction cannot be undone as asked.
+public enum UndoError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Later transactions touched records this one changed: undo them first (`--cascade`).
+    case laterTransactions(number: Int64, tokens: [String])
+    /// A deleted record cannot come back: another record holds its key now.
+    case keyTaken(entity: String, key: String, recordID: Int64)
+    /// The transaction's history was purged.
+    case purged(number: Int64, purgedThrough: Int64)
+    /// There is no such transaction (or no transaction at all for `--last`).
+    case noTransaction(String)
+
+    public var description: String {
+        switch self {
+        case .laterTransactions(let number, let tokens):
+            "transaction \(number) cannot be undone alone: later transactions changed the same records (\(tokens.joined(separator: ", "))); undo them first, or pass --cascade to undo them too, newest first"
+        case .keyTaken(let entity, let key, let recordID):
+            "cannot restore the deleted \(entity) \(key): record \(recordID) holds that key now"
+        case .purged(let number, let purgedThrough):
+            "expired token: transaction \(number) cannot be undone, its history was purged (through transaction \(purgedThrough))"
+        case .noTransaction(let what):
+            "no transaction to undo: \(what)"
+        }
+    }
+}

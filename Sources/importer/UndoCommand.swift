@@ -1,0 +1,71 @@
+import ArgumentParser
+import Foundation
+import ImporterKit
+
+struct UndoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "undo",
+        abstract: "Write the exact inverse of a history transaction as a new transaction.",
+        discussion: """
+            Inserted records are deleted, updated attributes get their old values back (a re-keyed \
+            record moves back to its old key), deleted records come back with their id and every \
+            value. The new transaction's author is `undo` and its context names the undone token; \
+            views are replayed in the same store transaction. If later transactions changed the same \
+            records, undo refuses and names them (exit 65), unless --cascade undoes them too, newest \
+            first. A transaction whose history was purged cannot be undone (exit 3).
+
+            Examples:
+              importer undo --last
+              importer undo AQ3k…AAAAAAAAAAI --cascade
+              importer undo --last --dry-run --format json
+            """
+    )
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Argument(help: ArgumentHelp("The token of the transaction to undo.", valueName: "token"))
+    var token: String?
+
+    @Flag(name: .long, help: "Undo the last transaction.")
+    var last = false
+
+    @Flag(name: .long, help: "Also undo the later transactions that changed the same records (newest first).")
+    var cascade = false
+
+    @Flag(name: .customLong("dry-run"), help: "Print what undo would write, then roll back: the store is unchanged.")
+    var dryRun = false
+
+    @Option(name: .long, help: ArgumentHelp("The report format: text, json, ndjson, markdown, csv or html.", valueName: "format"))
+    var format: ReportFormat = .text
+
+    func validate() throws {
+        guard (token != nil) != last else { throw ValidationError("give a TOKEN or --last (one of them)") }
+    }
+
+    /// Thrown inside the store transaction to roll a dry run back.
+    private struct DryRunRollback: Error {}
+
+    func run() throws {
+        try runReportingErrors(storeOptions.logging) {
+            let store = try storeOptions.open(create: false)
+            var undo = HistoryUndo(store: store)
+            undo.cascade = cascade
+            let output = OutputSink()
+            do {
+                try store.write {
+                    let number = try last ? store.lastTransactionNumber() : store.parseToken(token ?? "").transactionNumber
+                    guard number > 0 else { throw UndoError.noTransaction("the store has no history") }
+                    let outcome = try undo.run(number)
+                    let written = outcome.written
+                    var content = try ReportContent(store: store, after: (written.min() ?? 1) - 1, through: written.max() ?? 0,
+                                                    title: dryRun ? "importer undo: dry run, nothing was written" : "importer undo")
+                    content.warnings = outcome.warnings
+                    try ReportWriter(store: store).write(content, as: format, to: output)
+                    if dryRun { throw DryRunRollback() }
+                }
+            } catch is DryRunRollback {}
+            try output.flush()
+            return .success
+        }
+    }
+}
