@@ -6,6 +6,8 @@ import ImporterStore
 public enum HistoryError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The consumer's token points into purged history: the changes it needs are gone.
     case expiredToken(consumer: String, kind: Consumer.Kind, token: Int64, purgedThrough: Int64)
+    /// A point in history (`--as-of`) before the purged range: what changed since is gone.
+    case expiredPoint(number: Int64, purgedThrough: Int64)
     case unknownConsumer(String)
     case consumerExists(String)
     case invalidName(String)
@@ -17,6 +19,8 @@ public enum HistoryError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
+        case .expiredPoint(let number, let purgedThrough):
+            return "expired token: the store cannot be read as of transaction \(number), history through transaction \(purgedThrough) was purged"
         case .expiredToken(let consumer, let kind, let token, let purgedThrough):
             let recovery = kind == .view
                 ? "rebuild it: importer views rebuild \(consumer) (or importer replay --rebuild-expired)"

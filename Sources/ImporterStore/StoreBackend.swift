@@ -66,6 +66,9 @@ public protocol StoreBackend: AnyObject {
     func beginImport(_ entities: [EntityDescription]) throws -> any ImportTransaction
     /// Opens the inverse of a transaction over `entities` (inside `write`).
     func beginUndo(_ entities: [EntityDescription]) throws -> any UndoTransaction
+    /// Each record of `entity` with its id and its values (in attribute order), in key order;
+    /// streamed.
+    func forEachRecord(of entity: EntityDescription, _ body: (Int64, [Value]) throws -> Void) throws
     /// How many records of `entity` the store holds.
     func recordCount(of entity: EntityDescription) throws(StoreError) -> Int
 

@@ -100,6 +100,14 @@ extension SQLiteStore {
         try SQLiteImportTransaction(store: self, entities: entities)
     }
 
+    public func forEachRecord(of entity: EntityDescription, _ body: (Int64, [Value]) throws -> Void) throws {
+        let columns = (["id"] + entity.attributes.map(\.name)).map(SQLIdentifier.quoted).joined(separator: ", ")
+        let order = entity.uniqueKey.map(SQLIdentifier.quoted).joined(separator: ", ")
+        try connection.prepare("SELECT \(columns) FROM \(SQLIdentifier.quoted(entity.tableName)) ORDER BY \(order)").forEachRow { row in
+            try body(row.int64(at: 0), (1..<row.columnCount).map { row.value(at: $0) })
+        }
+    }
+
     public func recordCount(of entity: EntityDescription) throws(StoreError) -> Int {
         try mapErrors { Int(try connection.integer("SELECT count(*) FROM \(SQLIdentifier.quoted(entity.tableName))")) }
     }

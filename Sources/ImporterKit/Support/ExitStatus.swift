@@ -63,7 +63,7 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
             }
         case let error as HistoryError:
             switch error {
-            case .expiredToken: return .expiredToken
+            case .expiredToken, .expiredPoint: return .expiredToken
             case .unknownConsumer, .consumerExists, .invalidName, .purgeNeedsForce, .nothingToPurge: return .usage
             case .tokenMoved: return .locked
             }

@@ -1,0 +1,58 @@
+import ImporterHistory
+import ImporterModel
+import ImporterStore
+import ImporterSupport
+
+/// `importer export`: an entity's records, now or as of a past transaction, in key order. JSON is
+/// one array of objects keyed by attribute name; NDJSON one such object per line; CSV a header of
+/// attribute names and one row per record (text quoted, numbers bare, null empty).
+public struct RecordExport {
+    public enum Format: String, Sendable, CaseIterable {
+        case json, ndjson, csv
+    }
+
+    public let store: Store
+
+    public init(store: Store) {
+        self.store = store
+    }
+
+    /// Writes `entity`'s records as they stood after transaction `number`; returns how many.
+    @discardableResult
+    public func write(_ entity: EntityDescription, asOf number: Int64, as format: Format, to output: OutputSink) throws -> Int {
+        let names = entity.attributes.map(\.name)
+        var count = 0
+        if format == .json { output.write("[") }
+        if format == .csv { output.write(names.map(CSVReportRenderer.quoted).joined(separator: ",") + "\r\n") }
+        try RecordsAsOf(store: store).forEach(entity, asOf: number) { values in
+            switch format {
+            case .json:
+                output.write(count == 0 ? "\n" : ",\n")
+                var json = JSONWriter(output: output)
+                Self.object(names, values, &json)
+            case .ndjson:
+                JSONWriter.document(to: output) { Self.object(names, values, &$0) }
+            case .csv:
+                output.write(values.map(Self.csvField).joined(separator: ",") + "\r\n")
+            }
+            count += 1
+        }
+        if format == .json { output.write(count == 0 ? "]\n" : "\n]\n") }
+        return count
+    }
+
+    private static func object(_ names: [String], _ values: [Value], _ json: inout JSONWriter) {
+        json.beginObject()
+        for (name, value) in zip(names, values) { json.field(name, value) }
+        json.endObject()
+    }
+
+    private static func csvField(_ value: Value) -> String {
+        switch value {
+        case .null: ""
+        case .integer(let n): String(n)
+        case .real(let x): x.isFinite ? x.formattedForReport : ""
+        case .text(let text): CSVReportRenderer.quoted(text)
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import ArgumentParser
+import Foundation
+import ImporterKit
+
+extension RecordExport.Format: ExpressibleByArgument {}
+
+struct ExportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Write an entity's records, now or as they stood at a past point of history.",
+        discussion: """
+            Records come in key order, with every stored attribute. --as-of reads the store as it \
+            was after a transaction (a token) or at a date (after the last transaction before it), \
+            from the table as it is now and the history since, walked back; a point before purged \
+            history is an expired token (exit 3).
+
+            Examples:
+              importer export --format csv --output fireballs.csv
+              importer export --as-of 2026-01-01 --format ndjson
+              importer export --entity Fireball --as-of AQ3k…AAAAAAAAAAE --format json
+            """
+    )
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Option(name: .long, help: ArgumentHelp("The entity to export (default: the store's only, or first, entity).", valueName: "name"))
+    var entity: String?
+
+    @Option(name: .customLong("as-of"), help: ArgumentHelp("A token, or a UTC date or datetime (YYYY-MM-DD[Thh:mm:ssZ]); default: now.", valueName: "token|date"))
+    var asOf: String?
+
+    @Option(name: .long, help: "Output format: json, ndjson or csv.")
+    var format: RecordExport.Format = .json
+
+    @Option(name: .long, help: ArgumentHelp("Write to this file (atomically; - is standard output).", valueName: "file"))
+    var output: String = "-"
+
+    func run() throws {
+        try runReportingErrors(storeOptions.logging) {
+            let store = try storeOptions.openForReading()
+            let file = try OutputFile(path: output)
+            try store.read {
+                try store.reloadEntities()
+                let chosen = try entity.map { name in
+                    guard let found = store.entity(named: name) else {
+                        throw ValidationError("unknown entity '\(name)' (the store has: \(store.entities.map(\.name).joined(separator: ", ")))")
+                    }
+                    return found
+                } ?? store.entities.first
+                guard let chosen else { throw ValidationError("the store holds no entity yet") }
+                try RecordExport(store: store).write(chosen, asOf: try point(in: store), as: format, to: file.sink)
+            }
+            try file.commit()
+            return .success
+        }
+    }
+
+    /// The transaction number `--as-of` names (the head without it).
+    private func point(in store: Store) throws -> Int64 {
+        guard let asOf else { return try store.lastTransactionNumber() }
+        if let timestamp = HistoryPurger.normalized(asOf) {
+            // Before every kept transaction: the start of history (expired when some was purged).
+            return try store.backend.lastTransaction(before: timestamp) ?? 0
+        }
+        let number = try store.parseToken(asOf).transactionNumber
+        guard number <= (try store.lastTransactionNumber()) else { throw ValidationError("--as-of: the store has no transaction \(number) yet") }
+        return number
+    }
+}
