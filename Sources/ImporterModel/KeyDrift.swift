@@ -12,11 +12,29 @@ public struct KeyDrift: Sendable, Equatable, Codable {
     public var tolerance: Double
     /// Attributes that must be equal for two records to pair.
     public var agree: [String]
+    /// When drift is reconciled: under `--sync` only (the default), or in every run.
+    public var on: When
 
-    public init(attribute: String, tolerance: Double, agree: [String] = []) {
+    /// `sync`: a snapshot says what disappeared, so a pair is evidence. `always`: an incremental
+    /// feed's new record is also paired with a stored record the run does not otherwise write —
+    /// which can re-key a distinct record that merely happened to lie within the tolerance.
+    public enum When: String, Sendable, Codable, CaseIterable {
+        case sync, always
+    }
+
+    public init(attribute: String, tolerance: Double, agree: [String] = [], on: When = .sync) {
         self.attribute = attribute
         self.tolerance = tolerance
         self.agree = agree
+        self.on = on
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        attribute = try container.decode(String.self, forKey: .attribute)
+        tolerance = try container.decode(Double.self, forKey: .tolerance)
+        agree = try container.decodeIfPresent([String].self, forKey: .agree) ?? []
+        on = try container.decodeIfPresent(When.self, forKey: .on) ?? .sync
     }
 
     /// A tolerance as a model file writes it: `1s`, `2m`, `1h`, `1d` (date and time keys), or a

@@ -86,6 +86,7 @@ public enum ModelFile {
             var rule: [(String, Tree)] = [("attribute", .string(drift.attribute)),
                                           ("tolerance", .string(drift.toleranceText(for: entity.attribute(named: drift.attribute)?.type ?? .real)))]
             if !drift.agree.isEmpty { rule.append(("agree", .list(drift.agree.map(Tree.string)))) }
+            if drift.on != .sync { rule.append(("on", .string(drift.on.rawValue))) }
             pairs.append(("drift", .map(rule)))
         }
         pairs += [

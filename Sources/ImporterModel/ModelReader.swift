@@ -175,14 +175,15 @@ struct ModelReader {
 
     /// `drift: {attribute: date, tolerance: 1s, agree: [energy]}`.
     private mutating func drift(_ node: Node, _ path: String) -> KeyDrift? {
-        guard let fields = mapping(node, path, allowed: ["attribute", "tolerance", "agree"]),
+        guard let fields = mapping(node, path, allowed: ["attribute", "tolerance", "agree", "on"]),
               let attribute = string(fields, "attribute", path, required: true, in: node),
               let text = string(fields, "tolerance", path, required: true, in: node) else { return nil }
         guard let tolerance = KeyDrift.tolerance(parsing: text) else {
             problem(fields["tolerance"], "\(path).tolerance", "'\(text)' is not a tolerance (a duration such as 1s, 2m, 1h, 1d, or a number)")
             return nil
         }
-        return KeyDrift(attribute: attribute, tolerance: tolerance, agree: strings(fields, "agree", path) ?? [])
+        let on: KeyDrift.When? = fields["on"] == nil ? .sync : enumeration(fields, "on", path, required: false, in: node)
+        return KeyDrift(attribute: attribute, tolerance: tolerance, agree: strings(fields, "agree", path) ?? [], on: on ?? .sync)
     }
 
     private mutating func feed(_ node: Node, _ path: String, entities: [EntityDescription]) -> FeedMapping? {

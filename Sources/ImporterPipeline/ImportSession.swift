@@ -122,8 +122,11 @@ public final class ImportSession {
         }
 
         try checkCancellation()
-        if options.sync {
-            for entity in entities { _ = try transaction.deleteRecordsNotWritten(entity) }
+        for entity in entities {
+            // Key drift is reconciled before sync deletes are decided (or in every run, when the
+            // rule says so).
+            if let drift = entity.drift, options.sync || drift.on == .always { _ = try transaction.reconcileDrift(entity) }
+            if options.sync { _ = try transaction.deleteRecordsNotWritten(entity) }
         }
         var counts: [(String, ChangeCounts)] = []
         for entity in entities {

@@ -17,6 +17,9 @@ public protocol ImportTransaction: AnyObject {
     func upsert(_ batch: RecordBatch, of entity: EntityDescription, columns: [Int], sorted: Bool) throws
     /// Keeps a rejected record with this import's run.
     func recordReject(_ reject: Reject, at timestamp: String) throws
+    /// Key drift (`entity.drift`): re-keys each stored record this import did not write that
+    /// unambiguously pairs with a record it inserted (see `KeyDrift`); returns how many.
+    func reconcileDrift(_ entity: EntityDescription) throws -> Int
     /// Sync: deletes `entity`'s stored records that this import did not write, each recorded as a
     /// delete change with its tombstone; returns how many.
     func deleteRecordsNotWritten(_ entity: EntityDescription) throws -> Int

@@ -69,13 +69,17 @@ final class SQLiteImportTransaction: ImportTransaction {
         if let rejectRun, let insertReject { try rejects.insert(reject, run: rejectRun, using: insertReject, at: timestamp) }
     }
 
+    func reconcileDrift(_ entity: EntityDescription) throws -> Int {
+        guard let drift = entity.drift else { return 0 }
+        let supplied = Set(try run(entity).upserters.keys.joined()).sorted()
+        let count = try DriftReconciler(connection: store.connection, capture: store.capture, entity: entity, drift: drift)
+            .reconcile(lastIDBefore: transaction.lastIDBefore[entity.name] ?? 0, supplied: supplied)
+        rekeyed[entity.name, default: 0] += count
+        return count
+    }
+
     func deleteRecordsNotWritten(_ entity: EntityDescription) throws -> Int {
-        if let drift = entity.drift {
-            let supplied = Set(try run(entity).upserters.keys.joined()).sorted()
-            rekeyed[entity.name] = try DriftReconciler(connection: store.connection, capture: store.capture, entity: entity, drift: drift)
-                .reconcile(lastIDBefore: transaction.lastIDBefore[entity.name] ?? 0, supplied: supplied)
-        }
-        return try history.deleteRecords(entity, where: SeenKeys.unseenCondition(entity), in: transaction)
+        try history.deleteRecords(entity, where: SeenKeys.unseenCondition(entity), in: transaction)
     }
 
     func closeEntity(_ entity: EntityDescription) throws -> ChangeCounts {

@@ -71,6 +71,26 @@ import Testing
         #expect(result.totals == ChangeCounts(inserted: 1, updated: 1, deleted: 1, rekeyed: 1))
     }
 
+    @Test func incrementalRunsReconcileOnlyWhenTheRuleSaysAlways() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        func incremental(_ on: KeyDrift.When) throws -> ChangeCounts {
+            var model = FireballModel.model
+            model.entities[0].drift = KeyDrift(attribute: "date", tolerance: 1, on: on)
+            let path = directory.path("\(on).sqlite")
+            let store = try Store(path: path)
+            for rows in [[row("2023-04-11 14:52:09"), row("2024-01-01 00:00:00")], [row("2023-04-11 14:52:10")]] {
+                let feed = try directory.write("feed-\(UUID().uuidString).json", fireballFeed(rows))
+                let result = try ImportSession(store: store, model: model, options: ImportOptions(author: "t", context: "test"))
+                    .run([FeedInput(path: feed, mapping: FireballModel.apiFeed)])
+                if rows.count == 1 { return result.totals }
+            }
+            return ChangeCounts()
+        }
+        #expect(try incremental(.sync) == ChangeCounts(inserted: 1))
+        #expect(try incremental(.always) == ChangeCounts(updated: 1, rekeyed: 1))
+    }
+
     /// The sweep pairs exactly as the quadratic definition does.
     @Test func pairingMatchesTheDefinition() async {
         await propertyCheck(input: Gen.int(in: 0...40).array(of: 0...30), Gen.int(in: 0...40).array(of: 0...30)) { gonePositions, newPositions in
@@ -116,6 +136,8 @@ import Testing
         let notKey = yaml.replacingOccurrences(of: "    attribute: date\n    tolerance", with: "    attribute: energy\n    tolerance")
         #expect(throws: ModelError.self) { try ModelFile.parse(notKey, name: "m.yaml") }
         #expect(try ModelFile.parse(yaml, name: "m.yaml").entities[0].drift == KeyDrift(attribute: "date", tolerance: 1))
+        let always = yaml.replacingOccurrences(of: "    tolerance: \"1s\"\n", with: "    tolerance: \"2m\"\n    on: always\n")
+        #expect(try ModelFile.parse(always, name: "m.yaml").entities[0].drift == KeyDrift(attribute: "date", tolerance: 120, on: .always))
     }
 
     @Test func aSchemaOneStoreIsMigratedAndItsHistoryKept() throws {
