@@ -69,6 +69,35 @@ public struct ReportContent {
             : "importer history: transactions \(transactions.first?.number ?? 0)–\(transactions.last?.number ?? 0)")
     }
 
+    /// The timeline of the records of `entity` whose key ever was `key` (its values joined with
+    /// ", "): every kept transaction that changed them, re-keys included, with only their changes.
+    public init(store: Store, timelineOf key: String, entity: EntityDescription) throws {
+        let head = try store.lastTransactionNumber()
+        let after = try store.purgedThrough()
+        var records = Set<Int64>()
+        var numbers = Set<Int64>()
+        var counts = ChangeCounts()
+        let reader = HistoryReader(store: store)
+        try reader.forEachChange(after: after, through: head, filter: ChangeFilter(entities: [entity.name])) { change in
+            if change.keyDescription == key || (change.isRekey && change.previousKeyDescription == key) { records.insert(change.recordID) }
+        }
+        let filter = ChangeFilter(entities: [entity.name], records: records)
+        if !records.isEmpty {
+            try reader.forEachChange(after: after, through: head, filter: filter) { change in
+                numbers.insert(change.transactionNumber)
+                switch change.type {
+                case .insert: counts.inserted += 1
+                case .update: counts.updated += 1; if change.isRekey { counts.rekeyed += 1 }
+                case .delete: counts.deleted += 1
+                }
+            }
+        }
+        try self.init(store: store, after: after, through: head, filter: filter, title: "importer history: \(entity.name) \(key)")
+        transactions = transactions.filter { numbers.contains($0.number) }
+        entities = [(entity.name, counts)]
+        totals = counts
+    }
+
     /// Streams the changes the report shows (the first `limit` of them), each with its transaction.
     public func forEachChange(in store: Store, limit: Int? = nil, _ body: (Change, HistoryTransaction) throws -> Void) throws {
         try HistoryReader(store: store).forEachChange(in: transactions, filter: filter, limit: limit, body)

@@ -58,11 +58,14 @@ public struct ChangeFilter: Sendable, Equatable {
     public var entities: [String]
     public var attributes: [String]
     public var excludedAuthors: [String]
+    /// Only the changes of these records (record ids; all when empty): a record's timeline.
+    public var records: Set<Int64>
 
-    public init(entities: [String] = [], attributes: [String] = [], excludedAuthors: [String] = []) {
+    public init(entities: [String] = [], attributes: [String] = [], excludedAuthors: [String] = [], records: Set<Int64> = []) {
         self.entities = entities
         self.attributes = attributes
         self.excludedAuthors = excludedAuthors
+        self.records = records
     }
 
     public static let all = ChangeFilter()
@@ -73,7 +76,7 @@ public struct ChangeFilter: Sendable, Equatable {
 
     /// Inserts and deletes always pass; an update passes when it changed a filtered attribute.
     public func includes(_ change: Change) -> Bool {
-        guard includes(entity: change.entity) else { return false }
+        guard includes(entity: change.entity), records.isEmpty || records.contains(change.recordID) else { return false }
         // A re-key counts like the insert and delete it replaces: the record's identity moved.
         guard change.type == .update, !attributes.isEmpty, !change.isRekey else { return true }
         return change.changed.contains { attributes.contains($0.attribute) }

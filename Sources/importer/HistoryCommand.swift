@@ -26,6 +26,7 @@ struct HistoryListCommand: ParsableCommand {
               importer history --after AQ3k...AAAAAAAAAAI --format json
               importer history --consumer mailer --format ndjson --ack
               importer history --since 2026-11-01 --report html --output changes.html
+              importer history --key "2023-04-11 14:52:09" --format json
             """
     )
 
@@ -39,11 +40,21 @@ struct HistoryListCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("At most this many transactions.", valueName: "count"))
     var limit: Int?
 
+    @Option(name: .long, help: ArgumentHelp("One record's timeline: every kept transaction that changed the record whose key was VALUE (re-keys followed; a composite key's values joined with \", \").", valueName: "value"))
+    var key: String?
+
+    @Option(name: .long, help: ArgumentHelp("With --key: the record's entity (default: the store's only, or first, entity).", valueName: "name"))
+    var entity: String?
+
     @OptionGroup var reports: ReportOutputOptions
 
     func validate() throws {
         if ack && range.consumer == nil { throw ValidationError("--ack needs --consumer") }
         if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
+        if key != nil && (range.after != nil || range.since != nil || range.consumer != nil || limit != nil) {
+            throw ValidationError("--key reads the whole kept history: give it without --after, --since, --consumer or --limit")
+        }
+        if entity != nil && key == nil { throw ValidationError("--entity needs --key") }
     }
 
     func run() throws {
@@ -53,6 +64,13 @@ struct HistoryListCommand: ParsableCommand {
             let targets = try reports.targets()
             var acknowledged: (name: String, from: Int64, through: Int64)?
             try store.read {
+                if let key {
+                    guard let chosen = entity.map({ store.entity(named: $0) }) ?? store.entities.first else {
+                        throw ValidationError("unknown entity '\(entity ?? "")' (the store has: \(store.entities.map(\.name).joined(separator: ", ")))")
+                    }
+                    try targets.write(try ReportContent(store: store, timelineOf: key, entity: chosen), store: store)
+                    return
+                }
                 let shown = try range.resolve(in: store, limit: limit)
                 try targets.write(try ReportContent(store: store, after: shown.after, through: shown.through, filter: shown.filter), store: store)
                 if let name = range.consumer { acknowledged = (name, shown.after, shown.through) }
