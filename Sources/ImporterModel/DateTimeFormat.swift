@@ -154,6 +154,21 @@ public struct DateTimeFormat: Sendable, Equatable {
         return seconds
     }
 
+    /// The stored UTC text of a whole number of seconds since 1970 (`YYYY-MM-DD hh:mm:ss`, or the
+    /// date alone): the inverse of `secondsSinceEpoch(storedUTC:)`.
+    public static func storedUTC(secondsSinceEpoch seconds: Int, dateOnly: Bool) -> String {
+        let days = seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400
+        let (year, month, day) = civilFromDays(days)
+        func pad(_ value: Int, _ width: Int) -> String {
+            let text = String(value)
+            return String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        let date = "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))"
+        guard !dateOnly else { return date }
+        let second = seconds - days * 86400
+        return date + " \(pad(second / 3600, 2)):\(pad(second % 3600 / 60, 2)):\(pad(second % 60, 2))"
+    }
+
     static func daysIn(month: Int, year: Int) -> Int {
         switch month {
         case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28

@@ -71,6 +71,20 @@ public struct KeyDrift: Sendable, Equatable, Codable {
         return problems
     }
 
+    /// Stored values of an attribute of `type` that bound every value within the tolerance of
+    /// `position` (a superset: for an index range scan), or nil for a type that cannot drift.
+    public func storedRange(around position: Double, type: AttributeType) -> (Value, Value)? {
+        let low = position - tolerance, high = position + tolerance
+        switch type {
+        case .integer: return (.integer(Int64(low.rounded(.down))), .integer(Int64(high.rounded(.up))))
+        case .real: return (.real(low), .real(high))
+        case .date, .datetime:
+            return (.text(DateTimeFormat.storedUTC(secondsSinceEpoch: Int(low.rounded(.down)), dateOnly: type == .date)),
+                    .text(DateTimeFormat.storedUTC(secondsSinceEpoch: Int(high.rounded(.up)), dateOnly: type == .date)))
+        default: return nil
+        }
+    }
+
     /// A stored key value as a number: seconds since 1970 for a date or datetime (stored as UTC
     /// text, `YYYY-MM-DD[ hh:mm:ss]`), the value for a number; nil when it is neither.
     public static func position(of value: Value) -> Double? {

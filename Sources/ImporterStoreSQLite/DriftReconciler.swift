@@ -27,22 +27,47 @@ struct DriftReconciler {
         let table = SQLIdentifier.quoted(entity.tableName)
         let matchColumns = entity.uniqueKey.filter { $0 != drift.attribute } + drift.agree
         let select = "SELECT \"id\", \(SQLIdentifier.quoted(drift.attribute))" + matchColumns.map { ", " + SQLIdentifier.quoted($0) }.joined()
-        let gone = try candidates("\(select) FROM \(table) WHERE \"id\" <= ?1 AND \(SeenKeys.unseenCondition(entity))", lastIDBefore)
+        // The run's inserts first (a range of ids): without any, nothing can pair.
+        let inserted = try candidates("\(select) FROM \(table) WHERE \"id\" > ?1", [.integer(lastIDBefore)])
+        guard !inserted.isEmpty else { return 0 }
+        let gone = try goneCandidates(near: inserted, select: select, lastIDBefore: lastIDBefore)
         guard !gone.isEmpty else { return 0 }
-        let inserted = try candidates("\(select) FROM \(table) WHERE \"id\" > ?1", lastIDBefore)
         let pairs = Self.pairs(gone, inserted, tolerance: drift.tolerance)
         let columns = supplied.map { entity.attributes[$0].name }
         for (stored, new) in pairs { try rekey(stored, to: new, columns: columns) }
         return pairs.count
     }
 
-    private func candidates(_ sql: String, _ lastIDBefore: Int64) throws -> [Candidate] {
+    private func candidates(_ sql: String, _ arguments: [Value]) throws -> [Candidate] {
         var result: [Candidate] = []
-        try connection.prepare(sql).forEachRow([.integer(lastIDBefore)]) { row in
+        try connection.prepare(sql).forEachRow(arguments) { row in
             guard let position = KeyDrift.position(of: row.value(at: 1)) else { return }
             result.append(Candidate(id: row.int64(at: 0), position: position, match: (2..<row.columnCount).map { row.value(at: $0) }))
         }
         return result.sorted { $0.position < $1.position }
+    }
+
+    /// The stored records the run did not write that could pair with one of `inserted`. When the
+    /// drifting attribute leads the key's index and the inserts are few, one index range per insert
+    /// (measured: a full scan with the unseen test costs ~0.5 s per million stored records);
+    /// otherwise one scan.
+    private func goneCandidates(near inserted: [Candidate], select: String, lastIDBefore: Int64) throws -> [Candidate] {
+        let table = SQLIdentifier.quoted(entity.tableName)
+        let unseen = "\"id\" <= ?1 AND \(SeenKeys.unseenCondition(entity))"
+        guard entity.uniqueKey.first == drift.attribute, inserted.count <= 50_000,
+              let type = entity.attribute(named: drift.attribute)?.type else {
+            return try candidates("\(select) FROM \(table) WHERE \(unseen)", [.integer(lastIDBefore)])
+        }
+        let statement = try connection.prepare("\(select) FROM \(table) WHERE \(SQLIdentifier.quoted(drift.attribute)) BETWEEN ?2 AND ?3 AND \(unseen)")
+        var found: [Int64: Candidate] = [:]
+        for new in inserted {
+            guard let (low, high) = drift.storedRange(around: new.position, type: type) else { continue }
+            try statement.forEachRow([.integer(lastIDBefore), low, high]) { row in
+                guard let position = KeyDrift.position(of: row.value(at: 1)) else { return }
+                found[row.int64(at: 0)] = Candidate(id: row.int64(at: 0), position: position, match: (2..<row.columnCount).map { row.value(at: $0) })
+            }
+        }
+        return found.values.sorted { $0.position < $1.position }
     }
 
     /// The pairs (stored, inserted) in which each side has exactly one candidate on the other:

@@ -109,6 +109,55 @@ import Testing
         }
     }
 
+    /// A drifting attribute that does not lead the key (no index range): the stored records are
+    /// scanned instead, with the same pairs.
+    @Test func aDriftingSecondKeyAttributeIsReconciledByAScan() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let model = try ModelFile.parse("""
+            entities:
+            - name: Reading
+              key: [station, at]
+              drift: {attribute: at, tolerance: 2}
+              attributes:
+              - {name: station, type: text, required: true}
+              - {name: at, type: integer, required: true}
+              - {name: value, type: real}
+            feeds:
+            - name: readings
+              entity: Reading
+              format: ndjson
+              fields:
+              - {attribute: station, field: station}
+              - {attribute: at, field: at}
+              - {attribute: value, field: value}
+            """, name: "readings.yaml")
+        let store = try Store(path: directory.path("s.sqlite"))
+        func run(_ lines: [String], sync: Bool) throws -> ChangeCounts {
+            let path = try directory.write("r-\(UUID().uuidString).ndjson", lines.joined(separator: "\n") + "\n")
+            var options = ImportOptions(author: "t", context: "test", sync: sync)
+            options.maxDelete = .percent(100)
+            return try ImportSession(store: store, model: model, options: options).run([FeedInput(path: path, mapping: model.feeds[0])]).totals
+        }
+        _ = try run([#"{"station":"a","at":100,"value":1}"#, #"{"station":"b","at":100,"value":2}"#], sync: false)
+        // a moves by 1 (paired); b's only candidate is a's new record, but it belongs to another station.
+        let counts = try run([#"{"station":"a","at":101,"value":1}"#, #"{"station":"b","at":150,"value":2}"#], sync: true)
+        #expect(counts == ChangeCounts(inserted: 1, updated: 1, deleted: 1, rekeyed: 1))
+    }
+
+    @Test func storedRangesBoundTheTolerance() {
+        let drift = KeyDrift(attribute: "date", tolerance: 1)
+        let position = DateTimeFormat.secondsSinceEpoch(storedUTC: "2023-04-11 14:52:09") ?? 0
+        #expect(drift.storedRange(around: position, type: .datetime)?.0 == .text("2023-04-11 14:52:08"))
+        #expect(drift.storedRange(around: position, type: .datetime)?.1 == .text("2023-04-11 14:52:10"))
+        #expect(KeyDrift(attribute: "d", tolerance: 86400).storedRange(around: 0, type: .date)?.0 == .text("1969-12-31"))
+        #expect(drift.storedRange(around: 10.5, type: .integer)?.0 == .integer(9))
+        #expect(drift.storedRange(around: 10.5, type: .text) == nil)
+        for seconds in [-86401, -1, 0, 1, 951_782_400, 1_700_000_000] {
+            #expect(DateTimeFormat.secondsSinceEpoch(storedUTC: DateTimeFormat.storedUTC(secondsSinceEpoch: seconds, dateOnly: false)) == Double(seconds))
+        }
+    }
+
     @Test func toleranceTextRoundTrips() {
         #expect(KeyDrift.tolerance(parsing: "1s") == 1)
         #expect(KeyDrift.tolerance(parsing: "2m") == 120)
