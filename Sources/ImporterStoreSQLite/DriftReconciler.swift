@@ -27,11 +27,24 @@ struct DriftReconciler {
         let table = SQLIdentifier.quoted(entity.tableName)
         let matchColumns = entity.uniqueKey.filter { $0 != drift.attribute } + drift.agree
         let select = "SELECT \"id\", \(SQLIdentifier.quoted(drift.attribute))" + matchColumns.map { ", " + SQLIdentifier.quoted($0) }.joined()
-        // The run's inserts first (a range of ids): without any, nothing can pair.
-        let inserted = try candidates("\(select) FROM \(table) WHERE \"id\" > ?1", [.integer(lastIDBefore)])
-        guard !inserted.isEmpty else { return 0 }
-        let gone = try goneCandidates(near: inserted, select: select, lastIDBefore: lastIDBefore)
-        guard !gone.isEmpty else { return 0 }
+        // Nothing stored before the run, or nothing inserted by it: nothing can pair.
+        guard lastIDBefore > 0 else { return 0 }
+        let insertedCount = try connection.integer("SELECT count(*) FROM \(table) WHERE \"id\" > ?1", [.integer(lastIDBefore)])
+        guard insertedCount > 0 else { return 0 }
+        let unseen = "\"id\" <= ?1 AND \(SeenKeys.unseenCondition(entity))"
+        let inRun = "\"id\" > ?1"
+        // Load the smaller side whole (few inserts: the usual reload), the other only around it.
+        let gone: [Candidate]
+        let inserted: [Candidate]
+        if insertedCount <= Self.nearLimit {
+            inserted = try candidates("\(select) FROM \(table) WHERE \(inRun)", [.integer(lastIDBefore)])
+            gone = try candidates(near: inserted, select: select, condition: unseen, lastIDBefore: lastIDBefore)
+        } else {
+            gone = try candidates("\(select) FROM \(table) WHERE \(unseen)", [.integer(lastIDBefore)])
+            guard !gone.isEmpty else { return 0 }
+            inserted = try candidates(near: gone, select: select, condition: inRun, lastIDBefore: lastIDBefore)
+        }
+        guard !gone.isEmpty, !inserted.isEmpty else { return 0 }
         let pairs = Self.pairs(gone, inserted, tolerance: drift.tolerance)
         let columns = supplied.map { entity.attributes[$0].name }
         for (stored, new) in pairs { try rekey(stored, to: new, columns: columns) }
@@ -47,21 +60,23 @@ struct DriftReconciler {
         return result.sorted { $0.position < $1.position }
     }
 
-    /// The stored records the run did not write that could pair with one of `inserted`. When the
-    /// drifting attribute leads the key's index and the inserts are few, one index range per insert
-    /// (measured: a full scan with the unseen test costs ~0.5 s per million stored records);
-    /// otherwise one scan.
-    private func goneCandidates(near inserted: [Candidate], select: String, lastIDBefore: Int64) throws -> [Candidate] {
+    /// Past this many records on one side, the other is read by one scan rather than one index
+    /// range per record.
+    static let nearLimit: Int64 = 50_000
+
+    /// The records meeting `condition` that could pair with one of `others`: one index range around
+    /// each when the drifting attribute leads the key's index and `others` are few (measured: a scan
+    /// with the unseen test costs ~0.5 s per million stored records), else one scan.
+    private func candidates(near others: [Candidate], select: String, condition: String, lastIDBefore: Int64) throws -> [Candidate] {
         let table = SQLIdentifier.quoted(entity.tableName)
-        let unseen = "\"id\" <= ?1 AND \(SeenKeys.unseenCondition(entity))"
-        guard entity.uniqueKey.first == drift.attribute, inserted.count <= 50_000,
+        guard entity.uniqueKey.first == drift.attribute, others.count <= Self.nearLimit,
               let type = entity.attribute(named: drift.attribute)?.type else {
-            return try candidates("\(select) FROM \(table) WHERE \(unseen)", [.integer(lastIDBefore)])
+            return try candidates("\(select) FROM \(table) WHERE \(condition)", [.integer(lastIDBefore)])
         }
-        let statement = try connection.prepare("\(select) FROM \(table) WHERE \(SQLIdentifier.quoted(drift.attribute)) BETWEEN ?2 AND ?3 AND \(unseen)")
+        let statement = try connection.prepare("\(select) FROM \(table) WHERE \(SQLIdentifier.quoted(drift.attribute)) BETWEEN ?2 AND ?3 AND \(condition)")
         var found: [Int64: Candidate] = [:]
-        for new in inserted {
-            guard let (low, high) = drift.storedRange(around: new.position, type: type) else { continue }
+        for other in others {
+            guard let (low, high) = drift.storedRange(around: other.position, type: type) else { continue }
             try statement.forEachRow([.integer(lastIDBefore), low, high]) { row in
                 guard let position = KeyDrift.position(of: row.value(at: 1)) else { return }
                 found[row.int64(at: 0)] = Candidate(id: row.int64(at: 0), position: position, match: (2..<row.columnCount).map { row.value(at: $0) })
