@@ -15,8 +15,19 @@ public struct RejectStore {
     /// The runs that kept rejects, oldest first.
     public func runs() throws -> [RunSummary] { try store.backend.rejectRuns() }
 
-    /// The rejects of a run (the latest when nil), in the order they were met.
-    public func rejects(run: Int64?) throws -> (run: Int64?, rejects: [Reject]) { try store.backend.rejects(run: run) }
+    /// The rejects of a run (the latest when nil), in the order they were met. A run that kept no
+    /// rejects (or does not exist) is `UnknownRun`.
+    public func rejects(run: Int64?) throws -> (run: Int64?, rejects: [Reject]) {
+        let found = try store.backend.rejects(run: run)
+        if let run, found.rejects.isEmpty { throw UnknownRun(run: run) }
+        return found
+    }
+
+    /// A run number that kept no rejects.
+    public struct UnknownRun: Error, Sendable, CustomStringConvertible {
+        public var run: Int64
+        public var description: String { "no rejects kept for run \(run) (see importer rejects list)" }
+    }
 
     /// Deletes the rejects of one run, or all; returns how many. Call inside a write transaction.
     public func clear(run: Int64?) throws -> Int { try store.backend.clearRejects(run: run) }

@@ -72,6 +72,7 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
             case .unknownView: return .usage
             case .outOfSync: return .internalFailure
             }
+        case is RejectStore.UnknownRun: return .noInput
         case let error as UndoError:
             switch error {
             case .laterTransactions, .keyTaken: return .badInput
