@@ -28,12 +28,12 @@ public struct HistoryUndo {
         guard number > purged else { throw UndoError.purged(number: number, purgedThrough: purged) }
         var planned: Set<Int64> = [number]
         var frontier = [number]
+        let direct = try laterTouching(number)
+        guard cascade || direct.isEmpty else {
+            throw UndoError.laterTransactions(number: number, tokens: direct.map { store.token($0).description })
+        }
         while let current = frontier.popLast() {
-            for later in try laterTouching(current) where !planned.contains(later) {
-                guard cascade else {
-                    let tokens = try laterTouching(number).map { store.token($0).description }
-                    throw UndoError.laterTransactions(number: number, tokens: tokens)
-                }
+            for later in try current == number ? direct : laterTouching(current) where !planned.contains(later) {
                 planned.insert(later)
                 frontier.append(later)
             }

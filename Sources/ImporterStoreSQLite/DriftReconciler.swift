@@ -54,10 +54,15 @@ struct DriftReconciler {
     private func candidates(_ sql: String, _ arguments: [Value]) throws -> [Candidate] {
         var result: [Candidate] = []
         try connection.prepare(sql).forEachRow(arguments) { row in
-            guard let position = KeyDrift.position(of: row.value(at: 1)) else { return }
-            result.append(Candidate(id: row.int64(at: 0), position: position, match: (2..<row.columnCount).map { row.value(at: $0) }))
+            if let candidate = Self.candidate(row) { result.append(candidate) }
         }
         return result.sorted { $0.position < $1.position }
+    }
+
+    /// A row `id, key attribute, match...` as a candidate (nil when the key has no position).
+    private static func candidate(_ row: Statement) -> Candidate? {
+        guard let position = KeyDrift.position(of: row.value(at: 1)) else { return nil }
+        return Candidate(id: row.int64(at: 0), position: position, match: (2..<row.columnCount).map { row.value(at: $0) })
     }
 
     /// Past this many records on one side, the other is read by one scan rather than one index
@@ -78,8 +83,7 @@ struct DriftReconciler {
         for other in others {
             guard let (low, high) = drift.storedRange(around: other.position, type: type) else { continue }
             try statement.forEachRow([.integer(lastIDBefore), low, high]) { row in
-                guard let position = KeyDrift.position(of: row.value(at: 1)) else { return }
-                found[row.int64(at: 0)] = Candidate(id: row.int64(at: 0), position: position, match: (2..<row.columnCount).map { row.value(at: $0) })
+                if let candidate = Self.candidate(row) { found[candidate.id] = candidate }
             }
         }
         return found.values.sorted { $0.position < $1.position }

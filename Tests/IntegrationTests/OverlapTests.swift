@@ -34,7 +34,7 @@ import Testing
     static let writers: [[String]] = [
         ["run", "feed.json"], ["replay"], ["views", "rebuild", "fireball_by_year"], ["history", "purge"], ["rejects", "clear"],
         ["consumers", "add", "other"], ["consumers", "reset", "mailer", "--to", "now"], ["consumers", "remove", "spare"],
-        ["history", "--consumer", "mailer", "--ack"],
+        ["history", "--consumer", "mailer", "--ack"], ["undo", "--last"],
     ]
 
     @Test(arguments: writers)

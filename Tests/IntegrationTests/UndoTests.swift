@@ -88,3 +88,28 @@ import Testing
         #expect(refused.stderr.contains("cannot restore the deleted Fireball 2021-10-01 05:48:11: record \(id) holds that key now"), "\(refused.stderr)")
     }
 }
+
+/// Bad values for undo and export: usage errors that name the problem, the store untouched.
+@Suite struct UndoAndExportUsageTests {
+    @Test func badTokensEntitiesAndOptionsAreUsageErrors() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = directory.path("s.sqlite")
+        try #require(try importer(["run", "--store", store, sample("fireball-2024.json")]).status == 0)
+        let before = try sha256(store)
+        let cases: [([String], String)] = [
+            (["undo", "not-a-token"], "invalid token 'not-a-token'"),
+            (["undo"], "give a TOKEN or --last"),
+            (["export", "--as-of", "yesterday-ish"], "invalid token 'yesterday-ish'"),
+            (["export", "--entity", "Comet"], "unknown entity 'Comet'"),
+            (["export", "--format", "xml"], "xml"),
+        ]
+        for (arguments, message) in cases {
+            let execution = try importer(arguments + ["--store", store])
+            #expect(execution.status == 64, "\(arguments): \(execution.status) \(execution.stderr)")
+            #expect(execution.stderr.contains(message), "\(arguments): \(execution.stderr)")
+        }
+        #expect(try sha256(store) == before)
+        #expect(try importer(["undo", "--last", "--store", directory.path("absent.sqlite")]).status == 66)
+    }
+}
