@@ -137,6 +137,9 @@ public struct RecordBatch: Sendable {
             }
         case (.text, _): return 1
         case (_, .text): return -1
+        case (.integer(let a), .integer(let b)):
+            // Exactly: integers past 2^53 are distinct keys that doubles would merge.
+            return a < b ? -1 : (a > b ? 1 : 0)
         default:
             let a = x.number, b = y.number
             return a < b ? -1 : (a > b ? 1 : 0)

@@ -11,8 +11,6 @@ public struct ImportOptions: Sendable {
     public var sync = false
     /// Records per upsert batch.
     public var batchSize = 8192
-    /// Sort each batch by key before writing (measured faster; off only for benchmarks).
-    public var sortBatches = true
     /// Rejected records tolerated before the import fails.
     public var maxRejects = 0
     /// Create the model's views and replay every view after the import, in the same transaction.

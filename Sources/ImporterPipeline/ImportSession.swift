@@ -23,6 +23,8 @@ public struct ImportResult: Sendable {
     /// Why a sync guard refused the run (empty when it was not refused); a refused run is rolled
     /// back, and its counts are what it would have done.
     public var refusals: [String] = []
+    /// Where the run's time went (see `PhaseTimes`); `commit` is added once the store committed.
+    public var phases = PhaseTimes()
 
     public var totals: ChangeCounts { entities.reduce(ChangeCounts()) { $0 + $1.1 } }
 }
@@ -60,12 +62,18 @@ public final class ImportSession {
 
     public func run(_ feeds: [FeedInput]) throws(ImportError) -> ImportResult {
         do {
-            return try store.write {
+            let clock = ContinuousClock()
+            var finished = clock.now
+            var result = try store.write {
                 let result = try importAll(feeds)
                 if result.refusals.isEmpty { try beforeCommit?(result) }
                 if options.dryRun || !result.refusals.isEmpty { throw DryRunRollback(result: result) }
+                finished = clock.now
                 return result
             }
+            result.phases.add("commit", PhaseTimes.seconds(finished.duration(to: clock.now)))
+            logger.info("phase times", metadata: ["seconds": "\(result.phases.description)"])
+            return result
         } catch let rollback as DryRunRollback {
             return rollback.result
         } catch {
@@ -92,7 +100,11 @@ public final class ImportSession {
         let guards = try SyncGuards(options: options, entities: entities, recordCount: store.backend.recordCount(of:))
         var rejected: [String: Int] = [:]
         var rejects: [Reject] = []
+        var phases = PhaseTimes()
+        phases.add("read", 0)
         let startedAt = Timestamp.now()
+        let clock = ContinuousClock()
+        let readingBegan = clock.now
         for feed in feeds {
             guard let entity = entities.first(where: { $0.name == feed.mapping.entity }) else { continue }
             let input = try MappedFeed(feed, entity: entity)
@@ -112,7 +124,7 @@ public final class ImportSession {
                 }
                 try transaction.recordReject(reject, at: startedAt)
             } onBatch: { batch in
-                try transaction.upsert(batch, of: entity, columns: columns, sorted: options.sortBatches)
+                try phases.time("upsert") { try transaction.upsert(batch, of: entity, columns: columns) }
                 try checkCancellation()
                 onProgress?(progress())
             }
@@ -121,16 +133,17 @@ public final class ImportSession {
             onProgress?(progress())
         }
 
+        phases.add("read", PhaseTimes.seconds(readingBegan.duration(to: clock.now)) - (phases["upsert"] ?? 0))
         try checkCancellation()
         for entity in entities {
             // Key drift is reconciled before sync deletes are decided (or in every run, when the
             // rule says so).
-            if let drift = entity.drift, options.sync || drift.on == .always { _ = try transaction.reconcileDrift(entity) }
-            if options.sync { _ = try transaction.deleteRecordsNotWritten(entity) }
+            if let drift = entity.drift, options.sync || drift.on == .always { _ = try phases.time("drift") { try transaction.reconcileDrift(entity) } }
+            if options.sync { _ = try phases.time("sync deletes") { try transaction.deleteRecordsNotWritten(entity) } }
         }
         var counts: [(String, ChangeCounts)] = []
         for entity in entities {
-            var entityCounts = try transaction.closeEntity(entity)
+            var entityCounts = try phases.time("history") { try transaction.closeEntity(entity) }
             entityCounts.rejected = rejected[entity.name] ?? 0
             counts.append((entity.name, entityCounts))
         }
@@ -141,10 +154,11 @@ public final class ImportSession {
             return result
         }
         let metadata = TransactionMetadata(author: options.author, context: options.context, sources: feeds.map(\.path))
-        let wrote = try transaction.finish(metadata: metadata, counts: counts)
+        let wrote = try phases.time("history") { try transaction.finish(metadata: metadata, counts: counts) }
         var result = ImportResult(transactionNumber: wrote ? transaction.number : nil, entities: counts, rejects: rejects)
         result.rejectRun = transaction.rejectRun
-        if options.replayViews { try replayViews(into: &result, created: created) }
+        if options.replayViews { try phases.time("views") { try replayViews(into: &result, created: created) } }
+        result.phases = phases
         return result
     }
 

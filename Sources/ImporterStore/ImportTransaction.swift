@@ -14,7 +14,7 @@ public protocol ImportTransaction: AnyObject {
     /// Upserts `batch` (records of `entity` supplying the attributes at `columns`) by the unique
     /// key: feed values win for the supplied attributes; a record equal to the stored one writes
     /// nothing; a key already written in this import is merged (the last occurrence wins).
-    func upsert(_ batch: RecordBatch, of entity: EntityDescription, columns: [Int], sorted: Bool) throws
+    func upsert(_ batch: RecordBatch, of entity: EntityDescription, columns: [Int]) throws
     /// Keeps a rejected record with this import's run.
     func recordReject(_ reject: Reject, at timestamp: String) throws
     /// Key drift (`entity.drift`): re-keys each stored record this import did not write that

@@ -2,34 +2,61 @@ import CSQLite
 import Foundation
 import ImporterModel
 
-/// Writes batches of one entity's records through one prepared
-/// `INSERT … ON CONFLICT(key) DO UPDATE SET … WHERE <something changed>` statement, bound per record.
+/// Writes batches of one entity's records, skipping the ones the store already holds unchanged.
 ///
-/// - Only the batch's columns (the attributes the feed supplies) are inserted or updated; other
-///   attributes of existing records are left untouched.
-/// - The `WHERE` clause compares NULL-safely (`IS NOT`): a record equal to the stored one writes
-///   nothing and records no change. An update is recorded by `ChangeCapture` right after its step.
-/// - Each batch is sorted by key before writing (B-tree inserts in key order measured faster, see
-///   README); among equal keys in a batch the last occurrence wins.
-/// - Every key written in the run is marked in the entity's `SeenKeys` (shared by the upserters of
-///   all its feeds), which finds duplicates across batches and feeds; a duplicate is written
-///   through the entity's `DuplicateMerger`.
+/// - Each batch is sorted by key (B-tree work in key order measured faster, see README); among
+///   equal keys in a batch the last occurrence wins.
+/// - `StoredRows` reads the batch's stored rows (one index range) and sorts the records into new,
+///   changed, unchanged and repeated: unchanged records write nothing, so a reload where few
+///   records changed costs a read of the stored rows, not an upsert per record.
+/// - Changed records are updated by id (`UPDATE … WHERE id = ? AND <something changed>`), new ones
+///   go through one prepared `INSERT … ON CONFLICT(key) DO UPDATE SET … WHERE <something changed>`:
+///   only the batch's columns (the attributes the feed supplies) are written, and the `WHERE`
+///   compares NULL-safely (`IS NOT`), so SQLite stays the judge of what changed. Record ids are
+///   consumed by inserts only. `ChangeCapture` records an update right after its step.
+/// - Every stored record written in the run is marked in the entity's `SeenRecords` (shared by
+///   the upserters of all its feeds); a key already written in the run goes through the entity's
+///   `DuplicateMerger`.
 final class BatchUpserter {
+    private let connection: Connection
     private let capture: ChangeCapture
     private let upsert: Statement
-    private let seen: SeenKeys
+    /// Updates a stored record by id; nil when the feed supplies only key attributes.
+    private let update: Statement?
+    /// Positions in the batch of the attributes `update` sets, in parameter order.
+    private let updatable: [Int]
+    private let stored: StoredRows
+    private let seen: SeenRecords
     private let duplicates: DuplicateMerger
     private var order: [Int] = []
     private var kept: [Int] = []
+    private var actions: [Action] = []
+    private var ids: [Int64] = []
 
-    init(connection: Connection, capture: ChangeCapture, entity: EntityDescription, columns: [Int], seen: SeenKeys, duplicates: DuplicateMerger) throws {
+    /// What a record of the batch needs, once its stored row is known.
+    private enum Action {
+        case insert, update, unchanged, duplicate
+    }
+
+    init(connection: Connection, capture: ChangeCapture, entity: EntityDescription, columns: [Int], keyPositions: [Int],
+         seen: SeenRecords, duplicates: DuplicateMerger) throws {
+        self.connection = connection
         self.capture = capture
         self.seen = seen
         self.duplicates = duplicates
+        stored = try StoredRows(connection: connection, entity: entity, columns: columns, keyPositions: keyPositions)
         let names = columns.map { SQLIdentifier.quoted(entity.attributes[$0].name) }
         let table = SQLIdentifier.quoted(entity.tableName)
         let key = entity.uniqueKey.map(SQLIdentifier.quoted)
         let updatable = names.filter { !key.contains($0) }
+        self.updatable = names.indices.filter { !key.contains(names[$0]) }
+        if updatable.isEmpty {
+            update = nil
+        } else {
+            let set = updatable.enumerated().map { "\($0.element) = ?\($0.offset + 1)" }.joined(separator: ", ")
+            let changed = updatable.enumerated().map { "\($0.element) IS NOT ?\($0.offset + 1)" }.joined(separator: " OR ")
+            update = try connection.prepare("UPDATE \(table) SET \(set) WHERE \"id\" = ?\(updatable.count + 1) AND (\(changed))")
+        }
         var sql = "INSERT INTO \(table) (\(names.joined(separator: ", "))) VALUES (\(names.indices.map { "?\($0 + 1)" }.joined(separator: ", ")))"
         sql += " ON CONFLICT (\(key.joined(separator: ", "))) DO "
         if updatable.isEmpty {
@@ -41,53 +68,80 @@ final class BatchUpserter {
         upsert = try connection.prepare(sql)
     }
 
-    /// Writes `batch`. `sorted` chooses key order (true) or feed order (false, for measurement).
-    func write(_ batch: RecordBatch, sorted: Bool = true) throws {
+    func write(_ batch: RecordBatch) throws {
+        sortAndDropRepeats(batch)
+        try batch.arena.withUnsafeBufferPointer { arena in
+            let base = arena.baseAddress ?? emptyBytes
+            actions.removeAll(keepingCapacity: true)
+            actions.append(contentsOf: repeatElement(.insert, count: kept.count))
+            ids.removeAll(keepingCapacity: true)
+            ids.append(contentsOf: repeatElement(0, count: kept.count))
+            try stored.match(batch, kept, base) { index, id, same in
+                actions[index] = !seen.mark(id) ? .duplicate : same ? .unchanged : .update
+                ids[index] = id
+            }
+            for (index, record) in kept.enumerated() {
+                switch actions[index] {
+                case .unchanged: continue
+                case .update: try update(batch, record, id: ids[index], base)
+                case .insert: try insert(batch, record, base)
+                case .duplicate:
+                    // The key was written earlier in this run: merge into one change.
+                    seen.duplicates += 1
+                    try duplicates.rewrite(keyValues: batch.keyPositions.map { batch.publicValue(record: record, position: $0) }) {
+                        try writeRecord(batch, record, base)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Sorts the batch's records by key into `kept`, keeping the last of equal keys.
+    private func sortAndDropRepeats(_ batch: RecordBatch) {
         let count = batch.count
         order.removeAll(keepingCapacity: true)
         order.append(contentsOf: 0..<count)
-        if sorted {
-            order.sort { a, b in
-                let c = batch.compareKeys(a, b)
-                return c != 0 ? c < 0 : a < b
-            }
+        order.sort { a, b in
+            let c = batch.compareKeys(a, b)
+            return c != 0 ? c < 0 : a < b
         }
-        // Equal keys are adjacent after sorting: only the last occurrence is kept.
         kept.removeAll(keepingCapacity: true)
         for i in 0..<count {
-            if sorted, i + 1 < count, batch.compareKeys(order[i], order[i + 1]) == 0 {
+            if i + 1 < count, batch.compareKeys(order[i], order[i + 1]) == 0 {
                 seen.duplicates += 1
             } else {
                 kept.append(order[i])
             }
         }
-        try batch.arena.withUnsafeBufferPointer { arena in
-            let base = arena.baseAddress ?? emptyBytes
-            var start = 0
-            while start < kept.count {
-                let end = min(start + SeenKeys.chunkSize, kept.count)
-                let fresh = try seen.mark(batch, kept[start..<end], base)
-                for (offset, record) in kept[start..<end].enumerated() {
-                    if fresh & (1 << UInt64(offset)) != 0 {
-                        try writeRecord(batch, record, base)
-                    } else {
-                        // The key was written earlier in this run: merge into one change.
-                        seen.duplicates += 1
-                        try duplicates.rewrite(keyValues: batch.keyPositions.map { batch.publicValue(record: record, position: $0) }) {
-                            try writeRecord(batch, record, base)
-                        }
-                    }
-                }
-                start = end
-            }
+    }
+
+    /// Writes a record whose key was not found. Should the key be stored after all (a key the merge
+    /// ordered differently from the index), the upsert updates that record, and it is marked
+    /// written here so that sync mode cannot delete it.
+    private func insert(_ batch: RecordBatch, _ record: Int, _ base: UnsafePointer<UInt8>) throws {
+        let before = sqlite3_last_insert_rowid(connection.handle)
+        try writeRecord(batch, record, base) {
+            guard sqlite3_last_insert_rowid(connection.handle) == before else { return }
+            if let (id, _) = try stored.look(up: batch, record, base) { _ = seen.mark(id) }
         }
     }
 
+    /// Writes the supplied attributes of stored record `id` (the upsert when there is no update).
+    private func update(_ batch: RecordBatch, _ record: Int, id: Int64, _ base: UnsafePointer<UInt8>) throws {
+        guard let update else { return try writeRecord(batch, record, base) }
+        update.bind(batch, record, positions: updatable, base, firstParameter: 1)
+        update.bind(id, at: Int32(updatable.count + 1))
+        _ = try update.step()
+        update.reset()
+        if capture.hasPending { try capture.flush() }
+    }
+
     @inline(__always)
-    private func writeRecord(_ batch: RecordBatch, _ record: Int, _ base: UnsafePointer<UInt8>) throws {
+    private func writeRecord(_ batch: RecordBatch, _ record: Int, _ base: UnsafePointer<UInt8>, afterStep: () throws -> Void = {}) throws {
         upsert.bind(batch, record, positions: nil, base, firstParameter: 1)
         _ = try upsert.step()
         upsert.reset()
+        try afterStep()
         if capture.hasPending { try capture.flush() }
     }
 }

@@ -12,6 +12,8 @@ struct DriftReconciler {
     let capture: ChangeCapture
     let entity: EntityDescription
     let drift: KeyDrift
+    /// The stored records the run wrote (a re-keyed one is marked as written).
+    let seen: SeenRecords
 
     /// One side of a possible pair: a record, its key's position, and what must agree.
     struct Candidate {
@@ -20,10 +22,10 @@ struct DriftReconciler {
         let match: [Value]
     }
 
-    /// Re-keys every unambiguous pair; returns how many. `lastIDBefore`: the last record id before
-    /// the run (records above it are the run's inserts); `supplied`: the attributes (indices) the
-    /// run's feeds supplied.
-    func reconcile(lastIDBefore: Int64, supplied: [Int]) throws -> Int {
+    /// Re-keys every unambiguous pair; returns how many. `supplied`: the attributes (indices) the
+    /// run's feeds supplied. Records above `seen.lastIDBefore` are the run's inserts.
+    func reconcile(supplied: [Int]) throws -> Int {
+        let lastIDBefore = seen.lastIDBefore
         let table = SQLIdentifier.quoted(entity.tableName)
         let matchColumns = entity.uniqueKey.filter { $0 != drift.attribute } + drift.agree
         let select = "SELECT \"id\", \(SQLIdentifier.quoted(drift.attribute))" + matchColumns.map { ", " + SQLIdentifier.quoted($0) }.joined()
@@ -31,7 +33,7 @@ struct DriftReconciler {
         guard lastIDBefore > 0 else { return 0 }
         let insertedCount = try connection.integer("SELECT count(*) FROM \(table) WHERE \"id\" > ?1", [.integer(lastIDBefore)])
         guard insertedCount > 0 else { return 0 }
-        let unseen = "\"id\" <= ?1 AND \(SeenKeys.unseenCondition(entity))"
+        let unseen = "\"id\" <= ?1 AND \(seen.unseenCondition)"
         let inRun = "\"id\" > ?1"
         // Load the smaller side whole (few inserts: the usual reload), the other only around it.
         let gone: [Candidate]
@@ -125,5 +127,6 @@ struct DriftReconciler {
         capture.expectingDeletes = false
         let assignments = quoted.enumerated().map { "\($0.element) = ?\($0.offset + 2)" }.joined(separator: ", ")
         try connection.execute("UPDATE \(table) SET \(assignments) WHERE \"id\" = ?1", [.integer(stored.id)] + values)
+        _ = seen.mark(stored.id)
     }
 }

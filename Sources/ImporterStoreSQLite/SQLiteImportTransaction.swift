@@ -19,14 +19,15 @@ final class SQLiteImportTransaction: ImportTransaction {
 
     /// The state of one entity in the import.
     private final class EntityRun {
-        /// The keys written so far, shared by all the entity's feeds.
-        let seen: SeenKeys
+        /// The stored records written so far, shared by all the entity's feeds.
+        let seen: SeenRecords
         let merger: DuplicateMerger
         /// One upserter per set of supplied columns (feeds of one entity may supply different ones).
         var upserters: [[Int]: BatchUpserter] = [:]
 
-        init(entity: EntityDescription, connection: Connection, transaction: OpenTransaction) throws {
-            seen = try SeenKeys(connection: connection, entity: entity)
+        init(entity: EntityDescription, store: SQLiteStore, transaction: OpenTransaction) throws {
+            let connection = store.connection
+            seen = store.seenRegistry.add(lastIDBefore: transaction.lastIDBefore[entity.name] ?? 0)
             merger = try DuplicateMerger(connection: connection, entity: entity, transaction: transaction)
         }
     }
@@ -36,13 +37,14 @@ final class SQLiteImportTransaction: ImportTransaction {
         history = HistoryWriter(store: store)
         transaction = try history.begin(entities)
         for entity in entities {
-            runs[entity.name] = try EntityRun(entity: entity, connection: store.connection, transaction: transaction)
+            runs[entity.name] = try EntityRun(entity: entity, store: store, transaction: transaction)
         }
     }
 
     deinit {
         // Whether the import finished or failed, the guard functions stop using its number.
         store.transactionState.number = nil
+        store.seenRegistry.removeAll()
     }
 
     var number: Int64 { transaction.number }
@@ -52,12 +54,13 @@ final class SQLiteImportTransaction: ImportTransaction {
         return run
     }
 
-    func upsert(_ batch: RecordBatch, of entity: EntityDescription, columns: [Int], sorted: Bool) throws {
+    func upsert(_ batch: RecordBatch, of entity: EntityDescription, columns: [Int]) throws {
         let run = try run(entity)
         let upserter = try run.upserters[columns] ?? BatchUpserter(
-            connection: store.connection, capture: store.capture, entity: entity, columns: columns, seen: run.seen, duplicates: run.merger)
+            connection: store.connection, capture: store.capture, entity: entity, columns: columns, keyPositions: batch.keyPositions,
+            seen: run.seen, duplicates: run.merger)
         run.upserters[columns] = upserter
-        try upserter.write(batch, sorted: sorted)
+        try upserter.write(batch)
     }
 
     func recordReject(_ reject: Reject, at timestamp: String) throws {
@@ -72,21 +75,21 @@ final class SQLiteImportTransaction: ImportTransaction {
     func reconcileDrift(_ entity: EntityDescription) throws -> Int {
         guard let drift = entity.drift else { return 0 }
         let supplied = Set(try run(entity).upserters.keys.joined()).sorted()
-        let count = try DriftReconciler(connection: store.connection, capture: store.capture, entity: entity, drift: drift)
-            .reconcile(lastIDBefore: transaction.lastIDBefore[entity.name] ?? 0, supplied: supplied)
+        let count = try DriftReconciler(connection: store.connection, capture: store.capture, entity: entity, drift: drift, seen: try run(entity).seen)
+            .reconcile(supplied: supplied)
         rekeyed[entity.name, default: 0] += count
         return count
     }
 
     func deleteRecordsNotWritten(_ entity: EntityDescription) throws -> Int {
-        try history.deleteRecords(entity, where: SeenKeys.unseenCondition(entity), in: transaction)
+        try history.deleteRecords(entity, where: try run(entity).seen.unseenCondition, in: transaction)
     }
 
     func closeEntity(_ entity: EntityDescription) throws -> ChangeCounts {
         var (counts, ids) = try history.recordChanges(entity, in: transaction)
         changeIDs[entity.name] = ids
         let run = try run(entity)
-        counts.unchanged = try SeenKeys.count(entity, in: store.connection) - counts.inserted - counts.updated
+        counts.unchanged = run.seen.storedCount - counts.updated
         counts.duplicates = run.seen.duplicates
         counts.rekeyed = rekeyed[entity.name] ?? 0
         return counts

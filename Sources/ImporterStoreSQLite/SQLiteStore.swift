@@ -21,6 +21,8 @@ public final class SQLiteStore {
     /// The entities the store holds, as registered (the store's own model of itself).
     public package(set) var entities: [EntityDescription] = []
     let transactionState = TransactionState()
+    /// The records the open import has written, read by `importer_seen` (see `SeenRecords`).
+    let seenRegistry = SeenRegistry()
     let capture: ChangeCapture
 
 
@@ -40,6 +42,7 @@ public final class SQLiteStore {
         capture.install()
         try mapErrors {
             try registerTransactionFunction(on: connection, state: transactionState)
+            try seenRegistry.register(on: connection)
             try openSchema()
             try connection.execute("""
                 PRAGMA synchronous = NORMAL;

@@ -13,6 +13,12 @@ enum StoreDigest {
         try of(path, ignoring: volatileColumns.union(["token", "rekeyed"]), ignoringMetadata: ["store_id"])
     }
 
+    /// The portable digest without record ids (`id`, `record_id`): what importers that assign ids
+    /// differently must still agree on.
+    static func withoutRecordIDs(_ path: String) throws -> String {
+        try of(path, ignoring: volatileColumns.union(["token", "rekeyed", "id", "record_id"]), ignoringMetadata: ["store_id"])
+    }
+
     static func of(_ path: String) throws -> String {
         try of(path, ignoring: volatileColumns, ignoringMetadata: [])
     }

@@ -448,7 +448,7 @@ private func importRows(_ path: String, mapping: FeedMapping, directory: Tempora
 }
 
 /// A small deterministic random generator (SplitMix64), for reproducible random tests.
-private struct SplitMix64: RandomNumberGenerator {
+struct SplitMix64: RandomNumberGenerator {
     var state: UInt64
     init(seed: UInt64) { state = seed }
     mutating func next() -> UInt64 {

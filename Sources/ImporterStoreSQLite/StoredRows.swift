@@ -1,0 +1,147 @@
+import CSQLite
+import Foundation
+import ImporterModel
+
+/// Finds which records of a key-sorted batch are stored, and whether each stored one already holds
+/// the batch's values, by reading the stored rows instead of writing every record.
+///
+/// One index range per batch (`key BETWEEN first AND last … ORDER BY key`) is merged with the batch:
+/// feeds in key order (the API's newest-first order) have disjoint ranges, so a reload reads each
+/// stored row once, sequentially. A range holding more than twice the batch (a shuffled feed) is cut
+/// off and the rest of the batch is looked up key by key.
+///
+/// Invariant: a record is reported `same` only when every supplied attribute provably equals the
+/// stored value as SQLite compares them (`IS NOT` is false); any doubt reports it changed, and the
+/// upsert's own `WHERE` then decides. The merge relies on `RecordBatch.compareKeys` ordering keys
+/// as the unique index does; `BatchUpserter` checks each insert and repairs the rare key it missed.
+final class StoredRows {
+    private let range: Statement
+    private let lookup: Statement
+    private let keyWidth: Int
+    /// Positions in the batch of the supplied attributes that are not part of the key.
+    private let compared: [Int]
+
+    init(connection: Connection, entity: EntityDescription, columns: [Int], keyPositions: [Int]) throws {
+        let table = SQLIdentifier.quoted(entity.tableName)
+        let key = entity.uniqueKey.map(SQLIdentifier.quoted)
+        keyWidth = key.count
+        let keyIndices = Set(keyPositions)
+        compared = columns.indices.filter { !keyIndices.contains($0) }
+        let values = compared.map { SQLIdentifier.quoted(entity.attributes[columns[$0]].name) }
+        let selected = (["\"id\""] + key + values).joined(separator: ", ")
+        let width = key.count
+        let tuple = width == 1 ? key[0] : "(\(key.joined(separator: ", ")))"
+        func parameters(from first: Int) -> String {
+            let list = (0..<width).map { "?\(first + $0)" }.joined(separator: ", ")
+            return width == 1 ? list : "(\(list))"
+        }
+        range = try connection.prepare("""
+            SELECT \(selected) FROM \(table) WHERE \(tuple) >= \(parameters(from: 1)) AND \(tuple) <= \(parameters(from: width + 1))
+            ORDER BY \(key.joined(separator: ", ")) LIMIT ?\(2 * width + 1)
+            """)
+        let match = key.enumerated().map { "\($0.element) = ?\($0.offset + 1)" }.joined(separator: " AND ")
+        lookup = try connection.prepare("SELECT \(selected) FROM \(table) WHERE \(match)")
+    }
+
+    /// Calls `found(index, id, same)` for each record `kept[index]` whose key is stored, in order;
+    /// `kept` holds distinct keys in ascending key order.
+    func match(_ batch: RecordBatch, _ kept: [Int], _ base: UnsafePointer<UInt8>, found: (Int, Int64, Bool) throws -> Void) throws {
+        guard let first = kept.first, let last = kept.last else { return }
+        let limit = kept.count * 2 + 64
+        range.bind(batch, first, positions: batch.keyPositions, base, firstParameter: 1)
+        range.bind(batch, last, positions: batch.keyPositions, base, firstParameter: Int32(keyWidth + 1))
+        range.bind(Int64(limit), at: Int32(2 * keyWidth + 1))
+        var index = 0
+        var read = 0
+        do {
+            defer { range.reset() }
+            rows: while try range.step() {
+                read += 1
+                while index < kept.count {
+                    let order = compareKey(batch, kept[index], base)
+                    if order > 0 { continue rows }
+                    if order == 0 { try found(index, range.int64(at: 0), isSame(batch, kept[index], base, in: range)) }
+                    index += 1
+                }
+                break
+            }
+        }
+        guard read == limit else { return }
+        for position in index..<kept.count {
+            if let (id, same) = try look(up: batch, kept[position], base) { try found(position, id, same) }
+        }
+    }
+
+    /// The stored id of `record`'s key, and whether the stored row holds its values.
+    func look(up batch: RecordBatch, _ record: Int, _ base: UnsafePointer<UInt8>) throws -> (Int64, Bool)? {
+        lookup.bind(batch, record, positions: batch.keyPositions, base, firstParameter: 1)
+        defer { lookup.reset() }
+        guard try lookup.step() else { return nil }
+        return (lookup.int64(at: 0), isSame(batch, record, base, in: lookup))
+    }
+
+    /// Orders `record`'s key against the current row's (columns 1...keyWidth) as the unique index
+    /// orders them: NULL < numbers < text (BINARY collation).
+    @inline(__always)
+    private func compareKey(_ batch: RecordBatch, _ record: Int, _ base: UnsafePointer<UInt8>) -> Int {
+        for (offset, position) in batch.keyPositions.enumerated() {
+            let order = Self.compare(batch.value(record: record, position: position), base, range.handle, Int32(1 + offset))
+            if order != 0 { return order }
+        }
+        return 0
+    }
+
+    @inline(__always)
+    private func isSame(_ batch: RecordBatch, _ record: Int, _ base: UnsafePointer<UInt8>, in statement: Statement) -> Bool {
+        for (offset, position) in compared.enumerated() {
+            guard Self.isSame(batch.value(record: record, position: position), base, statement.handle, Int32(1 + keyWidth + offset)) else { return false }
+        }
+        return true
+    }
+
+    /// Whether the stored value in `column` provably equals `value` (same storage class and value;
+    /// an integer against a REAL column compares as the REAL it was stored as).
+    @inline(__always)
+    static func isSame(_ value: BatchValue, _ base: UnsafePointer<UInt8>, _ statement: OpaquePointer, _ column: Int32) -> Bool {
+        switch (value, sqlite3_column_type(statement, column)) {
+        case (.null, SQLITE_NULL): return true
+        case (.integer(let v), SQLITE_INTEGER): return sqlite3_column_int64(statement, column) == v
+        case (.real(let v), SQLITE_FLOAT): return sqlite3_column_double(statement, column) == v
+        case (.integer(let v), SQLITE_FLOAT): return sqlite3_column_double(statement, column) == Double(v)
+        case (.text(let start, let count), SQLITE_TEXT):
+            guard let text = sqlite3_column_text(statement, column), sqlite3_column_bytes(statement, column) == count else { return false }
+            return memcmp(text, base + Int(start), Int(count)) == 0
+        default: return false
+        }
+    }
+
+    /// `value` ordered against the stored value in `column`.
+    @inline(__always)
+    static func compare(_ value: BatchValue, _ base: UnsafePointer<UInt8>, _ statement: OpaquePointer, _ column: Int32) -> Int {
+        let type = sqlite3_column_type(statement, column)
+        switch value {
+        case .null: return type == SQLITE_NULL ? 0 : -1
+        case .text(let start, let count):
+            guard type == SQLITE_TEXT || type == SQLITE_BLOB else { return 1 }
+            let stored = Int(sqlite3_column_bytes(statement, column))
+            let text = UnsafeRawPointer(sqlite3_column_text(statement, column)) ?? UnsafeRawPointer(emptyBytes)
+            let order = memcmp(base + Int(start), text, min(Int(count), stored))
+            return order != 0 ? Int(order) : Int(count) - stored
+        case .integer, .real:
+            switch type {
+            case SQLITE_NULL: return 1
+            case SQLITE_TEXT, SQLITE_BLOB: return -1
+            case SQLITE_INTEGER:
+                if case .integer(let v) = value {
+                    let stored = sqlite3_column_int64(statement, column)
+                    return v < stored ? -1 : (v > stored ? 1 : 0)
+                }
+                fallthrough
+            default:
+                let stored = sqlite3_column_double(statement, column)
+                let number = value.number
+                return number < stored ? -1 : (number > stored ? 1 : 0)
+            }
+        }
+    }
+}
