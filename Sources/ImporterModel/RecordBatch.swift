@@ -3,7 +3,7 @@ import Foundation
 /// A value in a `RecordBatch`: text lives in the batch's byte arena, so filling a batch allocates
 /// nothing per record and the upserter binds text without copying (`SQLITE_STATIC`).
 /// A valid pointer for empty buffers, whose `baseAddress` may be nil (never read: counts are 0).
-nonisolated(unsafe) package let emptyBytes: UnsafePointer<UInt8> = UnsafePointer(UnsafeMutablePointer<UInt8>.allocate(capacity: 1))
+@usableFromInline nonisolated(unsafe) package let emptyBytes: UnsafePointer<UInt8> = UnsafePointer(UnsafeMutablePointer<UInt8>.allocate(capacity: 1))
 
 public enum BatchValue: Sendable {
     case null
@@ -48,7 +48,7 @@ public struct RecordBatch: Sendable {
     }
 
     public var count: Int { origins.count }
-    public var width: Int { columns.count }
+    @inlinable public var width: Int { columns.count }
     public var isEmpty: Bool { origins.isEmpty }
 
     public mutating func removeAll() {
@@ -92,7 +92,7 @@ public struct RecordBatch: Sendable {
 
     // MARK: Reading (the upserter)
 
-    @inline(__always)
+    @inlinable @inline(__always)
     public func value(record: Int, position: Int) -> BatchValue {
         values[record * width + position]
     }
@@ -113,6 +113,7 @@ public struct RecordBatch: Sendable {
 
     /// Orders two records by their unique key as SQLite's BINARY collation and numeric comparison
     /// order them (NULL < numbers < text).
+    @inlinable
     public func compareKeys(_ a: Int, _ b: Int) -> Int {
         for position in keyPositions {
             let order = Self.compare(value(record: a, position: position), value(record: b, position: position), arena)
@@ -121,7 +122,7 @@ public struct RecordBatch: Sendable {
         return 0
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func compare(_ x: BatchValue, _ y: BatchValue, _ arena: [UInt8]) -> Int {
         switch (x, y) {
         case (.null, .null): return 0
@@ -148,6 +149,7 @@ public struct RecordBatch: Sendable {
 }
 
 extension BatchValue {
+    @inlinable
     package var number: Double {
         switch self {
         case .integer(let v): Double(v)

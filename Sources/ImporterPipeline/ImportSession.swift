@@ -102,6 +102,7 @@ public final class ImportSession {
         var rejects: [Reject] = []
         var phases = PhaseTimes()
         phases.add("read", 0)
+        phases.add("read wait", 0)
         let startedAt = Timestamp.now()
         let clock = ContinuousClock()
         let readingBegan = clock.now
@@ -111,10 +112,10 @@ public final class ImportSession {
             let source = input.source.name
             logger.debug("reading feed", metadata: ["source": "\(source)", "format": "\(feed.mapping.format.rawValue)", "mapping": "\(feed.mapping.name)"])
             let columns = input.mapper.columns
-            func progress() -> ImportProgress {
-                ImportProgress(source: source, records: input.records, bytesRead: input.progress.read, totalBytes: input.progress.total)
+            func progress(_ position: FeedReadAhead.Position) -> ImportProgress {
+                ImportProgress(source: source, records: position.records, bytesRead: position.bytesRead, totalBytes: position.totalBytes)
             }
-            try input.read(batchSize: options.batchSize) { reject in
+            let end = try FeedReadAhead.read(input, batchSize: options.batchSize) { reject in
                 rejected[entity.name, default: 0] += 1
                 let count = rejected.values.reduce(0, +)
                 if rejects.count < 100 { rejects.append(reject) }
@@ -123,17 +124,18 @@ public final class ImportSession {
                     throw ImportError.tooManyRejects(count: count, limit: options.maxRejects, rejects: rejects)
                 }
                 try transaction.recordReject(reject, at: startedAt)
-            } onBatch: { batch in
+            } onBatch: { batch, position in
                 try phases.time("upsert") { try transaction.upsert(batch, of: entity, columns: columns) }
                 try checkCancellation()
-                onProgress?(progress())
+                onProgress?(progress(position))
             }
-            logger.info("read feed", metadata: ["source": "\(source)", "records": "\(input.records)", "rejected": "\(rejected[entity.name] ?? 0)"])
-            guards.feedRead(source: source, entity: entity.name, records: input.records)
-            onProgress?(progress())
+            logger.info("read feed", metadata: ["source": "\(source)", "records": "\(end.records)", "rejected": "\(rejected[entity.name] ?? 0)"])
+            guards.feedRead(source: source, entity: entity.name, records: end.records)
+            phases.add("read", end.readingSeconds)
+            onProgress?(progress(end))
         }
 
-        phases.add("read", PhaseTimes.seconds(readingBegan.duration(to: clock.now)) - (phases["upsert"] ?? 0))
+        phases.add("read wait", PhaseTimes.seconds(readingBegan.duration(to: clock.now)) - (phases["upsert"] ?? 0))
         try checkCancellation()
         for entity in entities {
             // Key drift is reconciled before sync deletes are decided (or in every run, when the

@@ -2,9 +2,10 @@ import Foundation
 
 /// Where an import run spent its wall-clock time, phase by phase, in the order the phases ran.
 ///
-/// Phases: `read` (reading and mapping the feeds), `upsert` (writing record batches), `drift`,
+/// Phases: `read` (reading and mapping the feeds, on the reader thread: it overlaps `upsert`),
+/// `read wait` (the writer waiting for the reader), `upsert` (writing record batches), `drift`,
 /// `sync deletes`, `history` (change rows and the transaction row), `views` (replay and build) and
-/// `commit`. `read` excludes the time spent writing batches, which the reader waits for.
+/// `commit`. Wall time is the sum of all phases but `read`.
 public struct PhaseTimes: Sendable, Equatable {
     public private(set) var phases: [(name: String, seconds: Double)] = []
 

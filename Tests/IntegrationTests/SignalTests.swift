@@ -46,11 +46,14 @@ import Testing
         return Execution(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
     }
 
-    /// Returns once the process's main thread waits in `read(0, …)` (Linux: `/proc/PID/syscall`
-    /// starts with the syscall number 0 and the descriptor 0x0).
+    /// Returns once one of the process's threads (the feed reader) waits in `read(0, …)` (Linux:
+    /// `/proc/PID/task/TID/syscall` starts with the syscall number 0 and the descriptor 0x0).
     static func waitUntilReadingStandardInput(_ pid: Int32) {
         for _ in 0..<400 {
-            if let state = try? String(contentsOfFile: "/proc/\(pid)/syscall", encoding: .utf8), state.hasPrefix("0 0x0 ") { return }
+            let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+            for thread in threads {
+                if let state = try? String(contentsOfFile: "/proc/\(pid)/task/\(thread)/syscall", encoding: .utf8), state.hasPrefix("0 0x0 ") { return }
+            }
             Thread.sleep(forTimeInterval: 0.025)
         }
         Issue.record("the run never blocked reading standard input")

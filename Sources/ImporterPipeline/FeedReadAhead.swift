@@ -1,0 +1,132 @@
+import Foundation
+import ImporterModel
+
+/// Reads a `MappedFeed` on a thread of its own while the caller writes its batches, so that the
+/// scan and mapping of the next batch overlap the store's work on the current one (two cores:
+/// parsing on one, SQLite on the other).
+///
+/// - Order: the caller receives the feed's batches and rejects in feed order, and a read error
+///   after them, so a bad record at line N fails the run exactly as a synchronous read would.
+/// - Memory: at most `depth` batches wait in the queue; the reader blocks until one is taken.
+/// - Ownership: the reader thread owns the feed until it posts the end of the feed; the caller only
+///   takes events. When the caller stops early (its handler threw), the queue is cancelled and the
+///   reader stops at its next event without waiting to be joined (it may be blocked on a pipe).
+final class FeedReadAhead: @unchecked Sendable {
+    /// Where the reader was when it posted an event.
+    struct Position {
+        var records: Int
+        var bytesRead: Int
+        var totalBytes: Int?
+        /// Seconds the reader spent reading and mapping so far (not waiting for the caller).
+        var readingSeconds: Double = 0
+    }
+
+    private enum Event {
+        case batch(RecordBatch, Position)
+        case reject(Reject)
+        case end(Position)
+        case failed(any Error)
+    }
+
+    /// Thrown inside the reader when the caller cancelled the queue.
+    private struct Cancelled: Error {}
+
+    private let condition = NSCondition()
+    private var events: [Event] = []
+    private var batchesWaiting = 0
+    private var cancelled = false
+    private let depth: Int
+    /// Seconds the reader waited for room in the queue (reader thread only).
+    private var blockedSeconds: Double = 0
+
+    private init(depth: Int) {
+        self.depth = depth
+    }
+
+    /// Reads `feed` ahead of the caller, handing each batch to `onBatch` and each reject to
+    /// `onReject` on the calling thread; returns the reader's final position.
+    static func read(_ feed: MappedFeed, batchSize: Int, depth: Int = 2, onReject: (Reject) throws -> Void,
+                     onBatch: (RecordBatch, Position) throws -> Void) throws -> Position {
+        let queue = FeedReadAhead(depth: max(depth, 1))
+        let owned = UncheckedFeed(feed: feed)
+        let thread = Thread { queue.produce(owned.feed, batchSize: batchSize) }
+        thread.name = "importer feed reader"
+        thread.stackSize = 8 << 20
+        thread.start()
+        do {
+            while true {
+                switch queue.take() {
+                case .batch(let batch, let position): try onBatch(batch, position)
+                case .reject(let reject): try onReject(reject)
+                case .end(let position): return position
+                case .failed(let error): throw error
+                }
+            }
+        } catch {
+            queue.cancel()
+            throw error
+        }
+    }
+
+    /// The reader thread's body: every event of the feed, then its end or its error.
+    private func produce(_ feed: MappedFeed, batchSize: Int) {
+        let clock = ContinuousClock()
+        let began = clock.now
+        func position() -> Position {
+            let progress = feed.progress
+            let elapsed = PhaseTimes.seconds(began.duration(to: clock.now))
+            return Position(records: feed.records, bytesRead: progress.read, totalBytes: progress.total, readingSeconds: elapsed - blockedSeconds)
+        }
+        do {
+            try feed.read(batchSize: batchSize) { reject in
+                try put(.reject(reject))
+            } onBatch: { batch in
+                try put(.batch(batch, position()))
+            }
+            try put(.end(position()))
+        } catch is Cancelled {
+            return
+        } catch {
+            try? put(.failed(error))
+        }
+    }
+
+    private func put(_ event: Event) throws {
+        condition.lock()
+        defer { condition.unlock() }
+        let isBatch = if case .batch = event { true } else { false }
+        if isBatch, batchesWaiting >= depth, !cancelled {
+            let clock = ContinuousClock()
+            let began = clock.now
+            while batchesWaiting >= depth, !cancelled { condition.wait() }
+            blockedSeconds += PhaseTimes.seconds(began.duration(to: clock.now))
+        }
+        guard !cancelled else { throw Cancelled() }
+        events.append(event)
+        if isBatch { batchesWaiting += 1 }
+        condition.broadcast()
+    }
+
+    private func take() -> Event {
+        condition.lock()
+        defer { condition.unlock() }
+        while events.isEmpty { condition.wait() }
+        let event = events.removeFirst()
+        if case .batch = event { batchesWaiting -= 1 }
+        condition.broadcast()
+        return event
+    }
+
+    private func cancel() {
+        condition.lock()
+        cancelled = true
+        events.removeAll()
+        condition.broadcast()
+        condition.unlock()
+    }
+}
+
+/// The feed handed to the reader thread, which owns it from then on (see `FeedReadAhead`).
+private struct UncheckedFeed: @unchecked Sendable {
+    let feed: MappedFeed
+}
