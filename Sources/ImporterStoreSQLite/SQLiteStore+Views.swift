@@ -100,7 +100,12 @@ extension SQLiteStore {
         let update = try connection.prepare(schema.updateGroup)
         let delete = try connection.prepare(schema.deleteGroup)
         var recompute: [[Value]] = []
-        let deltas = try connection.rows(schema.delta, [.integer(range.lowerBound), .integer(range.upperBound)])
+        let changes = EntitySchema(entity: schema.entity).changeTable
+        let transactions = try connection.rows(
+            "SELECT (SELECT \"transaction_number\" FROM \(changes) WHERE \"change_id\" = ?1), (SELECT \"transaction_number\" FROM \(changes) WHERE \"change_id\" = ?2)",
+            [.integer(range.lowerBound), .integer(range.upperBound)]).first
+        let oneTransaction = transactions.map { !$0[0].isNull && $0[0].isSame(as: $0[1]) } ?? false
+        let deltas = try connection.rows(schema.delta(oneTransaction: oneTransaction), [.integer(range.lowerBound), .integer(range.upperBound)])
         for delta in deltas {
             let group = Array(delta.prefix(groupCount))
             let rowDelta = delta[groupCount].doubleValue.map { Int64($0) } ?? 0

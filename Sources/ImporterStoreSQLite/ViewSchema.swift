@@ -102,7 +102,10 @@ struct ViewSchema {
     /// relevant change leaves its group, the after-image of its last one enters a group. A record
     /// inserted and deleted inside the range contributes nothing, so every value that enters is
     /// present at the end of the range (which makes the min/max rule in `ViewMaintainer` exact).
-    var delta: String {
+    /// The per-group delta of the change rows `?1...?2`. `oneTransaction`: the range lies in one
+    /// transaction, which holds at most one change row per record, so each row is both the first
+    /// and the last change of its record (no grouping by record, measured ~40 % of the query).
+    func delta(oneTransaction: Bool) -> String {
         let schema = EntitySchema(entity: entity)
         let stored = view.storedAttributes(of: entity).sorted()
         // Update rows that touch none of the view's attributes change nothing in it.
@@ -112,7 +115,10 @@ struct ViewSchema {
             "CASE WHEN c.\"type\" = 'update' AND instr(',' || c.\"changed\" || ',', ',\(name),') > 0 THEN c.\(EntitySchema.old(name)) ELSE c.\(Self.q(name)) END AS \(Self.q(name))"
         }
         let after = stored.map { "c.\(Self.q($0)) AS \(Self.q($0))" }
-        let ends = """
+        let ends = oneTransaction ? """
+            SELECT "change_id" AS first, "change_id" AS last FROM \(schema.changeTable)
+            WHERE "change_id" BETWEEN ?1 AND ?2 AND ("type" <> 'update' OR \(relevantUpdate))
+            """ : """
             SELECT "record_id", min("change_id") AS first, max("change_id") AS last FROM \(schema.changeTable)
             WHERE "change_id" BETWEEN ?1 AND ?2 AND ("type" <> 'update' OR \(relevantUpdate))
             GROUP BY "record_id"
