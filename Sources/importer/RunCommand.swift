@@ -47,13 +47,13 @@ struct RunCommand: ParsableCommand {
     @Option(name: .customLong("max-rejects"), help: ArgumentHelp("Rejected records tolerated; past this the run fails (exit 65) and imports nothing.", valueName: "count"))
     var maxRejects = 0
 
-    @Option(name: .long, help: ArgumentHelp("Also write rejected records to this file as NDJSON.", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("Also write rejected records to this file as NDJSON.", valueName: "file"), completion: .file())
     var rejects: String?
 
     @Flag(name: .customLong("dry-run"), help: "Do the whole import and replay, print the report, then roll back: the store is unchanged.")
     var dryRun = false
 
-    @Argument(help: ArgumentHelp("Feed files to import; - reads standard input.", valueName: "feed"))
+    @Argument(help: ArgumentHelp("Feed files to import; - reads standard input.", valueName: "feed"), completion: .file())
     var feeds: [String]
 
     func validate() throws {

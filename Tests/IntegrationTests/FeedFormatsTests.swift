@@ -186,7 +186,7 @@ import Testing
         #expect(feed["mapped"] as? Int == 3)
         #expect((feed["rejects"] as? [[String: Any]])?.map { $0["line"] as? Int } == [2, 5, 6])
         #expect(try importer(["check", "--model", Self.model, "--max-rejects", "3", Self.feed]).status == 0)
-        #expect(try importer(["check", sample("fireball-2026.json")]).stdout.contains("11 record(s) of Fireball (fireball-api, nasa-columnar): 11 would be imported, 0 rejected"))
+        #expect(try importer(["check", sample("fireball-2026.json")]).stdout.contains("11 record(s) of Fireball (mapping fireball-api, nasa-columnar): 11 would be imported, 0 rejected"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).isEmpty)
     }
 
