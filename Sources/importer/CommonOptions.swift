@@ -53,6 +53,21 @@ struct StoreOptions: ParsableArguments {
     }
 }
 
+    /// Prints what a command did: `text` for people, or the members `fill` writes as one JSON object.
+func confirmation(_ text: String, format: ListFormat, _ fill: (inout JSONWriter) -> Void) throws {
+        let output = OutputSink()
+        if format == .text {
+            output.write(text + "\n")
+        } else {
+            JSONWriter.document(to: output) { json in
+                json.beginObject()
+                fill(&json)
+                json.endObject()
+            }
+        }
+        try output.flush()
+    }
+
 extension ReportFormat: ExpressibleByArgument {}
 
 /// The output of listing commands: for people, or for programs.

@@ -48,6 +48,7 @@ struct ConsumersCommand: ParsableCommand {
         @Option(name: .long, help: ArgumentHelp("Only updates touching this attribute (repeatable).", valueName: "attribute")) var attribute: [String] = []
         @Option(name: .customLong("exclude-author"), help: ArgumentHelp("Skip transactions by this author (repeatable).", valueName: "author")) var excludeAuthor: [String] = []
         @Option(name: .long, help: "Where the consumer starts: now or beginning.") var from: Position = .now
+        @Option(name: .long, help: "Output format: text or json.") var format: ListFormat = .text
 
         func validate() throws {
             if case .token = from { throw ValidationError("--from must be now or beginning") }
@@ -76,7 +77,11 @@ struct ConsumersCommand: ParsableCommand {
                                                                     attributes: attribute, excludedAuthors: excludeAuthor))
                     return start
                 }
-                print("Added consumer \(name) at transaction \(start).")
+                try confirmation("Added consumer \(name) at transaction \(start).", format: format) { json in
+                    json.field("added", name)
+                    json.field("transaction", start)
+                    json.field("token", store.token(start).description)
+                }
                 return .success
             }
         }
@@ -115,7 +120,8 @@ struct ConsumersCommand: ParsableCommand {
             discussion: "Example: importer consumers remove mailer"
         )
         @OptionGroup var storeOptions: StoreOptions
-        @Argument(help: "The consumer's name.") var name: String
+        @Argument(help: "The consumer's name.", completion: .custom(StoreNames.externalConsumers)) var name: String
+        @Option(name: .long, help: "Output format: text or json.") var format: ListFormat = .text
 
         func run() throws {
             try runReportingErrors(storeOptions.logging) {
@@ -127,7 +133,7 @@ struct ConsumersCommand: ParsableCommand {
                     }
                     try registry.remove(name)
                 }
-                print("Removed consumer \(name).")
+                try confirmation("Removed consumer \(name).", format: format) { $0.field("removed", name) }
                 return .success
             }
         }
@@ -144,8 +150,9 @@ struct ConsumersCommand: ParsableCommand {
                 """
         )
         @OptionGroup var storeOptions: StoreOptions
-        @Argument(help: "The consumer's name.") var name: String
+        @Argument(help: "The consumer's name.", completion: .custom(StoreNames.externalConsumers)) var name: String
         @Option(name: .long, help: ArgumentHelp("now, beginning, or a token.", valueName: "position")) var to: Position = .now
+        @Option(name: .long, help: "Output format: text or json.") var format: ListFormat = .text
 
         func run() throws {
             try runReportingErrors(storeOptions.logging) {
@@ -165,7 +172,11 @@ struct ConsumersCommand: ParsableCommand {
                     try registry.setToken(name, to: number, replayed: false)
                     return number
                 }
-                print("Consumer \(name) is at transaction \(number) (token \(store.token(number))).")
+                try confirmation("Consumer \(name) is at transaction \(number) (token \(store.token(number))).", format: format) { json in
+                    json.field("consumer", name)
+                    json.field("transaction", number)
+                    json.field("token", store.token(number).description)
+                }
                 return .success
             }
         }

@@ -84,12 +84,16 @@ struct RejectsCommand: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Delete stored rejects (one run, or all).", discussion: "Example: importer rejects clear --run 3")
         @OptionGroup var storeOptions: StoreOptions
         @Option(name: .customLong("run"), help: ArgumentHelp("Only this run's rejects.", valueName: "number")) var runNumber: Int64?
+        @Option(name: .long, help: "Output format: text or json.") var format: ListFormat = .text
 
         func run() throws {
             try runReportingErrors(storeOptions.logging) {
                 let store = try storeOptions.open(create: false)
                 let count = try store.write { try RejectStore(store: store).clear(run: runNumber) }
-                print("Cleared \(count) reject(s).")
+                try confirmation("Cleared \(count) reject(s).", format: format) { json in
+                    json.field("cleared", count)
+                    json.field("run", runNumber.map(Value.integer) ?? .null)
+                }
                 return .success
             }
         }
