@@ -81,14 +81,15 @@ struct HistoryRangeOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Only transactions after this token.", valueName: "token"))
     var after: String?
 
-    @Option(name: .long, help: ArgumentHelp("Only transactions at or after this UTC date or datetime (YYYY-MM-DD[Thh:mm:ssZ]).", valueName: "date"))
+    @Option(name: .long, help: ArgumentHelp("Only transactions at or after this date: 2026-01-01, 2026-01-01T08:30:00+02:00 (ISO 8601; UTC without an offset), or a time ago: 30m, 12h, 7d.", valueName: "date"))
     var since: String?
 
-    @Option(name: .long, help: ArgumentHelp("The pending changes of this consumer (after its token, filtered).", valueName: "name"))
+    @Option(name: .long, help: ArgumentHelp("The pending changes of this consumer (after its token, filtered).", valueName: "name"), completion: .custom(StoreNames.consumers))
     var consumer: String?
 
     func validate() throws {
         if [after, since, consumer].compactMap({ $0 }).count > 1 { throw ValidationError("give at most one of --after, --since and --consumer") }
+        if let since { _ = try DateArgument.parse(since, option: "--since") }
     }
 
     /// The transactions in `store`: after a token, since a date, or pending for a consumer; up to
@@ -98,10 +99,7 @@ struct HistoryRangeOptions: ParsableArguments {
         var filter = ChangeFilter.all
         if let after { start = try store.parseToken(after).transactionNumber }
         if let since {
-            guard let timestamp = HistoryPurger.normalized(since) else {
-                throw ValidationError("--since: '\(since)' is not a date (YYYY-MM-DD) or UTC datetime")
-            }
-            start = try HistoryReader(store: store).lastTransaction(before: timestamp)
+            start = try HistoryReader(store: store).lastTransaction(before: try DateArgument.parse(since, option: "--since"))
         }
         if let name = consumer {
             let registry = ConsumerRegistry(store: store)
@@ -122,6 +120,22 @@ struct HistoryRange {
     var after: Int64
     var through: Int64
     var filter: ChangeFilter
+}
+
+/// The token, or the date (`DateArgument`), that an option taking either names.
+enum TokenOrDate {
+    case token(String)
+    case date(String)
+
+    init(_ text: String, option: String) throws {
+        if let timestamp = DateArgument.timestamp(text) {
+            self = .date(timestamp)
+        } else if text.count >= 16, text.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) {
+            self = .token(text)
+        } else {
+            throw ValidationError("\(option): '\(text)' is neither a token nor a date; give a token (see importer history) or \(DateArgument.examples)")
+        }
+    }
 }
 
 /// Where reports go, by one rule kept by every command: `--format FORMAT` is the report on

@@ -109,7 +109,7 @@ struct HistoryPurgeCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Keep the transactions of the last DAYS days.", valueName: "days"))
     var keep: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Purge transactions before this UTC date, or up to this token.", valueName: "date|token"))
+    @Option(name: .long, help: ArgumentHelp("Purge transactions before this date (2026-01-01, 2026-01-01T08:30:00+02:00, 30d), or up to and including this token's.", valueName: "date|token"))
     var before: String?
 
     @Flag(name: .long, help: "Purge even history that consumers still need (they become expired).")
@@ -121,6 +121,7 @@ struct HistoryPurgeCommand: ParsableCommand {
     func validate() throws {
         if keep != nil && before != nil { throw ValidationError("give --keep or --before, not both") }
         if let keep, keep < 0 { throw ValidationError("--keep must be 0 or more days") }
+        if let before { _ = try TokenOrDate(before, option: "--before") }
     }
 
     func run() throws {
@@ -131,10 +132,9 @@ struct HistoryPurgeCommand: ParsableCommand {
                 var bound = PurgeBound.consumers
                 if let keep { bound = .keepDays(keep) }
                 if let before {
-                    if HistoryPurger.normalized(before) != nil {
-                        bound = .beforeDate(before)
-                    } else {
-                        bound = .throughTransaction(try store.parseToken(before).transactionNumber)
+                    switch try TokenOrDate(before, option: "--before") {
+                    case .date(let timestamp): bound = .beforeDate(timestamp)
+                    case .token(let token): bound = .throughTransaction(try store.parseToken(token).transactionNumber)
                     }
                 }
                 let (through, expiring) = try purger.target(bound, force: force)
