@@ -36,6 +36,8 @@ public final class ImportSession {
     public let options: ImportOptions
     /// Called after each batch (on the importing thread).
     public var onProgress: ((ImportProgress) -> Void)?
+    /// Called as each step after reading begins (on the importing thread).
+    public var onPhase: ((ImportPhase) -> Void)?
     /// Where the run logs what it does (nothing by default).
     public var logger = Logger(label: "importer") { _ in SwiftLogNoOpLogHandler() }
     /// Receives every rejected record as it is met (the `--rejects` file).
@@ -63,6 +65,7 @@ public final class ImportSession {
             return try store.write {
                 let result = try importAll(feeds)
                 if result.refusals.isEmpty { try beforeCommit?(result) }
+                onPhase?(.commit)
                 if options.dryRun || !result.refusals.isEmpty { throw DryRunRollback(result: result) }
                 return result
             }
@@ -122,12 +125,14 @@ public final class ImportSession {
         }
 
         try checkCancellation()
+        if options.sync || entities.contains(where: { $0.drift?.on == .always }) { onPhase?(.sync) }
         for entity in entities {
             // Key drift is reconciled before sync deletes are decided (or in every run, when the
             // rule says so).
             if let drift = entity.drift, options.sync || drift.on == .always { _ = try transaction.reconcileDrift(entity) }
             if options.sync { _ = try transaction.deleteRecordsNotWritten(entity) }
         }
+        onPhase?(.history)
         var counts: [(String, ChangeCounts)] = []
         for entity in entities {
             var entityCounts = try transaction.closeEntity(entity)
@@ -144,7 +149,10 @@ public final class ImportSession {
         let wrote = try transaction.finish(metadata: metadata, counts: counts)
         var result = ImportResult(transactionNumber: wrote ? transaction.number : nil, entities: counts, rejects: rejects)
         result.rejectRun = transaction.rejectRun
-        if options.replayViews { try replayViews(into: &result, created: created) }
+        if options.replayViews {
+            onPhase?(.views)
+            try replayViews(into: &result, created: created)
+        }
         return result
     }
 

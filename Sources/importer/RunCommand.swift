@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ImporterKit
+import Logging
 
 struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -90,11 +91,12 @@ struct RunCommand: ParsableCommand {
             session.rejectSink = sink
             let progress = ProgressLine.isTerminal && !storeOptions.logging.quiet ? ProgressLine() : nil
             session.onProgress = progress.map { line in { line.update($0) } }
+            session.onPhase = progress.map { line in { line.phase($0) } }
             // Report files are opened before the import: one that cannot be written fails the run
             // before anything is imported.
             let targets = try reports.targets().open()
             func writeReports(_ result: ImportResult) throws {
-                try targets.write(try ReportContent(run: result, store: store), store: store)
+                try targets.write(try ReportContent(run: result, store: store, sources: feeds, dryRun: dryRun), store: store)
             }
             // A dry run writes its report from inside the transaction, before rolling back; a real
             // run once the transaction committed.
@@ -123,7 +125,26 @@ struct RunCommand: ParsableCommand {
                 logger.info("committed", metadata: ["transaction": "\(number)", "token": "\(store.token(number))"])
             }
             if !dryRun { try writeReports(result) }
+            summarizeRejects(result, logger: logger)
             return exitCode && !changed ? .noChanges : .success
         }
+    }
+
+    /// Tolerated rejects, said on standard error with the command that shows them.
+    private func summarizeRejects(_ result: ImportResult, logger: Logger) {
+        let count = result.totals.rejected
+        guard count > 0 else { return }
+        let records = "\(count) record\(count == 1 ? "" : "s") rejected"
+        if dryRun {
+            logger.warning("\(records) (dry run: not kept)")
+        } else if let run = result.rejectRun {
+            let store = storeOptions.store.map { " --store \(Self.shellQuoted($0))" } ?? ""
+            logger.warning("\(records), kept in the store: importer rejects show \(run)\(store)")
+        }
+    }
+
+    /// `text` as one shell word (single-quoted unless it is plain).
+    static func shellQuoted(_ text: String) -> String {
+        text.allSatisfy({ $0.isLetter || $0.isNumber || "/._-+:@".contains($0) }) ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 }

@@ -57,8 +57,8 @@ struct UndoCommand: ParsableCommand {
                     guard number > 0 else { throw UndoError.noTransaction("the store has no history") }
                     let outcome = try undo.run(number)
                     let written = outcome.written
-                    var content = try ReportContent(store: store, after: (written.min() ?? 1) - 1, through: written.max() ?? 0,
-                                                    title: dryRun ? "importer undo: dry run, nothing was written" : "importer undo")
+                    var content = try ReportContent(store: store, after: (written.min() ?? 1) - 1, through: written.max() ?? 0, title: "importer undo")
+                    if dryRun { content.markDryRun(title: "importer undo: dry run — nothing was written (\(URL(fileURLWithPath: store.path).lastPathComponent))") }
                     content.warnings = outcome.warnings
                     try ReportWriter(store: store).write(content, as: format, to: output)
                     if dryRun { throw DryRunRollback() }

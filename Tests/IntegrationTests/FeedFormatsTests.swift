@@ -203,7 +203,11 @@ import Testing
         func comparable(_ execution: Execution) throws -> NSDictionary {
             var report = try #require(execution.json as? [String: Any])
             var transaction = try #require(report["transaction"] as? [String: Any])
-            for key in ["timestamp", "process_id"] { transaction[key] = nil }
+            // A dry run's transaction is not written: it has no token, and says so.
+            #expect(report["dry_run"] as? Bool == (execution.stdout == dry.stdout))
+            #expect((transaction["token"] is NSNull) == (execution.stdout == dry.stdout))
+            for key in ["timestamp", "process_id", "token"] { transaction[key] = nil }
+            report["dry_run"] = nil
             report["transaction"] = transaction
             var views = try #require(report["views"] as? [String: [String: Any]])
             for (name, var effect) in views { effect["rebuilt"] = nil; views[name] = effect }
