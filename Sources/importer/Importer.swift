@@ -18,6 +18,6 @@ struct Importer: ParsableCommand {
             78 model or schema unusable, 130/143 interrupted by SIGINT/SIGTERM (rolled back).
             """,
         version: "0.1.0",
-        subcommands: [RunCommand.self, UndoCommand.self, ExportCommand.self, HistoryCommand.self, ConsumersCommand.self, ReplayCommand.self, ViewsCommand.self, WatchCommand.self, CheckCommand.self, RejectsCommand.self, ModelCommand.self, ReportCommand.self, StatusCommand.self]
+        subcommands: [RunCommand.self, UndoCommand.self, ExportCommand.self, HistoryCommand.self, ConsumersCommand.self, ReplayCommand.self, ViewsCommand.self, WatchCommand.self, CheckCommand.self, RejectsCommand.self, ModelCommand.self, ReportCommand.self, QueryCommand.self, StatusCommand.self]
     )
 }

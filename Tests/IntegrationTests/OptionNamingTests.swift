@@ -7,7 +7,7 @@ import Testing
 @Suite struct OptionNamingTests {
     /// Every command that reads or writes a store, as its words.
     static let storeCommands: [[String]] = [
-        ["run"], ["check"], ["undo"], ["export"], ["history", "list"], ["history", "purge"], ["report"],
+        ["run"], ["check"], ["undo"], ["export"], ["history", "list"], ["history", "purge"], ["report"], ["query"],
         ["consumers", "add"], ["consumers", "list"], ["consumers", "remove"], ["consumers", "reset"], ["replay"],
         ["views", "list"], ["views", "show"], ["views", "rebuild"], ["views", "verify"], ["watch"],
         ["rejects", "list"], ["rejects", "show"], ["rejects", "clear"], ["status"],
