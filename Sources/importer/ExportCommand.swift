@@ -32,7 +32,7 @@ struct ExportCommand: ParsableCommand {
     @Option(name: .long, help: "Output format: json, ndjson or csv.")
     var format: RecordExport.Format = .json
 
-    @Option(name: .long, help: ArgumentHelp("Write to this file (atomically; - is standard output).", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("Write to this file (atomically; - is standard output).", valueName: "file"), completion: .file())
     var output: String = "-"
 
     func run() throws {

@@ -20,7 +20,7 @@ struct WatchCommand: ParsableCommand {
 
     @OptionGroup var storeOptions: StoreOptions
 
-    @Option(name: .long, help: ArgumentHelp("An external consumer whose changes to print (repeatable).", valueName: "name"))
+    @Option(name: .long, help: ArgumentHelp("An external consumer whose changes to print (repeatable).", valueName: "name"), completion: .custom(StoreNames.externalConsumers))
     var consumer: [String] = []
 
     @Option(name: .long, help: ArgumentHelp("Seconds between checks for new history.", valueName: "seconds"))
