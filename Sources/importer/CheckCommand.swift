@@ -18,13 +18,13 @@ struct CheckCommand: ParsableCommand {
 
             Examples:
               importer check SampleData/fireball-2026.json
-              importer check --store fireballs.sqlite --format json SampleData/fireball-2026.json
-              importer check --model SampleData/models/fireball-xml-elements.yaml SampleData/xml/fireball-2024-elements.xml
+              importer check --store fireballs.sqlite --format json feed.json
+              importer check --model fireball-xml.yaml --max-rejects 5 feed.xml
             """
     )
 
-    @OptionGroup var modelOptions: ModelOptions
-    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup(title: "Model options") var modelOptions: ModelOptions
+    @OptionGroup(title: "Store and logging options") var storeOptions: StoreOptions
 
     @Option(name: .customLong("max-rejects"), help: ArgumentHelp("Rejected records tolerated before the check fails.", valueName: "count"))
     var maxRejects = 0

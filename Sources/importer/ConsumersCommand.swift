@@ -6,6 +6,16 @@ struct ConsumersCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "consumers",
         abstract: "Manage the named readers of history whose tokens the store keeps.",
+        discussion: """
+            A consumer reads the changes after its token (importer history --consumer NAME \
+            --ack, importer watch --consumer NAME), through its filters. Views are consumers \
+            too: they are listed here, and replayed by importer replay.
+
+            Examples:
+              importer consumers add mailer --attribute energy --exclude-author mailer
+              importer consumers list
+              importer consumers reset mailer --to beginning
+            """,
         subcommands: [Add.self, List.self, Remove.self, Reset.self]
     )
 
@@ -39,10 +49,12 @@ struct ConsumersCommand: ParsableCommand {
                 these entities), --attribute (updates count only when they touch one of these; \
                 inserts and deletes always count), --exclude-author (skip these authors' transactions).
 
-                Example: importer consumers add mailer --attribute energy --exclude-author mailer
+                Examples:
+                  importer consumers add mailer --attribute energy --exclude-author mailer
+                  importer consumers add archive --from beginning --format json
                 """
         )
-        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup(title: "Store and logging options") var storeOptions: StoreOptions
         @Argument(help: "The consumer's name (letters, digits, _, -, .).") var name: String
         @Option(name: .long, help: ArgumentHelp("Only changes of this entity (repeatable).", valueName: "entity")) var entity: [String] = []
         @Option(name: .long, help: ArgumentHelp("Only updates touching this attribute (repeatable).", valueName: "attribute")) var attribute: [String] = []
@@ -90,9 +102,13 @@ struct ConsumersCommand: ParsableCommand {
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List consumers (views included): token, lag, last replay, filters.",
-            discussion: "Example: importer consumers list --format json"
+            discussion: """
+                Examples:
+                  importer consumers list
+                  importer consumers list --format json
+                """
         )
-        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup(title: "Store and logging options") var storeOptions: StoreOptions
         @Option(name: .long, help: "Output format: text or json.") var format: ListFormat = .text
 
         func run() throws {
@@ -117,9 +133,12 @@ struct ConsumersCommand: ParsableCommand {
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Remove an external consumer (its pending history may then be purged).",
-            discussion: "Example: importer consumers remove mailer"
+            discussion: """
+                Examples:
+                  importer consumers remove mailer
+                """
         )
-        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup(title: "Store and logging options") var storeOptions: StoreOptions
         @Argument(help: "The consumer's name.", completion: .custom(StoreNames.externalConsumers)) var name: String
         @Option(name: .long, help: "Output format: text or json.") var format: ListFormat = .text
 
@@ -146,10 +165,12 @@ struct ConsumersCommand: ParsableCommand {
                 --to now skips everything pending; --to beginning replays all kept history; \
                 --to TOKEN sets an exact position (it must not be older than the kept history).
 
-                Example: importer consumers reset mailer --to beginning
+                Examples:
+                  importer consumers reset mailer --to beginning
+                  importer consumers reset mailer --to now
                 """
         )
-        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup(title: "Store and logging options") var storeOptions: StoreOptions
         @Argument(help: "The consumer's name.", completion: .custom(StoreNames.externalConsumers)) var name: String
         @Option(name: .long, help: ArgumentHelp("now, beginning, or a token.", valueName: "position")) var to: Position = .now
         @Option(name: .long, help: "Output format: text or json.") var format: ListFormat = .text

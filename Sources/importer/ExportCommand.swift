@@ -16,12 +16,12 @@ struct ExportCommand: ParsableCommand {
 
             Examples:
               importer export --format csv --output fireballs.csv
-              importer export --as-of 2026-01-01 --format ndjson
-              importer export --entity Fireball --as-of AQ3k…AAAAAAAAAAE --format json
+              importer export --as-of 7d --format ndjson
+              importer export --entity Fireball --as-of "$token" --format json
             """
     )
 
-    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup(title: "Store and logging options") var storeOptions: StoreOptions
 
     @Option(name: .long, help: ArgumentHelp("The entity to export (default: the store's only, or first, entity).", valueName: "name"))
     var entity: String?

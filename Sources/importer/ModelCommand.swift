@@ -6,13 +6,27 @@ struct ModelCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "model",
         abstract: "Print the built-in model in the model file format, or check a model file.",
+        discussion: """
+            A model file (YAML or JSON) declares entities, feed mappings and views; run and \
+            check read feeds with one through --model FILE.
+
+            Examples:
+              importer model show > fireball.yaml
+              importer model check fireball.yaml
+            """,
         subcommands: [Show.self, Check.self]
     )
 
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print a model (the built-in fireball model by default) as YAML or JSON.",
-            discussion: "The documented example of the model file format. Example: importer model show > fireball.yaml"
+            discussion: """
+                The built-in model is the documented example of the model file format.
+
+                Examples:
+                  importer model show > fireball.yaml
+                  importer model show --model cneos.yaml --format json
+                """
         )
         @Option(name: .long, help: ArgumentHelp("A model file to print instead of the built-in model.", valueName: "file"), completion: .file(extensions: ["yaml", "yml", "json"]))
         var model: String?

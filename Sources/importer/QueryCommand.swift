@@ -15,10 +15,10 @@ struct QueryCommand: ParsableCommand {
             values into the SQL. The tables are described in the README ("The store").
 
             Examples:
-              importer query "SELECT region, count FROM fireball_by_region ORDER BY count DESC"
-              importer query "SELECT date, energy FROM fireball WHERE energy > :min" --param min=10 --format json
-              importer query "SELECT number, author, timestamp FROM importer_transaction" --format csv
-              first=$(importer query "SELECT token FROM importer_transaction ORDER BY number LIMIT 1" --raw)
+              importer query "SELECT region, count FROM fireball_by_region"
+              importer query "SELECT * FROM fireball WHERE energy > :e" --param e=10
+              importer query "SELECT number, author FROM importer_transaction" --format csv
+              count=$(importer query "SELECT count(*) FROM fireball" --raw)
             """
     )
 
@@ -27,7 +27,7 @@ struct QueryCommand: ParsableCommand {
         case table, json, ndjson, csv
     }
 
-    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup(title: "Store and logging options") var storeOptions: StoreOptions
 
     @Argument(help: ArgumentHelp("One SQL statement (SELECT, WITH, read-only PRAGMA, EXPLAIN …).", valueName: "sql"))
     var sql: String

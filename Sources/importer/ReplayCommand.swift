@@ -18,7 +18,7 @@ struct ReplayCommand: ParsableCommand {
             """
     )
 
-    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup(title: "Store and logging options") var storeOptions: StoreOptions
 
     @Option(name: .long, help: ArgumentHelp("Only this view (repeatable; all views when omitted).", valueName: "name"), completion: .custom(StoreNames.views))
     var view: [String] = []

@@ -15,15 +15,24 @@ struct RunCommand: ParsableCommand {
             transaction. Records that cannot be mapped are rejects: up to --max-rejects of them are \
             kept in the store (importer rejects) and the good records are imported.
 
+            --sync makes the feeds a full snapshot: stored records they no longer hold are \
+            deleted, within guards (an error answer, an empty feed or more than --max-delete \
+            deletes is refused with exit 65, nothing written). --dry-run does it all, prints \
+            the report marked as a dry run, and rolls back. --exit-code exits 1 when nothing \
+            changed, for make.
+
             Examples:
-              importer run --store fireballs.sqlite --author nightly SampleData/fireball-2024.json
-              importer run --model SampleData/models/cneos-csv.yaml --max-rejects 10 --rejects rejects.ndjson export.csv
-              importer run --dry-run --sync SampleData/fireball-2026.json
+              importer run --author nightly SampleData/fireball-2024.json
+              importer run --sync --exit-code SampleData/fireball-2026.json
+              importer run --sync --dry-run --format json SampleData/fireball-2026.json
+              importer run --format json --report html --output run.html feed.json
+              importer run --model cneos.yaml --max-rejects 10 --rejects bad.ndjson x.csv
+              curl -fsS "$API_URL" | importer run --sync -
             """
     )
 
-    @OptionGroup var storeOptions: StoreOptions
-    @OptionGroup var modelOptions: ModelOptions
+    @OptionGroup(title: "Store and logging options") var storeOptions: StoreOptions
+    @OptionGroup(title: "Model options") var modelOptions: ModelOptions
 
     @Option(name: .long, help: ArgumentHelp("The history transaction's author (default: $IMPORTER_AUTHOR, else \(ImportOptions.defaultAuthor)).", valueName: "name"))
     var author: String?
@@ -37,7 +46,7 @@ struct RunCommand: ParsableCommand {
     @Option(name: .customLong("max-delete"), help: ArgumentHelp("With --sync, the most records of an entity it may delete: a count or a percentage of the stored records (default 50%; 100% allows all). A run over the bound is refused (exit 65) and writes nothing.", valueName: "N|P%"))
     var maxDelete: String = "50%"
 
-    @OptionGroup var reports: ReportOutputOptions
+    @OptionGroup(title: "Report options") var reports: ReportOutputOptions
 
     @Flag(name: .long, help: "Exit with 1 when nothing changed (like git diff --exit-code).")
     var exitCode = false

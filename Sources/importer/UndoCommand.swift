@@ -15,13 +15,13 @@ struct UndoCommand: ParsableCommand {
             first. A transaction whose history was purged cannot be undone (exit 3).
 
             Examples:
+              importer undo --last --dry-run
               importer undo --last
-              importer undo AQ3k…AAAAAAAAAAI --cascade
-              importer undo --last --dry-run --format json
+              importer undo "$token" --cascade     # a token from importer history
             """
     )
 
-    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup(title: "Store and logging options") var storeOptions: StoreOptions
 
     @Argument(help: ArgumentHelp("The token of the transaction to undo.", valueName: "token"))
     var token: String?
@@ -35,7 +35,7 @@ struct UndoCommand: ParsableCommand {
     @Flag(name: .customLong("dry-run"), help: "Print what undo would write, then roll back: the store is unchanged.")
     var dryRun = false
 
-    @Option(name: .long, help: ArgumentHelp("The report format: text, json, ndjson, markdown, csv or html.", valueName: "format"))
+    @Option(name: .long, help: ArgumentHelp("The report printed on standard output: text (default), json, ndjson, markdown, csv or html.", valueName: "format"))
     var format: ReportFormat = .text
 
     func validate() throws {

@@ -6,15 +6,29 @@ struct ViewsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "views",
         abstract: "Inspect, rebuild and verify the derived views.",
+        discussion: """
+            Views are aggregates of an entity (the model's views; the fireball model has \
+            fireball_by_year and fireball_by_region), kept up to date by every run and by \
+            importer replay.
+
+            Examples:
+              importer views list
+              importer views show fireball_by_year --format csv
+              importer views verify --format json
+            """,
         subcommands: [List.self, Show.self, Rebuild.self, Verify.self]
     )
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List the store's views: entity, groups, aggregates, token and lag.",
-            discussion: "Example: importer views list"
+            discussion: """
+                Examples:
+                  importer views list
+                  importer views list --format json
+                """
         )
-        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup(title: "Store and logging options") var storeOptions: StoreOptions
         @Option(name: .long, help: "Output format: text or json.") var format: ListFormat = .text
 
         func run() throws {
@@ -73,7 +87,7 @@ struct ViewsCommand: ParsableCommand {
                   importer views show fireball_by_region --format csv > regions.csv
                 """
         )
-        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup(title: "Store and logging options") var storeOptions: StoreOptions
         @Argument(help: "The view's name.", completion: .custom(StoreNames.views)) var name: String
         @Option(name: .long, help: "Output format: text, json or csv.") var format: TableFormat = .text
 
@@ -125,7 +139,7 @@ struct ViewsCommand: ParsableCommand {
                   importer views rebuild fireball_by_year --format json
                 """
         )
-        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup(title: "Store and logging options") var storeOptions: StoreOptions
         @Argument(help: "The view's name.", completion: .custom(StoreNames.views)) var name: String
         @Option(name: .long, help: "Output format: text or json.") var format: ListFormat = .text
 
@@ -180,7 +194,7 @@ struct ViewsCommand: ParsableCommand {
                   importer views verify fireball_by_year --format json
                 """
         )
-        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup(title: "Store and logging options") var storeOptions: StoreOptions
         @Argument(help: "The view's name (all views when omitted).", completion: .custom(StoreNames.views)) var name: String?
         @Option(name: .long, help: "Output format: text or json.") var format: ListFormat = .text
 

@@ -79,4 +79,18 @@ import Testing
         #expect(twice.status == 64)
         #expect(twice.stderr.contains("--report csv has no --output FILE"))
     }
+
+    @Test func everyCommandsHelpShowsExamplesThatFitTheTerminal() throws {
+        let top = try importer(["--help"]).stdout
+        #expect(top.contains("Getting started:") && top.contains("Options mean the same in every command"))
+        for words in Self.storeCommands + [["model", "show"], ["model", "check"], ["consumers"], ["views"], ["model"]] {
+            let help = try importer(words + ["--help"]).stdout
+            #expect(help.contains("Example"), "\(words.joined(separator: " ")) --help has no example")
+            // Examples are whole lines at 80 columns (ArgumentParser wraps longer ones), and real
+            // commands (no placeholder tokens).
+            let examples = help.components(separatedBy: "\n").filter { $0.hasPrefix("  importer ") || $0.hasPrefix("  count=") }
+            #expect(!examples.isEmpty, "\(words)")
+            #expect(!help.contains("AQ3k"), "\(words): a placeholder token")
+        }
+    }
 }
