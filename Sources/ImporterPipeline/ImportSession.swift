@@ -149,10 +149,7 @@ public final class ImportSession {
         let wrote = try transaction.finish(metadata: metadata, counts: counts)
         var result = ImportResult(transactionNumber: wrote ? transaction.number : nil, entities: counts, rejects: rejects)
         result.rejectRun = transaction.rejectRun
-        if options.replayViews {
-            onPhase?(.views)
-            try replayViews(into: &result, created: created)
-        }
+        if options.replayViews { try replayViews(into: &result, created: created) }
         return result
     }
 
@@ -163,6 +160,7 @@ public final class ImportSession {
     /// Builds the views this run created and replays the others through the new head; a view whose
     /// token expired is skipped with a warning (rebuilding it is the user's call).
     private func replayViews(into result: inout ImportResult, created: [ViewDefinition]) throws {
+        onPhase?(.views)
         let maintainer = ViewMaintainer(store: store)
         let views = try ViewRegistry(store: store).all()
         var warnings: [String] = []
