@@ -60,6 +60,19 @@ public struct EntityDescription: Sendable, Equatable, Codable {
         return indices
     }
 
+    /// Why `name` cannot name an attribute: every entity table has its record id in a column named
+    /// `id` (and importer's own columns start with `importer_`), so neither may be declared.
+    static func reservedColumnProblem(_ name: String) -> String? {
+        if name.lowercased() == "id" {
+            return "attribute name '\(name)' is reserved: every entity table keeps its record id in a column named id. "
+                + "Rename the attribute and map the feed's field to it, e.g. {attribute: source_id, field: \(name)}"
+        }
+        if name.lowercased().hasPrefix("importer_") {
+            return "attribute name '\(name)' uses the prefix importer_, reserved for importer's own columns"
+        }
+        return nil
+    }
+
     /// Reports every problem with this description.
     public func validate() -> [String] {
         var problems: [String] = []
@@ -75,9 +88,7 @@ public struct EntityDescription: Sendable, Equatable, Codable {
             if let problem = SQLIdentifier.problem(with: attribute.name) {
                 problems.append("entity \(name): attribute: \(problem)")
             }
-            if attribute.name.lowercased() == "id" {
-                problems.append("entity \(name): attribute name 'id' is reserved for the record id")
-            }
+            if let problem = Self.reservedColumnProblem(attribute.name) { problems.append("entity \(name): \(problem)") }
             if ExpressionParser.reservedWords.contains(attribute.name.lowercased()) {
                 problems.append("entity \(name): attribute name '\(attribute.name)' is a keyword of the expression language")
             }
@@ -107,6 +118,7 @@ public struct EntityDescription: Sendable, Equatable, Codable {
             if ExpressionParser.reservedWords.contains(derived.name.lowercased()) {
                 problems.append("entity \(name): derived attribute name '\(derived.name)' is a keyword of the expression language")
             }
+            if let problem = Self.reservedColumnProblem(derived.name) { problems.append("entity \(name): derived \(problem)") }
             if stored.contains(derived.name) || !seen.insert(derived.name.lowercased()).inserted {
                 problems.append("entity \(name): derived attribute '\(derived.name)' has the name of another attribute")
             }

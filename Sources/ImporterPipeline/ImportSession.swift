@@ -38,6 +38,8 @@ public final class ImportSession {
     public let options: ImportOptions
     /// Called after each batch (on the importing thread).
     public var onProgress: ((ImportProgress) -> Void)?
+    /// Called as each step after reading begins (on the importing thread).
+    public var onPhase: ((ImportPhase) -> Void)?
     /// Where the run logs what it does (nothing by default).
     public var logger = Logger(label: "importer") { _ in SwiftLogNoOpLogHandler() }
     /// Receives every rejected record as it is met (the `--rejects` file).
@@ -67,6 +69,7 @@ public final class ImportSession {
             var result = try store.write {
                 let result = try importAll(feeds)
                 if result.refusals.isEmpty { try beforeCommit?(result) }
+                onPhase?(.commit)
                 if options.dryRun || !result.refusals.isEmpty { throw DryRunRollback(result: result) }
                 finished = clock.now
                 return result
@@ -137,12 +140,14 @@ public final class ImportSession {
 
         phases.add("read wait", PhaseTimes.seconds(readingBegan.duration(to: clock.now)) - (phases["upsert"] ?? 0))
         try checkCancellation()
+        if options.sync || entities.contains(where: { $0.drift?.on == .always }) { onPhase?(.sync) }
         for entity in entities {
             // Key drift is reconciled before sync deletes are decided (or in every run, when the
             // rule says so).
             if let drift = entity.drift, options.sync || drift.on == .always { _ = try phases.time("drift") { try transaction.reconcileDrift(entity) } }
             if options.sync { _ = try phases.time("sync deletes") { try transaction.deleteRecordsNotWritten(entity) } }
         }
+        onPhase?(.history)
         var counts: [(String, ChangeCounts)] = []
         for entity in entities {
             var entityCounts = try phases.time("history") { try transaction.closeEntity(entity) }
@@ -171,6 +176,7 @@ public final class ImportSession {
     /// Builds the views this run created and replays the others through the new head; a view whose
     /// token expired is skipped with a warning (rebuilding it is the user's call).
     private func replayViews(into result: inout ImportResult, created: [ViewDefinition]) throws {
+        onPhase?(.views)
         let maintainer = ViewMaintainer(store: store)
         let views = try ViewRegistry(store: store).all()
         var warnings: [String] = []

@@ -39,7 +39,7 @@ extension JSONWriter {
     public mutating func writeChange(_ change: Change, token: String? = nil, transaction: HistoryTransaction? = nil, consumer: String? = nil) {
         beginObject()
         if let consumer { field("consumer", consumer) }
-        if let token = transaction?.token ?? token { field("token", token) }
+        if let token = transaction?.token ?? token { field("token", token.isEmpty ? .null : .text(token)) }
         if let transaction {
             field("transaction", transaction.number)
             field("timestamp", transaction.timestamp)
@@ -73,8 +73,9 @@ extension JSONWriter {
     }
 
     /// The transaction's own fields (without changes), as members of an open object.
+    /// An empty token (a dry run's transaction, rolled back) is written as null.
     public mutating func writeTransactionFields(_ transaction: HistoryTransaction) {
-        field("token", transaction.token)
+        field("token", transaction.token.isEmpty ? .null : .text(transaction.token))
         field("number", transaction.number)
         field("timestamp", transaction.timestamp)
         field("author", transaction.author)

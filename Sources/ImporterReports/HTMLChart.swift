@@ -199,11 +199,18 @@ struct HTMLChart {
         return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
     }
 
-    /// A value as the reports write it (shortest round-trip form), whole numbers with thousands
-    /// separators (`100,000`).
+    /// A value as a chart shows it: whole numbers with thousands separators (`100,000`), others
+    /// to 12 significant digits (a sum's `766.6999999999999` is `766.7`).
     static func exact(_ value: Double) -> String {
         if value == value.rounded(), abs(value) < 1e15 { return HTMLEscaping.grouped(Int(value)) }
-        return value.formattedForReport
+        return rounded(value)
+    }
+
+    /// `value` to 12 significant digits, without trailing zeros.
+    static func rounded(_ value: Double) -> String {
+        let shown = Double(String(format: "%.12g", value)) ?? value
+        if shown == shown.rounded(), abs(shown) < 1e15 { return HTMLEscaping.grouped(Int(shown)) }
+        return shown.formattedForReport
     }
 
     static func truncated(_ text: String, to length: Int) -> String {

@@ -50,7 +50,7 @@ public struct HTMLReportRenderer {
         output.write("<dt>Store</dt><dd class=\"mono\">\(e(store.path))</dd>\n")
         if content.transactions.count == 1, let transaction = content.transactions.first {
             output.write("<dt>Transaction</dt><dd>\(transaction.number)</dd>\n")
-            output.write("<dt>Token</dt><dd class=\"mono\">\(e(transaction.token))</dd>\n")
+            output.write(content.dryRun ? "<dt>Token</dt><dd>none: a dry run, nothing was written</dd>\n" : "<dt>Token</dt><dd class=\"mono\">\(e(transaction.token))</dd>\n")
             output.write("<dt>Author</dt><dd>\(e(transaction.author))</dd>\n")
             output.write("<dt>Timestamp</dt><dd><time datetime=\"\(e(transaction.timestamp))\">\(e(transaction.timestamp))</time></dd>\n")
             output.write("<dt>Context</dt><dd>\(e(transaction.context)) on \(e(transaction.host)), process \(transaction.processID)</dd>\n")
@@ -126,6 +126,9 @@ public struct HTMLReportRenderer {
         let charted = definitions.compactMap { view in (try? maintainer.rows(view)).map { (view, $0.columns, $0.rows) } }
         guard !content.views.isEmpty || !charted.isEmpty else { return }
         output.write("<section class=\"card\" id=\"views\">\n<h2>Views</h2>\n")
+        if let through = content.through, let head = try? store.lastTransactionNumber(), through < head, !charted.isEmpty {
+            output.write("<p class=\"note\" id=\"views-current\">The views are shown as they are now (through transaction \(head)), not as they stood at the end of this report (transaction \(through)).</p>\n")
+        }
         if !content.views.isEmpty {
             output.write("<div class=\"table-wrap\"><table>\n<thead><tr><th>view</th><th class=\"num\">groups inserted</th><th class=\"num\">updated</th><th class=\"num\">deleted</th><th class=\"num\">recomputed</th><th>rebuilt</th><th>transactions</th></tr></thead>\n<tbody>\n")
             for effect in content.views {
@@ -159,6 +162,7 @@ public struct HTMLReportRenderer {
         var counts = shown.map { $0[countColumn].doubleValue }
         var sums = shown.map { row in sumColumn.flatMap { row[$0].doubleValue } }
         var summary = "\(rows.count) groups by \(group)"
+        var ordered = false
         // Whole-number groups (years) are charted as a continuous range: a missing group has no
         // records, so its count and sum are 0.
         let integers = rows.compactMap { row -> Int64? in if case .integer(let n) = row[groupColumn] { n } else { nil } }
@@ -169,14 +173,17 @@ public struct HTMLReportRenderer {
             counts = (low...high).map { byGroup[.integer($0)]?[countColumn].doubleValue ?? 0 }
             sums = (low...high).map { group in sumColumn.flatMap { byGroup[.integer(group)]?[$0].doubleValue } ?? 0 }
             summary += " (groups without records shown as 0)"
+            ordered = true
         }
         if let first = categories.first, let last = categories.last { summary += ", from \(first) to \(last)" }
         summary += "; bars: \(countAggregate.name)"
         var series = [HTMLChart.Series(name: countAggregate.name, cssClass: "count", kind: .bar, axis: .left,
                                        values: counts, integral: countAggregate.function == .count)]
+        // A line joins neighbours, which only a continuous range of groups (years) has; separate
+        // categories (regions) get a second bar each.
         if let sumAggregate, sumColumn != nil {
-            series.append(.init(name: sumAggregate.name, cssClass: "sum", kind: .line, axis: .right, values: sums, integral: false))
-            summary += "; line: \(sumAggregate.name) (sum of \(sumAggregate.attribute ?? ""))"
+            series.append(.init(name: sumAggregate.name, cssClass: "sum", kind: ordered ? .line : .bar, axis: .right, values: sums, integral: false))
+            summary += "; \(ordered ? "line" : "bars"): \(sumAggregate.name) (sum of \(sumAggregate.attribute ?? ""))"
         }
         let chart = HTMLChart(
             id: id, title: "\(view.name): \(series.map(\.name).joined(separator: " and ")) per \(group)", summary: summary,
@@ -193,7 +200,7 @@ public struct HTMLReportRenderer {
         for row in shown {
             output.write("<tr>")
             for (index, value) in row.enumerated() {
-                output.write(index == groupColumn ? "<th scope=\"row\">\(displayValue(value))</th>" : "<td class=\"num\">\(displayValue(value))</td>")
+                output.write(index == groupColumn ? "<th scope=\"row\">\(displayValue(value))</th>" : "<td class=\"num\">\(aggregateValue(value))</td>")
             }
             output.write("</tr>\n")
         }
@@ -283,6 +290,13 @@ public struct HTMLReportRenderer {
             let pairs = change.listedValues(includingKey: false)
             return "<span class=\"pairs\">" + pairs.map { "<span><span class=\"attr\">\(e($0.0))</span> <del>\(displayValue($0.1))</del></span>" }.joined() + "</span>"
         }
+    }
+
+    /// An aggregate as people read it: sums carry the rounding of floating-point addition, so
+    /// reals show 12 significant digits (`766.7`, not `766.6999999999999`).
+    func aggregateValue(_ value: Value) -> String {
+        guard case .real(let x) = value, x.isFinite else { return displayValue(value) }
+        return HTMLEscaping.escape(HTMLChart.rounded(x))
     }
 
     /// A value as escaped HTML: null and empty text marked as such, long text shortened.

@@ -19,6 +19,7 @@ public struct HistoryRenderer {
         try JSONWriter.document(to: output) { json in
             json.beginObject()
             json.field("store_id", store.storeID.uuidString.lowercased())
+            json.field("dry_run", content.dryRun)
             json.key("transactions")
             json.beginArray()
             try content.forEachTransaction(in: store, begin: { transaction in
@@ -48,11 +49,12 @@ public struct HistoryRenderer {
     }
 
     public func renderText(_ content: ReportContent, to output: OutputSink) throws {
+        if content.dryRun { output.write("Dry run — nothing was written. What it would have written:\n") }
         if content.transactions.isEmpty { output.write("No history transactions.\n") }
         var shown = 0
         var total = 0
         try content.forEachTransaction(in: store, begin: { transaction in
-            output.write("Transaction \(transaction.number) (token \(transaction.token)) by \(transaction.author) [\(transaction.context)] at \(transaction.timestamp) on \(transaction.host) pid \(transaction.processID)\n")
+            output.write("Transaction \(transaction.number) (\(transaction.token.isEmpty ? "not written, no token" : "token \(transaction.token)")) by \(transaction.author) [\(transaction.context)] at \(transaction.timestamp) on \(transaction.host) pid \(transaction.processID)\n")
             if !transaction.sources.isEmpty { output.write("  sources: \(transaction.sources.joined(separator: ", "))\n") }
             for (name, counts) in transaction.entities { output.write("  \(name): \(TextFormatting.counts(counts))\n") }
             shown = 0

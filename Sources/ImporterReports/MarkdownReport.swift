@@ -34,7 +34,8 @@ public struct MarkdownReportRenderer {
             output.write("- No changes\n")
         case 1:
             let transaction = content.transactions[0]
-            output.write("- Transaction: \(transaction.number), token \(Self.escape(transaction.token))\n")
+            output.write(content.dryRun ? "- Transaction: \(transaction.number), not written (dry run: no token)\n"
+                : "- Transaction: \(transaction.number), token \(Self.escape(transaction.token))\n")
             output.write("- Author: \(Self.escape(transaction.author)), at \(Self.escape(transaction.timestamp))\n")
             if !transaction.sources.isEmpty {
                 output.write("- Sources: \(transaction.sources.map(Self.escape).joined(separator: ", "))\n")

@@ -130,7 +130,7 @@ public struct ReportTargets: Sendable {
                 }
                 format = inferred
             } else if path == "-" {
-                throw ReportTargetsError("--output -: give its --report FORMAT (standard output has no extension)")
+                throw ReportTargetsError("--output -: give its --report FORMAT, or use --format FORMAT (standard output has no extension)")
             } else {
                 format = .text
             }
@@ -139,6 +139,19 @@ public struct ReportTargets: Sendable {
         guard targets.filter({ $0.path == nil }).count <= 1 else {
             throw ReportTargetsError("only one report can go to standard output: give an --output FILE to the others")
         }
+        self.targets = targets
+    }
+
+    /// These targets and `format` on standard output (`--format`): fails when one of them
+    /// already goes there.
+    public func addingStandardOutput(_ format: ReportFormat) throws(ReportTargetsError) -> ReportTargets {
+        if let other = targets.first(where: { $0.path == nil }) {
+            throw ReportTargetsError("--format \(format.rawValue) is the report on standard output, and --report \(other.format.rawValue) has no --output FILE: give it one")
+        }
+        return ReportTargets(checked: targets + [Target(format: format, path: nil)])
+    }
+
+    private init(checked targets: [Target]) {
         self.targets = targets
     }
 

@@ -23,7 +23,7 @@ public struct RecordExport {
         let names = entity.attributes.map(\.name)
         var count = 0
         if format == .json { output.write("[") }
-        if format == .csv { output.write(names.map(CSVReportRenderer.quoted).joined(separator: ",") + "\r\n") }
+        if format == .csv { output.write(TableCSV.header(names)) }
         try RecordsAsOf(store: store).forEach(entity, asOf: number) { values in
             switch format {
             case .json:
@@ -33,7 +33,7 @@ public struct RecordExport {
             case .ndjson:
                 JSONWriter.document(to: output) { Self.object(names, values, &$0) }
             case .csv:
-                output.write(values.map(Self.csvField).joined(separator: ",") + "\r\n")
+                output.write(TableCSV.row(values))
             }
             count += 1
         }
@@ -45,14 +45,5 @@ public struct RecordExport {
         json.beginObject()
         for (name, value) in zip(names, values) { json.field(name, value) }
         json.endObject()
-    }
-
-    private static func csvField(_ value: Value) -> String {
-        switch value {
-        case .null: ""
-        case .integer(let n): String(n)
-        case .real(let x): x.isFinite ? x.formattedForReport : ""
-        case .text(let text): CSVReportRenderer.quoted(text)
-        }
     }
 }

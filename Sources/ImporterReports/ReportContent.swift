@@ -30,13 +30,29 @@ public struct ReportContent {
     /// Why the run was refused (a sync guard); nothing was written.
     public var errors: [String]
     public var filter: ChangeFilter
+    /// A dry run: nothing was written, so the transaction shown has no token (renderers say so
+    /// and print none).
+    public var dryRun = false
+    /// The last transaction a range report covers (nil for a run): views shown beside it are as
+    /// of the store's head, which a report of an older range says.
+    public var through: Int64?
 
-    /// The report of a finished import.
-    public init(run result: ImportResult, store: Store) throws(StoreError) {
+    /// The report of a finished import of `sources` (the feeds as given); a dry run's is marked
+    /// as such and its transaction has no token.
+    public init(run result: ImportResult, store: Store, sources: [String] = [], dryRun: Bool = false) throws(StoreError) {
         let history = HistoryReader(store: store)
-        let transaction = try result.transactionNumber.flatMap { number throws(StoreError) in try history.transaction(number) }
+        var transaction = try result.transactionNumber.flatMap { number throws(StoreError) in try history.transaction(number) }
+        if dryRun { transaction?.token = "" }
         kind = .run
-        title = transaction.map { "importer run: transaction \($0.number)" } ?? (result.refusals.isEmpty ? "importer run: no changes" : "importer run: refused, nothing was written")
+        let place = Self.place(store: store, sources: transaction?.sources ?? sources)
+        if dryRun {
+            title = "importer run: dry run — nothing was written (\(place))"
+        } else if let transaction {
+            title = "importer run: transaction \(transaction.number) (\(place))"
+        } else {
+            title = result.refusals.isEmpty ? "importer run: no changes (\(place))" : "importer run: refused, nothing was written (\(place))"
+        }
+        self.dryRun = dryRun
         transactions = transaction.map { [$0] } ?? []
         totals = transaction?.totals ?? result.totals
         entities = transaction?.entities ?? result.entities
@@ -65,8 +81,32 @@ public struct ReportContent {
         warnings = []
         errors = []
         self.filter = filter
-        self.title = title ?? (transactions.isEmpty ? "importer history: no transactions"
-            : "importer history: transactions \(transactions.first?.number ?? 0)–\(transactions.last?.number ?? 0)")
+        self.through = through
+        let place = Self.place(store: store, sources: transactions.flatMap(\.sources))
+        self.title = title.map { "\($0) (\(Self.place(store: store, sources: [])))" } ?? (transactions.isEmpty ? "importer history: no transactions (\(place))"
+            : "importer history: transactions \(transactions.first?.number ?? 0)–\(transactions.last?.number ?? 0) (\(place))")
+    }
+
+    /// Marks the report as a dry run's: its title says nothing was written, and its transactions
+    /// (rolled back) lose their tokens.
+    public mutating func markDryRun(title: String) {
+        dryRun = true
+        self.title = title
+        for index in transactions.indices { transactions[index].token = "" }
+    }
+
+    /// `fireballs.sqlite from fireball-2024.json, fireball-2026.json`: the store's file name and
+    /// the feeds' (each once, standard input as `standard input`, at most three then how many more).
+    static func place(store: Store, sources: [String]) -> String {
+        var names: [String] = []
+        for source in sources {
+            let name = source == "-" ? "standard input" : URL(fileURLWithPath: source).lastPathComponent
+            if !names.contains(name) { names.append(name) }
+        }
+        let storeName = URL(fileURLWithPath: store.path).lastPathComponent
+        guard !names.isEmpty else { return storeName }
+        let shown = names.prefix(3).joined(separator: ", ")
+        return "\(storeName) from \(shown)\(names.count > 3 ? " and \(names.count - 3) more" : "")"
     }
 
     /// The timeline of the records of `entity` whose key ever was `key` (its values joined with

@@ -17,6 +17,7 @@ public struct RunReportRenderer {
         try JSONWriter.document(to: output) { json in
             json.beginObject()
             json.field("transaction", transaction: content.transactions.first)
+            json.field("dry_run", content.dryRun)
             json.key("totals")
             json.writeCounts(content.totals)
             json.key("entities")
@@ -43,6 +44,7 @@ public struct RunReportRenderer {
             header.beginObject()
             header.field("record", "header")
             header.field("transaction", transaction: transaction)
+            header.field("dry_run", content.dryRun)
             header.endObject()
         }
         try content.forEachChange(in: store) { change, _ in
@@ -64,11 +66,13 @@ public struct RunReportRenderer {
     }
 
     public func renderText(_ content: ReportContent, to output: OutputSink) throws {
+        if content.dryRun { output.write("Dry run — nothing was written. What the run would have done:\n") }
         if !content.errors.isEmpty {
             output.write("Refused; nothing was written. What the run would have done:\n")
             for error in content.errors { output.write("error: \(error)\n") }
         } else if let transaction = content.transactions.first {
-            output.write("Transaction \(transaction.number) (token \(transaction.token)) by \(transaction.author) at \(transaction.timestamp)\n")
+            output.write(content.dryRun ? "Transaction \(transaction.number) (not written, no token) by \(transaction.author) at \(transaction.timestamp)\n"
+                : "Transaction \(transaction.number) (token \(transaction.token)) by \(transaction.author) at \(transaction.timestamp)\n")
         } else {
             output.write("No changes.\n")
         }

@@ -7,15 +7,24 @@ struct CheckCommand: ParsableCommand {
         commandName: "check",
         abstract: "Read and map feeds without writing anything: what would be imported, and every reject.",
         discussion: """
-            Exits 0 when every feed reads and at most --max-rejects records are rejected, 65 \
-            otherwise (as `run` would), 66 when a feed is missing.
+            Reads and maps each FEED exactly as `run` would and prints, per feed, how many records \
+            would be imported, which attributes the feed supplies, and every reject with its \
+            location. With --store (or $IMPORTER_STORE), the model is also checked against that \
+            store: a model the store would refuse is exit 78, as `run` would (nothing is written). \
+            Without it no store is opened.
 
-            Example: importer check --model SampleData/models/fireball-xml-elements.yaml SampleData/xml/fireball-2024-elements.xml
+            Exits 0 when every feed reads and at most --max-rejects records are rejected, 65 \
+            otherwise (as `run` would), 66 when a feed or the store is missing.
+
+            Examples:
+              importer check SampleData/fireball-2026.json
+              importer check --store fireballs.sqlite --format json feed.json
+              importer check --model fireball-xml.yaml --max-rejects 5 feed.xml
             """
     )
 
-    @OptionGroup var modelOptions: ModelOptions
-    @OptionGroup var logging: LoggingOptions
+    @OptionGroup(title: "Model options") var modelOptions: ModelOptions
+    @OptionGroup(title: "Store and logging options") var storeOptions: StoreOptions
 
     @Option(name: .customLong("max-rejects"), help: ArgumentHelp("Rejected records tolerated before the check fails.", valueName: "count"))
     var maxRejects = 0
@@ -23,34 +32,40 @@ struct CheckCommand: ParsableCommand {
     @Option(name: .long, help: "Output format: text or json.")
     var format: ListFormat = .text
 
-    @Argument(help: ArgumentHelp("Feed files; - reads standard input.", valueName: "feed"))
+    @Argument(help: ArgumentHelp("Feed files; - reads standard input.", valueName: "feed"), completion: .file())
     var feeds: [String]
 
     func validate() throws {
-        guard !feeds.isEmpty else { throw ValidationError("give at least one feed") }
+        guard !feeds.isEmpty else { throw ValidationError("give at least one feed (a file, or - for standard input)") }
+    }
+
+    /// The store to check the model against: `--store`, else `$IMPORTER_STORE`, else none.
+    private var storePath: String? {
+        storeOptions.store ?? ProcessInfo.processInfo.environment["IMPORTER_STORE"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
     func run() throws {
-        try runReportingErrors(logging) {
+        try runReportingErrors(storeOptions.logging) {
             let model = try modelOptions.loadModel()
-            let checker = FeedChecker(model: model)
+            let inputs = try modelOptions.inputs(feeds, model: model)
+            let held = try storePath.map { try Self.checkModel(model, inputs: inputs, againstStoreAt: $0, options: storeOptions) }
             let output = OutputSink()
             var json = JSONWriter(output: output)
             if format != .text { json.beginObject(); json.key("feeds"); json.beginArray() }
             var rejected = 0
-            for input in try modelOptions.inputs(feeds, model: model) {
+            for input in inputs {
                 if format != .text { json.beginObject(); json.key("rejects"); json.beginArray() }
-                let check = try checker.check(input) { reject in
+                let check = try FeedChecker(model: model).check(input) { reject in
                     if format == .text { output.write("rejected: \(reject)\n") } else { json.writeReject(reject) }
                 }
                 rejected += check.rejected
                 if format == .text {
-                    output.write("\(check.source): \(check.records) record(s) of \(check.entity) (\(check.feed), \(check.format.rawValue)): \(check.mapped) would be imported, \(check.rejected) rejected\n")
+                    output.write("\(check.source): \(check.records) record(s) of \(check.entity) (mapping \(check.feed), \(check.format.rawValue)): \(check.mapped) would be imported, \(check.rejected) rejected\n")
                     output.write("  supplies: \(check.supplied.joined(separator: ", "))\n")
                 } else {
                     json.endArray()
                     json.field("source", check.source)
-                    json.field("feed", check.feed)
+                    json.field("mapping", check.feed)
                     json.field("format", check.format.rawValue)
                     json.field("entity", check.entity)
                     json.field("records", check.records)
@@ -60,14 +75,62 @@ struct CheckCommand: ParsableCommand {
                     json.endObject()
                 }
             }
-            if format != .text {
-                json.endArray()
-                json.field("rejected", rejected)
-                json.endObject()
-                output.write("\n")
-            }
+            writeStore(held, rejected: rejected, json: &json, output: output)
             try output.flush()
             return rejected > maxRejects ? .badInput : .success
         }
+    }
+
+    /// The store line (text) or member (JSON), and the end of the JSON document.
+    private func writeStore(_ held: [(String, Int)]?, rejected: Int, json: inout JSONWriter, output: OutputSink) {
+        if format == .text {
+            if let held, let path = storePath {
+                output.write("store \(path): accepts the model (\(held.map { "\($0.0): \($0.1) records held" }.joined(separator: ", ")))\n")
+            }
+            return
+        }
+        json.endArray()
+        json.field("rejected", rejected)
+        json.key("store")
+        if let held, let path = storePath {
+            json.beginObject()
+            json.field("path", path)
+            json.field("accepts_model", true)
+            json.key("records")
+            json.beginObject()
+            for (name, count) in held { json.field(name, count) }
+            json.endObject()
+            json.endObject()
+        } else {
+            json.null()
+        }
+        json.endObject()
+        output.write("\n")
+    }
+
+    /// Thrown inside the store transaction to roll the model check back.
+    private struct Rollback: Error {
+        var held: [(String, Int)]
+    }
+
+    /// Checks that the store at `path` accepts the model's entities that `inputs` write, exactly
+    /// as `run` registers them (an incompatible model is `StoreError.incompatibleModel`), inside a
+    /// write transaction that is always rolled back; returns the records each entity holds.
+    static func checkModel(_ model: Model, inputs: [FeedInput], againstStoreAt path: String, options: StoreOptions) throws -> [(String, Int)] {
+        var names: [String] = []
+        for input in inputs where !names.contains(input.mapping.entity) { names.append(input.mapping.entity) }
+        let entities = names.compactMap { model.entity(named: $0) }
+        var storeOptions = options
+        storeOptions.store = path
+        let store = try storeOptions.open(create: false)
+        do {
+            try store.write {
+                try store.ensureEntities(entities)
+                throw Rollback(held: try entities.map { ($0.name, try store.backend.recordCount(of: $0)) })
+            }
+        } catch let rollback as Rollback {
+            return rollback.held
+        }
+        return []
     }
 }

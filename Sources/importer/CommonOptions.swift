@@ -4,7 +4,7 @@ import ImporterKit
 
 /// `--store`, `--wait`/`--no-wait` and the logging options, shared by every command that opens a store.
 struct StoreOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The store's SQLite file (default: $IMPORTER_STORE, else importer.sqlite).", valueName: "path"))
+    @Option(name: .long, help: ArgumentHelp("The store's SQLite file (default: $IMPORTER_STORE, else importer.sqlite).", valueName: "path"), completion: .file())
     var store: String?
 
     @Option(name: .long, help: ArgumentHelp("Seconds to wait for another process's lock before failing with exit code 75.", valueName: "seconds"))
@@ -53,6 +53,21 @@ struct StoreOptions: ParsableArguments {
     }
 }
 
+    /// Prints what a command did: `text` for people, or the members `fill` writes as one JSON object.
+func confirmation(_ text: String, format: ListFormat, _ fill: (inout JSONWriter) -> Void) throws {
+        let output = OutputSink()
+        if format == .text {
+            output.write(text + "\n")
+        } else {
+            JSONWriter.document(to: output) { json in
+                json.beginObject()
+                fill(&json)
+                json.endObject()
+            }
+        }
+        try output.flush()
+    }
+
 extension ReportFormat: ExpressibleByArgument {}
 
 /// The output of listing commands: for people, or for programs.
@@ -66,14 +81,15 @@ struct HistoryRangeOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Only transactions after this token.", valueName: "token"))
     var after: String?
 
-    @Option(name: .long, help: ArgumentHelp("Only transactions at or after this UTC date or datetime (YYYY-MM-DD[Thh:mm:ssZ]).", valueName: "date"))
+    @Option(name: .long, help: ArgumentHelp("Only transactions at or after this date: 2026-01-01, 2026-01-01T08:30:00+02:00 (ISO 8601; UTC without an offset), or a time ago: 30m, 12h, 7d.", valueName: "date"))
     var since: String?
 
-    @Option(name: .long, help: ArgumentHelp("The pending changes of this consumer (after its token, filtered).", valueName: "name"))
+    @Option(name: .long, help: ArgumentHelp("The pending changes of this consumer (after its token, filtered).", valueName: "name"), completion: .custom(StoreNames.consumers))
     var consumer: String?
 
     func validate() throws {
         if [after, since, consumer].compactMap({ $0 }).count > 1 { throw ValidationError("give at most one of --after, --since and --consumer") }
+        if let since { _ = try DateArgument.parse(since, option: "--since") }
     }
 
     /// The transactions in `store`: after a token, since a date, or pending for a consumer; up to
@@ -83,10 +99,7 @@ struct HistoryRangeOptions: ParsableArguments {
         var filter = ChangeFilter.all
         if let after { start = try store.parseToken(after).transactionNumber }
         if let since {
-            guard let timestamp = HistoryPurger.normalized(since) else {
-                throw ValidationError("--since: '\(since)' is not a date (YYYY-MM-DD) or UTC datetime")
-            }
-            start = try HistoryReader(store: store).lastTransaction(before: timestamp)
+            start = try HistoryReader(store: store).lastTransaction(before: try DateArgument.parse(since, option: "--since"))
         }
         if let name = consumer {
             let registry = ConsumerRegistry(store: store)
@@ -109,41 +122,69 @@ struct HistoryRange {
     var filter: ChangeFilter
 }
 
-/// `--report FORMAT` with `--output FILE` pairs, or `--format` for a single report: where reports go.
+/// The token, or the date (`DateArgument`), that an option taking either names.
+enum TokenOrDate {
+    case token(String)
+    case date(String)
+
+    init(_ text: String, option: String) throws {
+        if let timestamp = DateArgument.timestamp(text) {
+            self = .date(timestamp)
+        } else if text.count >= 16, text.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) {
+            self = .token(text)
+        } else {
+            throw ValidationError("\(option): '\(text)' is neither a token nor a date; give a token (see importer history) or \(DateArgument.examples)")
+        }
+    }
+}
+
+/// Where reports go, by one rule kept by every command: `--format FORMAT` is the report on
+/// standard output; `--report FORMAT` with `--output FILE` pairs are report files (a `--report`
+/// without its `--output` also goes to standard output; an `--output` without its `--report`
+/// takes the format from the extension). At most one report goes to standard output.
 struct ReportOutputOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("A report format: text, json, ndjson, markdown, csv or html (repeatable; each pairs with an --output).", valueName: "format"))
+    @Option(name: .long, help: ArgumentHelp("A report file's format: text, json, ndjson, markdown, csv or html (repeatable; each pairs with the --output at the same position).", valueName: "format"))
     var report: [ReportFormat] = []
 
-    @Option(name: .long, help: ArgumentHelp("Write the matching --report to this file (repeatable): a regular file is replaced atomically, a device or FIFO written into, - is standard output; without its --report the format comes from the extension (.json, .ndjson, .md, .csv, .html, .txt).", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("Write the matching --report to this file (repeatable): a regular file is replaced atomically, a device or FIFO written into, - is standard output; without its --report the format comes from the extension (.json, .ndjson, .md, .csv, .html, .txt).", valueName: "file"), completion: .file())
     var output: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("The report format when there is a single report (same as --report).", valueName: "format"))
+    @Option(name: .long, help: ArgumentHelp("The report printed on standard output: text (default), json, ndjson, markdown, csv or html.", valueName: "format"))
     var format: ReportFormat?
 
     func validate() throws {
-        if format != nil && !report.isEmpty { throw ValidationError("give --format or --report, not both") }
         _ = try targets()
     }
 
     func targets() throws -> ReportTargets {
         do {
-            return try ReportTargets(formats: format.map { [$0] } ?? report, outputs: output)
+            guard let format else { return try ReportTargets(formats: report, outputs: output) }
+            guard !report.isEmpty || !output.isEmpty else { return try ReportTargets(formats: [format], outputs: []) }
+            return try ReportTargets(formats: report, outputs: output).addingStandardOutput(format)
         } catch {
             throw ValidationError(error.description)
         }
     }
 }
 
-/// `--model`, `--feed` and `--feed-format`: which model reads the feeds, and how.
+/// `--model`, `--mapping` and `--feed-format`: which model reads the feeds, and how.
 struct ModelOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("A model file (YAML or JSON; see `importer model show`). Default: the built-in fireball model.", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("A model file (YAML or JSON; see `importer model show`). Default: the built-in fireball model.", valueName: "file"), completion: .file(extensions: ["yaml", "yml", "json"]))
     var model: String?
 
-    @Option(name: .long, help: ArgumentHelp("The model's feed mapping to read the feeds with (default: the only one, or the one for the file's format).", valueName: "name"))
-    var feed: String?
+    @Option(name: .long, help: ArgumentHelp("The model's feed mapping to read the feeds with (default: the only one, or the one whose format matches the file's extension).", valueName: "name"))
+    var mapping: String?
 
-    @Option(name: .customLong("feed-format"), help: ArgumentHelp("The feeds' format: nasa-columnar, json, ndjson, xml or csv (default: the mapping's).", valueName: "format"))
+    /// The former spelling of `--mapping`, still accepted.
+    @Option(name: .customLong("feed"), help: .hidden)
+    var deprecatedMapping: String?
+
+    @Option(name: .customLong("feed-format"), help: ArgumentHelp("How to read the feeds: nasa-columnar, json, ndjson, xml or csv (default: the mapping's format).", valueName: "format"))
     var feedFormat: FeedFormat?
+
+    func validate() throws {
+        if mapping != nil && deprecatedMapping != nil { throw ValidationError("give --mapping (formerly --feed) once") }
+    }
 
     func loadModel() throws -> Model {
         try Self.loadModel(path: model)
@@ -155,7 +196,7 @@ struct ModelOptions: ParsableArguments {
     }
 
     func inputs(_ paths: [String], model: Model) throws -> [FeedInput] {
-        let selection = FeedSelection(model: model, feedName: feed, format: feedFormat)
+        let selection = FeedSelection(model: model, feedName: mapping ?? deprecatedMapping, format: feedFormat)
         return try paths.map { try selection.input(for: $0) }
     }
 }

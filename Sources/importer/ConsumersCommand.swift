@@ -6,6 +6,16 @@ struct ConsumersCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "consumers",
         abstract: "Manage the named readers of history whose tokens the store keeps.",
+        discussion: """
+            A consumer reads the changes after its token (importer history --consumer NAME \
+            --ack, importer watch --consumer NAME), through its filters. Views are consumers \
+            too: they are listed here, and replayed by importer replay.
+
+            Examples:
+              importer consumers add mailer --attribute energy --exclude-author mailer
+              importer consumers list
+              importer consumers reset mailer --to beginning
+            """,
         subcommands: [Add.self, List.self, Remove.self, Reset.self]
     )
 
@@ -39,15 +49,18 @@ struct ConsumersCommand: ParsableCommand {
                 these entities), --attribute (updates count only when they touch one of these; \
                 inserts and deletes always count), --exclude-author (skip these authors' transactions).
 
-                Example: importer consumers add mailer --attribute energy --exclude-author mailer
+                Examples:
+                  importer consumers add mailer --attribute energy --exclude-author mailer
+                  importer consumers add archive --from beginning --format json
                 """
         )
-        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup(title: "Store and logging options") var storeOptions: StoreOptions
         @Argument(help: "The consumer's name (letters, digits, _, -, .).") var name: String
         @Option(name: .long, help: ArgumentHelp("Only changes of this entity (repeatable).", valueName: "entity")) var entity: [String] = []
         @Option(name: .long, help: ArgumentHelp("Only updates touching this attribute (repeatable).", valueName: "attribute")) var attribute: [String] = []
         @Option(name: .customLong("exclude-author"), help: ArgumentHelp("Skip transactions by this author (repeatable).", valueName: "author")) var excludeAuthor: [String] = []
         @Option(name: .long, help: "Where the consumer starts: now or beginning.") var from: Position = .now
+        @Option(name: .long, help: "Output format: text or json.") var format: ListFormat = .text
 
         func validate() throws {
             if case .token = from { throw ValidationError("--from must be now or beginning") }
@@ -76,7 +89,11 @@ struct ConsumersCommand: ParsableCommand {
                                                                     attributes: attribute, excludedAuthors: excludeAuthor))
                     return start
                 }
-                print("Added consumer \(name) at transaction \(start).")
+                try confirmation("Added consumer \(name) at transaction \(start).", format: format) { json in
+                    json.field("added", name)
+                    json.field("transaction", start)
+                    json.field("token", store.token(start).description)
+                }
                 return .success
             }
         }
@@ -85,9 +102,13 @@ struct ConsumersCommand: ParsableCommand {
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List consumers (views included): token, lag, last replay, filters.",
-            discussion: "Example: importer consumers list --format json"
+            discussion: """
+                Examples:
+                  importer consumers list
+                  importer consumers list --format json
+                """
         )
-        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup(title: "Store and logging options") var storeOptions: StoreOptions
         @Option(name: .long, help: "Output format: text or json.") var format: ListFormat = .text
 
         func run() throws {
@@ -112,10 +133,14 @@ struct ConsumersCommand: ParsableCommand {
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Remove an external consumer (its pending history may then be purged).",
-            discussion: "Example: importer consumers remove mailer"
+            discussion: """
+                Examples:
+                  importer consumers remove mailer
+                """
         )
-        @OptionGroup var storeOptions: StoreOptions
-        @Argument(help: "The consumer's name.") var name: String
+        @OptionGroup(title: "Store and logging options") var storeOptions: StoreOptions
+        @Argument(help: "The consumer's name.", completion: .custom(StoreNames.externalConsumers)) var name: String
+        @Option(name: .long, help: "Output format: text or json.") var format: ListFormat = .text
 
         func run() throws {
             try runReportingErrors(storeOptions.logging) {
@@ -127,7 +152,7 @@ struct ConsumersCommand: ParsableCommand {
                     }
                     try registry.remove(name)
                 }
-                print("Removed consumer \(name).")
+                try confirmation("Removed consumer \(name).", format: format) { $0.field("removed", name) }
                 return .success
             }
         }
@@ -140,12 +165,15 @@ struct ConsumersCommand: ParsableCommand {
                 --to now skips everything pending; --to beginning replays all kept history; \
                 --to TOKEN sets an exact position (it must not be older than the kept history).
 
-                Example: importer consumers reset mailer --to beginning
+                Examples:
+                  importer consumers reset mailer --to beginning
+                  importer consumers reset mailer --to now
                 """
         )
-        @OptionGroup var storeOptions: StoreOptions
-        @Argument(help: "The consumer's name.") var name: String
+        @OptionGroup(title: "Store and logging options") var storeOptions: StoreOptions
+        @Argument(help: "The consumer's name.", completion: .custom(StoreNames.externalConsumers)) var name: String
         @Option(name: .long, help: ArgumentHelp("now, beginning, or a token.", valueName: "position")) var to: Position = .now
+        @Option(name: .long, help: "Output format: text or json.") var format: ListFormat = .text
 
         func run() throws {
             try runReportingErrors(storeOptions.logging) {
@@ -165,7 +193,11 @@ struct ConsumersCommand: ParsableCommand {
                     try registry.setToken(name, to: number, replayed: false)
                     return number
                 }
-                print("Consumer \(name) is at transaction \(number) (token \(store.token(number))).")
+                try confirmation("Consumer \(name) is at transaction \(number) (token \(store.token(number))).", format: format) { json in
+                    json.field("consumer", name)
+                    json.field("transaction", number)
+                    json.field("token", store.token(number).description)
+                }
                 return .success
             }
         }

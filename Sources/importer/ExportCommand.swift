@@ -16,23 +16,23 @@ struct ExportCommand: ParsableCommand {
 
             Examples:
               importer export --format csv --output fireballs.csv
-              importer export --as-of 2026-01-01 --format ndjson
-              importer export --entity Fireball --as-of AQ3k…AAAAAAAAAAE --format json
+              importer export --as-of 7d --format ndjson
+              importer export --entity Fireball --as-of "$token" --format json
             """
     )
 
-    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup(title: "Store and logging options") var storeOptions: StoreOptions
 
     @Option(name: .long, help: ArgumentHelp("The entity to export (default: the store's only, or first, entity).", valueName: "name"))
     var entity: String?
 
-    @Option(name: .customLong("as-of"), help: ArgumentHelp("A token, or a UTC date or datetime (YYYY-MM-DD[Thh:mm:ssZ]); default: now.", valueName: "token|date"))
+    @Option(name: .customLong("as-of"), help: ArgumentHelp("A token, or a date: 2026-01-01, 2026-01-01T08:30:00+02:00 (ISO 8601; UTC without an offset), or a time ago: 12h, 7d; default: now.", valueName: "token|date"))
     var asOf: String?
 
     @Option(name: .long, help: "Output format: json, ndjson or csv.")
     var format: RecordExport.Format = .json
 
-    @Option(name: .long, help: ArgumentHelp("Write to this file (atomically; - is standard output).", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("Write to this file (atomically; - is standard output).", valueName: "file"), completion: .file())
     var output: String = "-"
 
     func run() throws {
@@ -58,11 +58,15 @@ struct ExportCommand: ParsableCommand {
     /// The transaction number `--as-of` names (the head without it).
     private func point(in store: Store) throws -> Int64 {
         guard let asOf else { return try store.lastTransactionNumber() }
-        if let timestamp = HistoryPurger.normalized(asOf) {
+        let token: String
+        switch try TokenOrDate(asOf, option: "--as-of") {
+        case .date(let timestamp):
             // Before every kept transaction: the start of history (expired when some was purged).
             return try store.backend.lastTransaction(before: timestamp) ?? 0
+        case .token(let text):
+            token = text
         }
-        let number = try store.parseToken(asOf).transactionNumber
+        let number = try store.parseToken(token).transactionNumber
         guard number <= (try store.lastTransactionNumber()) else { throw ValidationError("--as-of: the store has no transaction \(number) yet") }
         return number
     }

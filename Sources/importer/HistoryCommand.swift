@@ -6,6 +6,7 @@ struct HistoryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "history",
         abstract: "List history transactions and their changes, or purge consumed history.",
+        discussion: "`importer history` is `importer history list`; see also `importer history purge --help`.",
         subcommands: [HistoryListCommand.self, HistoryPurgeCommand.self],
         defaultSubcommand: HistoryListCommand.self
     )
@@ -23,14 +24,15 @@ struct HistoryListCommand: ParsableCommand {
             token advances past what was printed, once the output is written in full.
 
             Examples:
-              importer history --after AQ3k...AAAAAAAAAAI --format json
-              importer history --consumer mailer --format ndjson --ack
-              importer history --since 2026-11-01 --report html --output changes.html
+              importer history --since 7d
+              importer history --after "$token" --format json
+              importer history --consumer mailer --format ndjson --ack > queue.ndjson
+              importer history --since 2026-11-01 --output changes.html
               importer history --key "2023-04-11 14:52:09" --format json
             """
     )
 
-    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup(title: "Store and logging options") var storeOptions: StoreOptions
 
     @OptionGroup var range: HistoryRangeOptions
 
@@ -46,7 +48,7 @@ struct HistoryListCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("With --key: the record's entity (default: the store's only, or first, entity).", valueName: "name"))
     var entity: String?
 
-    @OptionGroup var reports: ReportOutputOptions
+    @OptionGroup(title: "Report options") var reports: ReportOutputOptions
 
     func validate() throws {
         if ack && range.consumer == nil { throw ValidationError("--ack needs --consumer") }
@@ -93,7 +95,7 @@ struct HistoryPurgeCommand: ParsableCommand {
             Without options, deletes history up to the oldest token among all consumers (views \
             included): nothing any consumer still needs. --keep DAYS deletes transactions older than \
             that, still never what a consumer needs (for stores without consumers). --before \
-            DATE|TOKEN deletes transactions before a UTC date, or up to and including a token's \
+            DATE|TOKEN deletes transactions before a date, or up to and including a token's \
             transaction; if consumers still need them this needs --force, and those consumers get \
             "expired token" (exit 3) until they are reset or rebuilt. The purged range is recorded.
 
@@ -101,15 +103,16 @@ struct HistoryPurgeCommand: ParsableCommand {
               importer history purge
               importer history purge --keep 30
               importer history purge --before 2026-01-01 --force
+              importer history purge --before 90d --format json
             """
     )
 
-    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup(title: "Store and logging options") var storeOptions: StoreOptions
 
     @Option(name: .long, help: ArgumentHelp("Keep the transactions of the last DAYS days.", valueName: "days"))
     var keep: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Purge transactions before this UTC date, or up to this token.", valueName: "date|token"))
+    @Option(name: .long, help: ArgumentHelp("Purge transactions before this date (2026-01-01, 2026-01-01T08:30:00+02:00, 30d), or up to and including this token's.", valueName: "date|token"))
     var before: String?
 
     @Flag(name: .long, help: "Purge even history that consumers still need (they become expired).")
@@ -121,6 +124,7 @@ struct HistoryPurgeCommand: ParsableCommand {
     func validate() throws {
         if keep != nil && before != nil { throw ValidationError("give --keep or --before, not both") }
         if let keep, keep < 0 { throw ValidationError("--keep must be 0 or more days") }
+        if let before { _ = try TokenOrDate(before, option: "--before") }
     }
 
     func run() throws {
@@ -131,10 +135,9 @@ struct HistoryPurgeCommand: ParsableCommand {
                 var bound = PurgeBound.consumers
                 if let keep { bound = .keepDays(keep) }
                 if let before {
-                    if HistoryPurger.normalized(before) != nil {
-                        bound = .beforeDate(before)
-                    } else {
-                        bound = .throughTransaction(try store.parseToken(before).transactionNumber)
+                    switch try TokenOrDate(before, option: "--before") {
+                    case .date(let timestamp): bound = .beforeDate(timestamp)
+                    case .token(let token): bound = .throughTransaction(try store.parseToken(token).transactionNumber)
                     }
                 }
                 let (through, expiring) = try purger.target(bound, force: force)

@@ -70,18 +70,23 @@ struct StandardErrorLogHandler: LogHandler {
     }
 }
 
-/// Progress of an import on standard error, only when it is a terminal: records, records/s, bytes
-/// read of the file's size and the time left. Redrawn at most 5 times a second.
+/// Progress of an import on standard error, only when it is a terminal: while reading, records,
+/// records/s, bytes read of the file's size and the time left (redrawn at most 5 times a second);
+/// after reading, each phase as it begins (sync, history, views, commit) with the time so far.
+/// Nothing is drawn once `finish()` cleared the line.
 final class ProgressLine {
     private var last = Date.distantPast
     private let started = Date()
     private var drawn = false
+    private var finished = false
+    private var records = 0
 
     static var isTerminal: Bool { isatty(STDERR_FILENO) == 1 }
 
     func update(_ progress: ImportProgress) {
         let now = Date()
-        guard now.timeIntervalSince(last) >= 0.2 else { return }
+        records = progress.records
+        guard !finished, now.timeIntervalSince(last) >= 0.2 else { return }
         last = now
         let elapsed = max(now.timeIntervalSince(started), 0.001)
         let rate = Double(progress.records) / elapsed
@@ -93,11 +98,24 @@ final class ProgressLine {
         } else {
             text += String(format: ", %.1f MB read", Double(progress.bytesRead) / 1e6)
         }
+        draw(text)
+    }
+
+    /// The step after reading that begins now: `12000 records read; writing history (4.2 s)`.
+    func phase(_ phase: ImportPhase) {
+        guard !finished else { return }
+        let index = (ImportPhase.allCases.firstIndex(of: phase) ?? 0) + 1
+        let seconds = String(format: "%.1f", Date().timeIntervalSince(started))
+        draw("\(records) records read; step \(index) of \(ImportPhase.allCases.count): \(phase.activity) (\(seconds) s)")
+    }
+
+    private func draw(_ text: String) {
         FileHandle.standardError.write(Data("\r\u{1B}[K\(text)".utf8))
         drawn = true
     }
 
     func finish() {
-        if drawn { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        if drawn && !finished { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        finished = true
     }
 }

@@ -6,15 +6,29 @@ struct ModelCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "model",
         abstract: "Print the built-in model in the model file format, or check a model file.",
+        discussion: """
+            A model file (YAML or JSON) declares entities, feed mappings and views; run and \
+            check read feeds with one through --model FILE.
+
+            Examples:
+              importer model show > fireball.yaml
+              importer model check fireball.yaml
+            """,
         subcommands: [Show.self, Check.self]
     )
 
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print a model (the built-in fireball model by default) as YAML or JSON.",
-            discussion: "The documented example of the model file format. Example: importer model show > fireball.yaml"
+            discussion: """
+                The built-in model is the documented example of the model file format.
+
+                Examples:
+                  importer model show > fireball.yaml
+                  importer model show --model cneos.yaml --format json
+                """
         )
-        @Option(name: .long, help: ArgumentHelp("A model file to print instead of the built-in model.", valueName: "file"))
+        @Option(name: .long, help: ArgumentHelp("A model file to print instead of the built-in model.", valueName: "file"), completion: .file(extensions: ["yaml", "yml", "json"]))
         var model: String?
         @Option(name: .long, help: "yaml or json.") var format: Format = .yaml
 
@@ -37,15 +51,45 @@ struct ModelCommand: ParsableCommand {
     struct Check: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Validate a model file; report every problem with its location.",
-            discussion: "Exits 0 when the model is valid, 78 otherwise. Example: importer model check my-model.yaml"
+            discussion: """
+                Exits 0 when the model is valid, 78 otherwise (66 when the file is missing). JSON: \
+                {"file", "valid", "entities", "feeds", "views", "problems": ["file:line:column: …"]}.
+
+                Examples:
+                  importer model check SampleData/models/cneos-csv.yaml
+                  importer model check my-model.yaml --format json
+                """
         )
-        @Argument(help: "The model file.") var file: String
+        @Argument(help: "The model file.", completion: .file(extensions: ["yaml", "yml", "json"])) var file: String
+        @Option(name: .long, help: "Output format: text or json.") var format: ListFormat = .text
 
         func run() throws {
             try runReportingErrors {
-                let model = try ModelFile.load(path: file)
-                print("\(file): valid: \(model.entities.count) entit\(model.entities.count == 1 ? "y" : "ies"), \(model.feeds.count) feed(s), \(model.views.count) view(s)")
-                return .success
+                guard format == .json else {
+                    let model = try ModelFile.load(path: file)
+                    print("\(file): valid: \(model.entities.count) entit\(model.entities.count == 1 ? "y" : "ies"), \(model.feeds.count) feed mapping(s), \(model.views.count) view(s)")
+                    return .success
+                }
+                var model: Model?
+                var problems: [String] = []
+                do {
+                    model = try ModelFile.load(path: file)
+                } catch ModelError.problems(let list) {
+                    problems = list
+                }
+                let output = OutputSink()
+                JSONWriter.document(to: output) { json in
+                    json.beginObject()
+                    json.field("file", file)
+                    json.field("valid", model != nil)
+                    json.field("entities", strings: model?.entities.map(\.name) ?? [])
+                    json.field("feeds", strings: model?.feeds.map(\.name) ?? [])
+                    json.field("views", strings: model?.views.map(\.name) ?? [])
+                    json.field("problems", strings: problems)
+                    json.endObject()
+                }
+                try output.flush()
+                return model == nil ? .storeUnusable : .success
             }
         }
     }

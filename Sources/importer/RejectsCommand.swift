@@ -5,13 +5,17 @@ import ImporterKit
 struct RejectsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rejects",
-        abstract: "The rejected records runs kept in the store.",
+        abstract: "The rejected records that runs kept in the store (run --max-rejects N).",
         subcommands: [List.self, Show.self, Clear.self]
     )
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the runs with rejects.", discussion: "Example: importer rejects list")
-        @OptionGroup var storeOptions: StoreOptions
+        static let configuration = CommandConfiguration(abstract: "List the runs with rejects.", discussion: """
+            Examples:
+              importer rejects list
+              importer rejects list --format json
+            """)
+        @OptionGroup(title: "Store and logging options") var storeOptions: StoreOptions
         @Option(name: .long, help: "Output format: text or json.") var format: ListFormat = .text
 
         func run() throws {
@@ -45,9 +49,15 @@ struct RejectsCommand: ParsableCommand {
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print a run's rejects (the latest run by default): location, attribute, reason, raw value.",
-            discussion: "Example: importer rejects show 3 --format ndjson"
+            discussion: """
+                A run number with no rejects kept is exit 66.
+
+                Examples:
+                  importer rejects show
+                  importer rejects show 3 --format ndjson
+                """
         )
-        @OptionGroup var storeOptions: StoreOptions
+        @OptionGroup(title: "Store and logging options") var storeOptions: StoreOptions
         @Argument(help: ArgumentHelp("The run number.", valueName: "run")) var runNumber: Int64?
         @Option(name: .long, help: "Output format: text, json or ndjson.") var format: Format = .text
 
@@ -81,15 +91,23 @@ struct RejectsCommand: ParsableCommand {
     }
 
     struct Clear: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Delete stored rejects (one run, or all).", discussion: "Example: importer rejects clear --run 3")
-        @OptionGroup var storeOptions: StoreOptions
+        static let configuration = CommandConfiguration(abstract: "Delete stored rejects (one run, or all).", discussion: """
+            Examples:
+              importer rejects clear --run 3
+              importer rejects clear
+            """)
+        @OptionGroup(title: "Store and logging options") var storeOptions: StoreOptions
         @Option(name: .customLong("run"), help: ArgumentHelp("Only this run's rejects.", valueName: "number")) var runNumber: Int64?
+        @Option(name: .long, help: "Output format: text or json.") var format: ListFormat = .text
 
         func run() throws {
             try runReportingErrors(storeOptions.logging) {
                 let store = try storeOptions.open(create: false)
                 let count = try store.write { try RejectStore(store: store).clear(run: runNumber) }
-                print("Cleared \(count) reject(s).")
+                try confirmation("Cleared \(count) reject(s).", format: format) { json in
+                    json.field("cleared", count)
+                    json.field("run", runNumber.map(Value.integer) ?? .null)
+                }
                 return .success
             }
         }

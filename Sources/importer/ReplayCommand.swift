@@ -12,14 +12,20 @@ struct ReplayCommand: ParsableCommand {
             External consumers read with `importer history --consumer`, not here. A view whose \
             token is older than the kept history fails with exit code 3 unless --rebuild-expired.
 
-            Example: importer replay --consumer fireball_by_year
+            Examples:
+              importer replay
+              importer replay --view fireball_by_year --rebuild-expired --format json
             """
     )
 
-    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup(title: "Store and logging options") var storeOptions: StoreOptions
 
-    @Option(name: .long, help: ArgumentHelp("Only this view (repeatable; all views when omitted).", valueName: "view"))
-    var consumer: [String] = []
+    @Option(name: .long, help: ArgumentHelp("Only this view (repeatable; all views when omitted).", valueName: "name"), completion: .custom(StoreNames.views))
+    var view: [String] = []
+
+    /// The former spelling of `--view`, still accepted.
+    @Option(name: .customLong("consumer"), help: .hidden)
+    var deprecatedView: [String] = []
 
     @Flag(name: .customLong("rebuild-expired"), help: "Rebuild views whose token expired instead of failing.")
     var rebuildExpired = false
@@ -32,7 +38,8 @@ struct ReplayCommand: ParsableCommand {
             let store = try storeOptions.open(create: false)
             let effects = try store.write { () throws -> [ViewEffect] in
                 let registry = ViewRegistry(store: store)
-                let views = consumer.isEmpty ? try registry.all() : try consumer.map { try registry.view(named: $0) }
+                let names = view + deprecatedView
+                let views = names.isEmpty ? try registry.all() : try names.map { try registry.view(named: $0) }
                 let maintainer = ViewMaintainer(store: store)
                 return try views.map { view in
                     do {

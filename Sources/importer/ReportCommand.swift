@@ -13,19 +13,20 @@ struct ReportCommand: ParsableCommand {
             `history --consumer --ack`, it never moves a consumer's token.
 
             Examples:
-              importer report --after AQ3k...AAAAAAAAAAI --report html --output changes.html --report json --output changes.json
-              importer report --consumer mailer --report markdown
+              importer report --since 7d --output week.html --output week.json
+              importer report --consumer mailer --format markdown
+              importer report --after "$token" --through "$later" --format csv
             """
     )
 
-    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup(title: "Store and logging options") var storeOptions: StoreOptions
 
     @OptionGroup var range: HistoryRangeOptions
 
     @Option(name: .long, help: ArgumentHelp("Up to and including this token (default: the newest).", valueName: "token"))
     var through: String?
 
-    @OptionGroup var reports: ReportOutputOptions
+    @OptionGroup(title: "Report options") var reports: ReportOutputOptions
 
     func run() throws {
         try runReportingErrors(storeOptions.logging) {

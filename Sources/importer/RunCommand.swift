@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ImporterKit
+import Logging
 
 struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -14,15 +15,24 @@ struct RunCommand: ParsableCommand {
             transaction. Records that cannot be mapped are rejects: up to --max-rejects of them are \
             kept in the store (importer rejects) and the good records are imported.
 
+            --sync makes the feeds a full snapshot: stored records they no longer hold are \
+            deleted, within guards (an error answer, an empty feed or more than --max-delete \
+            deletes is refused with exit 65, nothing written). --dry-run does it all, prints \
+            the report marked as a dry run, and rolls back. --exit-code exits 1 when nothing \
+            changed, for make.
+
             Examples:
-              importer run --store fireballs.sqlite --author nightly SampleData/fireball-2024.json
-              importer run --model SampleData/models/cneos-csv.yaml --max-rejects 10 --rejects rejects.ndjson export.csv
-              importer run --dry-run --sync SampleData/fireball-2026.json
+              importer run --author nightly SampleData/fireball-2024.json
+              importer run --sync --exit-code SampleData/fireball-2026.json
+              importer run --sync --dry-run --format json SampleData/fireball-2026.json
+              importer run --format json --report html --output run.html feed.json
+              importer run --model cneos.yaml --max-rejects 10 --rejects bad.ndjson x.csv
+              curl -fsS "$API_URL" | importer run --sync -
             """
     )
 
-    @OptionGroup var storeOptions: StoreOptions
-    @OptionGroup var modelOptions: ModelOptions
+    @OptionGroup(title: "Store and logging options") var storeOptions: StoreOptions
+    @OptionGroup(title: "Model options") var modelOptions: ModelOptions
 
     @Option(name: .long, help: ArgumentHelp("The history transaction's author (default: $IMPORTER_AUTHOR, else \(ImportOptions.defaultAuthor)).", valueName: "name"))
     var author: String?
@@ -36,7 +46,7 @@ struct RunCommand: ParsableCommand {
     @Option(name: .customLong("max-delete"), help: ArgumentHelp("With --sync, the most records of an entity it may delete: a count or a percentage of the stored records (default 50%; 100% allows all). A run over the bound is refused (exit 65) and writes nothing.", valueName: "N|P%"))
     var maxDelete: String = "50%"
 
-    @OptionGroup var reports: ReportOutputOptions
+    @OptionGroup(title: "Report options") var reports: ReportOutputOptions
 
     @Flag(name: .long, help: "Exit with 1 when nothing changed (like git diff --exit-code).")
     var exitCode = false
@@ -47,13 +57,13 @@ struct RunCommand: ParsableCommand {
     @Option(name: .customLong("max-rejects"), help: ArgumentHelp("Rejected records tolerated; past this the run fails (exit 65) and imports nothing.", valueName: "count"))
     var maxRejects = 0
 
-    @Option(name: .long, help: ArgumentHelp("Also write rejected records to this file as NDJSON.", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("Also write rejected records to this file as NDJSON.", valueName: "file"), completion: .file())
     var rejects: String?
 
     @Flag(name: .customLong("dry-run"), help: "Do the whole import and replay, print the report, then roll back: the store is unchanged.")
     var dryRun = false
 
-    @Argument(help: ArgumentHelp("Feed files to import; - reads standard input.", valueName: "feed"))
+    @Argument(help: ArgumentHelp("Feed files to import; - reads standard input.", valueName: "feed"), completion: .file())
     var feeds: [String]
 
     func validate() throws {
@@ -90,11 +100,12 @@ struct RunCommand: ParsableCommand {
             session.rejectSink = sink
             let progress = ProgressLine.isTerminal && !storeOptions.logging.quiet ? ProgressLine() : nil
             session.onProgress = progress.map { line in { line.update($0) } }
+            session.onPhase = progress.map { line in { line.phase($0) } }
             // Report files are opened before the import: one that cannot be written fails the run
             // before anything is imported.
             let targets = try reports.targets().open()
             func writeReports(_ result: ImportResult) throws {
-                try targets.write(try ReportContent(run: result, store: store), store: store)
+                try targets.write(try ReportContent(run: result, store: store, sources: feeds, dryRun: dryRun), store: store)
             }
             // A dry run writes its report from inside the transaction, before rolling back; a real
             // run once the transaction committed.
@@ -123,7 +134,26 @@ struct RunCommand: ParsableCommand {
                 logger.info("committed", metadata: ["transaction": "\(number)", "token": "\(store.token(number))"])
             }
             if !dryRun { try writeReports(result) }
+            summarizeRejects(result, logger: logger)
             return exitCode && !changed ? .noChanges : .success
         }
+    }
+
+    /// Tolerated rejects, said on standard error with the command that shows them.
+    private func summarizeRejects(_ result: ImportResult, logger: Logger) {
+        let count = result.totals.rejected
+        guard count > 0 else { return }
+        let records = "\(count) record\(count == 1 ? "" : "s") rejected"
+        if dryRun {
+            logger.warning("\(records) (dry run: not kept)")
+        } else if let run = result.rejectRun {
+            let store = storeOptions.store.map { " --store \(Self.shellQuoted($0))" } ?? ""
+            logger.warning("\(records), kept in the store: importer rejects show \(run)\(store)")
+        }
+    }
+
+    /// `text` as one shell word (single-quoted unless it is plain).
+    static func shellQuoted(_ text: String) -> String {
+        text.allSatisfy({ $0.isLetter || $0.isNumber || "/._-+:@".contains($0) }) ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 }

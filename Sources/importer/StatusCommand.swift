@@ -6,10 +6,14 @@ struct StatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract: "The store at a glance: file, schema, records, history, consumers, views, purged range.",
-        discussion: "Example: importer status --format json"
+        discussion: """
+            Examples:
+              importer status
+              importer status --format json
+            """
     )
 
-    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup(title: "Store and logging options") var storeOptions: StoreOptions
 
     @Option(name: .long, help: "Output format: text or json.")
     var format: ListFormat = .text

@@ -15,13 +15,13 @@ struct UndoCommand: ParsableCommand {
             first. A transaction whose history was purged cannot be undone (exit 3).
 
             Examples:
+              importer undo --last --dry-run
               importer undo --last
-              importer undo AQ3k…AAAAAAAAAAI --cascade
-              importer undo --last --dry-run --format json
+              importer undo "$token" --cascade     # a token from importer history
             """
     )
 
-    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup(title: "Store and logging options") var storeOptions: StoreOptions
 
     @Argument(help: ArgumentHelp("The token of the transaction to undo.", valueName: "token"))
     var token: String?
@@ -35,7 +35,7 @@ struct UndoCommand: ParsableCommand {
     @Flag(name: .customLong("dry-run"), help: "Print what undo would write, then roll back: the store is unchanged.")
     var dryRun = false
 
-    @Option(name: .long, help: ArgumentHelp("The report format: text, json, ndjson, markdown, csv or html.", valueName: "format"))
+    @Option(name: .long, help: ArgumentHelp("The report printed on standard output: text (default), json, ndjson, markdown, csv or html.", valueName: "format"))
     var format: ReportFormat = .text
 
     func validate() throws {
@@ -57,8 +57,8 @@ struct UndoCommand: ParsableCommand {
                     guard number > 0 else { throw UndoError.noTransaction("the store has no history") }
                     let outcome = try undo.run(number)
                     let written = outcome.written
-                    var content = try ReportContent(store: store, after: (written.min() ?? 1) - 1, through: written.max() ?? 0,
-                                                    title: dryRun ? "importer undo: dry run, nothing was written" : "importer undo")
+                    var content = try ReportContent(store: store, after: (written.min() ?? 1) - 1, through: written.max() ?? 0, title: "importer undo")
+                    if dryRun { content.markDryRun(title: "importer undo: dry run — nothing was written (\(URL(fileURLWithPath: store.path).lastPathComponent))") }
                     content.warnings = outcome.warnings
                     try ReportWriter(store: store).write(content, as: format, to: output)
                     if dryRun { throw DryRunRollback() }

@@ -14,13 +14,15 @@ struct WatchCommand: ParsableCommand {
             a "consumer" field), advancing that consumer's token once the lines are written. \
             SIGINT and SIGTERM stop it cleanly between passes, tokens saved.
 
-            Example: importer watch --consumer mailer --interval 2
+            Examples:
+              importer watch
+              importer watch --consumer mailer --interval 2 | ./notify
             """
     )
 
-    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup(title: "Store and logging options") var storeOptions: StoreOptions
 
-    @Option(name: .long, help: ArgumentHelp("An external consumer whose changes to print (repeatable).", valueName: "name"))
+    @Option(name: .long, help: ArgumentHelp("An external consumer whose changes to print (repeatable).", valueName: "name"), completion: .custom(StoreNames.externalConsumers))
     var consumer: [String] = []
 
     @Option(name: .long, help: ArgumentHelp("Seconds between checks for new history.", valueName: "seconds"))

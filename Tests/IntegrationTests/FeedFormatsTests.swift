@@ -186,7 +186,7 @@ import Testing
         #expect(feed["mapped"] as? Int == 3)
         #expect((feed["rejects"] as? [[String: Any]])?.map { $0["line"] as? Int } == [2, 5, 6])
         #expect(try importer(["check", "--model", Self.model, "--max-rejects", "3", Self.feed]).status == 0)
-        #expect(try importer(["check", sample("fireball-2026.json")]).stdout.contains("11 record(s) of Fireball (fireball-api, nasa-columnar): 11 would be imported, 0 rejected"))
+        #expect(try importer(["check", sample("fireball-2026.json")]).stdout.contains("11 record(s) of Fireball (mapping fireball-api, nasa-columnar): 11 would be imported, 0 rejected"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).isEmpty)
     }
 
@@ -203,7 +203,11 @@ import Testing
         func comparable(_ execution: Execution) throws -> NSDictionary {
             var report = try #require(execution.json as? [String: Any])
             var transaction = try #require(report["transaction"] as? [String: Any])
-            for key in ["timestamp", "process_id"] { transaction[key] = nil }
+            // A dry run's transaction is not written: it has no token, and says so.
+            #expect(report["dry_run"] as? Bool == (execution.stdout == dry.stdout))
+            #expect((transaction["token"] is NSNull) == (execution.stdout == dry.stdout))
+            for key in ["timestamp", "process_id", "token"] { transaction[key] = nil }
+            report["dry_run"] = nil
             report["transaction"] = transaction
             var views = try #require(report["views"] as? [String: [String: Any]])
             for (name, var effect) in views { effect["rebuilt"] = nil; views[name] = effect }

@@ -126,6 +126,10 @@ import Testing
         let text = String(decoding: seen, as: UTF8.self)
         #expect(text.contains("records/s"), "\(text)")
         #expect(text.contains("ETA"))
+        // After reading, the steps that follow are named instead of a stalled 100 %.
+        for step in ["step 2 of 4: writing history", "step 3 of 4: replaying views", "step 4 of 4: committing"] {
+            #expect(text.contains(step), "\(step)")
+        }
         #expect(try String(contentsOfFile: directory.path("stdout.txt"), encoding: .utf8).contains("80000 inserted"))
 
         // The same run with standard error on a pipe: silent.

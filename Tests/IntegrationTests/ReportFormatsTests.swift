@@ -119,7 +119,7 @@ import Testing
         try Self.checkSelfContained(html)
         #expect(html.hasPrefix("<!DOCTYPE html>\n<html lang=\"en\">"))
         #expect(html.contains("<meta charset=\"utf-8\">"))
-        #expect(html.contains("<title>importer run: transaction 2</title>"))
+        #expect(html.contains("<title>importer run: transaction 2 (s.sqlite from fireball-2026.json)</title>"))
         #expect(html.contains("All <data value=\"8\">8</data> changes"))
         #expect(html.components(separatedBy: "<svg class=\"chart\"").count - 1 == 3, "changes by type, fireball_by_region, fireball_by_year")
         #expect(html.contains("<title id=\"chart-changes-title\">Changes by type per entity</title>"))

@@ -100,7 +100,8 @@ import Testing
         let cases: [([String], String)] = [
             (["undo", "not-a-token"], "invalid token 'not-a-token'"),
             (["undo"], "give a TOKEN or --last"),
-            (["export", "--as-of", "yesterday-ish"], "invalid token 'yesterday-ish'"),
+            (["export", "--as-of", "yesterday-ish"], "--as-of: 'yesterday-ish' is neither a token nor a date"),
+            (["export", "--as-of", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"], "invalid token 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'"),
             (["export", "--entity", "Comet"], "unknown entity 'Comet'"),
             (["export", "--format", "xml"], "xml"),
         ]

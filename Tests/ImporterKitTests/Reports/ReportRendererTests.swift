@@ -39,7 +39,8 @@ import Testing
         defer { directory.cleanup() }
         let (store, content) = try Self.syncRun(directory)
         let json = try #require(try JSONSerialization.jsonObject(with: Data(Self.render(.json, content, store).utf8)) as? [String: Any])
-        #expect(Set(json.keys) == ["transaction", "totals", "entities", "changes", "views", "rejects", "warnings", "errors"])
+        #expect(Set(json.keys) == ["transaction", "dry_run", "totals", "entities", "changes", "views", "rejects", "warnings", "errors"])
+        #expect(json["dry_run"] as? Bool == false)
         let totals = try #require(json["totals"] as? [String: Int])
         #expect(totals == ["inserted": 3, "updated": 3, "deleted": 2, "unchanged": 5, "rejected": 0, "duplicates": 0, "rekeyed": 1])
         let changes = try #require(json["changes"] as? [[String: Any]])
@@ -66,7 +67,7 @@ import Testing
         defer { directory.cleanup() }
         let (store, content) = try Self.syncRun(directory)
         let text = try Self.render(.markdown, content, store)
-        #expect(text.hasPrefix("# importer run: transaction 2\n"))
+        #expect(text.hasPrefix("# importer run: transaction 2 (s.sqlite from fireball-2026.json)\n"))
         #expect(text.contains("| Fireball | 3 | 3 | 2 | 5 | 0 | 0 |\n| **total** | 3 | 3 | 2 | 5 | 0 | 0 |"))
         #expect(text.contains("| 2 | Fireball | date=2023-04-11 14:52:10 | update (re-keyed) | date: 2023-04-11 14:52:09 → 2023-04-11 14:52:10 |"))
         #expect(text.contains("| 2 | Fireball | date=2024-07-21 08:12:05 | update | energy: 2.1 → 2.4; impact_energy: 0.076 → 0.085 |"))
@@ -90,7 +91,7 @@ import Testing
         let (store, content) = try Self.syncRun(directory)
         let html = try Self.render(.html, content, store)
         #expect(html.hasPrefix("<!DOCTYPE html>"))
-        #expect(html.contains("<title>importer run: transaction 2</title>"))
+        #expect(html.contains("<title>importer run: transaction 2 (s.sqlite from fireball-2026.json)</title>"))
         #expect(html.contains("<svg class=\"chart\" id=\"chart-changes\""))
         #expect(!html.contains("<script src") && !html.contains("<link rel=\"stylesheet\" href"))
     }

@@ -1,0 +1,47 @@
+import ImporterModel
+
+/// A backend that runs caller-written SQL read-only (`importer query`). The backend guarantees
+/// the read-only part at its connection (SQLite: opened read-only with `PRAGMA query_only`), not
+/// by reading the SQL: a statement that would write fails in the database itself.
+public protocol ReadOnlyQuerying {
+    /// Runs one SQL statement with its named parameters (`:name`, `@name` or `$name`, given
+    /// without the prefix): `columns` gets the result's column names once, then `row` each row.
+    /// Errors of the statement are `QueryError`; errors of the bodies pass through.
+    func query(_ sql: String, parameters: [String: String], columns: ([String]) throws -> Void, row: ([Value]) throws -> Void) throws
+}
+
+/// Why a read-only query did not run.
+public enum QueryError: Error, Sendable, CustomStringConvertible {
+    /// The statement would write; the database refused it.
+    case writeRefused(String)
+    /// The database could not run the statement (syntax, unknown table, …).
+    case failed(String)
+    /// More than one statement, or none.
+    case notOneStatement
+    /// A parameter the statement names was not given, one given is not in the statement, or the
+    /// statement uses positional parameters.
+    case parameters(String)
+    /// The store's backend cannot run SQL.
+    case unsupported(backend: String)
+    /// The store could not be opened for the query.
+    case store(StoreError)
+
+    public var description: String {
+        switch self {
+        case .writeRefused(let reason): "query refused: the store is opened read-only for queries, and this statement would write (\(reason))"
+        case .failed(let reason): "query failed: \(reason)"
+        case .notOneStatement: "query: give exactly one SQL statement"
+        case .parameters(let problem): "query: \(problem)"
+        case .unsupported(let backend): "query: the \(backend) backend does not run SQL queries"
+        case .store(let error): error.description
+        }
+    }
+}
+
+extension Store {
+    /// Runs one read-only SQL statement on the store (see `ReadOnlyQuerying`).
+    public func query(_ sql: String, parameters: [String: String] = [:], columns: ([String]) throws -> Void, row: ([Value]) throws -> Void) throws {
+        guard let querying = backend as? any ReadOnlyQuerying else { throw QueryError.unsupported(backend: "\(type(of: backend))") }
+        try querying.query(sql, parameters: parameters, columns: columns, row: row)
+    }
+}

@@ -1,0 +1,131 @@
+import ArgumentParser
+import Foundation
+import ImporterKit
+
+struct QueryCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "query",
+        abstract: "Run one read-only SQL statement against the store and print its rows.",
+        discussion: """
+            The statement runs on a connection of its own that the database keeps read-only \
+            (SQLite: opened read-only, PRAGMA query_only): a statement that would write \
+            (INSERT, UPDATE, DELETE, CREATE, DROP, …) fails with exit 65 and the store is \
+            unchanged; importer does not parse the SQL. Named parameters (:name) are bound with \
+            --param name=VALUE (a whole number as an integer, anything else as text): never paste \
+            values into the SQL. The tables are described in the README ("The store").
+
+            Examples:
+              importer query "SELECT region, count FROM fireball_by_region"
+              importer query "SELECT * FROM fireball WHERE energy > :e" --param e=10
+              importer query "SELECT number, author FROM importer_transaction" --format csv
+              count=$(importer query "SELECT count(*) FROM fireball" --raw)
+            """
+    )
+
+    /// How rows are printed.
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case table, json, ndjson, csv
+    }
+
+    @OptionGroup(title: "Store and logging options") var storeOptions: StoreOptions
+
+    @Argument(help: ArgumentHelp("One SQL statement (SELECT, WITH, read-only PRAGMA, EXPLAIN …).", valueName: "sql"))
+    var sql: String
+
+    @Option(name: .customLong("param"), help: ArgumentHelp("Bind the statement's :NAME to VALUE (repeatable).", valueName: "name=value"))
+    var parameters: [String] = []
+
+    @Option(name: .long, help: "Output format: table, json (an array of objects), ndjson (an object per line) or csv.")
+    var format: Format = .table
+
+    @Flag(name: .long, help: "Print the first column of the first row as it is, nothing else (for shell variables).")
+    var raw = false
+
+    func validate() throws {
+        _ = try boundParameters()
+    }
+
+    private func boundParameters() throws -> [String: String] {
+        var bound: [String: String] = [:]
+        for parameter in parameters {
+            guard let equals = parameter.firstIndex(of: "="), equals != parameter.startIndex else {
+                throw ValidationError("--param '\(parameter)': give NAME=VALUE")
+            }
+            let name = String(parameter[..<equals]).trimmingCharacters(in: CharacterSet(charactersIn: ":@$"))
+            guard bound.updateValue(String(parameter[parameter.index(after: equals)...]), forKey: name) == nil else {
+                throw ValidationError("--param \(name) is given twice")
+            }
+        }
+        return bound
+    }
+
+    func run() throws {
+        try runReportingErrors(storeOptions.logging) {
+            let store = try storeOptions.openForReading()
+            let output = OutputSink()
+            var printer = RowPrinter(format: raw ? nil : format, output: output)
+            do {
+                try store.query(sql, parameters: try boundParameters(), columns: { printer.begin($0) }, row: { try printer.row($0) })
+            } catch let error as QueryError {
+                storeOptions.logging.makeLogger().error("\(error)")
+                if case .store(let storeError) = error { throw storeError }
+                if case .parameters = error { return .usage }
+                return .badInput
+            }
+            printer.end()
+            try output.flush()
+            return .success
+        }
+    }
+}
+
+/// Prints a query's rows as they come (a table is printed at the end, its columns padded).
+struct RowPrinter {
+    /// nil: `--raw`, the first value alone.
+    let format: QueryCommand.Format?
+    let output: OutputSink
+    private var columns: [String] = []
+    private var tableRows: [[String]] = []
+    private var count = 0
+
+    init(format: QueryCommand.Format?, output: OutputSink) {
+        self.format = format
+        self.output = output
+    }
+
+    mutating func begin(_ columns: [String]) {
+        self.columns = columns
+        if format == .csv { output.write(TableCSV.header(columns)) }
+        if format == .json { output.write("[") }
+    }
+
+    mutating func row(_ values: [Value]) throws {
+        defer { count += 1 }
+        switch format {
+        case nil:
+            if count == 0, let first = values.first { output.write((first == .null ? "" : first.description) + "\n") }
+        case .table:
+            tableRows.append(values.map { value in
+                if case .real(let x) = value { return String(format: "%.12g", x) }
+                return value == .null ? "null" : value.description
+            })
+        case .csv:
+            output.write(TableCSV.row(values))
+        case .json, .ndjson:
+            if format == .json { output.write(count == 0 ? "\n" : ",\n") }
+            var json = JSONWriter(output: output)
+            json.beginObject()
+            for (column, value) in zip(columns, values) { json.field(column, value) }
+            json.endObject()
+            if format == .ndjson { output.write("\n") }
+        }
+    }
+
+    func end() {
+        switch format {
+        case .table: output.write(TextTable.render(columns: columns, rows: tableRows))
+        case .json: output.write(count == 0 ? "]\n" : "\n]\n")
+        default: break
+        }
+    }
+}
