@@ -48,25 +48,28 @@ enum Benchmark {
         let store = directory + "/importer.sqlite"
         StoreFiles.remove(store)
         let report = directory + "/importer-report.txt"
+        let log = directory + "/importer-log.ndjson"
         var spawnerPeakKiB = 0
         var summaries: [String] = []
-        func importer(_ label: String, _ feed: String, into target: String = store, _ extra: [String] = []) throws -> Row {
+        func importer(_ label: String, _ feed: String, into target: String = store, _ extra: [String] = [], kind: Row.Kind) throws -> Row {
             progress(label)
-            let m = try ProcessRunner.run(options.importer, ["run", "--store", target] + extra + [feed], stdout: report)
+            let arguments = ["run", "--store", target, "--verbose", "--log-format", "json"] + extra + [feed]
+            let m = try ProcessRunner.run(options.importer, arguments, stdout: report, stderr: log)
             guard m.status == 0 else { throw BenchError.failed("importer exited with \(m.status) for \(label)") }
             spawnerPeakKiB = max(spawnerPeakKiB, m.spawnerPeakKiB)
             summaries.append("  \(label): " + entitySummary(report: report))
-            return Row(label: label, seconds: m.seconds, peakRSSKiB: m.peakRSSKiB)
+            return Row(label: label, kind: kind, seconds: m.seconds, peakRSSKiB: m.peakRSSKiB, phases: PhaseLog.phases(in: log))
         }
         let historyOnly = directory + "/history-only.sqlite"
         StoreFiles.remove(historyOnly)
         let importerRows = [
-            try importer("importer first load, history only (--no-replay)", base, into: historyOnly, ["--no-replay"]),
-            try importer("importer first load (history + view build)", base),
-            try importer("importer identical re-load (no-op)", base),
-            try importer("importer re-load, 10 % changed", changed),
+            try importer("importer first load, history only (--no-replay)", base, into: historyOnly, ["--no-replay"], kind: .load),
+            try importer("importer first load (history + view build)", base, kind: .load),
+            try importer("importer identical re-load (no-op)", base, kind: .reload),
+            try importer("importer re-load, 10 % changed", changed, kind: .reload),
         ]
         try? FileManager.default.removeItem(atPath: report)
+        try? FileManager.default.removeItem(atPath: log)
         StoreFiles.remove(historyOnly)
         progress("feed formats: NDJSON, XML, CSV")
         let formats = try FormatBenchmark.inputs(generator, apiFeed: base, apiBytes: size, directory: directory)
@@ -75,21 +78,31 @@ enum Benchmark {
         // 3. Parsing alone; still no rows in memory, so peak RSS growth is the readers' own.
         let formatTable = try FormatBenchmark.table(formats, endToEnd: formatRuns, records: n, repeats: options.repeats)
 
-        // 4. Now the rows in memory: the raw-SQLite baseline.
-        progress("baseline (rows in memory)")
+        // 4. Now the rows in memory: the raw-SQLite baselines, a first load then a reload of the
+        // 10 % changed rows into it.
+        progress("baselines (rows in memory)")
+        let baselineStore = directory + "/baseline.sqlite"
         let baselineSeconds = try withRowsInMemory(generator) { rows in
-            try Baseline.run(rows: rows, storePath: directory + "/baseline.sqlite")
+            try Baseline.run(rows: rows, storePath: baselineStore)
         }
+        let reloadBaseline = try ReloadBaseline.run(rows: generator.rows(changeFraction: 0.1), storePath: baselineStore)
+        StoreFiles.remove(baselineStore)
 
         // 5. View replay of a 1 % changed run beside a full rebuild, in-process on a copy of the importer's store.
         progress("view replay benchmark")
         let viewReplay = try ViewReplayBenchmark.run(importerStore: store, baseFeed: base, directory: directory, records: n, repeats: options.repeats)
 
-        let baseline = Row(label: "baseline: raw SQLite upsert, no parsing, no history", seconds: baselineSeconds, peakRSSKiB: nil)
+        let baselines = [
+            Row(label: "baseline: first load, raw SQLite upsert, no parsing, no history", kind: .load, seconds: baselineSeconds, peakRSSKiB: nil),
+            Row(label: "baseline: re-load 10 % changed, preload + merge, no parsing, no history", kind: .reload,
+                seconds: reloadBaseline.seconds, peakRSSKiB: nil),
+        ]
         print()
-        var main = mainTable([baseline] + importerRows, records: n, spawnerPeakKiB: spawnerPeakKiB)
+        var main = mainTable(baselines + importerRows, records: n, spawnerPeakKiB: spawnerPeakKiB)
         main.notes += ["importer's reports:"] + summaries
         print(main.render())
+        print()
+        print(PhaseLog.table(importerRows).render())
         print()
         print(formatTable.render())
         print()
@@ -99,23 +112,32 @@ enum Benchmark {
 
     /// One line of the main table.
     struct Row {
+        /// Which baseline the case compares with.
+        enum Kind { case load, reload }
         var label: String
+        var kind: Kind
         var seconds: Double
         var peakRSSKiB: Int?
+        /// The importer's own phase times (`phase times` in its log), in the order it ran them.
+        var phases: [(String, Double)] = []
     }
 
     static func mainTable(_ rows: [Row], records: Int, spawnerPeakKiB: Int) -> TextTable {
-        var table = TextTable(title: "End to end (importer as a subprocess) beside the raw-SQLite baseline",
+        var table = TextTable(title: "End to end (importer as a subprocess) beside the raw-SQLite baselines",
                               headers: ["case", "seconds", "rows/s", "× baseline", "peak RSS MiB"])
-        let baselineRate = rows.first.map { Double(records) / $0.seconds } ?? .nan
+        func baselineRate(_ kind: Row.Kind) -> Double {
+            rows.first { $0.kind == kind }.map { Double(records) / $0.seconds } ?? .nan
+        }
         for row in rows {
             let rate = Double(records) / row.seconds
-            table.add([row.label, row.seconds.formatted(2), rate.formatted(0), (rate / baselineRate).formatted(2),
+            table.add([row.label, row.seconds.formatted(2), rate.formatted(0), (rate / baselineRate(row.kind)).formatted(2),
                        row.peakRSSKiB.map { mebibytes(kiB: $0) } ?? "-"])
         }
         table.notes = [
-            "× baseline: rows/s relative to the baseline. Baseline: in-process, rows prepared in memory beforehand,",
-            "  timed from BEGIN to COMMIT; no RSS figure (this process then holds the generated rows).",
+            "× baseline: rows/s relative to the baseline of the same kind (first loads: the first-load baseline; re-loads:",
+            "  the re-load baseline). Baselines: in-process, rows prepared in memory beforehand, timed from BEGIN to COMMIT",
+            "  (the re-load's includes reading every stored row into a hash table); no RSS figure (this process then holds",
+            "  the generated rows). Above 1.00, importer (parsing, history and all) is faster than the plain-SQLite way.",
             "peak RSS: the importer's ru_maxrss (wait4).",
             "sanity: importer-bench's own VmHWM when spawning the importer: \(mebibytes(kiB: spawnerPeakKiB)) MiB (largest of the three spawns).",
             "  Linux starts a child's ru_maxrss from its spawner's peak: importer figures above this are the importer's own.",

@@ -66,6 +66,7 @@ enum FormatBenchmark {
                               headers: ["format", "MB", "parse s", "parse rows/s", "parse MB/s", "run s", "run rows/s", "× JSON run", "peak RSS MiB"])
         let jsonRate = Double(records) / (endToEnd.first?.seconds ?? .nan)
         var xmlRatio = Double.nan
+        var csvRatio = Double.nan
         var largestRSS = 0
         for (input, run) in zip(inputs, endToEnd) {
             var best = Double.infinity
@@ -76,6 +77,7 @@ enum FormatBenchmark {
             }
             let rate = Double(records) / run.seconds
             if input.label == "XML" { xmlRatio = rate / jsonRate }
+            if input.label == "CSV" { csvRatio = rate / jsonRate }
             largestRSS = max(largestRSS, run.peakRSSKiB)
             table.add([input.label, (Double(input.bytes) / 1e6).formatted(1), best.formatted(2), (Double(records) / best).formatted(0),
                        (Double(input.bytes) / best / 1e6).formatted(0), run.seconds.formatted(2), rate.formatted(0),
@@ -83,8 +85,9 @@ enum FormatBenchmark {
         }
         table.notes = [
             "run: `importer run --model SampleData/models/<format model> FEED` into a fresh store (history and views included).",
-            "target: XML end to end ≥ 0.50 × the JSON rows/s: \(xmlRatio.formatted(2)) (\(xmlRatio >= 0.5 ? "met" : "NOT met")); "
-                + "peak RSS < 100 MB for every format: largest \(mebibytes(kiB: largestRSS)) MiB (\(Double(largestRSS) * 1024 < 100e6 ? "met" : "NOT met")).",
+            "targets, end to end × the JSON rows/s: CSV ≥ 0.90: \(csvRatio.formatted(2)) (\(csvRatio >= 0.9 ? "met" : "NOT met")); "
+                + "XML ≥ 0.80: \(xmlRatio.formatted(2)) (\(xmlRatio >= 0.8 ? "met" : "NOT met"));",
+            "  peak RSS < 100 MB for every format: largest \(mebibytes(kiB: largestRSS)) MiB (\(Double(largestRSS) * 1024 < 100e6 ? "met" : "NOT met")).",
         ]
         return table
     }
