@@ -11,7 +11,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
-        .package(url: "https://github.com/yaslab/CSV.swift", from: "2.5.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
@@ -39,7 +38,7 @@ let package = Package(
         // Reading feeds (JSON, NDJSON, XML, CSV) into raw records, and mapping them to record batches.
         .target(
             name: "ImporterFeeds",
-            dependencies: ["ImporterModel", "CLibXML2", .product(name: "CSV", package: "CSV.swift")]
+            dependencies: ["ImporterModel", "CLibXML2"]
         ),
         // The store as the stages see it: the Store handle, the StoreBackend protocol (no SQL) and the
         // values that cross it (tokens, history transactions and changes, consumers, view effects).

@@ -5,8 +5,7 @@ struct CSVRowMark {
     /// 1-based line of the row's first byte.
     var line: Int
     var fieldCount: Int
-    /// An empty line (no byte at all, not even `""`): CSV.swift returns it as one empty field, and
-    /// the reader skips it.
+    /// An empty line (no byte at all, not even `""`): the reader skips it.
     var blank: Bool
 }
 
@@ -16,18 +15,16 @@ struct CSVFieldPosition {
     var column: Int32
 }
 
-/// Scans CSV bytes for what CSV.swift does not report: where each row and field starts, and what is
-/// wrong with the input; and says where the input can be cut between rows.
+/// Scans CSV bytes as they are read: checks them, records where each row and field starts, and
+/// says where the input can be cut between rows.
 ///
-/// CSV.swift 2.5.2 returns rows as `[String]` with no position, accepts an unterminated quote at the
-/// end of the input as if it were closed, silently drops a character after a closing quote (`"ab"x`),
-/// and (reading a stream) ends the input without saying where on invalid UTF-8. This small state
-/// machine follows the same RFC 4180 rules as CSV.swift (LF, CRLF or CR line ends; `""` inside
-/// quoted fields; a quote inside an unquoted field taken literally) and records for each row its
-/// line and each field's line and column (line ends inside quoted fields are counted). On valid
-/// input it splits rows and fields exactly as CSV.swift does, so the reader pairs the n-th mark with
-/// CSV.swift's n-th row. It stops at the first problem (invalid UTF-8, a character after a closing
-/// quote, an unterminated quote at the end, a row larger than the limit).
+/// A small state machine over RFC 4180 (LF, CRLF or CR line ends; `""` inside quoted fields; a
+/// quote inside an unquoted field taken literally) that records for each row its line and each
+/// field's line and column (line ends inside quoted fields are counted). It stops at the first
+/// problem (invalid UTF-8, a character after a closing quote, an unterminated quote at the end, a
+/// row larger than the limit), which CSV splitters commonly accept silently; rows before it are
+/// whole and valid, so `CSVRecordsReader` splits them without checking again and pairs the n-th
+/// mark with the n-th row.
 ///
 /// Plain state in a struct: scanning a chunk is one access to its owner's state, not one per field.
 struct CSVPositionScanner {
@@ -84,7 +81,7 @@ struct CSVPositionScanner {
         self.maximumRowSize = maximumRowSize
     }
 
-    /// The input started with a byte order mark (3 bytes, not handed to CSV.swift): columns count
+    /// The input started with a byte order mark (3 bytes, not handed to the reader): columns count
     /// from the byte after it.
     mutating func startAfterByteOrderMark() {
         lineStart = 3

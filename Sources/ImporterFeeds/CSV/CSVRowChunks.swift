@@ -1,8 +1,8 @@
 import ImporterModel
 
 /// Reads a `ByteSource` in chunks, has each chunk scanned by a `CSVPositionScanner`, and hands out
-/// the input as texts of whole rows (a row is never split between two texts), for CSV.swift to parse
-/// one text at a time.
+/// the input as byte runs of whole rows (a row is never split between two runs), for
+/// `CSVRecordsReader` to split one run at a time.
 ///
 /// Memory is bounded by the chunk size plus the largest row (itself bounded by the scanner's limit).
 /// A UTF-8 byte order mark is dropped, whatever the chunking. When the scanner finds a problem, the
@@ -41,9 +41,9 @@ final class CSVRowChunks {
     /// Where the scan is: the end of the valid input scanned so far.
     var scanLocation: SourceLocation { scanner.location(at: base + valid) }
 
-    /// The next text of whole rows, or nil when the input is exhausted (or the scan stopped and the
+    /// The next run of whole rows, or nil when the input is exhausted (or the scan stopped and the
     /// valid bytes before the problem have been handed out).
-    func next() throws(FeedError) -> String? {
+    func next() throws(FeedError) -> [UInt8]? {
         while !done {
             let cut: Int
             if scanner.error != nil || atEnd {
@@ -54,7 +54,7 @@ final class CSVRowChunks {
                 cut = scanner.cut(scannedTo: base + valid) - base
             }
             if cut > 0 {
-                let text = String(decoding: UnsafeBufferPointer(start: storage, count: cut), as: UTF8.self)
+                let text = Array(UnsafeBufferPointer(start: storage, count: cut))
                 storage.update(from: storage + cut, count: count - cut)
                 count -= cut
                 valid -= cut
