@@ -27,6 +27,13 @@ public final class MappedFeed {
     /// Reads every record: a rejected one goes to `onReject`; mapped ones are collected into
     /// batches of `batchSize`, each handed to `onBatch` when full, and the last one when not empty.
     public func read(batchSize: Int, onReject: (Reject) throws -> Void, onBatch: (RecordBatch) throws -> Void) throws {
+        try read(batchSize: batchSize, onReject: onReject) { (batch: inout RecordBatch) in try onBatch(batch) }
+    }
+
+    /// `read`, handing each batch over in place: `handOff` may swap it for an empty batch of the
+    /// same columns (one it has finished with), which the reader then fills, so that batches are
+    /// reused instead of reallocated. Whatever `handOff` leaves is emptied before filling.
+    public func read(batchSize: Int, onReject: (Reject) throws -> Void, handOff: (inout RecordBatch) throws -> Void) throws {
         let mapper = self.mapper
         var batch = mapper.makeBatch(capacity: batchSize)
         var record = RawRecord(slotCount: mapper.requestedFields.count)
@@ -35,10 +42,10 @@ public final class MappedFeed {
             if let reject = mapper.map(record, into: &batch) {
                 try onReject(reject)
             } else if batch.count >= batchSize {
-                try onBatch(batch)
+                try handOff(&batch)
                 batch.removeAll()
             }
         }
-        if !batch.isEmpty { try onBatch(batch) }
+        if !batch.isEmpty { try handOff(&batch) }
     }
 }
