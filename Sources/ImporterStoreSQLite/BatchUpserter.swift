@@ -96,14 +96,19 @@ final class BatchUpserter {
         }
     }
 
-    /// Sorts the batch's records by key into `kept`, keeping the last of equal keys.
+    /// Sorts the batch's records by key into `kept`, keeping the last of equal keys. A batch in
+    /// strictly descending key order (the API's newest-first order) is reversed, not sorted.
     private func sortAndDropRepeats(_ batch: RecordBatch) {
         let count = batch.count
         order.removeAll(keepingCapacity: true)
-        order.append(contentsOf: 0..<count)
-        order.sort { a, b in
-            let c = batch.compareKeys(a, b)
-            return c != 0 ? c < 0 : a < b
+        if (1..<max(count, 1)).allSatisfy({ batch.compareKeys($0 - 1, $0) > 0 }) {
+            order.append(contentsOf: (0..<count).reversed())
+        } else {
+            order.append(contentsOf: 0..<count)
+            order.sort { a, b in
+                let c = batch.compareKeys(a, b)
+                return c != 0 ? c < 0 : a < b
+            }
         }
         kept.removeAll(keepingCapacity: true)
         for i in 0..<count {

@@ -28,7 +28,7 @@ import Testing
         defer { directory.cleanup() }
         let disk = directory.path("disk")
         try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
-        guard getuid() == 0, Self.mountTmpfs(at: disk, size: "1m") else {
+        guard getuid() == 0, Self.mountTmpfs(at: disk, size: "4m") else {
             print("DiskFullTests: skipped (mounting a tmpfs needs root and a system that allows it)")
             return
         }
