@@ -37,7 +37,7 @@ public struct PhaseTimes: Sendable, Equatable {
         phases.map { "\($0.name.replacingOccurrences(of: " ", with: "_"))=\(String(format: "%.3f", $0.seconds))" }.joined(separator: " ")
     }
 
-    static func seconds(_ duration: Duration) -> Double {
+    public static func seconds(_ duration: Duration) -> Double {
         let parts = duration.components
         return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
     }

@@ -133,7 +133,12 @@ struct RunCommand: ParsableCommand {
             if let number = result.transactionNumber, !dryRun {
                 logger.info("committed", metadata: ["transaction": "\(number)", "token": "\(store.token(number))"])
             }
-            if !dryRun { try writeReports(result) }
+            if !dryRun {
+                let clock = ContinuousClock()
+                let began = clock.now
+                try writeReports(result)
+                logger.info("reports written", metadata: ["seconds": "\(String(format: "%.3f", PhaseTimes.seconds(began.duration(to: clock.now))))"])
+            }
             summarizeRejects(result, logger: logger)
             return exitCode && !changed ? .noChanges : .success
         }
