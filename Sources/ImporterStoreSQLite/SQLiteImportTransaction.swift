@@ -3,9 +3,10 @@ import Foundation
 import ImporterModel
 import ImporterStore
 
-/// An import into SQLite: per entity, the temporary table of keys written (duplicates, sync), the
-/// duplicate merger and one prepared upserter per set of supplied columns; updates are captured by
-/// the preupdate hook, inserts and deletes recorded set-based (see `HistoryWriter`).
+/// An import into SQLite: per entity, the bitmap of stored records written (duplicates, sync,
+/// unchanged counts: `SeenRecords`), the duplicate merger and one upserter per set of supplied
+/// columns; updates are captured by the preupdate hook, inserts and deletes recorded set-based (see
+/// `HistoryWriter`).
 final class SQLiteImportTransaction: ImportTransaction {
     private let store: SQLiteStore
     private let history: HistoryWriter
