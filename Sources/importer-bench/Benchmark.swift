@@ -78,25 +78,13 @@ enum Benchmark {
         // 3. Parsing alone; still no rows in memory, so peak RSS growth is the readers' own.
         let formatTable = try FormatBenchmark.table(formats, endToEnd: formatRuns, records: n, repeats: options.repeats)
 
-        // 4. Now the rows in memory: the raw-SQLite baselines, a first load then a reload of the
-        // 10 % changed rows into it.
-        progress("baselines (rows in memory)")
-        let baselineStore = directory + "/baseline.sqlite"
-        let baselineSeconds = try withRowsInMemory(generator) { rows in
-            try Baseline.run(rows: rows, storePath: baselineStore)
-        }
-        let reloadBaseline = try ReloadBaseline.run(rows: generator.rows(changeFraction: 0.1), storePath: baselineStore)
-        StoreFiles.remove(baselineStore)
+        // 4. Now the rows in memory: the raw-SQLite baselines.
+        let baselines = try baselines(generator, directory: directory)
 
         // 5. View replay of a 1 % changed run beside a full rebuild, in-process on a copy of the importer's store.
         progress("view replay benchmark")
         let viewReplay = try ViewReplayBenchmark.run(importerStore: store, baseFeed: base, directory: directory, records: n, repeats: options.repeats)
 
-        let baselines = [
-            Row(label: "baseline: first load, raw SQLite upsert, no parsing, no history", kind: .load, seconds: baselineSeconds, peakRSSKiB: nil),
-            Row(label: "baseline: re-load 10 % changed, preload + merge, no parsing, no history", kind: .reload,
-                seconds: reloadBaseline.seconds, peakRSSKiB: nil),
-        ]
         print()
         var main = mainTable(baselines + importerRows, records: n, spawnerPeakKiB: spawnerPeakKiB)
         main.notes += ["importer's reports:"] + summaries
@@ -108,6 +96,20 @@ enum Benchmark {
         print()
         print(viewReplay.table.render())
         guard viewReplay.passed else { throw BenchError.failed("view replay benchmark: a replayed view differs from its recomputation (see above)") }
+    }
+
+    /// The first-load baseline, then a re-load of the 10 % changed rows into its store.
+    static func baselines(_ generator: Generator, directory: String) throws -> [Row] {
+        progress("baselines (rows in memory)")
+        let store = directory + "/baseline.sqlite"
+        defer { StoreFiles.remove(store) }
+        let load = try withRowsInMemory(generator) { rows in try Baseline.run(rows: rows, storePath: store) }
+        let reload = try ReloadBaseline.run(rows: generator.rows(changeFraction: 0.1), storePath: store)
+        return [
+            Row(label: "baseline: first load, raw SQLite upsert, no parsing, no history", kind: .load, seconds: load, peakRSSKiB: nil),
+            Row(label: "baseline: re-load 10 % changed, preload + merge, no parsing, no history", kind: .reload,
+                seconds: reload.seconds, peakRSSKiB: nil),
+        ]
     }
 
     /// One line of the main table.
