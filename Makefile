@@ -12,8 +12,9 @@ PREFIX     ?= /usr/local
 RECORDS    ?= 1000000
 DEMO       := .demo
 APT_PACKAGES := libsqlite3-dev libxml2-dev
-# The HTML report's test renders it in a real headless browser.
-TEST_PACKAGES := chromium
+# The HTML report's test renders it in a real headless browser; the PostgreSQL tests start a
+# throwaway cluster of their own (initdb + pg_ctl) with the server binaries.
+TEST_PACKAGES := chromium postgresql
 
 MANDIR     := .build/man
 
