@@ -15,7 +15,7 @@ public final class PostgresStore {
     public let location: PostgresLocation
     public let options: Options
     public private(set) var storeID = UUID()
-    public private(set) var entities: [EntityDescription] = []
+    public internal(set) var entities: [EntityDescription] = []
     let connection: BlockingConnection
 
     /// Connects to `location` and opens (or, as `options` say, creates) the store in its schema.
@@ -28,6 +28,7 @@ public final class PostgresStore {
             guard case .text(let id)? = try connection.scalar(#"SELECT "value" FROM importer_metadata WHERE "key" = 'store_id'"#),
                   let uuid = UUID(uuidString: id) else { throw StoreError.notAnImporterStore(path: location.description) }
             storeID = uuid
+            entities = try loadEntities()
         } catch {
             connection.close()
             throw storeError(from: error)

@@ -73,8 +73,10 @@ public final class PostgresTestCluster: @unchecked Sendable {
     private func startWatchdog(data: String) {
         let pgCtl = binaries.appendingPathComponent("pg_ctl").path
         let stop = (getuid() == 0 ? "runuser -u postgres -- " : "") + "\(pgCtl) -D '\(data)' -m immediate stop"
-        let script = "trap '' TERM INT HUP; while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; \(stop) >/dev/null 2>&1; rm -rf '\(directory.path)'"
-        var pid: pid_t = 0
+        // Gone, or a zombie its parent has not reaped yet (`kill -0` still succeeds on one).
+        let pid = getpid()
+        let script = "trap '' TERM INT HUP; while [ \"$(cut -d' ' -f3 /proc/\(pid)/stat 2>/dev/null || echo Z)\" != Z ]; do sleep 1; done; \(stop) >/dev/null 2>&1; rm -rf '\(directory.path)'"
+        var child: pid_t = 0
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -83,7 +85,12 @@ public final class PostgresTestCluster: @unchecked Sendable {
         posix_spawnattr_setpgroup(&attributes, 0)
         let argv: [UnsafeMutablePointer<CChar>?] = ["/bin/sh", "-c", script].map { (text: String) in strdup(text) } + [nil]
         defer { argv.forEach { free($0) } }
-        _ = posix_spawn(&pid, "/bin/sh", nil, &attributes, argv, environ)
+        // No inherited output: `swift test` waits for its pipe to close before it reaps the tests.
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for descriptor in Int32(0)...2 { posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", O_RDWR, 0) }
+        _ = posix_spawn(&child, "/bin/sh", &actions, &attributes, argv, environ)
     }
 
     private func runAsServerUser(_ executable: String, _ arguments: [String]) throws -> String {
