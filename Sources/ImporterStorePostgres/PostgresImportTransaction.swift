@@ -24,6 +24,9 @@ final class PostgresImportTransaction: ImportTransaction {
         var batches = 0
         var applied = false
         var duplicates = 0
+        var rekeyed = 0
+        /// The re-keying done, whose update changes are recorded at the close.
+        var rekey: DriftRekey?
 
         init(index: Int, lastIDBefore: Int64, lastChangeIDBefore: Int64) {
             self.index = index
@@ -91,8 +94,26 @@ final class PostgresImportTransaction: ImportTransaction {
     }
 
     func reconcileDrift(_ entity: EntityDescription) throws -> Int {
-        guard entity.drift != nil else { return 0 }
-        throw store.unsupported("key drift reconciliation (entity \(entity.name) declares drift; run without --sync, or use a model without drift)")
+        guard let drift = entity.drift else { return 0 }
+        try apply(entity)
+        let run = try run(entity)
+        guard run.lastIDBefore > 0, let upsert = run.upsert else { return 0 }
+        let rekey = DriftRekey(entity: entity, drift: drift, upsert: upsert)
+        let connection = store.connection
+        let inserted = DriftPairing.candidates(try connection.rows(rekey.candidates(inserted: true), [.integer(run.lastIDBefore)]))
+        guard !inserted.isEmpty else { return 0 }
+        let gone = DriftPairing.candidates(try connection.rows(rekey.candidates(inserted: false), [.integer(run.lastIDBefore)]))
+        let pairs = DriftPairing.pairs(gone, inserted, tolerance: drift.tolerance)
+        guard !pairs.isEmpty else { return 0 }
+        try connection.execute(rekey.createPairs)
+        try connection.execute("TRUNCATE \(DriftRekey.pairs)")
+        var text = CopyText()
+        for (index, pair) in pairs.enumerated() { text.appendRow([.integer(pair.0.id), .integer(pair.1.id), .integer(Int64(index))]) }
+        try connection.copy(into: DriftRekey.pairs, columns: ["stored", "new", "ord"], data: text.buffer)
+        for statement in rekey.statements { try connection.execute(statement) }
+        run.rekeyed += pairs.count
+        run.rekey = rekey
+        return pairs.count
     }
 
     func deleteRecordsNotWritten(_ entity: EntityDescription) throws -> Int {
@@ -113,6 +134,7 @@ final class PostgresImportTransaction: ImportTransaction {
         try apply(entity)
         let run = try run(entity)
         let schema = PostgresEntitySchema(entity: entity)
+        if let rekey = run.rekey { try store.connection.affected(rekey.recordChanges, [.integer(number)]) }
         var counts = ChangeCounts()
         for row in try store.connection.rows("SELECT \"type\", count(*) FROM \(schema.changeTable) WHERE \"change_id\" > $1 GROUP BY \"type\"",
                                              [.integer(run.lastChangeIDBefore)]) {
@@ -124,6 +146,7 @@ final class PostgresImportTransaction: ImportTransaction {
         let stored = try run.upsert.map { try store.connection.integer("SELECT count(*) FROM \($0.seen)") } ?? 0
         counts.unchanged = Int(stored) - counts.updated
         counts.duplicates = run.duplicates
+        counts.rekeyed = run.rekeyed
         let last = try store.connection.integer("SELECT coalesce(max(\"change_id\"), 0) FROM \(schema.changeTable)")
         if last > run.lastChangeIDBefore { changeIDs[entity.name] = (run.lastChangeIDBefore + 1)...last }
         return counts

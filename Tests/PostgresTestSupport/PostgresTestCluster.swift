@@ -63,6 +63,25 @@ public final class PostgresTestCluster: @unchecked Sendable {
                      ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-d", database, "-c", sql])
     }
 
+    /// Starts a psql session that holds the writer lock of the store in `database` (schema
+    /// `public`) for `seconds`, the way a running import holds it; returns once it is held.
+    public func holdWriterLock(database: String, seconds: Int) throws -> Process {
+        let process = Process()
+        process.executableURL = binaries.appendingPathComponent("psql")
+        process.arguments = ["-X", "-q", "-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-d", database,
+                             "-c", "BEGIN", "-c", "SELECT pg_advisory_xact_lock(hashtext('importer-writer:public'))",
+                             "-c", "SELECT pg_sleep(\(seconds))", "-c", "COMMIT"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        for _ in 0..<100 {
+            let held = try psql("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND objid::int = hashtext('importer-writer:public')", database: database)
+            if held != "0" { return process }
+            usleep(50_000)
+        }
+        throw ClusterError(message: "the psql session did not take the writer lock")
+    }
+
     func stop() {
         _ = try? runAsServerUser(binaries.appendingPathComponent("pg_ctl").path,
                                  ["-D", directory.appendingPathComponent("data").path, "-m", "immediate", "-w", "stop"])
