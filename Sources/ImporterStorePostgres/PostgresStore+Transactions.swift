@@ -1,6 +1,7 @@
 import Foundation
 import ImporterModel
 import ImporterStore
+import PostgresNIO
 
 /// Write and read transactions: one writer per store through a transaction-level advisory lock
 /// keyed by the store's schema, polled up to the busy timeout (`--wait`); readers take a
@@ -21,7 +22,7 @@ extension PostgresStore {
         } catch {
             try? connection.execute("ROLLBACK")
             try? reloadEntities()
-            throw storeError(from: error)
+            throw isDatabaseError(error) ? storeError(from: error) : error
         }
     }
 
@@ -33,8 +34,14 @@ extension PostgresStore {
             return result
         } catch {
             try? connection.execute("ROLLBACK")
-            throw storeError(from: error)
+            throw isDatabaseError(error) ? storeError(from: error) : error
         }
+    }
+
+    /// Errors of the database or the connection are mapped to store errors; the body's own errors
+    /// (a malformed feed, an unknown view, a refused sync) go through unchanged.
+    private func isDatabaseError(_ error: any Error) -> Bool {
+        error is PostgresError || error is PSQLError || error is IOError || error is ChannelError
     }
 
     private func begin(_ statement: String) throws(StoreError) {

@@ -29,8 +29,5 @@ extension PostgresStore: StoreBackend {
         throw unsupported(Self.views)
     }
 
-    public func rejectRuns() throws -> [RejectRunSummary] { throw unsupported("rejects") }
-    public func rejects(run: Int64?) throws -> (run: Int64?, rejects: [Reject]) { throw unsupported("rejects") }
-    public func clearRejects(run: Int64?) throws -> Int { throw unsupported("rejects") }
 
 }

@@ -105,6 +105,20 @@ import Testing
         var values: [Int32] { lock.withLock { statuses } }
     }
 
+    /// Rejects are kept with their run; a bad feed fails as it does on SQLite (exit 65), its error
+    /// passed through rather than turned into a database error.
+    @Test func rejectsAndFeedErrorsAsOnSQLite() throws {
+        let cluster = try PostgresTestCluster.start()
+        let url = try cluster.newStoreURL()
+        let run = try importer(["run", "--no-replay", "--model", repositoryRoot.appendingPathComponent("SampleData/models/fireball-ndjson.yaml").path,
+                                "--max-rejects", "5", "--store", url, repositoryRoot.appendingPathComponent("SampleData/rejects/fireball-2024-rejects.ndjson").path])
+        #expect(run.status == 0, "\(run.stderr)")
+        let rejects = try importer(["rejects", "show", "--store", url])
+        #expect(rejects.status == 0 && rejects.stdout.contains("a required attribute is null"), "\(rejects.stdout)\(rejects.stderr)")
+        let bad = try importer(["run", "--no-replay", "--store", url, repositoryRoot.appendingPathComponent("SampleData/malformed/bad-number.json").path])
+        #expect(bad.status == 65 && bad.stderr.contains("expected a number") && !bad.stderr.contains("PostgreSQL error"), "\(bad.stderr)")
+    }
+
     @Test func aStoreInItsOwnSchemaAndFromTheEnvironment() throws {
         let cluster = try PostgresTestCluster.start()
         let url = try cluster.newStoreURL(schema: "feeds")
