@@ -17,6 +17,7 @@ extension PostgresStore {
             // The entity tables' guard lets writes through only inside importer's transactions.
             try connection.rows("SELECT set_config('importer.transaction', 'open', true)")
             let result = try body()
+            try connection.rows("SELECT pg_notify($1, '')", [.text(CommitNotifications.channel(schema: location.schema))])
             try connection.execute("COMMIT")
             return result
         } catch {
@@ -36,6 +37,19 @@ extension PostgresStore {
             try? connection.execute("ROLLBACK")
             throw isDatabaseError(error) ? storeError(from: error) : error
         }
+    }
+
+    /// A value that changes when another process commits to the store (see `CommitNotifications`).
+    public func commitMarker() throws(StoreError) -> Int64 {
+        if !commits.isListening {
+            try mapErrors {
+                let channel = CommitNotifications.channel(schema: location.schema)
+                let backend = Int32(clamping: try connection.integer("SELECT pg_backend_pid()"))
+                commits.listen(on: connection.connection, channel: channel, ownBackend: backend)
+                try connection.execute("LISTEN \(PostgresStoreSchema.q(channel))")
+            }
+        }
+        return commits.value
     }
 
     /// Errors of the database or the connection are mapped to store errors; the body's own errors

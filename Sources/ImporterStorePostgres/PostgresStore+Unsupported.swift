@@ -8,7 +8,6 @@ import ImporterStore
 extension PostgresStore: StoreBackend {
     static let views = "maintaining derived views (import with --no-replay)"
 
-    public func commitMarker() throws(StoreError) -> Int64 { throw unsupported("watching a store") }
 
     public func transactionsTouching(_ entity: EntityDescription, recordIDs: [Int64], after number: Int64) throws -> [Int64] {
         throw unsupported("undo")

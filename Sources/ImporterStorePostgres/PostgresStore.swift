@@ -17,6 +17,7 @@ public final class PostgresStore {
     public private(set) var storeID = UUID()
     public internal(set) var entities: [EntityDescription] = []
     let connection: BlockingConnection
+    let commits = CommitNotifications()
 
     /// Connects to `location` and opens (or, as `options` say, creates) the store in its schema.
     public init(location: PostgresLocation, options: Options = Options()) throws(StoreError) {

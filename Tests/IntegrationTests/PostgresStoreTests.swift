@@ -4,8 +4,8 @@ import Testing
 
 /// `--store postgres://…` against the tests' throwaway PostgreSQL cluster: the store is created in
 /// the database, imports match SQLite's change reports, connection failures exit 69 naming host
-/// and database, and what the backend does not implement yet is refused (exit 78) before anything
-/// is written.
+/// and database, watch hears commits, and what the backend does not implement yet is refused
+/// (exit 78) before anything is written.
 @Suite struct PostgresStoreTests {
     /// The built-in model (with its key drift rule) without its views (not on PostgreSQL yet), as
     /// a model file.
@@ -117,6 +117,41 @@ import Testing
         #expect(rejects.status == 0 && rejects.stdout.contains("a required attribute is null"), "\(rejects.stdout)\(rejects.stderr)")
         let bad = try importer(["run", "--no-replay", "--store", url, repositoryRoot.appendingPathComponent("SampleData/malformed/bad-number.json").path])
         #expect(bad.status == 65 && bad.stderr.contains("expected a number") && !bad.stderr.contains("PostgreSQL error"), "\(bad.stderr)")
+    }
+
+    /// `watch` in one process sees an import committed by another within a second (LISTEN/NOTIFY).
+    @Test func watchSeesAnotherProcessesImport() throws {
+        let cluster = try PostgresTestCluster.start()
+        let url = try cluster.newStoreURL()
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        #expect(try importer(["run", "--no-replay", "--store", url, sample("fireball-2024.json")]).status == 0)
+        #expect(try importer(["consumers", "add", "mailer", "--from", "beginning", "--store", url]).status == 0)
+        let outputPath = directory.path("watch.ndjson")
+        FileManager.default.createFile(atPath: outputPath, contents: nil)
+        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
+        let watch = Process()
+        watch.executableURL = URL(fileURLWithPath: importerBinary)
+        watch.arguments = ["watch", "--store", url, "--consumer", "mailer", "--interval", "0.1"]
+        watch.standardOutput = output
+        watch.standardError = FileHandle.nullDevice
+        try watch.run()
+        defer { watch.terminate(); watch.waitUntilExit() }
+        func lines() -> Int {
+            ((try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "").split(separator: "\n").count
+        }
+        func waitFor(_ count: Int, seconds: Double) -> Double? {
+            let start = Date()
+            while Date().timeIntervalSince(start) < seconds {
+                if lines() >= count { return Date().timeIntervalSince(start) }
+                usleep(20_000)
+            }
+            return nil
+        }
+        #expect(waitFor(10, seconds: 10) != nil, "the first pass prints the first import's 10 changes")
+        #expect(try importer(["run", "--no-replay", "--sync", "--store", url, sample("fireball-2026.json")]).status == 0)
+        let seen = waitFor(18, seconds: 5)
+        #expect(seen != nil && (seen ?? 99) < 1.0, "watch saw the import after \(seen.map { "\($0)" } ?? "never") s")
     }
 
     @Test func aStoreInItsOwnSchemaAndFromTheEnvironment() throws {
