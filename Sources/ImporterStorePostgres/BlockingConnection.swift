@@ -13,6 +13,9 @@ import PostgresNIO
 final class BlockingConnection: @unchecked Sendable {
     let connection: PostgresConnection
     let logger: Logger
+    /// Set once the connection failed: later calls fail at once instead of waiting on a closed
+    /// channel (a statement sent there may never be answered); the server has rolled back.
+    private(set) var isLost = false
 
     private init(connection: PostgresConnection, logger: Logger) {
         self.connection = connection
@@ -65,15 +68,31 @@ final class BlockingConnection: @unchecked Sendable {
     }
 
     func close() {
+        guard !connection.isClosed else { return }
         try? connection.close().wait()
+    }
+
+    /// Throws at once when the connection was lost (a request written to a channel the server
+    /// closed is never answered).
+    private func checkAlive(_ sql: String) throws(PostgresError) {
+        if connection.isClosed { isLost = true }
+        if isLost { throw PostgresError(sqlState: nil, message: "the connection was lost", sql: sql, isConnectionFailure: true) }
+    }
+
+    /// The error for `error` met running `sql`, remembering a lost connection.
+    private func failure(_ error: any Error, sql: String) -> PostgresError {
+        let failure = PostgresError(error, sql: sql)
+        if failure.isConnectionFailure { isLost = true }
+        return failure
     }
 
     /// Runs one or more statements without parameters (simple query protocol).
     func execute(_ sql: String) throws(PostgresError) {
+        try checkAlive(sql)
         do {
             _ = try connection.simpleQuery(sql).wait()
         } catch {
-            throw PostgresError(error, sql: sql)
+            throw failure(error, sql: sql)
         }
     }
 
@@ -81,21 +100,23 @@ final class BlockingConnection: @unchecked Sendable {
     /// rows it affected.
     @discardableResult
     func rows(_ sql: String, _ arguments: [Value] = []) throws(PostgresError) -> [[Value]] {
+        try checkAlive(sql)
         do {
             let result = try connection.query(PostgresQuery(unsafeSQL: sql, binds: Self.bindings(arguments)), logger: logger).wait()
             return try result.rows.map(Self.values)
         } catch {
-            throw PostgresError(error, sql: sql)
+            throw failure(error, sql: sql)
         }
     }
 
     /// The number of rows a statement affected (INSERT, UPDATE, DELETE).
     func affected(_ sql: String, _ arguments: [Value] = []) throws(PostgresError) -> Int {
+        try checkAlive(sql)
         do {
             let result = try connection.query(PostgresQuery(unsafeSQL: sql, binds: Self.bindings(arguments)), logger: logger).wait()
             return result.metadata.rows ?? 0
         } catch {
-            throw PostgresError(error, sql: sql)
+            throw failure(error, sql: sql)
         }
     }
 
@@ -118,6 +139,7 @@ final class BlockingConnection: @unchecked Sendable {
     func copy(into table: String, columns: [String], data: ByteBuffer) throws(PostgresError) {
         let connection = connection
         let logger = logger
+        try checkAlive("COPY \(table) FROM STDIN")
         do {
             try Self.blocking {
                 try await connection.copyFrom(table: table, columns: columns, logger: logger) { writer in
@@ -125,7 +147,7 @@ final class BlockingConnection: @unchecked Sendable {
                 }
             }
         } catch {
-            throw PostgresError(error, sql: "COPY \(table) FROM STDIN")
+            throw failure(error, sql: "COPY \(table) FROM STDIN")
         }
     }
 

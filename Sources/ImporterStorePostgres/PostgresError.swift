@@ -33,7 +33,10 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         }
         if let info = psql.serverInfo {
             let detail = info[.detail].map { " (\($0))" } ?? ""
-            self.init(sqlState: info[.sqlState], message: (info[.message] ?? "server error") + detail, sql: sql)
+            let state = info[.sqlState]
+            // Class 08 (connection exception) and 57P01-57P03 (the server ended the session).
+            let lost = state.map { $0.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains($0) } ?? false
+            self.init(sqlState: state, message: (info[.message] ?? "server error") + detail, sql: sql, isConnectionFailure: lost)
             return
         }
         let closed: Set<PSQLError.Code> = [.connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown]

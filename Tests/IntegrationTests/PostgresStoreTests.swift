@@ -154,6 +154,29 @@ import Testing
         #expect(seen != nil && (seen ?? 99) < 1.0, "watch saw the import after \(seen.map { "\($0)" } ?? "never") s")
     }
 
+    /// A connection lost inside the write transaction (the server ends the session while the run
+    /// waits for the writer lock) commits nothing and exits 69 naming the store.
+    @Test func aLostConnectionCommitsNothing() throws {
+        let cluster = try PostgresTestCluster.start()
+        let url = try cluster.newStoreURL()
+        let database = String(url.split(separator: "/").last ?? "")
+        #expect(try importer(["run", "--no-replay", "--store", url, sample("fireball-2024.json")]).status == 0)
+        let holder = try cluster.holdWriterLock(database: database, seconds: 8)
+        defer { holder.waitUntilExit() }
+        // Ends the run's session as soon as it is connected (and so waiting for the lock).
+        DispatchQueue.global().async {
+            for _ in 0..<200 {
+                let ended = try? cluster.psql("SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'importer' AND datname = '\(database)') t")
+                if let ended, ended != "0" { return }
+                usleep(50_000)
+            }
+        }
+        let run = try importer(["run", "--no-replay", "--wait", "20", "--sync", "--store", url, sample("fireball-2026.json")])
+        #expect(run.status == 69 && run.stderr.contains("connection was lost"), "\(run.status) \(run.stderr)")
+        #expect(try cluster.psql("SELECT count(*) FROM importer_transaction", database: database) == "1")
+        #expect(try cluster.psql("SELECT count(*) FROM fireball", database: database) == "10")
+    }
+
     @Test func aStoreInItsOwnSchemaAndFromTheEnvironment() throws {
         let cluster = try PostgresTestCluster.start()
         let url = try cluster.newStoreURL(schema: "feeds")
