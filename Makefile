@@ -1,6 +1,8 @@
 # importer: build, demo, tests and benchmarks.
 #   make run    installs missing system packages (as root), builds in release mode and imports the
 #               sample feeds into a fresh store under .demo/, printing the reports
+#   make pg-demo  (debug build) the sample import on a throwaway local PostgreSQL cluster (initdb + pg_ctl
+#               under .demo/pg, started as the postgres user when run as root, stopped at the end)
 #   make test   same dependency step, then the whole test suite
 #   make torture  the fault campaign at full strength (200 kill -9 trials)
 #   make fuzz   libFuzzer over the parsers (FUZZ_SECONDS per target)
@@ -12,12 +14,13 @@ PREFIX     ?= /usr/local
 RECORDS    ?= 1000000
 DEMO       := .demo
 APT_PACKAGES := libsqlite3-dev libxml2-dev
-# The HTML report's test renders it in a real headless browser.
-TEST_PACKAGES := chromium
+# The HTML report's test renders it in a real headless browser; the PostgreSQL tests start a
+# throwaway cluster of their own (initdb + pg_ctl) with the server binaries.
+TEST_PACKAGES := chromium postgresql
 
 MANDIR     := .build/man
 
-.PHONY: deps deps-test build run test torture fuzz bench man install clean
+.PHONY: deps deps-test build run pg-demo test torture fuzz bench man install clean
 
 # Installs the system libraries the package links, when missing (needs root; prints the command otherwise).
 deps:
@@ -49,6 +52,28 @@ run: build
 	.build/release/importer history --store $(DEMO)/fireballs.sqlite
 	@echo "== importer views show fireball_by_year"
 	.build/release/importer views show fireball_by_year --store $(DEMO)/fireballs.sqlite
+
+PG_BIN  ?= $(lastword $(sort $(wildcard /usr/lib/postgresql/*/bin)))
+PG_PORT ?= 55433
+PG_AS   := $(if $(filter 0,$(shell id -u)),runuser -u postgres --,)
+PG_URL  := postgres://postgres@127.0.0.1:$(PG_PORT)/postgres
+
+pg-demo: deps
+	$(SWIFT) build --product importer
+	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(APT_PACKAGES) postgresql"
+	rm -rf $(DEMO)/pg && mkdir -p $(DEMO)/pg
+	$(if $(PG_AS),chown postgres $(DEMO)/pg)
+	$(PG_AS) $(PG_BIN)/initdb -D $(DEMO)/pg/data -A trust -U postgres --no-sync >/dev/null
+	$(PG_AS) $(PG_BIN)/pg_ctl -D $(DEMO)/pg/data -o "-p $(PG_PORT) -k $(abspath $(DEMO)/pg) -c listen_addresses=127.0.0.1" -l $(DEMO)/pg/log -w start >/dev/null
+	@status=0; { \
+	  echo "== importer run (PostgreSQL at $(PG_URL))" && \
+	  .build/debug/importer run --no-replay --store $(PG_URL) --author demo SampleData/fireball-2024.json && \
+	  echo "== importer run --sync" && \
+	  .build/debug/importer run --no-replay --store $(PG_URL) --author demo --sync SampleData/fireball-2026.json && \
+	  echo "== importer history" && .build/debug/importer history --store $(PG_URL) && \
+	  echo "== importer status" && .build/debug/importer status --store $(PG_URL); \
+	} || status=$$?; \
+	$(PG_AS) $(PG_BIN)/pg_ctl -D $(DEMO)/pg/data -m fast -w stop >/dev/null; exit $$status
 
 test: deps-test
 	$(SWIFT) build

@@ -12,6 +12,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // The system libsqlite3, with the session extension and preupdate hook declarations enabled.
@@ -45,6 +46,11 @@ let package = Package(
         .target(name: "ImporterStore", dependencies: ["ImporterModel", "ImporterSupport"]),
         // The SQLite backend: every SQL statement, the C API, change capture, the writer lock.
         .target(name: "ImporterStoreSQLite", dependencies: ["ImporterStore", "ImporterModel", "CSQLite"]),
+        // The PostgreSQL backend: every PostgreSQL statement, COPY staging, the advisory writer lock.
+        .target(
+            name: "ImporterStorePostgres",
+            dependencies: ["ImporterStore", "ImporterModel", .product(name: "PostgresNIO", package: "postgres-nio")]
+        ),
         // History over the store: reading, consumers and their tokens, purge, status.
         .target(name: "ImporterHistory", dependencies: ["ImporterStore", "ImporterModel"]),
         // Derived views: replay from history, rebuild, verify.
@@ -65,7 +71,7 @@ let package = Package(
             name: "ImporterKit",
             dependencies: [
                 "ImporterSupport", "ImporterModel", "ImporterFeeds", "ImporterStore", "ImporterStoreSQLite",
-                "ImporterHistory", "ImporterViews", "ImporterPipeline", "ImporterReports",
+                "ImporterStorePostgres", "ImporterHistory", "ImporterViews", "ImporterPipeline", "ImporterReports",
             ]
         ),
         .executableTarget(
@@ -81,15 +87,18 @@ let package = Package(
             name: "importer-bench",
             dependencies: ["ImporterKit", "ImporterStoreSQLite", "CSQLite"]
         ),
+        // A throwaway PostgreSQL cluster (initdb + pg_ctl in a temporary directory) shared by the tests.
+        .target(name: "PostgresTestSupport", path: "Tests/PostgresTestSupport"),
         .testTarget(
             name: "ImporterKitTests",
             dependencies: ["ImporterKit", "ImporterModel", "ImporterFeeds", "ImporterSupport", "ImporterStore", "ImporterStoreSQLite",
+                           "ImporterStorePostgres", "PostgresTestSupport",
                            "ImporterHistory", "ImporterViews", "ImporterPipeline", "ImporterReports", "CSQLite",
                            .product(name: "PropertyBased", package: "swift-property-based")]
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["ImporterKit"]
+            dependencies: ["ImporterKit", "PostgresTestSupport"]
         ),
     ]
 )

@@ -7,5 +7,6 @@
 @_exported import ImporterReports
 @_exported import ImporterStore
 @_exported import ImporterStoreSQLite
+@_exported import ImporterStorePostgres
 @_exported import ImporterSupport
 @_exported import ImporterViews

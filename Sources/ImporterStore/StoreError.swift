@@ -22,6 +22,11 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     case incompatibleModel(entity: String, reason: String)
     /// A token that is not a token, or belongs to another store.
     case invalidToken(String, reason: String)
+    /// A database server that cannot be reached or used: down, refusing the login, no such
+    /// database, TLS failing. `location` names host and database, never a password.
+    case unavailable(location: String, reason: String)
+    /// What was asked is not implemented by this store's backend (yet).
+    case unsupported(location: String, feature: String)
     /// An error of the database with no more specific meaning for the store.
     case database(DatabaseError)
 
@@ -45,6 +50,10 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
             "the model does not match the store for entity \(entity): \(reason)"
         case .invalidToken(let token, let reason):
             "invalid token '\(token)': \(reason)"
+        case .unavailable(let location, let reason):
+            "cannot use the PostgreSQL store \(location): \(reason)"
+        case .unsupported(let location, let feature):
+            "\(feature) is not supported on PostgreSQL stores yet (store \(location)); use an SQLite store for it"
         case .database(let error):
             error.description
         }

@@ -4,7 +4,7 @@ import ImporterKit
 
 /// `--store`, `--wait`/`--no-wait` and the logging options, shared by every command that opens a store.
 struct StoreOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The store's SQLite file (default: $IMPORTER_STORE, else importer.sqlite).", valueName: "path"), completion: .file())
+    @Option(name: .long, help: ArgumentHelp("The store's SQLite file, or a postgres://user@host:port/database URL (default: $IMPORTER_STORE, else importer.sqlite).", valueName: "path"), completion: .file())
     var store: String?
 
     @Option(name: .long, help: ArgumentHelp("Seconds to wait for another process's lock before failing with exit code 75.", valueName: "seconds"))
@@ -25,7 +25,7 @@ struct StoreOptions: ParsableArguments {
     /// `--wait`/`--no-wait` say.
     func open(create: Bool) throws -> Store {
         let milliseconds = noWait ? 0 : Int(wait * 1000)
-        let store = try Store(path: path, options: Store.Options(busyTimeoutMilliseconds: milliseconds, create: create, readOnly: false))
+        let store = try Store.open(path, options: Store.Options(busyTimeoutMilliseconds: milliseconds, create: create, readOnly: false))
         InterruptHandler.current?.attach(store)
         return store
     }
@@ -34,7 +34,7 @@ struct StoreOptions: ParsableArguments {
     /// not write (a read-only file or file system).
     func openForReading() throws -> Store {
         let milliseconds = noWait ? 0 : Int(wait * 1000)
-        let store = try Store(path: path, options: Store.Options(busyTimeoutMilliseconds: milliseconds, create: false, readOnly: true))
+        let store = try Store.open(path, options: Store.Options(busyTimeoutMilliseconds: milliseconds, create: false, readOnly: true))
         InterruptHandler.current?.attach(store)
         return store
     }

@@ -26,7 +26,7 @@ enum StoreNames {
             if word == "--store", index + 1 < words.count { path = words[index + 1] }
             if word.hasPrefix("--store=") { path = String(word.dropFirst("--store=".count)) }
         }
-        guard let store = try? Store(path: path, options: Store.Options(busyTimeoutMilliseconds: 0, create: false, readOnly: true)),
+        guard !Store.isPostgres(path), let store = try? Store(path: path, options: Store.Options(busyTimeoutMilliseconds: 0, create: false, readOnly: true)),
               let names = try? store.read({ try read(store) }) else { return [] }
         return names.filter { $0.hasPrefix(prefix) }.sorted()
     }

@@ -80,7 +80,7 @@ struct RunCommand: ParsableCommand {
             let inputs = try modelOptions.inputs(feeds, model: model)
             // A dry run on a store that does not exist yet works on a temporary one.
             var temporary: String?
-            if dryRun, !FileManager.default.fileExists(atPath: storeOptions.path) {
+            if dryRun, !Store.isPostgres(storeOptions.path), !FileManager.default.fileExists(atPath: storeOptions.path) {
                 temporary = FileManager.default.temporaryDirectory.appendingPathComponent("importer-dry-run-\(UUID().uuidString).sqlite").path
             }
             defer { if let temporary { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: temporary + suffix) } } }

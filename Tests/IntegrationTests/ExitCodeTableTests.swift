@@ -57,6 +57,7 @@ import Testing
         case 64: return try run(["run", "--max-delete", "half", sample("fireball-2026.json")])
         case 65: return try run(["run", "--sync", "-"], stdin: Data(#"{"error":"rate limited"}"#.utf8))
         case 66: return try run(["run", "nope.json"])
+        case 69: return try importer(["status", "--store", "postgres://importer:secret@127.0.0.1:1/fireballs"], directory: directory.url)
         case 70:
             try Connection(path: store).execute("DROP TABLE fireball_by_region")
             return try run(["views", "rebuild", "fireball_by_region"])

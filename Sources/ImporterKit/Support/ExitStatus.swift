@@ -19,6 +19,9 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     case badInput = 65
     /// A feed, the model file or the store does not exist or cannot be read (EX_NOINPUT).
     case noInput = 66
+    /// The PostgreSQL server cannot be reached or used: down, login refused, no such database,
+    /// TLS failure (EX_UNAVAILABLE).
+    case unavailable = 69
     /// Internal failure (EX_SOFTWARE).
     case internalFailure = 70
     /// The model or the store's schema cannot be used: an invalid model file, a store of a newer
@@ -55,7 +58,8 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
             case .locked: return .locked
             case .notFound: return .noInput
             case .notAnImporterStore, .notADatabase: return .badInput
-            case .newerSchema, .incompatibleModel: return .storeUnusable
+            case .newerSchema, .incompatibleModel, .unsupported: return .storeUnusable
+            case .unavailable: return .unavailable
             case .permissionDenied: return .permissionDenied
             case .io: return .ioError
             case .invalidToken: return .usage

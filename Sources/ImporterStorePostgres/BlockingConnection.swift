@@ -1,0 +1,197 @@
+import Foundation
+import ImporterModel
+import ImporterStore
+import Logging
+import NIOSSL
+import PostgresNIO
+
+/// One PostgreSQL connection used synchronously: each call sends its request and blocks the calling
+/// thread on the answer (see Docs/ARCHITECTURE.md, "Synchronous, and where async meets it").
+///
+/// Invariant: never called from one of the event loop's threads (the store's caller is a command's
+/// own thread). Errors are `PostgresError`s carrying the statement and the server's SQLSTATE.
+final class BlockingConnection: @unchecked Sendable {
+    let connection: PostgresConnection
+    let logger: Logger
+    /// Set once the connection failed: later calls fail at once instead of waiting on a closed
+    /// channel (a statement sent there may never be answered); the server has rolled back.
+    private(set) var isLost = false
+
+    private init(connection: PostgresConnection, logger: Logger) {
+        self.connection = connection
+        self.logger = logger
+    }
+
+    /// Connects and authenticates; the error names host and database, never the password.
+    static func connect(to location: PostgresLocation, timeoutSeconds: Int64 = 10) throws(StoreError) -> BlockingConnection {
+        let logger = Logger(label: "importer.postgres") { _ in SwiftLogNoOpLogHandler() }
+        do {
+            var configuration = try configuration(for: location)
+            configuration.options.connectTimeout = .seconds(timeoutSeconds)
+            configuration.options.additionalStartupParameters = [("search_path", location.schema), ("application_name", "importer")]
+            let connection = try PostgresConnection.connect(
+                on: PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration, id: 1, logger: logger
+            ).wait()
+            return BlockingConnection(connection: connection, logger: logger)
+        } catch {
+            let failure = PostgresError(error, sql: nil)
+            throw StoreError.unavailable(location: location.description, reason: Self.connectReason(failure))
+        }
+    }
+
+    private static func configuration(for location: PostgresLocation) throws -> PostgresConnection.Configuration {
+        if location.isSocketDirectory {
+            return .init(unixSocketPath: location.socketPath, username: location.user, password: location.password, database: location.database)
+        }
+        var tls = TLSConfiguration.makeClientConfiguration()
+        let mode: PostgresConnection.Configuration.TLS
+        switch location.sslMode {
+        case .disable: mode = .disable
+        case .verifyFull: mode = .require(try NIOSSLContext(configuration: tls))
+        case .require, .prefer:
+            tls.certificateVerification = .none
+            let context = try NIOSSLContext(configuration: tls)
+            mode = location.sslMode == .require ? .require(context) : .prefer(context)
+        }
+        return .init(host: location.host, port: location.port, username: location.user, password: location.password,
+                     database: location.database, tls: mode)
+    }
+
+    /// The reason a connection failed, in the user's words (SQLSTATE classes 28: login, 3D: database).
+    private static func connectReason(_ error: PostgresError) -> String {
+        switch error.sqlState {
+        case "28P01", "28000": "authentication failed for user (\(error.message))"
+        case "3D000": "the database does not exist (\(error.message))"
+        case nil: "cannot connect: \(error.message)"
+        default: "\(error.message) (SQLSTATE \(error.sqlState ?? ""))"
+        }
+    }
+
+    func close() {
+        guard !connection.isClosed else { return }
+        try? connection.close().wait()
+    }
+
+    /// Throws at once when the connection was lost (a request written to a channel the server
+    /// closed is never answered).
+    private func checkAlive(_ sql: String) throws(PostgresError) {
+        if connection.isClosed { isLost = true }
+        if isLost { throw PostgresError(sqlState: nil, message: "the connection was lost", sql: sql, isConnectionFailure: true) }
+    }
+
+    /// The error for `error` met running `sql`, remembering a lost connection.
+    private func failure(_ error: any Error, sql: String) -> PostgresError {
+        let failure = PostgresError(error, sql: sql)
+        if failure.isConnectionFailure { isLost = true }
+        return failure
+    }
+
+    /// Runs one or more statements without parameters (simple query protocol).
+    func execute(_ sql: String) throws(PostgresError) {
+        try checkAlive(sql)
+        do {
+            _ = try connection.simpleQuery(sql).wait()
+        } catch {
+            throw failure(error, sql: sql)
+        }
+    }
+
+    /// Runs one statement with `$1…` parameters and returns its rows as values, and the number of
+    /// rows it affected.
+    @discardableResult
+    func rows(_ sql: String, _ arguments: [Value] = []) throws(PostgresError) -> [[Value]] {
+        try checkAlive(sql)
+        do {
+            let result = try connection.query(PostgresQuery(unsafeSQL: sql, binds: Self.bindings(arguments)), logger: logger).wait()
+            return try result.rows.map(Self.values)
+        } catch {
+            throw failure(error, sql: sql)
+        }
+    }
+
+    /// The number of rows a statement affected (INSERT, UPDATE, DELETE).
+    func affected(_ sql: String, _ arguments: [Value] = []) throws(PostgresError) -> Int {
+        try checkAlive(sql)
+        do {
+            let result = try connection.query(PostgresQuery(unsafeSQL: sql, binds: Self.bindings(arguments)), logger: logger).wait()
+            return result.metadata.rows ?? 0
+        } catch {
+            throw failure(error, sql: sql)
+        }
+    }
+
+    /// The first column of the first row, or nil when there is no row.
+    func scalar(_ sql: String, _ arguments: [Value] = []) throws(PostgresError) -> Value? {
+        try rows(sql, arguments).first?.first
+    }
+
+    /// The first column of the first row as an integer (0 for none or NULL).
+    func integer(_ sql: String, _ arguments: [Value] = []) throws(PostgresError) -> Int64 {
+        switch try scalar(sql, arguments) {
+        case .integer(let value)?: value
+        case .real(let value)?: Int64(value)
+        case .text(let text)?: Int64(text) ?? 0
+        default: 0
+        }
+    }
+
+    /// Streams `data` (COPY text format lines) into `table`'s `columns`.
+    func copy(into table: String, columns: [String], data: ByteBuffer) throws(PostgresError) {
+        let connection = connection
+        let logger = logger
+        try checkAlive("COPY \(table) FROM STDIN")
+        do {
+            try Self.blocking {
+                try await connection.copyFrom(table: table, columns: columns, logger: logger) { writer in
+                    try await writer.write(data)
+                }
+            }
+        } catch {
+            throw failure(error, sql: "COPY \(table) FROM STDIN")
+        }
+    }
+
+    /// Runs `operation` on a task and blocks this (non-event-loop) thread until it finishes.
+    static func blocking(_ operation: @escaping @Sendable () async throws -> Void) throws {
+        let outcome = Outcome()
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            do { try await operation() } catch { outcome.error = error }
+            done.signal()
+        }
+        done.wait()
+        if let error = outcome.error { throw error }
+    }
+
+    private final class Outcome: @unchecked Sendable {
+        var error: (any Error)?
+    }
+
+    static func bindings(_ values: [Value]) -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: values.count)
+        for value in values {
+            switch value {
+            case .null: bindings.appendNull()
+            case .integer(let integer): bindings.append(integer)
+            case .real(let real): bindings.append(real)
+            case .text(let text): bindings.append(text)
+            }
+        }
+        return bindings
+    }
+
+    /// A row's cells as values: integers and booleans as integers, floats and numerics as reals,
+    /// everything else as text.
+    static func values(_ row: PostgresRow) throws -> [Value] {
+        try row.map { cell -> Value in
+            guard cell.bytes != nil else { return .null }
+            switch cell.dataType {
+            case .int2, .int4, .int8: return .integer(try cell.decode(Int64.self))
+            case .bool: return .integer(try cell.decode(Bool.self) ? 1 : 0)
+            case .float4, .float8: return .real(try cell.decode(Double.self))
+            case .numeric: return .real(NSDecimalNumber(decimal: try cell.decode(Decimal.self)).doubleValue)
+            default: return .text(try cell.decode(String.self))
+            }
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import ImporterModel
+
+/// The unambiguous pairs of key drift (`KeyDrift`): a stored record the run did not write and a
+/// record it inserted, within the tolerance and agreeing, each the other's only candidate. The
+/// same sweep as SQLite's `DriftReconciler.pairs` (a pure function of the candidates; it belongs in
+/// ImporterModel once both backends share it).
+struct DriftPairing {
+    /// One side of a possible pair: a record, its key's position, and what must agree.
+    struct Candidate {
+        let id: Int64
+        let position: Double
+        let match: [Value]
+    }
+
+    /// Rows `id, drifting key attribute, match values…` as candidates sorted by position (rows
+    /// whose key has no position are left out).
+    static func candidates(_ rows: [[Value]]) -> [Candidate] {
+        rows.compactMap { row -> Candidate? in
+            guard case .integer(let id) = row[0], let position = KeyDrift.position(of: row[1]) else { return nil }
+            return Candidate(id: id, position: position, match: Array(row.dropFirst(2)))
+        }.sorted { $0.position < $1.position }
+    }
+
+    /// The pairs (stored, inserted); both sides sorted by position.
+    static func pairs(_ gone: [Candidate], _ inserted: [Candidate], tolerance: Double) -> [(Candidate, Candidate)] {
+        var goneMatches = [Int](repeating: 0, count: gone.count)
+        var insertedMatches = [Int](repeating: 0, count: inserted.count)
+        var only = [Int?](repeating: nil, count: gone.count)
+        var start = 0
+        for (g, stored) in gone.enumerated() {
+            while start < inserted.count, inserted[start].position < stored.position - tolerance { start += 1 }
+            var j = start
+            while j < inserted.count, inserted[j].position <= stored.position + tolerance {
+                if inserted[j].match == stored.match {
+                    goneMatches[g] += 1
+                    insertedMatches[j] += 1
+                    only[g] = j
+                }
+                j += 1
+            }
+        }
+        return gone.indices.compactMap { g in
+            guard goneMatches[g] == 1, let j = only[g], insertedMatches[j] == 1 else { return nil }
+            return (gone[g], inserted[j])
+        }
+    }
+}

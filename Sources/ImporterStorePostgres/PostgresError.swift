@@ -1,0 +1,65 @@
+import Foundation
+import ImporterStore
+import PostgresNIO
+
+/// An error the PostgreSQL server (or the connection to it) reported, with the statement that met
+/// it and the server's SQLSTATE (`23505`, `40P01`, …) when the server sent one.
+public struct PostgresError: Error, Sendable, CustomStringConvertible {
+    /// The server's SQLSTATE, nil for a client-side or connection failure.
+    public var sqlState: String?
+    public var message: String
+    /// The statement (nil while connecting).
+    public var sql: String?
+    /// The connection itself failed (closed, refused, reset), as opposed to one statement.
+    public var isConnectionFailure: Bool
+
+    public init(sqlState: String?, message: String, sql: String?, isConnectionFailure: Bool = false) {
+        self.sqlState = sqlState
+        self.message = message
+        self.sql = sql
+        self.isConnectionFailure = isConnectionFailure
+    }
+
+    /// The error for `error`, met running `sql`.
+    init(_ error: any Error, sql: String?) {
+        if let error = error as? PostgresError {
+            self = error
+            if self.sql == nil { self.sql = sql }
+            return
+        }
+        guard let psql = error as? PSQLError else {
+            self.init(sqlState: nil, message: "\(error)", sql: sql, isConnectionFailure: error is IOError || error is ChannelError)
+            return
+        }
+        if let info = psql.serverInfo {
+            let detail = info[.detail].map { " (\($0))" } ?? ""
+            let state = info[.sqlState]
+            // Class 08 (connection exception) and 57P01-57P03 (the server ended the session).
+            let lost = state.map { $0.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains($0) } ?? false
+            self.init(sqlState: state, message: (info[.message] ?? "server error") + detail, sql: sql, isConnectionFailure: lost)
+            return
+        }
+        let closed: Set<PSQLError.Code> = [.connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown]
+        self.init(sqlState: nil, message: psql.underlying.map(Self.describe) ?? "\(psql.code)", sql: sql, isConnectionFailure: closed.contains(psql.code))
+    }
+
+    /// A short text for a low-level error (`connection refused` rather than a type dump).
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? IOError {
+            return String(cString: strerror(error.errnoCode)).lowercased()
+        }
+        if let error = error as? NIOConnectionError, let first = error.connectionErrors.first {
+            return describe(first.error)
+        }
+        return "\(error)"
+    }
+
+    public var description: String {
+        "PostgreSQL error \(sqlState ?? "(client)"): \(message)" + (sql.map { " (in: \($0.prefix(300)))" } ?? "")
+    }
+
+    /// Backend-neutral, for `StoreError.database`.
+    var databaseError: DatabaseError {
+        DatabaseError(description: description, isIOFailure: isConnectionFailure || sqlState == "53100" /* disk full */)
+    }
+}

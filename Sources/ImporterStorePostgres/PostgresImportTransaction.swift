@@ -1,0 +1,160 @@
+import Foundation
+import ImporterModel
+import ImporterStore
+
+/// An import into PostgreSQL: per entity, batches are COPied into a temporary staging table; the
+/// staged rows are applied set-based once, before the first sync step or at the entity's close
+/// (`StagedUpsert`); sync deletes by anti-join against the records the feed wrote; inserts are
+/// recorded at the close from the rows the run added (ids above the largest id before the run: one
+/// writer at a time). Change rows have the layout and content of SQLite's.
+final class PostgresImportTransaction: ImportTransaction {
+    private let store: PostgresStore
+    let number: Int64
+    private(set) var rejectRun: Int64?
+    private var runs: [String: EntityRun] = [:]
+    private var changeIDs: [String: ClosedRange<Int64>] = [:]
+
+    /// One entity's state in the import.
+    private final class EntityRun {
+        let index: Int
+        let lastIDBefore: Int64
+        let lastChangeIDBefore: Int64
+        var upsert: StagedUpsert?
+        var staged = 0
+        var batches = 0
+        var applied = false
+        var duplicates = 0
+        var rekeyed = 0
+        /// The re-keying done, whose update changes are recorded at the close.
+        var rekey: DriftRekey?
+
+        init(index: Int, lastIDBefore: Int64, lastChangeIDBefore: Int64) {
+            self.index = index
+            self.lastIDBefore = lastIDBefore
+            self.lastChangeIDBefore = lastChangeIDBefore
+        }
+    }
+
+    init(store: PostgresStore, entities: [EntityDescription]) throws {
+        self.store = store
+        number = try store.lastTransactionNumber() + 1
+        for (index, entity) in entities.enumerated() {
+            let schema = PostgresEntitySchema(entity: entity)
+            runs[entity.name] = EntityRun(
+                index: index,
+                lastIDBefore: try store.connection.integer("SELECT coalesce(max(\"id\"), 0) FROM \(schema.table)"),
+                lastChangeIDBefore: try store.connection.integer("SELECT coalesce(max(\"change_id\"), 0) FROM \(schema.changeTable)"))
+        }
+    }
+
+    private func run(_ entity: EntityDescription) throws -> EntityRun {
+        guard let run = runs[entity.name] else { throw store.unsupported("importing an entity the import was not opened for (\(entity.name))") }
+        return run
+    }
+
+    func upsert(_ batch: RecordBatch, of entity: EntityDescription, columns: [Int]) throws {
+        let run = try run(entity)
+        if run.upsert == nil {
+            let upsert = StagedUpsert(entity: entity, columns: columns, stage: "importer_stage_\(run.index)",
+                                      diff: "importer_diff_\(run.index)", seen: "importer_seen_\(run.index)")
+            try store.connection.execute(upsert.createStage)
+            try store.connection.execute(upsert.createSeen)
+            run.upsert = upsert
+        }
+        guard let upsert = run.upsert, upsert.columns == columns, !run.applied else {
+            throw store.unsupported("importing feeds that supply different attributes of one entity in one run")
+        }
+        var text = CopyText()
+        run.batches += 1
+        for record in 0..<batch.count {
+            run.staged += 1
+            text.appendRow([.integer(Int64(run.staged)), .integer(Int64(run.batches))] + (0..<batch.width).map { batch.publicValue(record: record, position: $0) })
+        }
+        try store.connection.copy(into: upsert.stage, columns: upsert.stageColumns, data: text.buffer)
+    }
+
+    /// Applies the staged rows once (idempotent): updates recorded and written, inserts written.
+    private func apply(_ entity: EntityDescription) throws {
+        let run = try run(entity)
+        guard !run.applied else { return }
+        run.applied = true
+        guard let upsert = run.upsert else { return }
+        let connection = store.connection
+        try connection.execute(upsert.createDiff)
+        run.duplicates = run.staged - Int(try connection.integer("SELECT count(*) FROM \(upsert.diff)"))
+        try connection.affected(upsert.recordUpdates, [.integer(number)])
+        try connection.affected(upsert.applyUpdates)
+        try connection.affected(upsert.applyInserts)
+        try connection.affected(upsert.markSeen)
+    }
+
+    func recordReject(_ reject: Reject, at timestamp: String) throws {
+        if rejectRun == nil { rejectRun = try PostgresRejects(store: store).allocateRun() }
+        if let rejectRun { try PostgresRejects(store: store).insert(reject, run: rejectRun, at: timestamp) }
+    }
+
+    func reconcileDrift(_ entity: EntityDescription) throws -> Int {
+        guard let drift = entity.drift else { return 0 }
+        try apply(entity)
+        let run = try run(entity)
+        guard run.lastIDBefore > 0, let upsert = run.upsert else { return 0 }
+        let rekey = DriftRekey(entity: entity, drift: drift, upsert: upsert)
+        let connection = store.connection
+        let inserted = DriftPairing.candidates(try connection.rows(rekey.candidates(inserted: true), [.integer(run.lastIDBefore)]))
+        guard !inserted.isEmpty else { return 0 }
+        let gone = DriftPairing.candidates(try connection.rows(rekey.candidates(inserted: false), [.integer(run.lastIDBefore)]))
+        let pairs = DriftPairing.pairs(gone, inserted, tolerance: drift.tolerance)
+        guard !pairs.isEmpty else { return 0 }
+        try connection.execute(rekey.createPairs)
+        try connection.execute("TRUNCATE \(DriftRekey.pairs)")
+        var text = CopyText()
+        for (index, pair) in pairs.enumerated() { text.appendRow([.integer(pair.0.id), .integer(pair.1.id), .integer(Int64(index))]) }
+        try connection.copy(into: DriftRekey.pairs, columns: ["stored", "new", "ord"], data: text.buffer)
+        for statement in rekey.statements { try connection.execute(statement) }
+        run.rekeyed += pairs.count
+        run.rekey = rekey
+        return pairs.count
+    }
+
+    func deleteRecordsNotWritten(_ entity: EntityDescription) throws -> Int {
+        try apply(entity)
+        let run = try run(entity)
+        let schema = PostgresEntitySchema(entity: entity)
+        let seen = run.upsert.map { "NOT EXISTS (SELECT 1 FROM \($0.seen) s WHERE s.\"id\" = e.\"id\")" } ?? "TRUE"
+        let recorded = try store.connection.affected(schema.recordDeletes(where: "e.\"id\" <= $2 AND \(seen)"),
+                                                     [.integer(number), .integer(run.lastIDBefore)])
+        let deleted = try store.connection.affected(schema.deleteRecorded, [.integer(run.lastChangeIDBefore)])
+        guard deleted == recorded else {
+            throw StoreError.database(DatabaseError(description: "importer: recorded \(recorded) deletes but deleted \(deleted)", isIOFailure: false))
+        }
+        return deleted
+    }
+
+    func closeEntity(_ entity: EntityDescription) throws -> ChangeCounts {
+        try apply(entity)
+        let run = try run(entity)
+        let schema = PostgresEntitySchema(entity: entity)
+        if let rekey = run.rekey { try store.connection.affected(rekey.recordChanges, [.integer(number)]) }
+        var counts = ChangeCounts()
+        for row in try store.connection.rows("SELECT \"type\", count(*) FROM \(schema.changeTable) WHERE \"change_id\" > $1 GROUP BY \"type\"",
+                                             [.integer(run.lastChangeIDBefore)]) {
+            guard case .integer(let n) = row[1] else { continue }
+            if row[0] == .text("update") { counts.updated = Int(n) }
+            if row[0] == .text("delete") { counts.deleted = Int(n) }
+        }
+        counts.inserted = try store.connection.affected(schema.recordInserts, [.integer(number), .integer(run.lastIDBefore)])
+        let stored = try run.upsert.map { try store.connection.integer("SELECT count(*) FROM \($0.seen)") } ?? 0
+        counts.unchanged = Int(stored) - counts.updated
+        counts.duplicates = run.duplicates
+        counts.rekeyed = run.rekeyed
+        let last = try store.connection.integer("SELECT coalesce(max(\"change_id\"), 0) FROM \(schema.changeTable)")
+        if last > run.lastChangeIDBefore { changeIDs[entity.name] = (run.lastChangeIDBefore + 1)...last }
+        return counts
+    }
+
+    func finish(metadata: TransactionMetadata, counts: [(String, ChangeCounts)]) throws -> Bool {
+        let wrote = try PostgresHistoryWriter(store: store).finish(number, metadata: metadata, entities: counts.map { ($0.0, $0.1, changeIDs[$0.0]) })
+        if let rejectRun, wrote { try PostgresRejects(store: store).tag(run: rejectRun, transaction: number) }
+        return wrote
+    }
+}

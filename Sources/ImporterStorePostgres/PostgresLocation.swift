@@ -1,0 +1,118 @@
+import Foundation
+import ImporterStore
+
+/// Where a PostgreSQL store lives, parsed from `postgres://user[:password]@host[:port]/database`
+/// (or `postgresql://`), with the query parameters `schema` (default `public`), `sslmode`
+/// (`disable`, `prefer` (default), `require`, `verify-full`) and `host` (a socket directory).
+///
+/// Invariant: `description` never contains the password; the password comes from the URL, else
+/// `$PGPASSWORD`, else `~/.pgpass`, the way libpq finds it.
+public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
+    public enum SSLMode: String, Sendable { case disable, prefer, require, verifyFull = "verify-full" }
+
+    public var host: String
+    public var port: Int
+    public var user: String
+    public var password: String?
+    public var database: String
+    public var schema: String
+    public var sslMode: SSLMode
+
+    /// Whether `text` names a PostgreSQL store rather than an SQLite file.
+    public static func isPostgres(_ text: String) -> Bool {
+        let lower = text.lowercased()
+        return lower.hasPrefix("postgres://") || lower.hasPrefix("postgresql://")
+    }
+
+    /// Parses `text`; `schema` (from `--pg-schema`) overrides the URL's.
+    public init(parsing text: String, schema: String? = nil,
+                environment: [String: String] = ProcessInfo.processInfo.environment) throws(StoreError) {
+        guard Self.isPostgres(text), let components = URLComponents(string: text) else {
+            throw StoreError.unavailable(location: Self.redacted(text), reason: "not a postgres://user@host:port/database URL")
+        }
+        let query = Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { $1 })
+        host = query["host"] ?? components.host.flatMap { $0.isEmpty ? nil : $0 } ?? "localhost"
+        port = components.port ?? 5432
+        user = components.user.flatMap { $0.removingPercentEncoding } ?? environment["PGUSER"] ?? environment["USER"] ?? "postgres"
+        let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
+        database = path.removingPercentEncoding.flatMap { $0.isEmpty ? nil : $0 } ?? user
+        self.schema = schema ?? query["schema"] ?? "public"
+        guard let mode = SSLMode(rawValue: query["sslmode"] ?? "prefer") else {
+            throw StoreError.unavailable(location: Self.redacted(text), reason: "sslmode must be disable, prefer, require or verify-full")
+        }
+        sslMode = mode
+        password = components.password?.removingPercentEncoding
+        if password == nil { password = environment["PGPASSWORD"].flatMap { $0.isEmpty ? nil : $0 } }
+        if password == nil {
+            let file = environment["PGPASSFILE"] ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.pgpass")
+            password = PostgresPassFile.password(in: file, host: host, port: port, database: database, user: user)
+        }
+        if let problem = Self.schemaProblem(self.schema) {
+            throw StoreError.unavailable(location: Self.redacted(text), reason: problem)
+        }
+    }
+
+    /// The store as named in messages: no password.
+    public var description: String {
+        "postgres://\(user)@\(host):\(port)/\(database)" + (schema == "public" ? "" : "?schema=\(schema)")
+    }
+
+    /// Whether `host` is a socket directory rather than a host name.
+    var isSocketDirectory: Bool { host.hasPrefix("/") }
+
+    /// The socket path for a socket-directory host (`<dir>/.s.PGSQL.<port>`).
+    var socketPath: String { host + "/.s.PGSQL.\(port)" }
+
+    /// A URL with its password removed, for errors about the URL itself.
+    static func redacted(_ text: String) -> String {
+        guard var components = URLComponents(string: text) else { return "the PostgreSQL URL" }
+        components.password = nil
+        components.query = nil
+        return components.string ?? "the PostgreSQL URL"
+    }
+
+    /// Schema names follow the model's identifier rules (they are quoted anyway).
+    private static func schemaProblem(_ schema: String) -> String? {
+        let valid = !schema.isEmpty && schema.utf8.count <= 63
+            && schema.unicodeScalars.allSatisfy { $0 == "_" || ($0.isASCII && CharacterSet.alphanumerics.contains($0)) }
+            && !(schema.first?.isNumber ?? false)
+        return valid ? nil : "'\(schema)' is not a valid schema name (letters, digits and _)"
+    }
+}
+
+/// `~/.pgpass`: lines of `host:port:database:user:password`, `*` matching anything, `\:` and `\\`
+/// escaped; the first matching line wins.
+enum PostgresPassFile {
+    static func password(in file: String, host: String, port: Int, database: String, user: String) -> String? {
+        guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { return nil }
+        let wanted = [host, String(port), database, user]
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+            let fields = split(String(line))
+            guard fields.count == 5 else { continue }
+            let matches = zip(fields.prefix(4), wanted).allSatisfy { field, value in
+                field == "*" || field == value || (field == "localhost" && value.hasPrefix("/"))
+            }
+            if matches { return fields[4] }
+        }
+        return nil
+    }
+
+    /// Splits one line at unescaped colons.
+    private static func split(_ line: String) -> [String] {
+        var fields = [""]
+        var escaped = false
+        for character in line {
+            if escaped {
+                fields[fields.count - 1].append(character)
+                escaped = false
+            } else if character == "\\" {
+                escaped = true
+            } else if character == ":" {
+                fields.append("")
+            } else {
+                fields[fields.count - 1].append(character)
+            }
+        }
+        return fields
+    }
+}

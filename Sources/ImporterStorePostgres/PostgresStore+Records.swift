@@ -1,0 +1,29 @@
+import Foundation
+import ImporterModel
+import ImporterStore
+
+/// Imports and the records of an entity.
+extension PostgresStore {
+    public func beginImport(_ entities: [EntityDescription]) throws -> any ImportTransaction {
+        try PostgresImportTransaction(store: self, entities: entities)
+    }
+
+    public func recordCount(of entity: EntityDescription) throws(StoreError) -> Int {
+        try mapErrors { Int(try connection.integer("SELECT count(*) FROM \(PostgresEntitySchema(entity: entity).table)")) }
+    }
+}
+
+extension PostgresStore {
+    /// Streams the records through a server-side cursor (inside the caller's transaction), a page
+    /// at a time.
+    public func forEachRecord(of entity: EntityDescription, _ body: (Int64, [Value]) throws -> Void) throws {
+        let schema = PostgresEntitySchema(entity: entity)
+        try connection.execute("DECLARE importer_records NO SCROLL CURSOR FOR SELECT \"id\", \(schema.names.joined(separator: ", ")) FROM \(schema.table) ORDER BY \(schema.keyColumns.joined(separator: ", "))")
+        defer { try? connection.execute("CLOSE importer_records") }
+        while true {
+            let rows = try connection.rows("FETCH 2000 FROM importer_records")
+            guard !rows.isEmpty else { return }
+            for row in rows { try body(Self.int(row[0]), Array(row.dropFirst())) }
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import ImporterModel
+import ImporterStore
+
+/// The PostgreSQL backend of a store: the store's tables in one schema of one database, reached
+/// through one connection held for the store's life (see Docs/ARCHITECTURE.md).
+///
+/// Invariants: one writer per store at a time, through a transaction-level advisory lock keyed by
+/// the schema (`write`); readers use a REPEATABLE READ snapshot and never wait for it; every error
+/// is a `StoreError` naming the store by `location` (never its password). Commands this backend
+/// does not implement yet fail with `StoreError.unsupported` (exit 78), never half-done.
+public final class PostgresStore {
+    public typealias Options = Store.Options
+
+    public let location: PostgresLocation
+    public let options: Options
+    public private(set) var storeID = UUID()
+    public internal(set) var entities: [EntityDescription] = []
+    let connection: BlockingConnection
+    let commits = CommitNotifications()
+
+    /// Connects to `location` and opens (or, as `options` say, creates) the store in its schema.
+    public init(location: PostgresLocation, options: Options = Options()) throws(StoreError) {
+        self.location = location
+        self.options = options
+        connection = try BlockingConnection.connect(to: location)
+        do {
+            try PostgresStoreOpener(connection: connection, location: location, options: options).openOrCreate()
+            guard case .text(let id)? = try connection.scalar(#"SELECT "value" FROM importer_metadata WHERE "key" = 'store_id'"#),
+                  let uuid = UUID(uuidString: id) else { throw StoreError.notAnImporterStore(path: location.description) }
+            storeID = uuid
+            entities = try loadEntities()
+        } catch {
+            connection.close()
+            throw storeError(from: error)
+        }
+    }
+
+    deinit { connection.close() }
+
+    public var path: String { location.description }
+
+    /// The store error for an error met while using the store: connection failures are
+    /// `unavailable`, server errors `database` errors carrying the SQL and SQLSTATE.
+    public func storeError(from error: any Error) -> StoreError {
+        if let error = error as? StoreError { return error }
+        let failure = PostgresError(error, sql: nil)
+        if failure.isConnectionFailure { return .unavailable(location: location.description, reason: "the connection was lost: \(failure.message)") }
+        return .database(failure.databaseError)
+    }
+
+    /// Runs `body`, translating errors into store errors.
+    func mapErrors<T>(_ body: () throws -> T) throws(StoreError) -> T {
+        do { return try body() } catch { throw storeError(from: error) }
+    }
+
+    /// The error for a command this backend does not implement yet.
+    func unsupported(_ feature: String) -> StoreError {
+        .unsupported(location: location.description, feature: feature)
+    }
+
+    public func interrupt() {
+        connection.close()
+    }
+
+    public func entity(named name: String) -> EntityDescription? {
+        entities.first { $0.name == name }
+    }
+
+    public func token(_ number: Int64) -> Token {
+        Token(storeID: storeID, transactionNumber: number)
+    }
+
+    public func parseToken(_ text: String) throws(StoreError) -> Token {
+        let token = try Token(parsing: text)
+        guard token.storeID == storeID else {
+            throw StoreError.invalidToken(text, reason: "it belongs to another store (\(token.storeID.uuidString.lowercased())), not \(storeID.uuidString.lowercased())")
+        }
+        return token
+    }
+
+    /// An integer of `importer_metadata` (0 when unset).
+    func metadataInteger(_ key: String) throws(StoreError) -> Int64 {
+        try mapErrors { try connection.integer(#"SELECT "value"::bigint FROM importer_metadata WHERE "key" = $1"#, [.text(key)]) }
+    }
+
+    public func lastTransactionNumber() throws(StoreError) -> Int64 { try metadataInteger("last_transaction_number") }
+
+    public func purgedThrough() throws(StoreError) -> Int64 { try metadataInteger("purged_through") }
+}

@@ -1,0 +1,115 @@
+import Foundation
+@testable import ImporterKit
+@testable import ImporterModel
+@testable import ImporterStore
+import PostgresTestSupport
+import Testing
+
+/// The behaviour every store backend must share, run against both: SQLite in a temporary file and
+/// PostgreSQL in a database of the tests' throwaway cluster. One suite, parameterised by backend.
+///
+/// Serialized: a PostgreSQL call blocks its thread on the connection's future (the synchronous
+/// seam), so these tests occupy at most one of the test pool's threads at a time.
+@Suite(.serialized) struct BackendConformanceTests {
+    enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case sqlite, postgres
+        var testDescription: String { rawValue }
+
+        func open(in directory: TemporaryDirectory) throws -> Store {
+            switch self {
+            case .sqlite: try Store.open(directory.path("s.sqlite"))
+            case .postgres: try Store.open(try PostgresTestCluster.start().newStoreURL())
+            }
+        }
+    }
+
+    /// The built-in model (with its key drift rule) without views (not on PostgreSQL yet).
+    static let model: Model = {
+        var model = FireballModel.model
+        model.views = []
+        return model
+    }()
+
+    private func row(_ date: String, energy: String = "1.0", altitude: String = "null") -> String {
+        #"["\#(date)","\#(energy)","0.1",null,null,null,null,\#(altitude),null]"#
+    }
+
+    private func run(_ store: Store, _ rows: [String], sync: Bool = false, in directory: TemporaryDirectory) throws -> ImportResult {
+        let feed = try directory.write("feed-\(UUID().uuidString).json", fireballFeed(rows))
+        var options = ImportOptions(author: "t", context: "test", sync: sync)
+        options.maxDelete = .percent(100)
+        options.replayViews = false
+        return try ImportSession(store: store, model: Self.model, options: options).run([FeedInput(path: feed, mapping: FireballModel.apiFeed)])
+    }
+
+    private func changes(_ store: Store, after: Int64 = 0) throws -> [Change] {
+        var result: [Change] = []
+        try store.read {
+            try store.backend.forEachChange(after: after, through: .max, filter: ChangeFilter(), limit: nil) { result.append($0) }
+        }
+        return result
+    }
+
+    @Test(arguments: Backend.allCases) func upsertsRecordHistoryAndSyncDeletes(backend: Backend) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = try backend.open(in: directory)
+        let first = try run(store, [row("2024-01-01 00:00:00"), row("2024-01-02 00:00:00"), row("2024-01-03 00:00:00"),
+                                    row("2024-01-01 00:00:00", energy: "9.5")], in: directory)
+        #expect(first.totals.inserted == 3 && first.totals.duplicates == 1)
+        #expect(try changes(store).first { $0.key.first?.1 == .text("2024-01-01 00:00:00") }?.value("energy") == .real(9.5))
+        let again = try run(store, [row("2024-01-01 00:00:00", energy: "9.5"), row("2024-01-02 00:00:00"), row("2024-01-03 00:00:00")], in: directory)
+        #expect(again.transactionNumber == nil && again.totals.unchanged == 3)
+        let sync = try run(store, [row("2024-01-01 00:00:00", energy: "9.5", altitude: "30"), row("2024-01-03 00:00:00"), row("2024-01-04 00:00:00")],
+                           sync: true, in: directory)
+        #expect(sync.totals.inserted == 1 && sync.totals.updated == 1 && sync.totals.deleted == 1 && sync.totals.unchanged == 1)
+        let second = try changes(store, after: 1)
+        #expect(second.map(\.type) == [.update, .delete, .insert])
+        #expect(second[0].changed == [AttributeChange(attribute: "altitude", old: .null, new: .real(30))])
+        #expect(second[1].tombstone.first?.1 == .text("2024-01-02 00:00:00"))
+        #expect(try store.read { try store.backend.recordCount(of: Self.model.entities[0]) } == 3)
+        let transactions = try store.read { try store.backend.transactions(after: 0, through: .max, limit: nil) }
+        #expect(transactions.map(\.number) == [1, 2] && transactions[1].totals.deleted == 1)
+    }
+
+    @Test(arguments: Backend.allCases) func aRetimedRecordIsOneUpdateOfItsKey(backend: Backend) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = try backend.open(in: directory)
+        _ = try run(store, [row("2024-01-01 00:00:00"), row("2024-03-01 00:00:00")], in: directory)
+        let sync = try run(store, [row("2024-01-01 00:00:01", energy: "2.0"), row("2024-03-01 00:00:00")], sync: true, in: directory)
+        #expect(sync.totals.rekeyed == 1 && sync.totals.updated == 1 && sync.totals.inserted == 0 && sync.totals.deleted == 0)
+        let change = try #require(try changes(store, after: 1).first)
+        #expect(change.recordID == 1 && change.isRekey)
+        #expect(change.changed.map(\.attribute) == ["date", "energy"])
+    }
+
+    @Test(arguments: Backend.allCases) func consumersAcknowledgeByCompareAndSet(backend: Backend) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = try backend.open(in: directory)
+        let consumer = Consumer(name: "mailer", kind: .external, tokenNumber: 0, entities: ["Fireball"], createdAt: "2026-01-01T00:00:00Z")
+        #expect(try store.write { try store.backend.insertConsumer(consumer) })
+        #expect(try store.write { try store.backend.insertConsumer(consumer) } == false)
+        #expect(try store.write { try store.backend.advanceConsumerToken("mailer", from: 0, to: 2, at: "now") })
+        #expect(try store.write { try store.backend.advanceConsumerToken("mailer", from: 0, to: 3, at: "now") } == false)
+        #expect(try store.read { try store.backend.consumer(named: "mailer") }?.tokenNumber == 2)
+        #expect(try store.read { try store.backend.consumer(named: "mailer") }?.entities == ["Fireball"])
+        #expect(try store.write { try store.backend.deleteConsumer(named: "mailer") })
+        #expect(try store.read { try store.backend.consumers() }.isEmpty)
+    }
+
+    @Test(arguments: Backend.allCases) func purgeDropsOldHistoryOnly(backend: Backend) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = try backend.open(in: directory)
+        _ = try run(store, [row("2024-01-01 00:00:00")], in: directory)
+        _ = try run(store, [row("2024-01-02 00:00:00")], in: directory)
+        let purged = try store.write { try store.backend.purgeHistory(through: 1) }
+        #expect(purged.transactions == 1 && purged.changes == 1)
+        #expect(try store.purgedThrough() == 1)
+        #expect(try changes(store).map(\.transactionNumber) == [2])
+        let counts = try store.read { try store.backend.statusCounts() }
+        #expect(counts.records == [2] && counts.transactions == 1 && counts.changes == 1)
+    }
+}

@@ -1,0 +1,204 @@
+import Foundation
+import PostgresTestSupport
+import Testing
+
+/// `--store postgres://…` against the tests' throwaway PostgreSQL cluster: the store is created in
+/// the database, imports match SQLite's change reports, connection failures exit 69 naming host
+/// and database, watch hears commits, and what the backend does not implement yet is refused
+/// (exit 78) before anything is written.
+@Suite struct PostgresStoreTests {
+    /// The built-in model (with its key drift rule) without its views (not on PostgreSQL yet), as
+    /// a model file.
+    static func modelWithoutViews(in directory: TemporaryDirectory) throws -> String {
+        let shown = try importer(["model", "show"]).stdout
+        let path = directory.path("no-views.yaml")
+        try (shown.components(separatedBy: "\nviews:").first ?? shown).write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// The JSON run report without the transaction's own metadata (token, time, process).
+    static func changeReport(_ execution: Execution) -> NSDictionary? {
+        guard let object = execution.json as? [String: Any] else { return nil }
+        return object.filter { $0.key != "transaction" } as NSDictionary
+    }
+
+    /// The real-data sequence (2024 snapshot, then 2026 with --sync, the built-in model with its key
+    /// drift rule) gives the same counts and the same JSON change report on PostgreSQL as on
+    /// SQLite; then history, status and consumers work.
+    @Test func theSampleSequenceReportsTheSameChangesAsSQLite() throws {
+        let cluster = try PostgresTestCluster.start()
+        let url = try cluster.newStoreURL()
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let model = try Self.modelWithoutViews(in: directory)
+        for (feed, sync) in [("fireball-2024.json", false), ("fireball-2026.json", true)] {
+            let arguments = ["run", "--model", model, "--format", "json"] + (sync ? ["--sync"] : []) + [sample(feed)]
+            let onSQLite = try importer(arguments + ["--store", directory.path("s.sqlite")])
+            let onPostgres = try importer(arguments + ["--store", url])
+            #expect(onSQLite.status == 0 && onPostgres.status == 0, "\(onPostgres.stderr)")
+            #expect(Self.changeReport(onPostgres) != nil)
+            #expect(Self.changeReport(onPostgres) == Self.changeReport(onSQLite), "\(feed): \(onPostgres.stdout)")
+        }
+        let history = try importer(["history", "--store", url, "--format", "json"])
+        #expect(history.status == 0, "\(history.stderr)")
+        #expect(history.stdout.contains("\"rekeyed\":1") && history.stdout.contains("\"deleted\":2"), "\(history.stdout)")
+        let status = try importer(["status", "--store", url])
+        #expect(status.status == 0 && status.stdout.contains("2 transaction(s)"), "\(status.stdout)\(status.stderr)")
+        #expect(try importer(["consumers", "add", "mailer", "--from", "beginning", "--store", url]).status == 0)
+        let pending = try importer(["history", "--consumer", "mailer", "--store", url])
+        #expect(pending.status == 0 && pending.stdout.contains("Transaction 2"), "\(pending.stderr)")
+        let database = String(url.split(separator: "/").last ?? "")
+        #expect(try cluster.psql("SELECT count(*) FROM fireball", database: database) == "11")
+    }
+
+    /// What the backend does not do yet is refused before anything is written: views (unless
+    /// --no-replay), undo; a foreign write to an entity table is refused.
+    @Test func unsupportedFeaturesAreRefusedClearly() throws {
+        let cluster = try PostgresTestCluster.start()
+        let url = try cluster.newStoreURL()
+        let database = String(url.split(separator: "/").last ?? "")
+        let withViews = try importer(["run", "--store", url, sample("fireball-2024.json")])
+        #expect(withViews.status == 78 && withViews.stderr.contains("not supported on PostgreSQL stores yet"), "\(withViews.stderr)")
+        #expect(try cluster.psql("SELECT count(*) FROM importer_transaction", database: database) == "0")
+        #expect(try importer(["run", "--no-replay", "--store", url, sample("fireball-2024.json")]).status == 0)
+        let undo = try importer(["undo", "--last", "--store", url])
+        #expect(undo.status == 78 && undo.stderr.contains("not supported on PostgreSQL stores yet"), "\(undo.stderr)")
+        #expect(try cluster.psql("SELECT count(*) FROM importer_transaction", database: database) == "1")
+        #expect(throws: (any Error).self) { try cluster.psql("DELETE FROM fireball", database: database) }
+        #expect(try cluster.psql("SELECT count(*) FROM fireball", database: database) == "10")
+    }
+
+    /// One writer per store: a run meeting the writer lock exits 75 with --no-wait, and waits for
+    /// it with --wait; two runs at once both succeed, one after the other.
+    @Test func writersTakeTurnsThroughTheAdvisoryLock() throws {
+        let cluster = try PostgresTestCluster.start()
+        let url = try cluster.newStoreURL()
+        let database = String(url.split(separator: "/").last ?? "")
+        #expect(try importer(["run", "--no-replay", "--store", url, sample("fireball-2024.json")]).status == 0)
+        let holder = try cluster.holdWriterLock(database: database, seconds: 2)
+        let busy = try importer(["run", "--no-replay", "--no-wait", "--store", url, sample("fireball-2026.json")])
+        #expect(busy.status == 75 && busy.stderr.contains("is busy"), "\(busy.stderr)")
+        let waited = try importer(["run", "--no-replay", "--wait", "20", "--store", url, sample("fireball-2026.json")])
+        #expect(waited.status == 0, "\(waited.stderr)")
+        holder.waitUntilExit()
+        #expect(try cluster.psql("SELECT count(*) FROM importer_transaction", database: database) == "2")
+
+        let other = try cluster.newStoreURL()
+        let group = DispatchGroup()
+        let results = Results()
+        for feed in ["fireball-2024.json", "fireball-2026.json"] {
+            DispatchQueue.global().async(group: group) {
+                let status = (try? importer(["run", "--no-replay", "--wait", "30", "--store", other, sample(feed)]).status) ?? -1
+                results.append(status)
+            }
+        }
+        group.wait()
+        #expect(results.values == [0, 0])
+        let otherDatabase = String(other.split(separator: "/").last ?? "")
+        #expect(try cluster.psql("SELECT count(*) FROM importer_transaction", database: otherDatabase) == "2")
+    }
+
+    private final class Results: @unchecked Sendable {
+        private let lock = NSLock()
+        private var statuses: [Int32] = []
+        func append(_ status: Int32) { lock.withLock { statuses.append(status) } }
+        var values: [Int32] { lock.withLock { statuses } }
+    }
+
+    /// Rejects are kept with their run; a bad feed fails as it does on SQLite (exit 65), its error
+    /// passed through rather than turned into a database error.
+    @Test func rejectsAndFeedErrorsAsOnSQLite() throws {
+        let cluster = try PostgresTestCluster.start()
+        let url = try cluster.newStoreURL()
+        let run = try importer(["run", "--no-replay", "--model", repositoryRoot.appendingPathComponent("SampleData/models/fireball-ndjson.yaml").path,
+                                "--max-rejects", "5", "--store", url, repositoryRoot.appendingPathComponent("SampleData/rejects/fireball-2024-rejects.ndjson").path])
+        #expect(run.status == 0, "\(run.stderr)")
+        let rejects = try importer(["rejects", "show", "--store", url])
+        #expect(rejects.status == 0 && rejects.stdout.contains("a required attribute is null"), "\(rejects.stdout)\(rejects.stderr)")
+        let bad = try importer(["run", "--no-replay", "--store", url, repositoryRoot.appendingPathComponent("SampleData/malformed/bad-number.json").path])
+        #expect(bad.status == 65 && bad.stderr.contains("expected a number") && !bad.stderr.contains("PostgreSQL error"), "\(bad.stderr)")
+    }
+
+    /// `watch` in one process sees an import committed by another within a second (LISTEN/NOTIFY).
+    @Test func watchSeesAnotherProcessesImport() throws {
+        let cluster = try PostgresTestCluster.start()
+        let url = try cluster.newStoreURL()
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        #expect(try importer(["run", "--no-replay", "--store", url, sample("fireball-2024.json")]).status == 0)
+        #expect(try importer(["consumers", "add", "mailer", "--from", "beginning", "--store", url]).status == 0)
+        let outputPath = directory.path("watch.ndjson")
+        FileManager.default.createFile(atPath: outputPath, contents: nil)
+        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
+        let watch = Process()
+        watch.executableURL = URL(fileURLWithPath: importerBinary)
+        watch.arguments = ["watch", "--store", url, "--consumer", "mailer", "--interval", "0.1"]
+        watch.standardOutput = output
+        watch.standardError = FileHandle.nullDevice
+        try watch.run()
+        defer { watch.terminate(); watch.waitUntilExit() }
+        func lines() -> Int {
+            ((try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "").split(separator: "\n").count
+        }
+        func waitFor(_ count: Int, seconds: Double) -> Double? {
+            let start = Date()
+            while Date().timeIntervalSince(start) < seconds {
+                if lines() >= count { return Date().timeIntervalSince(start) }
+                usleep(20_000)
+            }
+            return nil
+        }
+        #expect(waitFor(10, seconds: 10) != nil, "the first pass prints the first import's 10 changes")
+        #expect(try importer(["run", "--no-replay", "--sync", "--store", url, sample("fireball-2026.json")]).status == 0)
+        let seen = waitFor(18, seconds: 5)
+        #expect(seen != nil && (seen ?? 99) < 1.0, "watch saw the import after \(seen.map { "\($0)" } ?? "never") s")
+    }
+
+    /// A connection lost inside the write transaction (the server ends the session while the run
+    /// waits for the writer lock) commits nothing and exits 69 naming the store.
+    @Test func aLostConnectionCommitsNothing() throws {
+        let cluster = try PostgresTestCluster.start()
+        let url = try cluster.newStoreURL()
+        let database = String(url.split(separator: "/").last ?? "")
+        #expect(try importer(["run", "--no-replay", "--store", url, sample("fireball-2024.json")]).status == 0)
+        let holder = try cluster.holdWriterLock(database: database, seconds: 8)
+        defer { holder.waitUntilExit() }
+        // Ends the run's session as soon as it is connected (and so waiting for the lock).
+        DispatchQueue.global().async {
+            for _ in 0..<200 {
+                let ended = try? cluster.psql("SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'importer' AND datname = '\(database)') t")
+                if let ended, ended != "0" { return }
+                usleep(50_000)
+            }
+        }
+        let run = try importer(["run", "--no-replay", "--wait", "20", "--sync", "--store", url, sample("fireball-2026.json")])
+        #expect(run.status == 69 && run.stderr.contains("connection was lost"), "\(run.status) \(run.stderr)")
+        #expect(try cluster.psql("SELECT count(*) FROM importer_transaction", database: database) == "1")
+        #expect(try cluster.psql("SELECT count(*) FROM fireball", database: database) == "10")
+    }
+
+    @Test func aStoreInItsOwnSchemaAndFromTheEnvironment() throws {
+        let cluster = try PostgresTestCluster.start()
+        let url = try cluster.newStoreURL(schema: "feeds")
+        let database = String(url.split(separator: "/").last?.split(separator: "?").first ?? "")
+        _ = try importer(["run", sample("fireball-2024.json")], environment: ["IMPORTER_STORE": url])
+        #expect(try cluster.psql("SELECT count(*) FROM pg_tables WHERE schemaname = 'feeds'", database: database) == "7")
+    }
+
+    @Test func readingAStoreThatDoesNotExistIsNoInput() throws {
+        let cluster = try PostgresTestCluster.start()
+        let url = try cluster.newStoreURL()
+        let history = try importer(["history", "--store", url])
+        #expect(history.status == 66, "\(history.stderr)")
+    }
+
+    @Test func connectionFailuresExit69WithoutThePassword() throws {
+        let cluster = try PostgresTestCluster.start()
+        let missing = try importer(["status", "--store", "postgres://postgres:hunter2@127.0.0.1:\(cluster.port)/no_such_database"])
+        #expect(missing.status == 69, "\(missing.stderr)")
+        #expect(missing.stderr.contains("127.0.0.1:\(cluster.port)/no_such_database") && missing.stderr.contains("does not exist"), "\(missing.stderr)")
+        #expect(!missing.stderr.contains("hunter2"))
+        let down = try importer(["run", "--store", "postgresql://postgres:hunter2@127.0.0.1:1/fireballs", sample("fireball-2024.json")])
+        #expect(down.status == 69 && !down.stderr.contains("hunter2"), "\(down.stderr)")
+    }
+}

@@ -1,0 +1,168 @@
+import Foundation
+
+/// A throwaway PostgreSQL cluster for the tests: `initdb` into a temporary directory (as the
+/// `postgres` user when the tests run as root, since initdb refuses root), `pg_ctl start` on a free
+/// loopback port with trust authentication, stopped when the test process ends (at exit, and by a
+/// watchdog if the process dies without exiting).
+///
+/// One cluster per test process (`shared`); each test takes a database of its own (`newStoreURL`).
+public final class PostgresTestCluster: @unchecked Sendable {
+    public let port: Int
+    public let directory: URL
+    let binaries: URL
+    private let lock = NSLock()
+    private var databases = 0
+
+    /// The cluster of this test process, started on first use.
+    public static let shared: Result<PostgresTestCluster, ClusterError> = Result { try PostgresTestCluster() }.mapError { $0 as? ClusterError ?? ClusterError(message: "\($0)") }
+
+    /// The started cluster, or a test failure saying why there is none.
+    public static func start() throws -> PostgresTestCluster { try shared.get() }
+
+    public struct ClusterError: Error, CustomStringConvertible {
+        public var message: String
+        public var description: String { message }
+    }
+
+    private init() throws {
+        guard let binaries = Self.findBinaries() else {
+            throw ClusterError(message: "PostgreSQL server binaries not found (apt-get install postgresql)")
+        }
+        self.binaries = binaries
+        directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("importer-pg-\(getpid())-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        port = try Self.freePort()
+        if getuid() == 0 { try Self.run("/bin/chown", ["-R", "postgres:postgres", directory.path]) }
+        let data = directory.appendingPathComponent("data").path
+        try runAsServerUser(binaries.appendingPathComponent("initdb").path,
+                            ["-D", data, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8", "--locale=C"])
+        let options = "-p \(port) -k \(directory.path) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=60"
+        try runAsServerUser(binaries.appendingPathComponent("pg_ctl").path,
+                            ["-D", data, "-o", options, "-l", directory.appendingPathComponent("log").path, "-w", "start"])
+        startWatchdog(data: data)
+        Self.stopAtExit = { [self] in stop() }
+        atexit { PostgresTestCluster.stopAtExit?() }
+    }
+
+    nonisolated(unsafe) private static var stopAtExit: (() -> Void)?
+
+    /// A fresh database for one test: `postgres://postgres@127.0.0.1:PORT/dbN`.
+    public func newStoreURL(schema: String? = nil) throws -> String {
+        let name: String = lock.withLock {
+            databases += 1
+            return "t\(databases)_\(UUID().uuidString.prefix(6).lowercased())"
+        }
+        try psql("CREATE DATABASE \(name)")
+        return "postgres://postgres@127.0.0.1:\(port)/\(name)" + (schema.map { "?schema=\($0)" } ?? "")
+    }
+
+    /// Runs SQL with psql against `database` (default `postgres`) and returns its unaligned output.
+    @discardableResult
+    public func psql(_ sql: String, database: String = "postgres") throws -> String {
+        try Self.run(binaries.appendingPathComponent("psql").path,
+                     ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-d", database, "-c", sql])
+    }
+
+    /// Starts a psql session that holds the writer lock of the store in `database` (schema
+    /// `public`) for `seconds`, the way a running import holds it; returns once it is held.
+    public func holdWriterLock(database: String, seconds: Int) throws -> Process {
+        let process = Process()
+        process.executableURL = binaries.appendingPathComponent("psql")
+        process.arguments = ["-X", "-q", "-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-d", database,
+                             "-c", "BEGIN", "-c", "SELECT pg_advisory_xact_lock(hashtext('importer-writer:public'))",
+                             "-c", "SELECT pg_sleep(\(seconds))", "-c", "COMMIT"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        for _ in 0..<100 {
+            let held = try psql("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND objid::int = hashtext('importer-writer:public')", database: database)
+            if held != "0" { return process }
+            usleep(50_000)
+        }
+        throw ClusterError(message: "the psql session did not take the writer lock")
+    }
+
+    func stop() {
+        _ = try? runAsServerUser(binaries.appendingPathComponent("pg_ctl").path,
+                                 ["-D", directory.appendingPathComponent("data").path, "-m", "immediate", "-w", "stop"])
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// A shell that stops the cluster when this process is gone (killed, crashed).
+    private func startWatchdog(data: String) {
+        let pgCtl = binaries.appendingPathComponent("pg_ctl").path
+        let stop = (getuid() == 0 ? "runuser -u postgres -- " : "") + "\(pgCtl) -D '\(data)' -m immediate stop"
+        // Gone, or a zombie its parent has not reaped yet (`kill -0` still succeeds on one).
+        let pid = getpid()
+        let script = "trap '' TERM INT HUP; while [ \"$(cut -d' ' -f3 /proc/\(pid)/stat 2>/dev/null || echo Z)\" != Z ]; do sleep 1; done; \(stop) >/dev/null 2>&1; rm -rf '\(directory.path)'"
+        var child: pid_t = 0
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        // Its own process group: a signal to the test's group (timeout, Ctrl-C) does not stop it.
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+        posix_spawnattr_setpgroup(&attributes, 0)
+        let argv: [UnsafeMutablePointer<CChar>?] = ["/bin/sh", "-c", script].map { (text: String) in strdup(text) } + [nil]
+        defer { argv.forEach { free($0) } }
+        // No inherited output: `swift test` waits for its pipe to close before it reaps the tests.
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for descriptor in Int32(0)...2 { posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", O_RDWR, 0) }
+        _ = posix_spawn(&child, "/bin/sh", &actions, &attributes, argv, environ)
+    }
+
+    private func runAsServerUser(_ executable: String, _ arguments: [String]) throws -> String {
+        getuid() == 0 ? try Self.run("/usr/sbin/runuser", ["-u", "postgres", "--", executable] + arguments) : try Self.run(executable, arguments)
+    }
+
+    private static func findBinaries() -> URL? {
+        let root = URL(fileURLWithPath: "/usr/lib/postgresql")
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: root.path))?.sorted { (Int($0) ?? 0) > (Int($1) ?? 0) } ?? []
+        return versions.map { root.appendingPathComponent($0).appendingPathComponent("bin") }
+            .first { FileManager.default.isExecutableFile(atPath: $0.appendingPathComponent("initdb").path) }
+    }
+
+    /// A loopback port nobody listens on now (bound to port 0, then released).
+    private static func freePort() throws -> Int {
+        let socket = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
+        }
+        guard bound else { throw ClusterError(message: "no free loopback port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Runs a program to its end (posix_spawn + waitpid: Foundation's Process can miss the exit
+    /// of `pg_ctl start`, whose server child outlives it). Output goes to a file, not a pipe: the
+    /// server inherits the descriptors, and a pipe would never reach end of file.
+    @discardableResult
+    static func run(_ executable: String, _ arguments: [String]) throws -> String {
+        let outputPath = NSTemporaryDirectory() + "importer-pg-out-\(UUID().uuidString)"
+        defer { unlink(outputPath) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { (text: String) in strdup(text) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        guard spawned == 0 else { throw ClusterError(message: "cannot run \(executable): \(String(cString: strerror(spawned)))") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        let text = ((try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        let exited = status & 0x7f == 0
+        guard exited && (status >> 8) & 0xff == 0 else {
+            throw ClusterError(message: "\(URL(fileURLWithPath: executable).lastPathComponent) \(arguments.joined(separator: " ")) failed (status \(status)): \(text)")
+        }
+        return text
+    }
+}
