@@ -1,7 +1,7 @@
 import ImporterModel
 
 /// Key drift on PostgreSQL: the candidates are read in two queries (the stored records the run did
-/// not write, the records it inserted), paired in memory (`DriftPairing`), and the pairs applied
+/// not write, the records it inserted), paired in memory (`KeyDriftPairing`), and the pairs applied
 /// set-based through a temporary table: one update change row per pair (the key among the changed
 /// attributes), the inserted rows deleted, the stored rows given their key and supplied values,
 /// and marked as written (so sync does not delete them).

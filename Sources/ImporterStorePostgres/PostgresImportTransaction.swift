@@ -100,10 +100,10 @@ final class PostgresImportTransaction: ImportTransaction {
         guard run.lastIDBefore > 0, let upsert = run.upsert else { return 0 }
         let rekey = DriftRekey(entity: entity, drift: drift, upsert: upsert)
         let connection = store.connection
-        let inserted = DriftPairing.candidates(try connection.rows(rekey.candidates(inserted: true), [.integer(run.lastIDBefore)]))
+        let inserted = KeyDriftPairing.candidates(try connection.rows(rekey.candidates(inserted: true), [.integer(run.lastIDBefore)]))
         guard !inserted.isEmpty else { return 0 }
-        let gone = DriftPairing.candidates(try connection.rows(rekey.candidates(inserted: false), [.integer(run.lastIDBefore)]))
-        let pairs = DriftPairing.pairs(gone, inserted, tolerance: drift.tolerance)
+        let gone = KeyDriftPairing.candidates(try connection.rows(rekey.candidates(inserted: false), [.integer(run.lastIDBefore)]))
+        let pairs = KeyDriftPairing.pairs(gone, inserted, tolerance: drift.tolerance)
         guard !pairs.isEmpty else { return 0 }
         try connection.execute(rekey.createPairs)
         try connection.execute("TRUNCATE \(DriftRekey.pairs)")

@@ -15,12 +15,7 @@ struct DriftReconciler {
     /// The stored records the run wrote (a re-keyed one is marked as written).
     let seen: SeenRecords
 
-    /// One side of a possible pair: a record, its key's position, and what must agree.
-    struct Candidate {
-        let id: Int64
-        let position: Double
-        let match: [Value]
-    }
+    typealias Candidate = KeyDriftPairing.Candidate
 
     /// Re-keys every unambiguous pair; returns how many. `supplied`: the attributes (indices) the
     /// run's feeds supplied. Records above `seen.lastIDBefore` are the run's inserts.
@@ -47,7 +42,7 @@ struct DriftReconciler {
             inserted = try candidates(near: gone, select: select, condition: inRun, lastIDBefore: lastIDBefore)
         }
         guard !gone.isEmpty, !inserted.isEmpty else { return 0 }
-        let pairs = Self.pairs(gone, inserted, tolerance: drift.tolerance)
+        let pairs = KeyDriftPairing.pairs(gone, inserted, tolerance: drift.tolerance)
         let columns = supplied.map { entity.attributes[$0].name }
         for (stored, new) in pairs { try rekey(stored, to: new, columns: columns) }
         return pairs.count
@@ -89,31 +84,6 @@ struct DriftReconciler {
             }
         }
         return found.values.sorted { $0.position < $1.position }
-    }
-
-    /// The pairs (stored, inserted) in which each side has exactly one candidate on the other:
-    /// within `tolerance` and agreeing. Both sides sorted by position.
-    static func pairs(_ gone: [Candidate], _ inserted: [Candidate], tolerance: Double) -> [(Candidate, Candidate)] {
-        var goneMatches = [Int](repeating: 0, count: gone.count)
-        var insertedMatches = [Int](repeating: 0, count: inserted.count)
-        var only = [Int?](repeating: nil, count: gone.count)
-        var start = 0
-        for (g, stored) in gone.enumerated() {
-            while start < inserted.count, inserted[start].position < stored.position - tolerance { start += 1 }
-            var j = start
-            while j < inserted.count, inserted[j].position <= stored.position + tolerance {
-                if inserted[j].match == stored.match {
-                    goneMatches[g] += 1
-                    insertedMatches[j] += 1
-                    only[g] = j
-                }
-                j += 1
-            }
-        }
-        return gone.indices.compactMap { g in
-            guard goneMatches[g] == 1, let j = only[g], insertedMatches[j] == 1 else { return nil }
-            return (gone[g], inserted[j])
-        }
     }
 
     /// Moves `new`'s key and supplied values onto `stored`, and removes `new`.

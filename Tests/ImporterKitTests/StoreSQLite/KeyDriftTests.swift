@@ -94,11 +94,11 @@ import Testing
     /// The sweep pairs exactly as the quadratic definition does.
     @Test func pairingMatchesTheDefinition() async {
         await propertyCheck(input: Gen.int(in: 0...40).array(of: 0...30), Gen.int(in: 0...40).array(of: 0...30)) { gonePositions, newPositions in
-            let gone = gonePositions.enumerated().map { DriftReconciler.Candidate(id: Int64($0.offset), position: Double($0.element), match: []) }
+            let gone = gonePositions.enumerated().map { KeyDriftPairing.Candidate(id: Int64($0.offset), position: Double($0.element), match: []) }
                 .sorted { $0.position < $1.position }
-            let new = newPositions.enumerated().map { DriftReconciler.Candidate(id: Int64(100 + $0.offset), position: Double($0.element), match: []) }
+            let new = newPositions.enumerated().map { KeyDriftPairing.Candidate(id: Int64(100 + $0.offset), position: Double($0.element), match: []) }
                 .sorted { $0.position < $1.position }
-            let swept = DriftReconciler.pairs(gone, new, tolerance: 1).map { [$0.0.id, $0.1.id] }
+            let swept = KeyDriftPairing.pairs(gone, new, tolerance: 1).map { [$0.0.id, $0.1.id] }
             var expected: [[Int64]] = []
             for g in gone {
                 let candidates = new.filter { abs($0.position - g.position) <= 1 }
