@@ -5,7 +5,7 @@ import ImporterKit
 struct Importer: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "importer",
-        abstract: "Import feeds into an SQLite store with batch upserts and persistent history.",
+        abstract: "Import feeds into a store (SQLite or PostgreSQL) with batch upserts and persistent history.",
         discussion: """
             Feeds (the NASA/JPL fireball API JSON built in; JSON, NDJSON, XML and CSV through a \
             model file) are upserted through unique keys in one store transaction per run; every \
@@ -20,8 +20,9 @@ struct Importer: ParsableCommand {
               importer views show fireball_by_year
               importer query "SELECT count(*) FROM fireball"
 
-            Options mean the same in every command: --store PATH is the store (default \
-            $IMPORTER_STORE, else importer.sqlite); --format is what goes to standard output; \
+            Options mean the same in every command: --store is the store, an SQLite file or a \
+            postgres://user@host:port/database URL (default $IMPORTER_STORE, else \
+            importer.sqlite); --format is what goes to standard output; \
             --report FORMAT --output FILE pairs write report files; --feed-format is how a feed \
             is read and --mapping which of the model's feed mappings reads it; --view names a \
             view, --consumer a consumer; dates (--since, --before, --as-of) are 2026-01-01, \
@@ -31,7 +32,8 @@ struct Importer: ParsableCommand {
 
             Exit codes: 0 success, 1 no changes (run --exit-code) or differences (views \
             verify), 3 expired token, 64 usage, 65 bad input (nothing written), 66 missing \
-            input, 70 internal failure, 74 I/O error, 75 store busy, 77 permission denied, \
+            input, 69 PostgreSQL server unavailable, 70 internal failure, 74 I/O error, 75 store \
+            busy, 77 permission denied, \
             78 model or schema unusable, 130/143 interrupted by SIGINT/SIGTERM (rolled back).
             """,
         version: "0.1.0",
