@@ -65,8 +65,8 @@ enum Benchmark {
         let importerRows = [
             try importer("importer first load, history only (--no-replay)", base, into: historyOnly, ["--no-replay"], kind: .load),
             try importer("importer first load (history + view build)", base, kind: .load),
-            try importer("importer identical re-load (no-op)", base, kind: .reload),
-            try importer("importer re-load, 10 % changed", changed, kind: .reload),
+            try importer("importer identical re-load --sync (no-op)", base, ["--sync"], kind: .reload),
+            try importer("importer re-load --sync, 10 % changed", changed, ["--sync"], kind: .reload),
         ]
         try? FileManager.default.removeItem(atPath: report)
         try? FileManager.default.removeItem(atPath: log)
