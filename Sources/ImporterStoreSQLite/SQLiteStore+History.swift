@@ -142,39 +142,21 @@ extension SQLiteStore {
 
     // MARK: Consumers
 
-    private static let consumerColumns = "name, kind, token_number, entities, attributes, exclude_authors, created_at, last_replay_at"
+    private static let consumerColumns = Consumer.storedColumnNames.joined(separator: ", ")
 
     public func consumers() throws(StoreError) -> [Consumer] {
-        try mapErrors { try connection.rows("SELECT \(Self.consumerColumns) FROM importer_consumer ORDER BY kind, name").compactMap(Self.decodeConsumer) }
+        try mapErrors { try connection.rows("SELECT \(Self.consumerColumns) FROM importer_consumer ORDER BY kind, name").compactMap(Consumer.init(storedRow:)) }
     }
 
     public func consumer(named name: String) throws(StoreError) -> Consumer? {
-        try mapErrors { try connection.rows("SELECT \(Self.consumerColumns) FROM importer_consumer WHERE name = ?1", [.text(name)]).first.flatMap(Self.decodeConsumer) }
-    }
-
-    private static func decodeConsumer(_ row: [Value]) -> Consumer? {
-        func list(_ value: Value) -> [String] {
-            (try? JSONDecoder().decode([String].self, from: Data((value.stringValue ?? "[]").utf8))) ?? []
-        }
-        guard case .integer(let token) = row[2] else { return nil }
-        return Consumer(name: row[0].stringValue ?? "", kind: Consumer.Kind(rawValue: row[1].stringValue ?? "") ?? .external,
-                        tokenNumber: token, entities: list(row[3]), attributes: list(row[4]), excludedAuthors: list(row[5]),
-                        createdAt: row[6].stringValue ?? "", lastReplayAt: row[7].stringValue)
-    }
-
-    private static func encode(_ list: [String]) -> Value {
-        .text(String(decoding: (try? JSONEncoder().encode(list)) ?? Data("[]".utf8), as: UTF8.self))
+        try mapErrors { try connection.rows("SELECT \(Self.consumerColumns) FROM importer_consumer WHERE name = ?1", [.text(name)]).first.flatMap(Consumer.init(storedRow:)) }
     }
 
     public func insertConsumer(_ consumer: Consumer) throws(StoreError) -> Bool {
         try mapErrors {
             let existing = try connection.scalar("SELECT count(*) FROM importer_consumer WHERE name = ?1", [.text(consumer.name)])
             guard existing == .integer(0) else { return false }
-            try connection.execute("INSERT INTO importer_consumer (\(Self.consumerColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [
-                .text(consumer.name), .text(consumer.kind.rawValue), .integer(consumer.tokenNumber), Self.encode(consumer.entities),
-                Self.encode(consumer.attributes), Self.encode(consumer.excludedAuthors), .text(consumer.createdAt),
-                consumer.lastReplayAt.map(Value.text) ?? .null,
-            ])
+            try connection.execute("INSERT INTO importer_consumer (\(Self.consumerColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", consumer.storedRow)
             return true
         }
     }
