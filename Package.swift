@@ -44,12 +44,15 @@ let package = Package(
         // The store as the stages see it: the Store handle, the StoreBackend protocol (no SQL) and the
         // values that cross it (tokens, history transactions and changes, consumers, view effects).
         .target(name: "ImporterStore", dependencies: ["ImporterModel", "ImporterSupport"]),
-        // The SQLite backend: every SQL statement, the C API, change capture, the writer lock.
-        .target(name: "ImporterStoreSQLite", dependencies: ["ImporterStore", "ImporterModel", "CSQLite"]),
+        // The SQL both backends share, written against a dialect: model expressions and derived
+        // views (their tables, deltas from history and the applying of them).
+        .target(name: "ImporterStoreSQL", dependencies: ["ImporterStore", "ImporterModel"]),
+        // The SQLite backend: every SQLite statement, the C API, change capture, the writer lock.
+        .target(name: "ImporterStoreSQLite", dependencies: ["ImporterStoreSQL", "ImporterStore", "ImporterModel", "CSQLite"]),
         // The PostgreSQL backend: every PostgreSQL statement, COPY staging, the advisory writer lock.
         .target(
             name: "ImporterStorePostgres",
-            dependencies: ["ImporterStore", "ImporterModel", .product(name: "PostgresNIO", package: "postgres-nio")]
+            dependencies: ["ImporterStoreSQL", "ImporterStore", "ImporterModel", .product(name: "PostgresNIO", package: "postgres-nio")]
         ),
         // History over the store: reading, consumers and their tokens, purge, status.
         .target(name: "ImporterHistory", dependencies: ["ImporterStore", "ImporterModel"]),

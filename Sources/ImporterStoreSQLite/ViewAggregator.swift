@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import ImporterModel
+import ImporterStoreSQL
 
 /// Recomputes views of one entity in a single scan of its table, aggregating in memory: no SQL
 /// `GROUP BY` (whose sort dominated a rebuild) and one pass for all the entity's views.
@@ -11,7 +12,7 @@ import ImporterModel
 /// `maximumGroups` and callers fall back to SQL, which spills to disk.
 struct ViewAggregator {
     let entity: EntityDescription
-    let schemas: [ViewSchema]
+    let schemas: [ViewSQL]
     var maximumGroups = 100_000
 
     fileprivate enum State {
@@ -26,7 +27,7 @@ struct ViewAggregator {
         // One select list for every expression the views read, each once.
         var expressions: [String] = []
         func column(_ name: String) -> Int {
-            let sql = entity.expression(for: name)?.sql() ?? "NULL"
+            let sql = entity.expression(for: name)?.sql(SQLiteDialect()) ?? "NULL"
             if let index = expressions.firstIndex(of: sql) { return index }
             expressions.append(sql)
             return expressions.count - 1

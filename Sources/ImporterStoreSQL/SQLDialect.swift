@@ -1,0 +1,43 @@
+import ImporterModel
+
+/// What differs between the SQL the backends speak, as far as the SQL they share needs it: model
+/// expressions (derived attributes) and derived views (`ViewSQL`, `ViewDeltaApplier`).
+///
+/// Invariant: whatever the dialect, a rendered query computes the values SQLite computes for the
+/// same model, typed as `Value`s (integers, doubles, text, NULL): sums are doubles (0.0 over no
+/// value), text orders by bytes, a division by zero is NULL.
+public protocol SQLDialect: Sendable {
+    /// The placeholder of the `n`th (1-based) bound parameter.
+    func parameter(_ n: Int) -> String
+    /// `lhs` equals `rhs`, NULL equal to NULL.
+    func nullSafeEqual(_ lhs: String, _ rhs: String) -> String
+    /// The column type that stores an attribute type.
+    func columnType(_ type: AttributeType) -> String
+    /// The sum of the non-null values as a double, 0.0 when there are none (SQLite's `total`).
+    func total(_ value: String) -> String
+    /// The average of the non-null values as a double, NULL when there are none.
+    func average(_ value: String) -> String
+    /// Whether the comma-separated list `list` holds `word` (a validated name).
+    func list(_ list: String, contains word: String) -> String
+    /// `value` ordered for `min`/`max` as `Value.compare` orders it (text by bytes).
+    func ordered(_ value: String, type: AttributeType) -> String
+    /// A call of an expression function on rendered arguments.
+    func call(_ function: Expression.Function, _ arguments: [String]) -> String
+    /// `lhs / rhs`, NULL when `rhs` is 0.
+    func divide(_ lhs: String, _ rhs: String) -> String
+    /// A condition (comparison, AND, NOT…) used where a value is expected: 1, 0 or NULL.
+    func value(ofCondition condition: String) -> String
+    /// A value used where a condition is expected: true when non-zero.
+    func condition(ofValue value: String) -> String
+    /// Selects a handle of a row of a view table, and matches a row by a bound handle.
+    var rowHandle: String { get }
+    func matchRowHandle(_ parameter: String) -> String
+}
+
+extension SQLDialect {
+    /// The name as a quoted identifier (both dialects quote alike). Callers pass validated names;
+    /// quotes are doubled anyway.
+    public func quoted(_ name: String) -> String {
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}

@@ -1,0 +1,122 @@
+import ImporterModel
+import ImporterStore
+
+/// Applies a range of history changes to a derived view's table, group by group: the per-group
+/// delta (`ViewSQL.delta`) is added to the stored aggregates; a group reaching 0 records is
+/// deleted; a minimum or maximum whose extreme left its group is recomputed from the entity table.
+///
+/// Invariant: after `apply`, the view's rows equal a full recomputation over the entity table,
+/// provided they did before (a delta that would make a group negative or leave a missing group is
+/// `ViewError.outOfSync`, and the caller's transaction rolls back).
+public struct ViewDeltaApplier {
+    public let sql: ViewSQL
+    public let executor: any SQLExecutor
+
+    public init(sql: ViewSQL, executor: any SQLExecutor) {
+        self.sql = sql
+        self.executor = executor
+    }
+
+    private var view: ViewDefinition { sql.view }
+
+    /// Applies the change rows with ids in `range`, counting what it did into `effect`.
+    public func apply(_ range: ClosedRange<Int64>, effect: inout ViewEffect) throws {
+        let bounds: [Value] = [.integer(range.lowerBound), .integer(range.upperBound)]
+        let transactions = try executor.rows(sql.rangeTransactions, bounds).first
+        let oneTransaction = transactions.map { !$0[0].isNull && $0[0].isSame(as: $0[1]) } ?? false
+        var recompute: [[Value]] = []
+        for delta in try executor.rows(sql.delta(oneTransaction: oneTransaction), bounds) {
+            if let group = try apply(delta: delta, effect: &effect) { recompute.append(group) }
+        }
+        for group in recompute {
+            guard let row = try executor.rows(sql.recomputeGroup, group).first,
+                  let handle = try executor.rows(sql.selectGroup, group).first?.first else { continue }
+            try executor.execute(sql.updateGroup, [handle] + Array(row.dropFirst(group.count)))
+            effect.recomputedGroups += 1
+        }
+    }
+
+    /// Applies one group's delta row; returns the group when its minimum or maximum must be
+    /// recomputed.
+    private func apply(delta: [Value], effect: inout ViewEffect) throws -> [Value]? {
+        let groupCount = view.groupBy.count
+        let group = Array(delta.prefix(groupCount))
+        let rowDelta = delta[groupCount].doubleValue.map { Int64($0) } ?? 0
+        // Storage values after the group's own columns: aggregates..., importer_rows.
+        guard let current = try executor.rows(sql.selectGroup, group).first, let handle = current.first, !handle.isNull else {
+            guard rowDelta > 0 else {
+                if rowDelta == 0 { return nil }
+                throw ViewError.outOfSync(view: view.name, reason: "records leave group (\(Self.describe(group))) which the view does not have")
+            }
+            let (values, needsRecompute) = groupValues(stored: nil, delta: delta, rows: rowDelta)
+            try executor.execute(sql.insertGroup, group + values)
+            effect.insertedGroups += 1
+            return needsRecompute ? group : nil
+        }
+        let stored = Array(current.dropFirst())
+        guard case .integer(let rows) = stored.last ?? .null else { return nil }
+        let newRows = rows + rowDelta
+        if newRows == 0 {
+            try executor.execute(sql.deleteGroup, [handle])
+            effect.deletedGroups += 1
+            return nil
+        }
+        guard newRows > 0 else {
+            throw ViewError.outOfSync(view: view.name, reason: "group (\(Self.describe(group))) would have \(newRows) records")
+        }
+        let (values, needsRecompute) = groupValues(stored: stored, delta: delta, rows: newRows)
+        if !zip(values, stored).allSatisfy({ $0.isSame(as: $1) }) || needsRecompute {
+            try executor.execute(sql.updateGroup, [handle] + values)
+            effect.updatedGroups += 1
+        }
+        return needsRecompute ? group : nil
+    }
+
+    private static func describe(_ group: [Value]) -> String {
+        group.map(\.description).joined(separator: ", ")
+    }
+
+    /// Storage values (aggregates..., rows) of a group after its delta (`stored` is nil for a group
+    /// entering the view), and whether a minimum or maximum must be recomputed: when a value that
+    /// left the group was at least as extreme as the group's extreme and no value entering the group
+    /// (all of which are present at the end of the range) is at least as extreme as it.
+    private func groupValues(stored: [Value]?, delta: [Value], rows: Int64) -> ([Value], Bool) {
+        var values: [Value] = []
+        var needsRecompute = false
+        var column = view.groupBy.count + 1
+        var index = 0
+        func storedNumber(_ offset: Int) -> Double { stored?[index + offset].doubleValue ?? 0 }
+        for aggregate in view.aggregates {
+            switch aggregate.function {
+            case .count:
+                values.append(.integer(Int64(storedNumber(0)) + Int64(delta[column].doubleValue ?? 0)))
+                column += 1
+                index += 1
+            case .sum:
+                values.append(.real(storedNumber(0) + (delta[column].doubleValue ?? 0)))
+                column += 1
+                index += 1
+            case .avg:
+                let sum = storedNumber(1) + (delta[column].doubleValue ?? 0)
+                let count = Int64(storedNumber(2)) + Int64(delta[column + 1].doubleValue ?? 0)
+                values += [count > 0 ? .real(sum / Double(count)) : .null, .real(sum), .integer(count)]
+                column += 2
+                index += 3
+            case .min, .max:
+                let sign = aggregate.function == .max ? 1 : -1
+                // `better`: more extreme in the aggregate's order (max: larger; min: smaller).
+                func better(_ a: Value, _ b: Value) -> Bool { Value.compare(a, b) * sign > 0 }
+                let added = delta[column], removed = delta[column + 1]
+                var result = stored?[index] ?? .null
+                if !added.isNull && (result.isNull || better(added, result)) { result = added }
+                if !removed.isNull && (result.isNull || !better(result, removed)) && (added.isNull || better(removed, added)) {
+                    needsRecompute = true
+                }
+                values.append(result)
+                column += 2
+                index += 1
+            }
+        }
+        return (values + [.integer(rows)], needsRecompute)
+    }
+}

@@ -1,0 +1,46 @@
+import ImporterModel
+import ImporterStoreSQL
+
+/// SQLite's dialect of the shared SQL: `?N` parameters, `IS` for NULL-safe equality, `total`,
+/// integer booleans, BINARY text order, NULL on division by zero, and `rowid` as a row's handle.
+struct SQLiteDialect: SQLDialect {
+    func parameter(_ n: Int) -> String { "?\(n)" }
+    func nullSafeEqual(_ lhs: String, _ rhs: String) -> String { "\(lhs) IS \(rhs)" }
+    func columnType(_ type: AttributeType) -> String { type.sqlType }
+    func total(_ value: String) -> String { "total(\(value))" }
+    func average(_ value: String) -> String { "avg(\(value))" }
+    func list(_ list: String, contains word: String) -> String { "instr(',' || \(list) || ',', ',\(word),') > 0" }
+    func ordered(_ value: String, type: AttributeType) -> String { value }
+    func divide(_ lhs: String, _ rhs: String) -> String { "(\(lhs) / \(rhs))" }
+    func value(ofCondition condition: String) -> String { condition }
+    func condition(ofValue value: String) -> String { value }
+    var rowHandle: String { "rowid" }
+    func matchRowHandle(_ parameter: String) -> String { "rowid = \(parameter)" }
+
+    func call(_ function: Expression.Function, _ arguments: [String]) -> String {
+        switch function {
+        case .year: "CAST(substr(\(arguments[0]), 1, 4) AS INTEGER)"
+        case .month: "CAST(substr(\(arguments[0]), 6, 2) AS INTEGER)"
+        case .date: "substr(\(arguments[0]), 1, 10)"
+        default: "\(function.rawValue)(\(arguments.joined(separator: ", ")))"
+        }
+    }
+}
+
+/// Runs the shared SQL on an SQLite connection, each statement prepared once per executor.
+final class SQLiteExecutor: SQLExecutor {
+    private let connection: Connection
+    private var statements: [String: Statement] = [:]
+
+    init(_ connection: Connection) { self.connection = connection }
+
+    private func statement(_ sql: String) throws -> Statement {
+        if let statement = statements[sql] { return statement }
+        let statement = try connection.prepare(sql)
+        statements[sql] = statement
+        return statement
+    }
+
+    func rows(_ sql: String, _ arguments: [Value]) throws -> [[Value]] { try statement(sql).rows(arguments) }
+    func execute(_ sql: String, _ arguments: [Value]) throws { try statement(sql).execute(arguments) }
+}
