@@ -36,7 +36,7 @@ enum PostgresBenchmark {
 
     /// Writes the feeds, starts the cluster, measures, stops the cluster (whatever happened).
     static func run(_ options: BenchOptions, generator: Generator, baseFeed: String) -> Outcome {
-        guard !options.noPostgres else { return .skipped("--no-postgres") }
+        guard !options.noPostgres else { return .skipped("asked with --no-postgres") }
         guard let binaries = PostgresBinaries.find() else {
             return .skipped("no PostgreSQL server binaries (initdb) under \(PostgresBinaries.root)/*/bin: apt-get install postgresql (make bench does)")
         }
