@@ -6,7 +6,8 @@
 #   make test   same dependency step, then the whole test suite
 #   make torture  the fault campaign at full strength (200 kill -9 trials)
 #   make fuzz   libFuzzer over the parsers (FUZZ_SECONDS per target)
-#   make bench  end-to-end benchmark beside a raw-SQLite baseline (RECORDS=1000000 by default)
+#   make bench  end-to-end benchmark beside a raw-SQLite baseline, and the PostgreSQL store beside psql
+#               alone on a throwaway cluster (RECORDS=1000000 by default)
 #   make install PREFIX=/usr/local   the binary, shell completions (bash, zsh, fish) and the man page
 
 SWIFT      ?= swift
@@ -89,10 +90,13 @@ FUZZ_SECONDS ?= 60
 fuzz: deps
 	Fuzz/run.sh all $(FUZZ_SECONDS)
 
+# The PostgreSQL rows start a throwaway cluster of their own (BENCH_ARGS=--no-postgres skips them).
+BENCH_ARGS ?=
 bench: deps
+	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(APT_PACKAGES) postgresql"
 	$(SWIFT) build -c release --product importer
 	$(SWIFT) build -c release --product importer-bench
-	.build/release/importer-bench --records $(RECORDS) --dir .build/bench --importer .build/release/importer
+	.build/release/importer-bench --records $(RECORDS) --dir .build/bench --importer .build/release/importer $(BENCH_ARGS)
 
 # The man page is generated from the command definitions (swift-argument-parser's plugin).
 man: deps

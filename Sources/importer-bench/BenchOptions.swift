@@ -5,18 +5,22 @@ struct BenchOptions {
     var importer = ".build/release/importer"
     /// Runs of each in-process case (format parsing, view replay); the fastest is reported.
     var repeats = 2
+    /// Skips the PostgreSQL rows (`PostgresBenchmark`).
+    var noPostgres = false
     var help = false
 
     static let usage = """
-        usage: importer-bench [--records N] [--dir DIR] [--importer PATH] [--repeats N]
+        usage: importer-bench [--records N] [--dir DIR] [--importer PATH] [--repeats N] [--no-postgres]
 
-        End-to-end import figures beside a raw-SQLite baseline, the feed formats, and view replay.
+        End-to-end import figures beside a raw-SQLite baseline, the PostgreSQL store beside psql
+        alone, the feed formats, and view replay.
         Order of work, so that the importer's peak RSS is its own: the feeds are generated
         streaming (the bench stays small), the importer subprocess runs (first load, identical
-        re-load, 10 % changed re-load, then each feed format), parsing alone; only then are the
-        rows built in memory for the raw-SQLite baseline, and last view replay (on a copy of the
-        importer's store: a 1 % changed run, its replay into the views beside a full rebuild of
-        them, target ≤ 5 %).
+        re-load, 10 % changed re-load; then on a throwaway PostgreSQL cluster started under DIR,
+        a first load and a 5 % changed re-load by the importer and by psql alone; then each feed
+        format), parsing alone; only then are the rows built in memory for the raw-SQLite
+        baseline, and last view replay (on a copy of the importer's store: a 1 % changed run, its
+        replay into the views beside a full rebuild of them, target ≤ 5 %).
 
           --records N      records per feed (default 1000000)
           --dir DIR        where feeds and stores are written (default .build/bench): four
@@ -24,6 +28,8 @@ struct BenchOptions {
           --importer PATH  the importer binary to measure (default .build/release/importer)
           --repeats N      runs of each in-process parsing, view replay and view rebuild case,
                            fastest shown (default 2); importer subprocess runs are always run once
+          --no-postgres    skip the PostgreSQL rows (skipped anyway, saying so, when no server
+                           binaries are installed under /usr/lib/postgresql/*/bin)
           -h, --help       show this help
         """
 
@@ -44,6 +50,7 @@ struct BenchOptions {
             case "--dir": directory = try value(argument)
             case "--importer": importer = try value(argument)
             case "--repeats": repeats = try count(argument)
+            case "--no-postgres": noPostgres = true
             case "-h", "--help": help = true
             default: throw BenchError.usage("unknown argument \(argument)")
             }

@@ -71,6 +71,8 @@ enum Benchmark {
         try? FileManager.default.removeItem(atPath: report)
         try? FileManager.default.removeItem(atPath: log)
         StoreFiles.remove(historyOnly)
+        // 2b. The PostgreSQL store beside psql alone, on a throwaway cluster (still no rows in memory).
+        let postgres = PostgresBenchmark.run(options, generator: generator, baseFeed: base)
         progress("feed formats: NDJSON, XML, CSV")
         let formats = try FormatBenchmark.inputs(generator, apiFeed: base, apiBytes: size, directory: directory)
         let formatRuns = try FormatBenchmark.endToEnd(formats, importer: options.importer, directory: directory, records: n)
@@ -92,10 +94,22 @@ enum Benchmark {
         print()
         print(PhaseLog.table(importerRows).render())
         print()
+        print(render(postgres))
+        print()
         print(formatTable.render())
         print()
         print(viewReplay.table.render())
         guard viewReplay.passed else { throw BenchError.failed("view replay benchmark: a replayed view differs from its recomputation (see above)") }
+        if case .failed(let reason) = postgres { throw BenchError.failed("PostgreSQL rows: \(reason)") }
+    }
+
+    /// The PostgreSQL tables, or the line saying why there are none.
+    static func render(_ postgres: PostgresBenchmark.Outcome) -> String {
+        switch postgres {
+        case .measured(let figures, let phases): figures.render() + "\n\n" + phases.render()
+        case .skipped(let reason): "PostgreSQL rows skipped: \(reason)."
+        case .failed(let reason): "PostgreSQL rows FAILED (the rest of the bench ran; it exits non-zero): \(reason)"
+        }
     }
 
     /// The first-load baseline, then a re-load of the 10 % changed rows into its store.
