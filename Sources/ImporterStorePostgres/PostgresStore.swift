@@ -88,3 +88,5 @@ public final class PostgresStore {
 
     public func purgedThrough() throws(StoreError) -> Int64 { try metadataInteger("purged_through") }
 }
+
+extension PostgresStore: StoreBackend {}

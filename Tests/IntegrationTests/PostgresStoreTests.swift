@@ -7,37 +7,48 @@ import Testing
 /// and database, watch hears commits, and what the backend does not implement yet is refused
 /// (exit 78) before anything is written.
 @Suite struct PostgresStoreTests {
-    /// The built-in model (with its key drift rule) without its views (not on PostgreSQL yet), as
-    /// a model file.
-    static func modelWithoutViews(in directory: TemporaryDirectory) throws -> String {
-        let shown = try importer(["model", "show"]).stdout
-        let path = directory.path("no-views.yaml")
-        try (shown.components(separatedBy: "\nviews:").first ?? shown).write(toFile: path, atomically: true, encoding: .utf8)
-        return path
-    }
-
     /// The JSON run report without the transaction's own metadata (token, time, process).
     static func changeReport(_ execution: Execution) -> NSDictionary? {
         guard let object = execution.json as? [String: Any] else { return nil }
         return object.filter { $0.key != "transaction" } as NSDictionary
     }
 
+    /// A view's rows as `views show --format json` prints them, numbers as doubles.
+    static func viewRows(_ view: String, store: String) throws -> [[String: Double]] {
+        let shown = try importer(["views", "show", view, "--format", "json", "--store", store])
+        let rows = shown.json as? [[String: Any]] ?? []
+        return rows.map { $0.compactMapValues { ($0 as? NSNumber)?.doubleValue } }
+    }
+
     /// The real-data sequence (2024 snapshot, then 2026 with --sync, the built-in model with its key
-    /// drift rule) gives the same counts and the same JSON change report on PostgreSQL as on
-    /// SQLite; then history, status and consumers work.
+    /// drift rule and its two views) gives the same counts and the same JSON change report on
+    /// PostgreSQL as on SQLite, the views hold the same rows and verify on both; then history,
+    /// status and consumers work.
     @Test func theSampleSequenceReportsTheSameChangesAsSQLite() throws {
         let cluster = try PostgresTestCluster.start()
         let url = try cluster.newStoreURL()
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
-        let model = try Self.modelWithoutViews(in: directory)
+        let sqlite = directory.path("s.sqlite")
         for (feed, sync) in [("fireball-2024.json", false), ("fireball-2026.json", true)] {
-            let arguments = ["run", "--model", model, "--format", "json"] + (sync ? ["--sync"] : []) + [sample(feed)]
-            let onSQLite = try importer(arguments + ["--store", directory.path("s.sqlite")])
+            let arguments = ["run", "--format", "json"] + (sync ? ["--sync"] : []) + [sample(feed)]
+            let onSQLite = try importer(arguments + ["--store", sqlite])
             let onPostgres = try importer(arguments + ["--store", url])
             #expect(onSQLite.status == 0 && onPostgres.status == 0, "\(onPostgres.stderr)")
             #expect(Self.changeReport(onPostgres) != nil)
             #expect(Self.changeReport(onPostgres) == Self.changeReport(onSQLite), "\(feed): \(onPostgres.stdout)")
+        }
+        for view in ["fireball_by_year", "fireball_by_region"] {
+            let rows = try Self.viewRows(view, store: url)
+            #expect(rows.count >= 5)
+            #expect(rows.count == (try Self.viewRows(view, store: sqlite)).count)
+            for (a, b) in zip(rows, try Self.viewRows(view, store: sqlite)) {
+                #expect(a.keys == b.keys && a.allSatisfy { abs($0.value - (b[$0.key] ?? .nan)) <= 1e-9 * max(1, abs($0.value)) }, "\(view): \(a) vs \(b)")
+            }
+        }
+        for store in [url, sqlite] {
+            let verify = try importer(["views", "verify", "--store", store])
+            #expect(verify.status == 0 && verify.stdout.contains("match"), "\(verify.stdout)\(verify.stderr)")
         }
         let history = try importer(["history", "--store", url, "--format", "json"])
         #expect(history.status == 0, "\(history.stderr)")

@@ -23,12 +23,8 @@ import Testing
         }
     }
 
-    /// The built-in model (with its key drift rule) without views (not on PostgreSQL yet).
-    static let model: Model = {
-        var model = FireballModel.model
-        model.views = []
-        return model
-    }()
+    /// The built-in model: its key drift rule and its two views.
+    static let model = FireballModel.model
 
     private func row(_ date: String, energy: String = "1.0", altitude: String = "null") -> String {
         #"["\#(date)","\#(energy)","0.1",null,null,null,null,\#(altitude),null]"#

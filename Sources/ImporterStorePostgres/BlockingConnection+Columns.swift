@@ -1,0 +1,48 @@
+import Foundation
+import ImporterModel
+import PostgresNIO
+
+extension BlockingConnection {
+    /// A result's column names (also when it has no row) and its rows, any column type decoded
+    /// (see `queryValue`); for `importer query`.
+    func rowsWithColumns(_ sql: String, _ arguments: [Value] = []) throws(PostgresError) -> (columns: [String], rows: [[Value]]) {
+        guard !isLost, !connection.isClosed else {
+            throw PostgresError(sqlState: nil, message: "the connection was lost", sql: sql, isConnectionFailure: true)
+        }
+        let connection = connection, logger = logger
+        let result = ResultBox()
+        do {
+            try Self.blocking {
+                let rows = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: Self.bindings(arguments)), logger: logger)
+                var values: [[Value]] = []
+                for try await row in rows { values.append(try row.map(Self.queryValue)) }
+                result.value = (rows.columns.map(\.name), values)
+            }
+        } catch {
+            throw PostgresError(error, sql: sql)
+        }
+        return result.value
+    }
+
+    private final class ResultBox: @unchecked Sendable {
+        var value: (columns: [String], rows: [[Value]]) = ([], [])
+    }
+
+    /// A cell of any type as a value: numbers and booleans as numbers, times as ISO 8601 text,
+    /// anything text-like as its text, other types named (`<bytea value>`).
+    static func queryValue(_ cell: PostgresCell) throws -> Value {
+        guard cell.bytes != nil else { return .null }
+        switch cell.dataType {
+        case .int2, .int4, .int8: return .integer(try cell.decode(Int64.self))
+        case .bool: return .integer(try cell.decode(Bool.self) ? 1 : 0)
+        case .float4, .float8: return .real(try cell.decode(Double.self))
+        case .numeric: return .real(NSDecimalNumber(decimal: try cell.decode(Decimal.self)).doubleValue)
+        case .timestamp, .timestamptz, .date:
+            return .text(ISO8601DateFormatter().string(from: try cell.decode(Date.self)))
+        case .uuid: return .text(try cell.decode(UUID.self).uuidString.lowercased())
+        default:
+            if let text = try? cell.decode(String.self) { return .text(text) }
+            return .text("<\(cell.dataType) value>")
+        }
+    }
+}

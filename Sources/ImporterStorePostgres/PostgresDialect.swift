@@ -1,0 +1,47 @@
+import ImporterModel
+import ImporterStoreSQL
+
+/// PostgreSQL's dialect of the shared SQL, computing what SQLite computes: `$N` parameters;
+/// NULL-safe equality written so that an index can serve it; sums and averages cast to double
+/// precision (sums exactly, as numeric); conditions as 1/0 where values are expected (attributes of type boolean are
+/// integers); text ordered by bytes (`COLLATE "C"`); NULL on division by zero; a view row's handle
+/// is its `ctid`, valid inside the transaction that reads it.
+struct PostgresDialect: SQLDialect {
+    func parameter(_ n: Int) -> String { "$\(n)" }
+    func nullSafeEqual(_ lhs: String, _ rhs: String) -> String { "(\(lhs) = \(rhs) OR (\(lhs) IS NULL AND \(rhs) IS NULL))" }
+    func columnType(_ type: AttributeType) -> String { PostgresEntitySchema.sqlType(type) }
+    /// Summed as numeric, rounded to a double once: as close to the exact sum as SQLite's
+    /// compensated `total`, so both backends store the same sums.
+    func total(_ value: String) -> String { "CAST(coalesce(sum(CAST(\(value) AS numeric)), 0) AS double precision)" }
+    func average(_ value: String) -> String { "CAST(avg(\(value)) AS double precision)" }
+    func list(_ list: String, contains word: String) -> String { "strpos(',' || \(list) || ',', ',\(word),') > 0" }
+    func divide(_ lhs: String, _ rhs: String) -> String { "(\(lhs) / NULLIF(\(rhs), 0))" }
+    func value(ofCondition condition: String) -> String { "(CASE WHEN \(condition) THEN 1 WHEN NOT \(condition) THEN 0 END)" }
+    func condition(ofValue value: String) -> String { "((\(value)) <> 0)" }
+    var rowHandle: String { "ctid::text" }
+    func matchRowHandle(_ parameter: String) -> String { "ctid = CAST(\(parameter) AS tid)" }
+
+    func ordered(_ value: String, type: AttributeType) -> String {
+        [.text, .date, .datetime].contains(type) ? "(\(value)) COLLATE \"C\"" : value
+    }
+
+    func call(_ function: Expression.Function, _ arguments: [String]) -> String {
+        switch function {
+        case .year: "CAST(substr(\(arguments[0]), 1, 4) AS bigint)"
+        case .month: "CAST(substr(\(arguments[0]), 6, 2) AS bigint)"
+        case .date: "substr(\(arguments[0]), 1, 10)"
+        // PostgreSQL rounds to a number of places only numerics; SQLite's round gives a double.
+        case .round: "CAST(round(CAST(\(arguments[0]) AS numeric)\(arguments.count > 1 ? ", CAST(\(arguments[1]) AS integer)" : "")) AS double precision)"
+        case .length: "length(CAST(\(arguments[0]) AS text))"
+        default: "\(function.rawValue)(\(arguments.joined(separator: ", ")))"
+        }
+    }
+}
+
+/// Runs the shared SQL on the store's connection (statements are prepared by the server per call).
+struct PostgresExecutor: SQLExecutor {
+    let connection: BlockingConnection
+
+    func rows(_ sql: String, _ arguments: [Value]) throws -> [[Value]] { try connection.rows(sql, arguments) }
+    func execute(_ sql: String, _ arguments: [Value]) throws { _ = try connection.affected(sql, arguments) }
+}
