@@ -143,11 +143,13 @@ final class BlockingConnection: @unchecked Sendable {
         }
     }
 
-    /// Runs `operation` on a task and blocks this (non-event-loop) thread until it finishes.
+    /// Runs `operation` on a task and blocks this (non-event-loop) thread until it finishes. The
+    /// task runs on `DispatchTaskExecutor`, so that it needs no thread of the cooperative pool,
+    /// which this thread may be one of.
     static func blocking(_ operation: @escaping @Sendable () async throws -> Void) throws {
         let outcome = Outcome()
         let done = DispatchSemaphore(value: 0)
-        Task {
+        Task(executorPreference: DispatchTaskExecutor.shared) {
             do { try await operation() } catch { outcome.error = error }
             done.signal()
         }
