@@ -2,7 +2,6 @@ import Foundation
 import ImporterModel
 import ImporterStore
 import Logging
-import NIOSSL
 import PostgresNIO
 
 /// One PostgreSQL connection used synchronously: each call sends its request and blocks the calling
@@ -22,45 +21,38 @@ final class BlockingConnection: @unchecked Sendable {
         self.logger = logger
     }
 
-    /// Connects and authenticates; the error names host and database, never the password.
+    /// Connects and authenticates (TLS as `sslmode` says: `PostgresTLS`); the error names host
+    /// and database, never the password.
     static func connect(to location: PostgresLocation, timeoutSeconds: Int64 = 10) throws(StoreError) -> BlockingConnection {
         let logger = Logger(label: "importer.postgres") { _ in SwiftLogNoOpLogHandler() }
+        var configuration = try configuration(for: location)
+        configuration.options.connectTimeout = .seconds(timeoutSeconds)
+        configuration.options.additionalStartupParameters = [("search_path", location.schema), ("application_name", "importer")]
         do {
-            var configuration = try configuration(for: location)
-            configuration.options.connectTimeout = .seconds(timeoutSeconds)
-            configuration.options.additionalStartupParameters = [("search_path", location.schema), ("application_name", "importer")]
             let connection = try PostgresConnection.connect(
                 on: PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration, id: 1, logger: logger
             ).wait()
             return BlockingConnection(connection: connection, logger: logger)
         } catch {
-            let failure = PostgresError(error, sql: nil)
-            throw StoreError.unavailable(location: location.description, reason: Self.connectReason(failure))
+            let reason = PostgresTLS.failureReason(error, location: location) ?? Self.connectReason(PostgresError(error, sql: nil))
+            throw StoreError.unavailable(location: location.description, reason: reason)
         }
     }
 
-    private static func configuration(for location: PostgresLocation) throws -> PostgresConnection.Configuration {
+    private static func configuration(for location: PostgresLocation) throws(StoreError) -> PostgresConnection.Configuration {
         if location.isSocketDirectory {
             return .init(unixSocketPath: location.socketPath, username: location.user, password: location.password, database: location.database)
         }
-        var tls = TLSConfiguration.makeClientConfiguration()
-        let mode: PostgresConnection.Configuration.TLS
-        switch location.sslMode {
-        case .disable: mode = .disable
-        case .verifyFull: mode = .require(try NIOSSLContext(configuration: tls))
-        case .require, .prefer:
-            tls.certificateVerification = .none
-            let context = try NIOSSLContext(configuration: tls)
-            mode = location.sslMode == .require ? .require(context) : .prefer(context)
-        }
         return .init(host: location.host, port: location.port, username: location.user, password: location.password,
-                     database: location.database, tls: mode)
+                     database: location.database, tls: try PostgresTLS.mode(for: location))
     }
 
-    /// The reason a connection failed, in the user's words (SQLSTATE classes 28: login, 3D: database).
+    /// The reason a connection failed, in the user's words (SQLSTATE classes 28: login, 3D: database;
+    /// 28000 is also pg_hba.conf refusing the connection, such as a plain one where TLS is required).
     private static func connectReason(_ error: PostgresError) -> String {
         switch error.sqlState {
-        case "28P01", "28000": "authentication failed for user (\(error.message))"
+        case "28P01": "authentication failed for user (\(error.message))"
+        case "28000": "the server refused the login (\(error.message))"
         case "3D000": "the database does not exist (\(error.message))"
         case nil: "cannot connect: \(error.message)"
         default: "\(error.message) (SQLSTATE \(error.sqlState ?? ""))"
@@ -151,11 +143,13 @@ final class BlockingConnection: @unchecked Sendable {
         }
     }
 
-    /// Runs `operation` on a task and blocks this (non-event-loop) thread until it finishes.
+    /// Runs `operation` on a task and blocks this (non-event-loop) thread until it finishes. The
+    /// task runs on `DispatchTaskExecutor`, so that it needs no thread of the cooperative pool,
+    /// which this thread may be one of.
     static func blocking(_ operation: @escaping @Sendable () async throws -> Void) throws {
         let outcome = Outcome()
         let done = DispatchSemaphore(value: 0)
-        Task {
+        Task(executorPreference: DispatchTaskExecutor.shared) {
             do { try await operation() } catch { outcome.error = error }
             done.signal()
         }

@@ -3,12 +3,19 @@ import ImporterStore
 
 /// Where a PostgreSQL store lives, parsed from `postgres://user[:password]@host[:port]/database`
 /// (or `postgresql://`), with the query parameters `schema` (default `public`), `sslmode`
-/// (`disable`, `prefer` (default), `require`, `verify-full`) and `host` (a socket directory).
+/// (`disable`, `prefer` (default), `require`, `verify-ca`, `verify-full`), `sslrootcert` and
+/// `host` (a socket directory).
 ///
 /// Invariant: `description` never contains the password; the password comes from the URL, else
-/// `$PGPASSWORD`, else `~/.pgpass`, the way libpq finds it.
+/// `$PGPASSWORD`, else `~/.pgpass`, and the trusted CAs from `sslrootcert`, else
+/// `$PGSSLROOTCERT`, else `~/.postgresql/root.crt`, the way libpq finds them.
 public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
-    public enum SSLMode: String, Sendable { case disable, prefer, require, verifyFull = "verify-full" }
+    public enum SSLMode: String, Sendable {
+        case disable, prefer, require, verifyCA = "verify-ca", verifyFull = "verify-full"
+
+        /// Whether the server's certificate must chain to a trusted CA.
+        var verifiesCertificate: Bool { self == .verifyCA || self == .verifyFull }
+    }
 
     public var host: String
     public var port: Int
@@ -17,6 +24,9 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     public var database: String
     public var schema: String
     public var sslMode: SSLMode
+    /// The PEM file of the CAs that verify the server's certificate; nil trusts the system's CAs
+    /// (`sslrootcert=system`, or no file given and no `~/.postgresql/root.crt`).
+    public var sslRootCert: String?
 
     /// Whether `text` names a PostgreSQL store rather than an SQLite file.
     public static func isPostgres(_ text: String) -> Bool {
@@ -38,9 +48,10 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         database = path.removingPercentEncoding.flatMap { $0.isEmpty ? nil : $0 } ?? user
         self.schema = schema ?? query["schema"] ?? "public"
         guard let mode = SSLMode(rawValue: query["sslmode"] ?? "prefer") else {
-            throw StoreError.unavailable(location: Self.redacted(text), reason: "sslmode must be disable, prefer, require or verify-full")
+            throw StoreError.unavailable(location: Self.redacted(text), reason: "sslmode must be disable, prefer, require, verify-ca or verify-full")
         }
         sslMode = mode
+        sslRootCert = Self.rootCertificate(query["sslrootcert"], environment: environment)
         password = components.password?.removingPercentEncoding
         if password == nil { password = environment["PGPASSWORD"].flatMap { $0.isEmpty ? nil : $0 } }
         if password == nil {
@@ -55,6 +66,16 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     /// The store as named in messages: no password.
     public var description: String {
         "postgres://\(user)@\(host):\(port)/\(database)" + (schema == "public" ? "" : "?schema=\(schema)")
+    }
+
+    /// The CA file libpq would use: `sslrootcert`, else `$PGSSLROOTCERT`, else
+    /// `~/.postgresql/root.crt` when it exists; `system` (or none) means the system's CAs.
+    static func rootCertificate(_ parameter: String?, environment: [String: String]) -> String? {
+        let given = parameter ?? environment["PGSSLROOTCERT"].flatMap { $0.isEmpty ? nil : $0 }
+        if let given { return given == "system" ? nil : given }
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        let file = URL(fileURLWithPath: home).appendingPathComponent(".postgresql/root.crt").path
+        return FileManager.default.fileExists(atPath: file) ? file : nil
     }
 
     /// Whether `host` is a socket directory rather than a host name.

@@ -2,10 +2,13 @@ import ArgumentParser
 import Foundation
 import ImporterKit
 
-/// `--store`, `--wait`/`--no-wait` and the logging options, shared by every command that opens a store.
+/// `--store`, `--pg-schema`, `--wait`/`--no-wait` and the logging options, shared by every command that opens a store.
 struct StoreOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The store's SQLite file, or a postgres://user@host:port/database URL (default: $IMPORTER_STORE, else importer.sqlite).", valueName: "path"), completion: .file())
     var store: String?
+
+    @Option(name: .customLong("pg-schema"), help: ArgumentHelp("The schema of a PostgreSQL store (overrides the URL's ?schema=; default public). Not for SQLite stores.", valueName: "name"))
+    var pgSchema: String?
 
     @Option(name: .long, help: ArgumentHelp("Seconds to wait for another process's lock before failing with exit code 75.", valueName: "seconds"))
     var wait: Double = 5
@@ -19,13 +22,16 @@ struct StoreOptions: ParsableArguments {
 
     func validate() throws {
         guard wait >= 0 else { throw ValidationError("--wait must be 0 or more seconds") }
+        if pgSchema != nil, !Store.isPostgres(path) {
+            throw ValidationError("--pg-schema names a schema of a PostgreSQL store, but the store \(path) is an SQLite file (give a postgres:// URL, or drop --pg-schema)")
+        }
     }
 
     /// Opens the store to write (creating it when `create`); writes wait for the lock as
     /// `--wait`/`--no-wait` say.
     func open(create: Bool) throws -> Store {
         let milliseconds = noWait ? 0 : Int(wait * 1000)
-        let store = try Store.open(path, options: Store.Options(busyTimeoutMilliseconds: milliseconds, create: create, readOnly: false))
+        let store = try Store.open(path, schema: pgSchema, options: Store.Options(busyTimeoutMilliseconds: milliseconds, create: create, readOnly: false))
         InterruptHandler.current?.attach(store)
         return store
     }
@@ -34,7 +40,7 @@ struct StoreOptions: ParsableArguments {
     /// not write (a read-only file or file system).
     func openForReading() throws -> Store {
         let milliseconds = noWait ? 0 : Int(wait * 1000)
-        let store = try Store.open(path, options: Store.Options(busyTimeoutMilliseconds: milliseconds, create: false, readOnly: true))
+        let store = try Store.open(path, schema: pgSchema, options: Store.Options(busyTimeoutMilliseconds: milliseconds, create: false, readOnly: true))
         InterruptHandler.current?.attach(store)
         return store
     }

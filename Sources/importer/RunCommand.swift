@@ -152,7 +152,8 @@ struct RunCommand: ParsableCommand {
         if dryRun {
             logger.warning("\(records) (dry run: not kept)")
         } else if let run = result.rejectRun {
-            let store = storeOptions.store.map { " --store \(Self.shellQuoted($0))" } ?? ""
+            let store = (storeOptions.store.map { " --store \(Self.shellQuoted($0))" } ?? "")
+                + (storeOptions.pgSchema.map { " --pg-schema \(Self.shellQuoted($0))" } ?? "")
             logger.warning("\(records), kept in the store: importer rejects show \(run)\(store)")
         }
     }

@@ -5,26 +5,41 @@ import Foundation
 /// loopback port with trust authentication, stopped when the test process ends (at exit, and by a
 /// watchdog if the process dies without exiting).
 ///
-/// One cluster per test process (`shared`); each test takes a database of its own (`newStoreURL`).
+/// One cluster of each kind per test process (`shared`, `tls`); each test takes a database of its
+/// own (`newStoreURL`).
 public final class PostgresTestCluster: @unchecked Sendable {
     public let port: Int
     public let directory: URL
+    /// The TLS cluster's certificates (nil for the plain cluster).
+    public let certificates: TestCertificates?
     let binaries: URL
     private let lock = NSLock()
     private var databases = 0
 
     /// The cluster of this test process, started on first use.
-    public static let shared: Result<PostgresTestCluster, ClusterError> = Result { try PostgresTestCluster() }.mapError { $0 as? ClusterError ?? ClusterError(message: "\($0)") }
+    public static let shared: Result<PostgresTestCluster, ClusterError> = starting(tls: false)
+
+    /// A second cluster that takes TLS connections only (`ssl=on`; `pg_hba.conf`: `hostssl … trust`,
+    /// `hostnossl … reject`), listening on 127.0.0.1 and 127.0.0.2 with a certificate that names
+    /// 127.0.0.1 and localhost only (`certificates`), started on first use.
+    public static let tls: Result<PostgresTestCluster, ClusterError> = starting(tls: true)
 
     /// The started cluster, or a test failure saying why there is none.
     public static func start() throws -> PostgresTestCluster { try shared.get() }
+
+    /// The started TLS cluster, or a test failure saying why there is none.
+    public static func startTLS() throws -> PostgresTestCluster { try tls.get() }
 
     public struct ClusterError: Error, CustomStringConvertible {
         public var message: String
         public var description: String { message }
     }
 
-    private init() throws {
+    private static func starting(tls: Bool) -> Result<PostgresTestCluster, ClusterError> {
+        Result { try PostgresTestCluster(tls: tls) }.mapError { $0 as? ClusterError ?? ClusterError(message: "\($0)") }
+    }
+
+    private init(tls: Bool) throws {
         guard let binaries = Self.findBinaries() else {
             throw ClusterError(message: "PostgreSQL server binaries not found (apt-get install postgresql)")
         }
@@ -32,35 +47,92 @@ public final class PostgresTestCluster: @unchecked Sendable {
         directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("importer-pg-\(getpid())-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         port = try Self.freePort()
+        certificates = tls ? try TestCertificates(in: directory.appendingPathComponent("tls")) : nil
         if getuid() == 0 { try Self.run("/bin/chown", ["-R", "postgres:postgres", directory.path]) }
         let data = directory.appendingPathComponent("data").path
         try runAsServerUser(binaries.appendingPathComponent("initdb").path,
                             ["-D", data, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8", "--locale=C"])
-        let options = "-p \(port) -k \(directory.path) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=60"
+        var options = "-p \(port) -k \(directory.path) -c fsync=off -c max_connections=60"
+        if let certificates {
+            let hba = directory.appendingPathComponent("tls/pg_hba.conf").path
+            try "local all all trust\nhostssl all all 0.0.0.0/0 trust\nhostnossl all all 0.0.0.0/0 reject\n"
+                .write(toFile: hba, atomically: true, encoding: .utf8)
+            options += " -c listen_addresses=127.0.0.1,127.0.0.2 -c hba_file=\(hba) " + certificates.serverOptions
+        } else {
+            options += " -c listen_addresses=127.0.0.1"
+        }
         try runAsServerUser(binaries.appendingPathComponent("pg_ctl").path,
                             ["-D", data, "-o", options, "-l", directory.appendingPathComponent("log").path, "-w", "start"])
         startWatchdog(data: data)
-        Self.stopAtExit = { [self] in stop() }
-        atexit { PostgresTestCluster.stopAtExit?() }
+        Self.stopAtExit(self)
     }
 
-    nonisolated(unsafe) private static var stopAtExit: (() -> Void)?
+    nonisolated(unsafe) private static var running: [PostgresTestCluster] = []
+    private static let runningLock = NSLock()
+
+    /// Stops `cluster` when the process exits (one `atexit` handler for every cluster).
+    private static func stopAtExit(_ cluster: PostgresTestCluster) {
+        runningLock.withLock {
+            if running.isEmpty { atexit { PostgresTestCluster.runningLock.withLock { PostgresTestCluster.running }.forEach { $0.stop() } } }
+            running.append(cluster)
+        }
+    }
 
     /// A fresh database for one test: `postgres://postgres@127.0.0.1:PORT/dbN`.
     public func newStoreURL(schema: String? = nil) throws -> String {
-        let name: String = lock.withLock {
+        let name = nextDatabaseName()
+        try psql("CREATE DATABASE \(name)")
+        return url(of: name) + (schema.map { "?schema=\($0)" } ?? "")
+    }
+
+    /// A new database holding a copy of the store at `url` (`CREATE DATABASE … TEMPLATE`), retried
+    /// while the server still counts a session that just ended on it.
+    public func newStoreURL(copying url: String) throws -> String {
+        let name = nextDatabaseName()
+        let create = "CREATE DATABASE \(name) TEMPLATE \(Self.database(of: url))"
+        for _ in 0..<50 {
+            do {
+                try psql(create)
+                return self.url(of: name)
+            } catch let error as ClusterError where error.message.contains("is being accessed by other users") {
+                usleep(100_000)
+            }
+        }
+        try psql(create)
+        return self.url(of: name)
+    }
+
+    /// Drops the database of the store at `url`, ending its sessions.
+    public func dropStore(_ url: String) throws {
+        try psql("DROP DATABASE IF EXISTS \(Self.database(of: url)) WITH (FORCE)")
+    }
+
+    /// The database a store URL names (`…/NAME?…`).
+    public static func database(of url: String) -> String {
+        String(url.split(separator: "/").last?.split(separator: "?").first ?? "")
+    }
+
+    private func nextDatabaseName() -> String {
+        lock.withLock {
             databases += 1
             return "t\(databases)_\(UUID().uuidString.prefix(6).lowercased())"
         }
-        try psql("CREATE DATABASE \(name)")
-        return "postgres://postgres@127.0.0.1:\(port)/\(name)" + (schema.map { "?schema=\($0)" } ?? "")
     }
+
+    private func url(of database: String) -> String { "postgres://postgres@127.0.0.1:\(port)/\(database)" }
 
     /// Runs SQL with psql against `database` (default `postgres`) and returns its unaligned output.
     @discardableResult
     public func psql(_ sql: String, database: String = "postgres") throws -> String {
+        try psql([sql], database: database)
+    }
+
+    /// Runs each command in one psql session (`-c` each; every result printed, unaligned).
+    @discardableResult
+    public func psql(_ commands: [String], database: String = "postgres") throws -> String {
         try Self.run(binaries.appendingPathComponent("psql").path,
-                     ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-d", database, "-c", sql])
+                     ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-d", database]
+                        + commands.flatMap { ["-c", $0] })
     }
 
     /// Starts a psql session that holds the writer lock of the store in `database` (schema

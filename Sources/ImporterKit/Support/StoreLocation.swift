@@ -11,9 +11,10 @@ extension Store {
     }
 
     /// Opens the store at `location`: a PostgreSQL URL opens the PostgreSQL backend, anything else
-    /// is an SQLite file path.
-    public static func open(_ location: String, options: Options = Options()) throws(StoreError) -> Store {
+    /// is an SQLite file path. `schema` (`--pg-schema`) overrides the URL's `?schema=`; an SQLite
+    /// path has no schema (the command line refuses `--pg-schema` with one).
+    public static func open(_ location: String, schema: String? = nil, options: Options = Options()) throws(StoreError) -> Store {
         guard isPostgres(location) else { return try Store(path: location, options: options) }
-        return Store(backend: try PostgresStore(location: try PostgresLocation(parsing: location), options: options))
+        return Store(backend: try PostgresStore(location: try PostgresLocation(parsing: location, schema: schema), options: options))
     }
 }
