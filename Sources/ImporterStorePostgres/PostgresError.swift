@@ -40,6 +40,13 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
             return
         }
         let closed: Set<PSQLError.Code> = [.connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown]
+        // A closed connection wraps the server's last word (e.g. 57P01, terminated by an administrator).
+        if let inner = psql.underlying as? PSQLError, inner.serverInfo != nil {
+            var nested = PostgresError(inner, sql: sql)
+            nested.isConnectionFailure = nested.isConnectionFailure || closed.contains(psql.code)
+            self = nested
+            return
+        }
         self.init(sqlState: nil, message: psql.underlying.map(Self.describe) ?? "\(psql.code)", sql: sql, isConnectionFailure: closed.contains(psql.code))
     }
 

@@ -20,8 +20,12 @@ struct PostgresStoreOpener {
         }
     }
 
+    /// Whether the store's tables exist. Read from `pg_tables` (the statement's snapshot), not
+    /// with `to_regclass`: its catalog cache would not see a table another process created while
+    /// this one waited on the creation lock (an advisory lock does not refresh that cache).
     private func exists() throws -> Bool {
-        try connection.scalar("SELECT to_regclass($1)::text", [.text(PostgresStoreSchema.q(location.schema) + ".importer_metadata")]) != .null
+        try connection.integer("SELECT count(*) FROM pg_catalog.pg_tables WHERE schemaname = $1 AND tablename = 'importer_metadata'",
+                               [.text(location.schema)]) > 0
     }
 
     private func create() throws {

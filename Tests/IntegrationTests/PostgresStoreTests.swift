@@ -4,8 +4,7 @@ import Testing
 
 /// `--store postgres://…` against the tests' throwaway PostgreSQL cluster: the store is created in
 /// the database, imports match SQLite's change reports, connection failures exit 69 naming host
-/// and database, watch hears commits, and what the backend does not implement yet is refused
-/// (exit 78) before anything is written.
+/// and database, watch hears commits; views, undo and query behave as on SQLite.
 @Suite struct PostgresStoreTests {
     /// The JSON run report without the transaction's own metadata (token, time, process).
     static func changeReport(_ execution: Execution) -> NSDictionary? {
@@ -62,19 +61,71 @@ import Testing
         #expect(try cluster.psql("SELECT count(*) FROM fireball", database: database) == "11")
     }
 
-    /// What the backend does not do yet is refused before anything is written: views (unless
-    /// --no-replay), undo; a foreign write to an entity table is refused.
-    @Test func unsupportedFeaturesAreRefusedClearly() throws {
+    /// The JSON of a command without what differs between any two stores (ids of the store and
+    /// of the transaction, times, process).
+    static func comparable(_ execution: Execution) -> NSObject? {
+        func strip(_ value: Any) -> Any {
+            if let object = value as? [String: Any] {
+                return object.filter { !["store_id", "token", "timestamp", "process_id", "context"].contains($0.key) }.mapValues(strip)
+            }
+            if let array = value as? [Any] { return array.map(strip) }
+            return value
+        }
+        return execution.json.map { strip($0) as? NSObject } ?? nil
+    }
+
+    /// Views replayed later (`run --no-replay`, then `replay`), rebuilt, and `undo` give what they
+    /// give on SQLite: the same view rows, the same inverse transaction in JSON, views verifying.
+    @Test func replayRebuildAndUndoMatchSQLite() throws {
+        let url = try PostgresTestCluster.start().newStoreURL()
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let sqlite = directory.path("s.sqlite")
+        var undone: [NSObject?] = []
+        for store in [url, sqlite] {
+            #expect(try importer(["run", "--store", store, sample("fireball-2024.json")]).status == 0)
+            #expect(try importer(["run", "--no-replay", "--sync", "--store", store, sample("fireball-2026.json")]).status == 0)
+            #expect(try importer(["views", "verify", "--store", store]).status == 1)
+            let replay = try importer(["replay", "--store", store])
+            #expect(replay.status == 0, "\(replay.stderr)")
+            #expect(try importer(["views", "verify", "--store", store]).status == 0)
+            let rebuild = try importer(["views", "rebuild", "fireball_by_region", "--store", store])
+            #expect(rebuild.status == 0, "\(rebuild.stderr)")
+            let undo = try importer(["undo", "--last", "--format", "json", "--store", store])
+            #expect(undo.status == 0, "\(undo.stderr)")
+            undone.append(Self.comparable(undo))
+            let verify = try importer(["views", "verify", "--store", store])
+            #expect(verify.status == 0, "\(verify.stdout)")
+            let first = try importer(["query", "SELECT token FROM importer_transaction WHERE number = 1", "--raw", "--store", store])
+            let alone = try importer(["undo", first.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "--store", store])
+            #expect(alone.status == 65 && alone.stderr.contains("later transactions"), "\(alone.stderr)")
+        }
+        #expect(undone[0] != nil && undone[0] == undone[1], "\(String(describing: undone[0]))")
+        for view in ["fireball_by_year", "fireball_by_region"] {
+            #expect(try Self.viewRows(view, store: url).map { $0.mapValues { ($0 * 1e9).rounded() } }
+                    == Self.viewRows(view, store: sqlite).map { $0.mapValues { ($0 * 1e9).rounded() } })
+        }
+    }
+
+    /// `query` runs one read-only statement with named parameters; a write is refused by the server
+    /// (exit 65) and changes nothing; a foreign write to an entity table is refused too.
+    @Test func queryIsReadOnlyAndForeignWritesAreRefused() throws {
         let cluster = try PostgresTestCluster.start()
         let url = try cluster.newStoreURL()
         let database = String(url.split(separator: "/").last ?? "")
-        let withViews = try importer(["run", "--store", url, sample("fireball-2024.json")])
-        #expect(withViews.status == 78 && withViews.stderr.contains("not supported on PostgreSQL stores yet"), "\(withViews.stderr)")
-        #expect(try cluster.psql("SELECT count(*) FROM importer_transaction", database: database) == "0")
-        #expect(try importer(["run", "--no-replay", "--store", url, sample("fireball-2024.json")]).status == 0)
-        let undo = try importer(["undo", "--last", "--store", url])
-        #expect(undo.status == 78 && undo.stderr.contains("not supported on PostgreSQL stores yet"), "\(undo.stderr)")
-        #expect(try cluster.psql("SELECT count(*) FROM importer_transaction", database: database) == "1")
+        #expect(try importer(["run", "--store", url, sample("fireball-2024.json")]).status == 0)
+        let rows = try importer(["query", "SELECT year, count FROM fireball_by_year WHERE year >= :y ORDER BY year", "--param", "y=2023",
+                                 "--format", "csv", "--store", url])
+        #expect(rows.status == 0 && rows.stdout.hasPrefix("\"year\",\"count\"") && rows.stdout.contains("2023,3"), "\(rows.stdout)")
+        let empty = try importer(["query", "SELECT date FROM fireball WHERE false", "--format", "json", "--store", url])
+        #expect(empty.status == 0 && empty.stdout.contains("["), "\(empty.stdout)")
+        for write in ["DELETE FROM fireball", "WITH d AS (DELETE FROM fireball RETURNING 1) SELECT count(*) FROM d",
+                      "SELECT nextval('fireball_id_seq')", "SELECT 1; DELETE FROM fireball"] {
+            let refused = try importer(["query", write, "--store", url])
+            #expect(refused.status == 65, "\(write): \(refused.stderr)")
+        }
+        #expect(try importer(["query", "SELECT :missing", "--store", url]).status == 64)
+        #expect(try cluster.psql("SELECT count(*) FROM fireball", database: database) == "10")
         #expect(throws: (any Error).self) { try cluster.psql("DELETE FROM fireball", database: database) }
         #expect(try cluster.psql("SELECT count(*) FROM fireball", database: database) == "10")
     }
@@ -192,8 +243,9 @@ import Testing
         let cluster = try PostgresTestCluster.start()
         let url = try cluster.newStoreURL(schema: "feeds")
         let database = String(url.split(separator: "/").last?.split(separator: "?").first ?? "")
-        _ = try importer(["run", sample("fireball-2024.json")], environment: ["IMPORTER_STORE": url])
-        #expect(try cluster.psql("SELECT count(*) FROM pg_tables WHERE schemaname = 'feeds'", database: database) == "7")
+        #expect(try importer(["run", sample("fireball-2024.json")], environment: ["IMPORTER_STORE": url]).status == 0)
+        // The store's 7 tables, the entity's table and its change table, the two views' tables.
+        #expect(try cluster.psql("SELECT count(*) FROM pg_tables WHERE schemaname = 'feeds'", database: database) == "11")
     }
 
     @Test func readingAStoreThatDoesNotExistIsNoInput() throws {
