@@ -68,10 +68,12 @@ pg-demo: deps
 	$(PG_AS) $(PG_BIN)/pg_ctl -D $(DEMO)/pg/data -o "-p $(PG_PORT) -k $(abspath $(DEMO)/pg) -c listen_addresses=127.0.0.1" -l $(DEMO)/pg/log -w start >/dev/null
 	@status=0; { \
 	  echo "== importer run (PostgreSQL at $(PG_URL))" && \
-	  .build/debug/importer run --no-replay --store $(PG_URL) --author demo SampleData/fireball-2024.json && \
+	  .build/debug/importer run --store $(PG_URL) --author demo SampleData/fireball-2024.json && \
 	  echo "== importer run --sync" && \
-	  .build/debug/importer run --no-replay --store $(PG_URL) --author demo --sync SampleData/fireball-2026.json && \
+	  .build/debug/importer run --store $(PG_URL) --author demo --sync SampleData/fireball-2026.json && \
 	  echo "== importer history" && .build/debug/importer history --store $(PG_URL) && \
+	  echo "== importer views show fireball_by_year" && .build/debug/importer views show fireball_by_year --store $(PG_URL) && \
+	  echo "== importer views verify" && .build/debug/importer views verify --store $(PG_URL) && \
 	  echo "== importer status" && .build/debug/importer status --store $(PG_URL); \
 	} || status=$$?; \
 	$(PG_AS) $(PG_BIN)/pg_ctl -D $(DEMO)/pg/data -m fast -w stop >/dev/null; exit $$status
