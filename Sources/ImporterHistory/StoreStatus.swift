@@ -21,9 +21,9 @@ public struct StoreStatus: Sendable {
     }
 
     public var path: String
-    /// The database file's size, and the write-ahead log's.
+    /// The store's size on disk, and its write-ahead log's (SQLite only; see `StoreCounts`).
     public var bytes: Int
-    public var walBytes: Int
+    public var walBytes: Int?
     public var schemaVersion: Int
     public var storeID: String
     public var createdAt: String?
@@ -36,10 +36,7 @@ public struct StoreStatus: Sendable {
     /// Reads the status inside one read transaction (a consistent snapshot).
     public init(store: Store) throws {
         path = store.path
-        func size(_ path: String) -> Int { ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0 }
-        bytes = size(store.path)
-        walBytes = size(store.path + "-wal")
-        (schemaVersion, storeID, createdAt, entities, history, consumers, rejectRuns, rejects) = try store.read {
+        (bytes, walBytes, schemaVersion, storeID, createdAt, entities, history, consumers, rejectRuns, rejects) = try store.read {
             try store.reloadEntities()
             let counts = try store.backend.statusCounts()
             let entities = zip(store.entities, counts.records).map { EntityStatus(name: $0.name, table: $0.tableName, records: $1) }
@@ -50,7 +47,7 @@ public struct StoreStatus: Sendable {
                 newest: counts.newestTransaction > 0 ? try reader.transaction(counts.newestTransaction) : nil,
                 purgedThrough: try store.purgedThrough(), purgedAt: counts.purgedAt)
             let consumers = try ConsumerRegistry(store: store).statuses()
-            return (counts.schemaVersion, store.storeID.uuidString.lowercased(), counts.createdAt, entities, history, consumers,
+            return (counts.bytes, counts.walBytes, counts.schemaVersion, store.storeID.uuidString.lowercased(), counts.createdAt, entities, history, consumers,
                     counts.rejectRuns, counts.rejects)
         }
     }

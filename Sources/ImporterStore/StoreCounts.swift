@@ -15,6 +15,10 @@ public struct StoreCounts: Sendable, Equatable {
     public var purgedAt: String?
     public var rejectRuns = 0
     public var rejects = 0
+    /// The store's size on disk (SQLite: the database file; PostgreSQL: the tables and indexes of
+    /// its schema), and its write-ahead log's when the store has one of its own (SQLite).
+    public var bytes = 0
+    public var walBytes: Int?
 
     public init() {}
 }

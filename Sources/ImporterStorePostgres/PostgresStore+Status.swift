@@ -21,6 +21,10 @@ extension PostgresStore {
             counts.newestTransaction = row.count > 2 ? Self.int(row[2]) : 0
             counts.rejectRuns = Int(try connection.integer(#"SELECT count(DISTINCT "run") FROM importer_reject"#))
             counts.rejects = Int(try connection.integer("SELECT count(*) FROM importer_reject"))
+            counts.bytes = Int(try connection.integer("""
+                SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'm')
+                """))
             return counts
         }
     }

@@ -103,6 +103,9 @@ extension SQLiteStore {
             counts.schemaVersion = Int(try connection.integer("PRAGMA user_version"))
             counts.createdAt = try metadata("created_at")?.stringValue
             counts.purgedAt = try metadata("purged_at")?.stringValue
+            func size(_ path: String) -> Int { ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0 }
+            counts.bytes = size(path)
+            counts.walBytes = size(path + "-wal")
             for entity in entities {
                 counts.records.append(Int(try connection.integer("SELECT count(*) FROM \(SQLIdentifier.quoted(entity.tableName))")))
                 counts.changes += Int(try connection.integer("SELECT count(*) FROM \(EntitySchema(entity: entity).changeTable)"))

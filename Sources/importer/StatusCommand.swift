@@ -29,7 +29,8 @@ struct StatusCommand: ParsableCommand {
     }
 
     private func writeText(_ status: StoreStatus, to output: OutputSink) {
-        output.write("Store \(status.path): \(megabytes(status.bytes)) (+\(megabytes(status.walBytes)) WAL), schema \(status.schemaVersion), id \(status.storeID)\n")
+        let wal = status.walBytes.map { " (+\(megabytes($0)) WAL)" } ?? ""
+        output.write("Store \(status.path): \(megabytes(status.bytes))\(wal), schema \(status.schemaVersion), id \(status.storeID)\n")
         for entity in status.entities { output.write("  \(entity.name) (table \(entity.table)): \(entity.records) records\n") }
         let history = status.history
         output.write("History: \(history.transactions) transaction(s), \(history.changes) change(s)")
@@ -54,7 +55,7 @@ struct StatusCommand: ParsableCommand {
             json.beginObject()
             json.field("path", status.path)
             json.field("bytes", status.bytes)
-            json.field("wal_bytes", status.walBytes)
+            json.field("wal_bytes", status.walBytes.map { Value.integer(Int64($0)) } ?? .null)
             json.field("schema_version", status.schemaVersion)
             json.field("store_id", status.storeID)
             json.field("created_at", status.createdAt.map(Value.text) ?? .null)
