@@ -21,8 +21,9 @@ import Testing
 
     /// The real-data sequence (2024 snapshot, then 2026 with --sync, the built-in model with its key
     /// drift rule and its two views) gives the same counts and the same JSON change report on
-    /// PostgreSQL as on SQLite, the views hold the same rows and verify on both; then history,
-    /// status and consumers work.
+    /// PostgreSQL as on SQLite, the views hold the same rows and verify on both, an export as of
+    /// the first transaction and a re-keyed record's timeline are the same; then history, status
+    /// and consumers work.
     @Test func theSampleSequenceReportsTheSameChangesAsSQLite() throws {
         let cluster = try PostgresTestCluster.start()
         let url = try cluster.newStoreURL()
@@ -45,6 +46,17 @@ import Testing
                 #expect(a.keys == b.keys && a.allSatisfy { abs($0.value - (b[$0.key] ?? .nan)) <= 1e-9 * max(1, abs($0.value)) }, "\(view): \(a) vs \(b)")
             }
         }
+        // History truth: the export as of the first transaction and a re-keyed record's timeline.
+        var asOf: [String] = [], timelines: [NSObject?] = []
+        for store in [url, sqlite] {
+            let first = try importer(["query", "SELECT token FROM importer_transaction WHERE number = 1", "--raw", "--store", store])
+            let export = try importer(["export", "--as-of", first.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "--format", "csv", "--store", store])
+            #expect(export.status == 0 && export.stdout.split(whereSeparator: \.isNewline).count == 11, "\(export.stderr)")
+            asOf.append(export.stdout)
+            timelines.append(Self.comparable(try importer(["history", "--key", "2023-04-11 14:52:10", "--format", "json", "--store", store])))
+        }
+        #expect(asOf[0] == asOf[1])
+        #expect(timelines[0] != nil && timelines[0] == timelines[1])
         for store in [url, sqlite] {
             let verify = try importer(["views", "verify", "--store", store])
             #expect(verify.status == 0 && verify.stdout.contains("match"), "\(verify.stdout)\(verify.stderr)")
