@@ -15,7 +15,7 @@ extension BlockingConnection {
             try Self.blocking {
                 let rows = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: Self.bindings(arguments)), logger: logger)
                 var values: [[Value]] = []
-                for try await row in rows { values.append(try row.map(Self.queryValue)) }
+                for try await row in rows { values.append(try Self.values(row)) }
                 result.value = (rows.columns.map(\.name), values)
             }
         } catch {
@@ -28,9 +28,10 @@ extension BlockingConnection {
         var value: (columns: [String], rows: [[Value]]) = ([], [])
     }
 
-    /// A cell of any type as a value: numbers and booleans as numbers, times as ISO 8601 text,
-    /// anything text-like as its text, other types named (`<bytea value>`).
-    static func queryValue(_ cell: PostgresCell) throws -> Value {
+    /// A cell of any type as a value: integers and booleans as integers, floats and numerics as
+    /// reals, times as ISO 8601 text, anything text-like as its text, other types named
+    /// (`<bytea value>`: `importer query` reads any column).
+    static func value(of cell: PostgresCell) throws -> Value {
         guard cell.bytes != nil else { return .null }
         switch cell.dataType {
         case .int2, .int4, .int8: return .integer(try cell.decode(Int64.self))

@@ -174,18 +174,8 @@ final class BlockingConnection: @unchecked Sendable {
         return bindings
     }
 
-    /// A row's cells as values: integers and booleans as integers, floats and numerics as reals,
-    /// everything else as text.
+    /// A row's cells as values (see `value(of:)`).
     static func values(_ row: PostgresRow) throws -> [Value] {
-        try row.map { cell -> Value in
-            guard cell.bytes != nil else { return .null }
-            switch cell.dataType {
-            case .int2, .int4, .int8: return .integer(try cell.decode(Int64.self))
-            case .bool: return .integer(try cell.decode(Bool.self) ? 1 : 0)
-            case .float4, .float8: return .real(try cell.decode(Double.self))
-            case .numeric: return .real(NSDecimalNumber(decimal: try cell.decode(Decimal.self)).doubleValue)
-            default: return .text(try cell.decode(String.self))
-            }
-        }
+        try row.map(value(of:))
     }
 }

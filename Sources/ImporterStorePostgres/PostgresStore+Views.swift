@@ -17,7 +17,7 @@ extension PostgresStore {
     public func registeredViews() throws(StoreError) -> [ViewDefinition] {
         try mapErrors {
             try connection.rows(#"SELECT "definition" FROM importer_view ORDER BY "name" COLLATE "C""#).compactMap { row in
-                try row[0].stringValue.map { try JSONDecoder().decode(ViewDefinition.self, from: Data($0.utf8)) }
+                try row[0].stringValue.map(ViewRegistration.view(fromDefinition:))
             }
         }
     }
@@ -31,9 +31,7 @@ extension PostgresStore {
         }
         try connection.execute(sql.dropStatement)
         for statement in sql.createStatements { try connection.execute(statement) }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let definition = String(decoding: try encoder.encode(view), as: UTF8.self)
+        let definition = try ViewRegistration.definition(view)
         try connection.affected("""
             INSERT INTO importer_view ("name", "entity", "definition", "registered_at") VALUES ($1, $2, $3, $4)
             ON CONFLICT ("name") DO UPDATE SET "entity" = excluded."entity", "definition" = excluded."definition",
@@ -42,17 +40,11 @@ extension PostgresStore {
     }
 
     public func viewRows(_ view: ViewDefinition) throws -> [[Value]: [Value]] {
-        Self.keyed(try connection.rows(try viewSQL(view).allRows), groups: view.groupBy.count)
+        ViewRegistration.keyed(try connection.rows(try viewSQL(view).allRows), groups: view.groupBy.count)
     }
 
     public func recomputedViewRows(_ view: ViewDefinition) throws -> [[Value]: [Value]] {
-        Self.keyed(try connection.rows(try viewSQL(view).recomputation), groups: view.groupBy.count)
-    }
-
-    private static func keyed(_ rows: [[Value]], groups count: Int) -> [[Value]: [Value]] {
-        var result: [[Value]: [Value]] = [:]
-        for row in rows { result[Array(row.prefix(count))] = Array(row.dropFirst(count)) }
-        return result
+        ViewRegistration.keyed(try connection.rows(try viewSQL(view).recomputation), groups: view.groupBy.count)
     }
 
     public func orderedViewRows(_ view: ViewDefinition) throws -> (columns: [String], rows: [[Value]]) {

@@ -18,7 +18,7 @@ extension SQLiteStore {
     public func registeredViews() throws(StoreError) -> [ViewDefinition] {
         try mapErrors {
             try connection.rows("SELECT definition FROM importer_view ORDER BY name").compactMap { row in
-                try row[0].stringValue.map { try JSONDecoder().decode(ViewDefinition.self, from: Data($0.utf8)) }
+                try row[0].stringValue.map(ViewRegistration.view(fromDefinition:))
             }
         }
     }
@@ -31,9 +31,7 @@ extension SQLiteStore {
         }
         try connection.execute(schema.dropStatement)
         for statement in schema.createStatements { try connection.execute(statement) }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let definition = String(decoding: try encoder.encode(view), as: UTF8.self)
+        let definition = try ViewRegistration.definition(view)
         try connection.execute("""
             INSERT INTO importer_view (name, entity, definition, registered_at) VALUES (?1, ?2, ?3, ?4)
             ON CONFLICT(name) DO UPDATE SET entity = excluded.entity, definition = excluded.definition, registered_at = excluded.registered_at
@@ -42,17 +40,11 @@ extension SQLiteStore {
 
     public func viewRows(_ view: ViewDefinition) throws -> [[Value]: [Value]] {
         let schema = try viewSchema(view)
-        return try Self.keyed(try connection.rows(schema.allRows), groups: view.groupBy.count)
+        return try ViewRegistration.keyed(try connection.rows(schema.allRows), groups: view.groupBy.count)
     }
 
     public func recomputedViewRows(_ view: ViewDefinition) throws -> [[Value]: [Value]] {
-        try Self.keyed(try connection.rows(try viewSchema(view).recomputation), groups: view.groupBy.count)
-    }
-
-    private static func keyed(_ rows: [[Value]], groups count: Int) -> [[Value]: [Value]] {
-        var result: [[Value]: [Value]] = [:]
-        for row in rows { result[Array(row.prefix(count))] = Array(row.dropFirst(count)) }
-        return result
+        try ViewRegistration.keyed(try connection.rows(try viewSchema(view).recomputation), groups: view.groupBy.count)
     }
 
     public func orderedViewRows(_ view: ViewDefinition) throws -> (columns: [String], rows: [[Value]]) {

@@ -181,6 +181,7 @@ public final class PostgresTestCluster: @unchecked Sendable {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         for descriptor in Int32(0)...2 { posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", O_RDWR, 0) }
+        Self.closeInheritedDescriptors(&actions)
         _ = posix_spawn(&child, "/bin/sh", &actions, &attributes, argv, environ)
     }
 
@@ -210,6 +211,23 @@ public final class PostgresTestCluster: @unchecked Sendable {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
+    /// Closes every descriptor above 2 in the child. Other test threads spawn `importer` with pipes
+    /// at the same time; a server or watchdog that inherited the write end of one of them would
+    /// hold it open for its whole life, and that test would never read the end of its output.
+    /// (glibc's `posix_spawn_file_actions_addclosefrom_np`, which Swift's Glibc module does not
+    /// declare, found at run time; else each descriptor open now.)
+    static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) {
+        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        if let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") {
+            _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
+            return
+        }
+        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        for descriptor in open.compactMap(Int32.init) where descriptor > 2 {
+            posix_spawn_file_actions_addclose(&actions, descriptor)
+        }
+    }
+
     /// Runs a program to its end (posix_spawn + waitpid: Foundation's Process can miss the exit
     /// of `pg_ctl start`, whose server child outlives it). Output goes to a file, not a pipe: the
     /// server inherits the descriptors, and a pipe would never reach end of file.
@@ -223,6 +241,7 @@ public final class PostgresTestCluster: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        closeInheritedDescriptors(&actions)
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { (text: String) in strdup(text) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
