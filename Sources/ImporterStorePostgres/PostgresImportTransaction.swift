@@ -27,7 +27,7 @@ final class PostgresImportTransaction: ImportTransaction {
         var batches = 0
         var applied = false
         var duplicates = 0
-        /// The stored records the diff wrote (updated or unchanged).
+        /// The stored records a staged key matched (updated or unchanged).
         var stored = 0
         /// Set on a first load: the insert changes already recorded with the inserts.
         var insertsRecorded: Int?
@@ -108,15 +108,17 @@ final class PostgresImportTransaction: ImportTransaction {
             run.insertsRecorded = inserted
             return
         }
+        let storedBefore = Int(try connection.integer("SELECT count(*) FROM \(upsert.schema.table)"))
         for statement in StagedUpsert.joinBySets { try connection.execute(statement) }
-        let keys = try connection.affected(upsert.createDiff(distinctKeys: distinctKeys))
+        try connection.execute(upsert.createDiff(distinctKeys: distinctKeys))
         for statement in StagedUpsert.resetJoins { try connection.execute(statement) }
-        run.duplicates = run.staged - keys
+        // Each stored record either matched one staged key (deduplicated) or none.
+        run.stored = storedBefore - Int(try connection.integer(upsert.unmatchedCount))
         for statement in StagedUpsert.joinByKey { try connection.execute(statement) }
         try connection.affected(upsert.recordUpdates, [.integer(number)])
         try connection.affected(upsert.applyUpdates)
         for statement in StagedUpsert.resetJoins { try connection.execute(statement) }
-        run.stored = keys - (try connection.affected(upsert.applyInserts))
+        run.duplicates = run.staged - run.stored - (try connection.affected(upsert.applyInserts))
     }
 
     func recordReject(_ reject: Reject, at timestamp: String) throws {

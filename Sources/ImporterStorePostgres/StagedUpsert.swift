@@ -7,27 +7,30 @@ import ImporterModel
 /// On a first load (`firstLoad`: no stored record before the run) one statement does it all
 /// (`StagedUpsert+FirstLoad`). Otherwise:
 /// - `createDiff`: the last occurrence of each key (`DISTINCT ON`, skipped when `StagedKeys` shows
-///   that no key repeats), the batch of its first
-///   occurrence, the stored record's id (`importer_old_id`, by a join on the key) and whether any
-///   supplied attribute differs from the stored one (`importer_changed`); changes and new ids
-///   follow (first batch, key), the order SQLite writes them in (it sorts each batch by key);
-///   joined by hash or merge (`joinBySets`);
+///   that no key repeats) with the batch of its first occurrence, fully joined on the key to the
+///   stored records (by hash or merge, `joinBySets`), keeping only the rows that matter: the
+///   changed ones (`importer_changed`: a supplied attribute differs; `importer_old_id` the stored
+///   record), the new keys (`importer_old_id` NULL) and the stored records the feed does not
+///   hold (`importer_ord` NULL: the sync deletes' candidates) — a few rows on a typical re-load,
+///   not one per staged record; changes and new ids follow (first batch, key), the order SQLite
+///   writes them in (it sorts each batch by key);
 /// - `recordUpdates`: one update change row per changed stored record (found by id, `joinByKey`),
 ///   with the changed names in entity order and their old values;
 /// - `applyUpdates`: the same records updated; unchanged rows are not written;
 /// - `applyInserts`: the new keys inserted in feed order (their insert changes are recorded at the
 ///   end of the run from the rows left, like SQLite).
 ///
-/// The stored records the feed wrote are the diff's non-null `importer_old_id`s (unique: one diff
-/// row per key) plus the stored records key drift re-keyed, kept in `seen` (`unseen(_:)`).
+/// The stored records the feed did not write (`unseen(_:)`) are the diff's rows without a staged
+/// row, less those key drift re-keyed (kept in `seen`). Ids only grow and nothing else deletes
+/// stored records before the sync step, so these are exactly the stored records (ids up to the
+/// largest before the run) that no staged key matched.
 struct StagedUpsert {
     let entity: EntityDescription
     /// Indices of the supplied attributes.
     let columns: [Int]
     let stage: String
     let diff: String
-    /// Holds the stored records re-keyed by key drift (`DriftRekey`), the only ones written
-    /// outside the diff.
+    /// Holds the stored records re-keyed by key drift (`DriftRekey`): written, but not by a key.
     let seen: String
     /// No stored record before the run (the entity table's largest id was 0): every staged key
     /// is new, there is no diff, and the insert changes are recorded with the inserts.
@@ -82,15 +85,22 @@ struct StagedUpsert {
         let source = distinctKeys ? "(SELECT s.*, s.\"importer_batch\" AS \"importer_first\" FROM \(stage) s)" : "(\(lastOccurrences))"
         return """
             CREATE TEMP TABLE \(diff) ON COMMIT DROP AS
-            SELECT u.*, e."id" AS \(Self.oldID), (e."id" IS NOT NULL AND (\(anyDistinct))) AS "importer_changed"
-            FROM \(source) u LEFT JOIN \(schema.table) e ON \(join)
+            SELECT * FROM (
+              SELECT u.*, e."id" AS \(Self.oldID),
+                (u."importer_ord" IS NOT NULL AND e."id" IS NOT NULL AND (\(anyDistinct))) AS "importer_changed"
+              FROM \(source) u FULL JOIN \(schema.table) e ON \(join)
+            ) d WHERE d."importer_changed" OR d.\(Self.oldID) IS NULL OR d."importer_ord" IS NULL
             """
     }
 
-    /// The condition that the record `alias` was not written by the feed (the sync anti-join).
+    /// The number of stored records no staged key matched (at `createDiff`).
+    var unmatchedCount: String { "SELECT count(*) FROM \(diff) WHERE \"importer_ord\" IS NULL" }
+
+    /// The condition that the stored record `alias` was not written by the feed (for sync deletes
+    /// and key drift: a semi-join on the diff's few unmatched rows, not an anti-join on the feed).
     func unseen(_ alias: String) -> String {
         let rekeyed = "NOT EXISTS (SELECT 1 FROM \(seen) s WHERE s.\"id\" = \(alias).\"id\")"
-        return firstLoad ? rekeyed : "NOT EXISTS (SELECT 1 FROM \(diff) d WHERE d.\(Self.oldID) = \(alias).\"id\") AND " + rekeyed
+        return firstLoad ? rekeyed : "\(alias).\"id\" IN (SELECT \(Self.oldID) FROM \(diff) WHERE \"importer_ord\" IS NULL) AND " + rekeyed
     }
 
     private func distinct(_ name: String) -> String {
