@@ -4,7 +4,8 @@ import ImporterStore
 
 /// An import into PostgreSQL: per entity, batches are COPied into a temporary staging table; the
 /// staged rows are applied set-based once, before the first sync step or at the entity's close
-/// (`StagedUpsert`); sync deletes by anti-join against the records the feed wrote; inserts are
+/// (`StagedUpsert`); sync deletes the stored records the feed did not write (`StagedUpsert.unseen`:
+/// the diff's unmatched stored records, less key drift's re-keyed ones); inserts are
 /// recorded at the close from the rows the run added (ids above the largest id before the run: one
 /// writer at a time), or, on a first load, by the statement that inserts them. Change rows have
 /// the layout and content of SQLite's. The transaction's sorts and hashes get `workMem`.
