@@ -4,7 +4,7 @@ import ImporterModel
 /// not write, the records it inserted), paired in memory (`KeyDriftPairing`), and the pairs applied
 /// set-based through a temporary table: one update change row per pair (the key among the changed
 /// attributes), the inserted rows deleted, the stored rows given their key and supplied values,
-/// and marked as written (so sync does not delete them).
+/// and marked as written in the upsert's `seen` table (so sync does not delete them).
 struct DriftRekey {
     let entity: EntityDescription
     let drift: KeyDrift
@@ -17,7 +17,7 @@ struct DriftRekey {
     /// `$1`: the largest id before the run. Columns: id, drifting attribute, match attributes.
     func candidates(inserted: Bool) -> String {
         let match = (entity.uniqueKey.filter { $0 != drift.attribute } + drift.agree).map { ", " + PostgresEntitySchema.q($0) }.joined()
-        let condition = inserted ? "e.\"id\" > $1" : "e.\"id\" <= $1 AND NOT EXISTS (SELECT 1 FROM \(upsert.seen) s WHERE s.\"id\" = e.\"id\")"
+        let condition = inserted ? "e.\"id\" > $1" : "e.\"id\" <= $1 AND \(upsert.unseen("e"))"
         return "SELECT e.\"id\", e.\(PostgresEntitySchema.q(drift.attribute))\(match) FROM \(schema.table) e WHERE \(condition)"
     }
 

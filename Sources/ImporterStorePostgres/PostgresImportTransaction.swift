@@ -4,11 +4,13 @@ import ImporterStore
 
 /// An import into PostgreSQL: per entity, batches are COPied into a temporary staging table; the
 /// staged rows are applied set-based once, before the first sync step or at the entity's close
-/// (`StagedUpsert`); sync deletes by anti-join against the records the feed wrote; inserts are
+/// (`StagedUpsert`); sync deletes the stored records the feed did not write (`StagedUpsert.unseen`:
+/// the diff's unmatched stored records, less key drift's re-keyed ones); inserts are
 /// recorded at the close from the rows the run added (ids above the largest id before the run: one
-/// writer at a time). Change rows have the layout and content of SQLite's.
+/// writer at a time), or, on a first load, by the statement that inserts them. Change rows have
+/// the layout and content of SQLite's. The transaction's sorts and hashes get `workMem`.
 final class PostgresImportTransaction: ImportTransaction {
-    private let store: PostgresStore
+    let store: PostgresStore
     let number: Int64
     private(set) var rejectRun: Int64?
     private var runs: [String: EntityRun] = [:]
@@ -20,10 +22,16 @@ final class PostgresImportTransaction: ImportTransaction {
         let lastIDBefore: Int64
         let lastChangeIDBefore: Int64
         var upsert: StagedUpsert?
+        /// Whether the staged keys are distinct (`StagedKeys`).
+        var keys: StagedKeys?
         var staged = 0
         var batches = 0
         var applied = false
         var duplicates = 0
+        /// The stored records a staged key matched (updated or unchanged).
+        var stored = 0
+        /// Set on a first load: the insert changes already recorded with the inserts.
+        var insertsRecorded: Int?
         var rekeyed = 0
         /// The re-keying done, whose update changes are recorded at the close.
         var rekey: DriftRekey?
@@ -35,9 +43,14 @@ final class PostgresImportTransaction: ImportTransaction {
         }
     }
 
+    /// For the set-based statements' sorts (a million staged rows) and hashes, for this
+    /// transaction only: server memory, not importer's.
+    static let workMem = "256MB"
+
     init(store: PostgresStore, entities: [EntityDescription]) throws {
         self.store = store
         number = try store.lastTransactionNumber() + 1
+        try store.connection.execute("SET LOCAL work_mem = '\(Self.workMem)'")
         for (index, entity) in entities.enumerated() {
             let schema = PostgresEntitySchema(entity: entity)
             runs[entity.name] = EntityRun(
@@ -56,36 +69,57 @@ final class PostgresImportTransaction: ImportTransaction {
         let run = try run(entity)
         if run.upsert == nil {
             let upsert = StagedUpsert(entity: entity, columns: columns, stage: "importer_stage_\(run.index)",
-                                      diff: "importer_diff_\(run.index)", seen: "importer_seen_\(run.index)")
+                                      diff: "importer_diff_\(run.index)", seen: "importer_seen_\(run.index)",
+                                      firstLoad: run.lastIDBefore == 0)
             try store.connection.execute(upsert.createStage)
             try store.connection.execute(upsert.createSeen)
             run.upsert = upsert
+            run.keys = StagedKeys(entity: entity, columns: columns, keyPositions: batch.keyPositions)
         }
         guard let upsert = run.upsert, upsert.columns == columns, !run.applied else {
             throw store.unsupported("importing feeds that supply different attributes of one entity in one run")
         }
         var text = CopyText()
         run.batches += 1
-        for record in 0..<batch.count {
-            run.staged += 1
-            text.appendRow([.integer(Int64(run.staged)), .integer(Int64(run.batches))] + (0..<batch.width).map { batch.publicValue(record: record, position: $0) })
+        // On a first load, each batch is staged in key order (SQLite's, which is COLLATE "C"'s), so
+        // that the stage is already in the insert order (batch, key): PostgreSQL's sort then finds
+        // it sorted. `importer_ord` stays the feed order, whatever the row order.
+        let order = upsert.firstLoad ? (0..<batch.count).sorted { batch.compareKeys($0, $1) < 0 } : Array(0..<batch.count)
+        for record in order {
+            run.keys?.append(batch, record: record)
+            text.appendRow([.integer(Int64(run.staged + record + 1)), .integer(Int64(run.batches))]
+                + (0..<batch.width).map { batch.publicValue(record: record, position: $0) })
         }
+        run.staged += batch.count
         try store.connection.copy(into: upsert.stage, columns: upsert.stageColumns, data: text.buffer)
     }
 
-    /// Applies the staged rows once (idempotent): updates recorded and written, inserts written.
+    /// Applies the staged rows once (idempotent): updates recorded and written, inserts written
+    /// (and, on a first load, recorded).
     private func apply(_ entity: EntityDescription) throws {
         let run = try run(entity)
         guard !run.applied else { return }
         run.applied = true
         guard let upsert = run.upsert else { return }
         let connection = store.connection
-        try connection.execute(upsert.createDiff)
-        run.duplicates = run.staged - Int(try connection.integer("SELECT count(*) FROM \(upsert.diff)"))
+        let distinctKeys = run.keys?.distinct() ?? false
+        if upsert.firstLoad {
+            let inserted = try insertFirstLoad(upsert, distinctKeys: distinctKeys)
+            run.duplicates = run.staged - inserted
+            run.insertsRecorded = inserted
+            return
+        }
+        let storedBefore = Int(try connection.integer("SELECT count(*) FROM \(upsert.schema.table)"))
+        for statement in StagedUpsert.joinBySets { try connection.execute(statement) }
+        try connection.execute(upsert.createDiff(distinctKeys: distinctKeys))
+        for statement in StagedUpsert.resetJoins { try connection.execute(statement) }
+        // Each stored record either matched one staged key (deduplicated) or none.
+        run.stored = storedBefore - Int(try connection.integer(upsert.unmatchedCount))
+        for statement in StagedUpsert.joinByKey { try connection.execute(statement) }
         try connection.affected(upsert.recordUpdates, [.integer(number)])
         try connection.affected(upsert.applyUpdates)
-        try connection.affected(upsert.applyInserts)
-        try connection.affected(upsert.markSeen)
+        for statement in StagedUpsert.resetJoins { try connection.execute(statement) }
+        run.duplicates = run.staged - run.stored - (try connection.affected(upsert.applyInserts))
     }
 
     func recordReject(_ reject: Reject, at timestamp: String) throws {
@@ -120,7 +154,7 @@ final class PostgresImportTransaction: ImportTransaction {
         try apply(entity)
         let run = try run(entity)
         let schema = PostgresEntitySchema(entity: entity)
-        let seen = run.upsert.map { "NOT EXISTS (SELECT 1 FROM \($0.seen) s WHERE s.\"id\" = e.\"id\")" } ?? "TRUE"
+        let seen = run.upsert.map { $0.unseen("e") } ?? "TRUE"
         let recorded = try store.connection.affected(schema.recordDeletes(where: "e.\"id\" <= $2 AND \(seen)"),
                                                      [.integer(number), .integer(run.lastIDBefore)])
         let deleted = try store.connection.affected(schema.deleteRecorded, [.integer(run.lastChangeIDBefore)])
@@ -135,20 +169,28 @@ final class PostgresImportTransaction: ImportTransaction {
         let run = try run(entity)
         let schema = PostgresEntitySchema(entity: entity)
         if let rekey = run.rekey { try store.connection.affected(rekey.recordChanges, [.integer(number)]) }
-        var counts = ChangeCounts()
-        for row in try store.connection.rows("SELECT \"type\", count(*) FROM \(schema.changeTable) WHERE \"change_id\" > $1 GROUP BY \"type\"",
-                                             [.integer(run.lastChangeIDBefore)]) {
-            guard case .integer(let n) = row[1] else { continue }
-            if row[0] == .text("update") { counts.updated = Int(n) }
-            if row[0] == .text("delete") { counts.deleted = Int(n) }
-        }
-        counts.inserted = try store.connection.affected(schema.recordInserts, [.integer(number), .integer(run.lastIDBefore)])
-        let stored = try run.upsert.map { try store.connection.integer("SELECT count(*) FROM \($0.seen)") } ?? 0
-        counts.unchanged = Int(stored) - counts.updated
+        var counts = try updatesAndDeletes(schema, after: run.lastChangeIDBefore, firstLoad: run.insertsRecorded != nil)
+        counts.inserted = try run.insertsRecorded ?? store.connection.affected(schema.recordInserts, [.integer(number), .integer(run.lastIDBefore)])
+        let rekeyedStored = try run.upsert.map { try store.connection.integer("SELECT count(*) FROM \($0.seen)") } ?? 0
+        counts.unchanged = run.stored + Int(rekeyedStored) - counts.updated
         counts.duplicates = run.duplicates
         counts.rekeyed = run.rekeyed
         let last = try store.connection.integer("SELECT coalesce(max(\"change_id\"), 0) FROM \(schema.changeTable)")
         if last > run.lastChangeIDBefore { changeIDs[entity.name] = (run.lastChangeIDBefore + 1)...last }
+        return counts
+    }
+
+    /// The update and delete change rows above `lastChangeID` (none on a first load: see
+    /// `StagedUpsert+FirstLoad`; not counted there, where the change rows are a million inserts).
+    private func updatesAndDeletes(_ schema: PostgresEntitySchema, after lastChangeID: Int64, firstLoad: Bool) throws -> ChangeCounts {
+        var counts = ChangeCounts()
+        guard !firstLoad else { return counts }
+        for row in try store.connection.rows("SELECT \"type\", count(*) FROM \(schema.changeTable) WHERE \"change_id\" > $1 GROUP BY \"type\"",
+                                             [.integer(lastChangeID)]) {
+            guard case .integer(let n) = row[1] else { continue }
+            if row[0] == .text("update") { counts.updated = Int(n) }
+            if row[0] == .text("delete") { counts.deleted = Int(n) }
+        }
         return counts
     }
 

@@ -7,10 +7,12 @@ struct BenchOptions {
     var repeats = 2
     /// Skips the PostgreSQL rows (`PostgresBenchmark`).
     var noPostgres = false
+    /// Runs only the PostgreSQL rows (after writing the feeds they need).
+    var onlyPostgres = false
     var help = false
 
     static let usage = """
-        usage: importer-bench [--records N] [--dir DIR] [--importer PATH] [--repeats N] [--no-postgres]
+        usage: importer-bench [--records N] [--dir DIR] [--importer PATH] [--repeats N] [--no-postgres | --only-postgres]
 
         End-to-end import figures beside a raw-SQLite baseline, the PostgreSQL store beside psql
         alone, the feed formats, and view replay.
@@ -30,6 +32,7 @@ struct BenchOptions {
                            fastest shown (default 2); importer subprocess runs are always run once
           --no-postgres    skip the PostgreSQL rows (skipped anyway, saying so, when no server
                            binaries are installed under /usr/lib/postgresql/*/bin)
+          --only-postgres  run only the PostgreSQL rows (importer against psql alone)
           -h, --help       show this help
         """
 
@@ -51,9 +54,11 @@ struct BenchOptions {
             case "--importer": importer = try value(argument)
             case "--repeats": repeats = try count(argument)
             case "--no-postgres": noPostgres = true
+            case "--only-postgres": onlyPostgres = true
             case "-h", "--help": help = true
             default: throw BenchError.usage("unknown argument \(argument)")
             }
         }
+        if noPostgres && onlyPostgres { throw BenchError.usage("--no-postgres and --only-postgres exclude each other") }
     }
 }

@@ -41,6 +41,7 @@ enum Benchmark {
         progress("writing feeds")
         let generator = Generator(count: n)
         let size = try generator.writeFeed(to: base)
+        if options.onlyPostgres { return try onlyPostgres(options, generator: generator, baseFeed: base) }
         try generator.writeFeed(changeFraction: 0.1, to: changed)
         print("importer benchmark: \(n) records; feed \((Double(size) / 1e6).formatted(1)) MB (API order, newest first); files in \(directory)")
 
@@ -100,6 +101,13 @@ enum Benchmark {
         print()
         print(viewReplay.table.render())
         guard viewReplay.passed else { throw BenchError.failed("view replay benchmark: a replayed view differs from its recomputation (see above)") }
+        if case .failed(let reason) = postgres { throw BenchError.failed("PostgreSQL rows: \(reason)") }
+    }
+
+    /// `--only-postgres`: the PostgreSQL rows alone.
+    static func onlyPostgres(_ options: BenchOptions, generator: Generator, baseFeed: String) throws {
+        let postgres = PostgresBenchmark.run(options, generator: generator, baseFeed: baseFeed)
+        print(render(postgres))
         if case .failed(let reason) = postgres { throw BenchError.failed("PostgreSQL rows: \(reason)") }
     }
 

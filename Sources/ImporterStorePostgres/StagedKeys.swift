@@ -1,0 +1,58 @@
+import ImporterModel
+
+/// Whether the keys staged for one entity are all distinct, told from a hash per staged record
+/// (8 bytes each, sorted once at the end), so that the set-based apply can skip the dedupe (a sort
+/// and a window over the whole stage) when no key repeats (`StagedUpsert`'s `distinctKeys`).
+///
+/// Invariant: `distinct()` is true only if no two staged keys are equal as PostgreSQL compares
+/// them in the entity table's columns. Each key value is hashed in the form the column holds it:
+/// text columns by the text COPY writes (equal text ⇔ equal value, the default collation being
+/// deterministic), bigint columns by the integer, double columns by the number (so 1 and 1.0 hash
+/// alike; -0.0 and 0.0 too). Equal hashes of different keys only cost the dedupe; a value whose
+/// equality the hash cannot vouch for (NULL, NaN, a real in a bigint column) makes the answer false.
+struct StagedKeys {
+    /// The column type of each key position of the batches.
+    let types: [AttributeType]
+    private var hashes: [Int] = []
+    private var mayRepeat = false
+
+    init(entity: EntityDescription, columns: [Int], keyPositions: [Int]) {
+        types = keyPositions.map { entity.attributes[columns[$0]].type }
+    }
+
+    mutating func append(_ batch: RecordBatch, record: Int) {
+        guard !mayRepeat else { return }
+        var hasher = Hasher()
+        for (position, type) in zip(batch.keyPositions, types) {
+            guard hash(batch.publicValue(record: record, position: position), as: type, into: &hasher) else {
+                mayRepeat = true
+                hashes = []
+                return
+            }
+        }
+        hashes.append(hasher.finalize())
+    }
+
+    /// Hashes `value` as its column holds it; false when the hash cannot stand for its equality.
+    private func hash(_ value: Value, as type: AttributeType, into hasher: inout Hasher) -> Bool {
+        switch (PostgresEntitySchema.sqlType(type), value) {
+        case (_, .null): return false
+        case ("text", .text(let text)): hasher.combine(text)
+        case ("text", .integer(let integer)): hasher.combine(String(integer))
+        case ("text", .real(let real)): hasher.combine(real.description)
+        case ("bigint", .integer(let integer)): hasher.combine(integer)
+        case ("double precision", .integer(let integer)): hasher.combine(Double(integer))
+        case ("double precision", .real(let real)) where !real.isNaN: hasher.combine(real)
+        default: return false
+        }
+        return true
+    }
+
+    /// True when no two staged keys can be equal; frees the hashes.
+    mutating func distinct() -> Bool {
+        defer { hashes = [] }
+        guard !mayRepeat else { return false }
+        hashes.sort()
+        return !zip(hashes, hashes.dropFirst()).contains { $0 == $1 }
+    }
+}
