@@ -27,7 +27,7 @@ final class BlockingConnection: @unchecked Sendable {
         let logger = Logger(label: "importer.postgres") { _ in SwiftLogNoOpLogHandler() }
         var configuration = try configuration(for: location)
         configuration.options.connectTimeout = .seconds(timeoutSeconds)
-        configuration.options.additionalStartupParameters = [("search_path", location.schema), ("application_name", "importer")]
+        configuration.options.additionalStartupParameters = [("search_path", PostgresStoreSchema.q(location.schema)), ("application_name", "importer")]
         do {
             let connection = try PostgresConnection.connect(
                 on: PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration, id: 1, logger: logger

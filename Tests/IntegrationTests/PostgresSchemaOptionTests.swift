@@ -38,6 +38,10 @@ import Testing
         #expect(overridden.status == 0 && overridden.stdout.contains("2 transaction(s)"), "\(overridden.stdout)\(overridden.stderr)")
         let fromURL = try importer(["status", "--store", url + "?schema=beta"])
         #expect(fromURL.status == 0 && fromURL.stdout.contains("1 transaction(s)"), "\(fromURL.stdout)\(fromURL.stderr)")
+        // A schema name in mixed case is one schema, created and found again by its exact name.
+        try run("Feeds2026", ["run", sample("fireball-2024.json")])
+        #expect(try run("Feeds2026", ["status"]).stdout.contains("1 transaction(s)"))
+        #expect(try cluster.psql("SELECT count(*) FROM \"Feeds2026\".fireball", database: database) == "10")
     }
 
     @Test func anSQLiteStoreRefusesTheOption() throws {
