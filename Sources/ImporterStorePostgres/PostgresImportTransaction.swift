@@ -22,6 +22,9 @@ final class PostgresImportTransaction: ImportTransaction {
         let lastIDBefore: Int64
         let lastChangeIDBefore: Int64
         var upsert: StagedUpsert?
+        /// Each set of attributes the feeds supplied and its staging table (more than one:
+        /// `StagedMerge` merges them before the apply).
+        var parts: [(columns: [Int], stage: String)] = []
         /// Whether the staged keys are distinct (`StagedKeys`).
         var keys: StagedKeys?
         var staged = 0
@@ -74,11 +77,13 @@ final class PostgresImportTransaction: ImportTransaction {
             try store.connection.execute(upsert.createStage)
             try store.connection.execute(upsert.createSeen)
             run.upsert = upsert
+            run.parts = [(columns, upsert.stage)]
             run.keys = StagedKeys(entity: entity, columns: columns, keyPositions: batch.keyPositions)
         }
-        guard let upsert = run.upsert, upsert.columns == columns, !run.applied else {
-            throw store.unsupported("importing feeds that supply different attributes of one entity in one run")
+        guard let first = run.upsert, !run.applied else {
+            throw store.unsupported("importing records of an entity after its sync or its close")
         }
+        let upsert = try part(supplying: columns, of: first, in: run)
         var text = CopyText()
         run.batches += 1
         // On a first load, each batch is staged in key order (SQLite's, which is COLLATE "C"'s), so
@@ -94,15 +99,40 @@ final class PostgresImportTransaction: ImportTransaction {
         try store.connection.copy(into: upsert.stage, columns: upsert.stageColumns, data: text.buffer)
     }
 
+    /// The stage of the part of the feeds that supplies `columns`, created when first met.
+    private func part(supplying columns: [Int], of first: StagedUpsert, in run: EntityRun) throws -> StagedUpsert {
+        let stage = run.parts.first { $0.columns == columns }?.stage ?? "importer_stage_\(run.index)_\(run.parts.count)"
+        let part = StagedUpsert(entity: first.entity, columns: columns, stage: stage, diff: first.diff, seen: first.seen, firstLoad: first.firstLoad)
+        if !run.parts.contains(where: { $0.columns == columns }) {
+            try store.connection.execute(part.createStage)
+            run.parts.append((columns, stage))
+            // StagedKeys reads the first part's key positions; the merge makes keys distinct anyway.
+            run.keys = nil
+        }
+        return part
+    }
+
+    /// The stage the apply reads: the one part's, or the parts merged (`StagedMerge`).
+    private func mergedStage(_ upsert: StagedUpsert, _ run: EntityRun) throws -> StagedUpsert {
+        guard run.parts.count > 1 else { return upsert }
+        let merge = StagedMerge(entity: upsert.entity, parts: run.parts, merged: "importer_merged_\(run.index)")
+        try store.connection.execute(merge.createMerged)
+        let merged = StagedUpsert(entity: upsert.entity, columns: merge.union, stage: merge.merged, diff: upsert.diff,
+                                  seen: upsert.seen, firstLoad: upsert.firstLoad)
+        run.upsert = merged
+        return merged
+    }
+
     /// Applies the staged rows once (idempotent): updates recorded and written, inserts written
     /// (and, on a first load, recorded).
     private func apply(_ entity: EntityDescription) throws {
         let run = try run(entity)
         guard !run.applied else { return }
         run.applied = true
-        guard let upsert = run.upsert else { return }
+        guard let staged = run.upsert else { return }
+        let upsert = try mergedStage(staged, run)
         let connection = store.connection
-        let distinctKeys = run.keys?.distinct() ?? false
+        let distinctKeys = run.parts.count > 1 || (run.keys?.distinct() ?? false)
         if upsert.firstLoad {
             let inserted = try insertFirstLoad(upsert, distinctKeys: distinctKeys)
             run.duplicates = run.staged - inserted
