@@ -102,6 +102,7 @@ final class BlockingConnection: @unchecked Sendable {
     }
 
     /// The number of rows a statement affected (INSERT, UPDATE, DELETE).
+    @discardableResult
     func affected(_ sql: String, _ arguments: [Value] = []) throws(PostgresError) -> Int {
         try checkAlive(sql)
         do {

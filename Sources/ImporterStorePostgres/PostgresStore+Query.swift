@@ -61,6 +61,7 @@ extension PostgresStore: ReadOnlyQuerying {
     }
 
     /// Runs `body`, turning the server's refusals into `QueryError`s.
+    @discardableResult
     private func mapQueryErrors<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()

@@ -8,10 +8,7 @@ import ImporterStoreSQL
 /// `INSERT … SELECT … GROUP BY` per view: the server aggregates, spilling to disk when it must.
 extension PostgresStore {
     func viewSQL(_ view: ViewDefinition) throws -> ViewSQL {
-        guard let entity = entity(named: view.entity) else {
-            throw StoreError.incompatibleModel(entity: view.entity, reason: "view \(view.name) reads an entity the store does not hold")
-        }
-        return ViewSQL(view: view, entity: entity, dialect: PostgresDialect())
+        try ViewSQL(view: view, entities: entities, dialect: PostgresDialect())
     }
 
     public func registeredViews() throws(StoreError) -> [ViewDefinition] {

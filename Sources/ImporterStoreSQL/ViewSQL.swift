@@ -1,4 +1,5 @@
 import ImporterModel
+import ImporterStore
 
 /// The SQL of one derived view in a backend's dialect: its table, the full recomputation, and the
 /// delta of a range of history changes per group. Both backends store history alike (one change
@@ -207,4 +208,14 @@ public struct ViewSQL {
 
     /// Every storage column of every row.
     public var allRows: String { "SELECT \(allColumns.map(q).joined(separator: ", ")) FROM \(table)" }
+}
+
+extension ViewSQL {
+    /// The view's SQL over the entity it reads among the store's `entities`.
+    public init(view: ViewDefinition, entities: [EntityDescription], dialect: any SQLDialect) throws(StoreError) {
+        guard let entity = entities.first(where: { $0.name == view.entity }) else {
+            throw StoreError.incompatibleModel(entity: view.entity, reason: "view \(view.name) reads an entity the store does not hold")
+        }
+        self.init(view: view, entity: entity, dialect: dialect)
+    }
 }

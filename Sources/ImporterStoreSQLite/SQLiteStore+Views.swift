@@ -9,10 +9,7 @@ import ImporterStoreSQL
 /// scan per entity (`ViewAggregator`) or SQL `GROUP BY` when there are too many groups.
 extension SQLiteStore {
     func viewSchema(_ view: ViewDefinition) throws -> ViewSQL {
-        guard let entity = entity(named: view.entity) else {
-            throw StoreError.incompatibleModel(entity: view.entity, reason: "view \(view.name) reads an entity the store does not hold")
-        }
-        return ViewSQL(view: view, entity: entity, dialect: SQLiteDialect())
+        try ViewSQL(view: view, entities: entities, dialect: SQLiteDialect())
     }
 
     public func registeredViews() throws(StoreError) -> [ViewDefinition] {
@@ -40,11 +37,11 @@ extension SQLiteStore {
 
     public func viewRows(_ view: ViewDefinition) throws -> [[Value]: [Value]] {
         let schema = try viewSchema(view)
-        return try ViewRegistration.keyed(try connection.rows(schema.allRows), groups: view.groupBy.count)
+        return ViewRegistration.keyed(try connection.rows(schema.allRows), groups: view.groupBy.count)
     }
 
     public func recomputedViewRows(_ view: ViewDefinition) throws -> [[Value]: [Value]] {
-        try ViewRegistration.keyed(try connection.rows(try viewSchema(view).recomputation), groups: view.groupBy.count)
+        ViewRegistration.keyed(try connection.rows(try viewSchema(view).recomputation), groups: view.groupBy.count)
     }
 
     public func orderedViewRows(_ view: ViewDefinition) throws -> (columns: [String], rows: [[Value]]) {

@@ -10,13 +10,8 @@ import Testing
 /// (`PostgresStoreDigest.sequenceColumns`: a rolled-back transaction, the killed one's or the dry
 /// run's, leaves a gap; their order and which rows share them must still match).
 @Suite(.serialized) struct PostgresFaultCampaignTests {
-    static let operations = [
-        CampaignOperation(name: "run --sync", arguments: ["run", "--sync", "--max-delete", "100%", "reload.json"]),
-        CampaignOperation(name: "history purge", arguments: ["history", "purge", "--before", "2999-01-01", "--force"]),
-        CampaignOperation(name: "views rebuild", arguments: ["views", "rebuild", "fireball_by_year"]),
-        CampaignOperation(name: "replay", arguments: ["replay"]),
-        CampaignOperation(name: "consumers reset", arguments: ["consumers", "reset", "mailer", "--to", "now"]),
-    ]
+    /// The same commands as on SQLite.
+    static let operations = FaultCampaignTests.operations
 
     /// Stores in databases of the shared test cluster; a copy is a database made from the
     /// fixture's as a template.

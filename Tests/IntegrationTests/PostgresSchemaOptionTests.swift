@@ -10,7 +10,7 @@ import Testing
         let cluster = try PostgresTestCluster.start()
         let url = try cluster.newStoreURL()
         let database = PostgresTestCluster.database(of: url)
-        func run(_ schema: String, _ arguments: [String]) throws -> Execution {
+        @discardableResult func run(_ schema: String, _ arguments: [String]) throws -> Execution {
             let execution = try importer(arguments + ["--store", url, "--pg-schema", schema])
             #expect(execution.status == 0, "\(schema) \(arguments): \(execution.stderr)")
             return execution

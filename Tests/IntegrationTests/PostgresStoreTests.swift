@@ -224,7 +224,7 @@ import Testing
         #expect(try importer(["run", "--no-replay", "--store", url, sample("fireball-2024.json")]).status == 0)
         #expect(try importer(["consumers", "add", "mailer", "--from", "beginning", "--store", url]).status == 0)
         let outputPath = directory.path("watch.ndjson")
-        FileManager.default.createFile(atPath: outputPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
         let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
         let watch = Process()
         watch.executableURL = URL(fileURLWithPath: importerBinary)

@@ -185,6 +185,7 @@ public final class PostgresTestCluster: @unchecked Sendable {
         _ = posix_spawn(&child, "/bin/sh", &actions, &attributes, argv, environ)
     }
 
+    @discardableResult
     private func runAsServerUser(_ executable: String, _ arguments: [String]) throws -> String {
         getuid() == 0 ? try Self.run("/usr/sbin/runuser", ["-u", "postgres", "--", executable] + arguments) : try Self.run(executable, arguments)
     }
