@@ -8,9 +8,10 @@ struct QueryCommand: ParsableCommand {
         abstract: "Run one read-only SQL statement against the store and print its rows.",
         discussion: """
             The statement runs on a connection of its own that the database keeps read-only \
-            (SQLite: opened read-only, PRAGMA query_only): a statement that would write \
+            (SQLite: opened read-only, PRAGMA query_only; PostgreSQL: a cursor in a READ ONLY \
+            transaction): a statement that would write \
             (INSERT, UPDATE, DELETE, CREATE, DROP, …) fails with exit 65 and the store is \
-            unchanged; importer does not parse the SQL. Named parameters (:name) are bound with \
+            unchanged: the database, not importer, refuses it. Named parameters (:name) are bound with \
             --param name=VALUE (a whole number as an integer, anything else as text): never paste \
             values into the SQL. The tables are described in the README ("The store").
 
