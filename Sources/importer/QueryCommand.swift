@@ -7,8 +7,8 @@ struct QueryCommand: ParsableCommand {
         commandName: "query",
         abstract: "Run one read-only SQL statement against the store and print its rows.",
         discussion: """
-            The statement runs on a connection of its own that the database keeps read-only \
-            (SQLite: opened read-only, PRAGMA query_only; PostgreSQL: a cursor in a READ ONLY \
+            The statement runs where the database keeps it read-only (SQLite: a connection of \
+            its own, opened read-only, PRAGMA query_only; PostgreSQL: a cursor in a READ ONLY \
             transaction): a statement that would write \
             (INSERT, UPDATE, DELETE, CREATE, DROP, …) fails with exit 65 and the store is \
             unchanged: the database, not importer, refuses it. Named parameters (:name) are bound with \
