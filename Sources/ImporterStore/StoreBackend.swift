@@ -120,3 +120,21 @@ public protocol StoreBackend: AnyObject {
     /// (compare-and-set); false when it did not move.
     func advanceConsumerToken(_ name: String, from: Int64, to: Int64, at timestamp: String) throws(StoreError) -> Bool
 }
+
+extension StoreBackend {
+    public func entity(named name: String) -> EntityDescription? {
+        entities.first { $0.name == name }
+    }
+
+    public func token(_ number: Int64) -> Token {
+        Token(storeID: storeID, transactionNumber: number)
+    }
+
+    public func parseToken(_ text: String) throws(StoreError) -> Token {
+        let token = try Token(parsing: text)
+        guard token.storeID == storeID else {
+            throw StoreError.invalidToken(text, reason: "it belongs to another store (\(token.storeID.uuidString.lowercased())), not \(storeID.uuidString.lowercased())")
+        }
+        return token
+    }
+}

@@ -6,9 +6,7 @@ extension BlockingConnection {
     /// A result's column names (also when it has no row) and its rows, any column type decoded
     /// (see `queryValue`); for `importer query`.
     func rowsWithColumns(_ sql: String, _ arguments: [Value] = []) throws(PostgresError) -> (columns: [String], rows: [[Value]]) {
-        guard !isLost, !connection.isClosed else {
-            throw PostgresError(sqlState: nil, message: "the connection was lost", sql: sql, isConnectionFailure: true)
-        }
+        try checkAlive(sql)
         let connection = connection, logger = logger
         let result = ResultBox()
         do {
@@ -19,7 +17,7 @@ extension BlockingConnection {
                 result.value = (rows.columns.map(\.name), values)
             }
         } catch {
-            throw PostgresError(error, sql: sql)
+            throw failure(error, sql: sql)
         }
         return result.value
     }

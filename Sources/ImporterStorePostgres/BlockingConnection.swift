@@ -66,13 +66,13 @@ final class BlockingConnection: @unchecked Sendable {
 
     /// Throws at once when the connection was lost (a request written to a channel the server
     /// closed is never answered).
-    private func checkAlive(_ sql: String) throws(PostgresError) {
+    func checkAlive(_ sql: String) throws(PostgresError) {
         if connection.isClosed { isLost = true }
         if isLost { throw PostgresError(sqlState: nil, message: "the connection was lost", sql: sql, isConnectionFailure: true) }
     }
 
     /// The error for `error` met running `sql`, remembering a lost connection.
-    private func failure(_ error: any Error, sql: String) -> PostgresError {
+    func failure(_ error: any Error, sql: String) -> PostgresError {
         let failure = PostgresError(error, sql: sql)
         if failure.isConnectionFailure { isLost = true }
         return failure

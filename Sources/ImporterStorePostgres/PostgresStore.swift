@@ -63,22 +63,6 @@ public final class PostgresStore {
         connection.close()
     }
 
-    public func entity(named name: String) -> EntityDescription? {
-        entities.first { $0.name == name }
-    }
-
-    public func token(_ number: Int64) -> Token {
-        Token(storeID: storeID, transactionNumber: number)
-    }
-
-    public func parseToken(_ text: String) throws(StoreError) -> Token {
-        let token = try Token(parsing: text)
-        guard token.storeID == storeID else {
-            throw StoreError.invalidToken(text, reason: "it belongs to another store (\(token.storeID.uuidString.lowercased())), not \(storeID.uuidString.lowercased())")
-        }
-        return token
-    }
-
     /// An integer of `importer_metadata` (0 when unset).
     func metadataInteger(_ key: String) throws(StoreError) -> Int64 {
         try mapErrors { try connection.integer(#"SELECT "value"::bigint FROM importer_metadata WHERE "key" = $1"#, [.text(key)]) }

@@ -18,41 +18,6 @@ enum EntityRegistry {
         }
     }
 
-    /// What `ensure` would do for `entity` given the registered definition.
-    enum Plan: Equatable {
-        case upToDate
-        case create
-        case update(adding: [AttributeDescription])
-    }
-
-    static func plan(for entity: EntityDescription, registered: EntityDescription?) throws(StoreError) -> Plan {
-        guard let registered else { return .create }
-        if registered == entity { return .upToDate }
-        func refuse(_ reason: String) -> StoreError { .incompatibleModel(entity: entity.name, reason: reason) }
-        guard registered.tableName == entity.tableName else {
-            throw refuse("the store keeps it in table '\(registered.tableName)', the model says '\(entity.tableName)'")
-        }
-        guard registered.uniqueKey == entity.uniqueKey else {
-            throw refuse("the unique key is (\(registered.uniqueKey.joined(separator: ", "))) in the store and (\(entity.uniqueKey.joined(separator: ", "))) in the model")
-        }
-        for old in registered.attributes {
-            guard let new = entity.attribute(named: old.name) else {
-                throw refuse("attribute '\(old.name)' is in the store but not in the model (removing it would lose data)")
-            }
-            guard new.type == old.type else {
-                throw refuse("attribute '\(old.name)' is \(old.type.rawValue) in the store and \(new.type.rawValue) in the model")
-            }
-            guard new.isOptional == old.isOptional else {
-                throw refuse("attribute '\(old.name)' is \(old.isOptional ? "optional" : "required") in the store and \(new.isOptional ? "optional" : "required") in the model")
-            }
-        }
-        let added = entity.attributes.filter { registered.attribute(named: $0.name) == nil }
-        for attribute in added where !attribute.isOptional {
-            throw refuse("new attribute '\(attribute.name)' must be optional: existing records have no value for it")
-        }
-        return .update(adding: added)
-    }
-
     /// Creates or migrates the tables of `entities` so the store matches them. Must run inside a
     /// write transaction. Returns the store's entities afterwards.
     static func ensure(_ entities: [EntityDescription], in connection: Connection, registered: [EntityDescription]) throws -> [EntityDescription] {
@@ -62,16 +27,11 @@ enum EntityRegistry {
         for entity in entities {
             let problems = entity.validate()
             guard problems.isEmpty else { throw ModelError.problems(problems) }
-            let current = registered.first { $0.name == entity.name }
-            let plan = try plan(for: entity, registered: current)
             let schema = EntitySchema(entity: entity)
-            switch plan {
+            switch try EntityMigration.plan(for: entity, registered: registered) {
             case .upToDate:
                 continue
             case .create:
-                if let other = registered.first(where: { $0.tableName.lowercased() == entity.tableName.lowercased() }) {
-                    throw StoreError.incompatibleModel(entity: entity.name, reason: "table '\(entity.tableName)' already holds entity \(other.name)")
-                }
                 for statement in schema.createStatements { try connection.execute(statement) }
             case .update(let added):
                 for attribute in added {

@@ -241,25 +241,6 @@ public final class SQLiteStore {
         try mapErrors { entities = try EntityRegistry.load(connection) }
     }
 
-    public func entity(named name: String) -> EntityDescription? {
-        entities.first { $0.name == name }
-    }
-
-    // MARK: Tokens
-
-    public func token(_ number: Int64) -> Token {
-        Token(storeID: storeID, transactionNumber: number)
-    }
-
-    /// Parses a token and checks that it belongs to this store.
-    public func parseToken(_ text: String) throws(StoreError) -> Token {
-        let token = try Token(parsing: text)
-        guard token.storeID == storeID else {
-            throw StoreError.invalidToken(text, reason: "it belongs to another store (\(token.storeID.uuidString.lowercased())), not \(storeID.uuidString.lowercased())")
-        }
-        return token
-    }
-
     /// The number of the last committed history transaction (0 when there is none).
     public func lastTransactionNumber() throws(StoreError) -> Int64 {
         try mapErrors {

@@ -96,10 +96,10 @@ import Testing
         }
         var rekeyed = FireballModel.entity
         rekeyed.uniqueKey = ["date", "energy"]
-        #expect(throws: StoreError.self) { _ = try EntityRegistry.plan(for: rekeyed, registered: FireballModel.entity) }
+        #expect(throws: StoreError.self) { _ = try EntityMigration.plan(for: rekeyed, registered: FireballModel.entity) }
         var removed = FireballModel.entity
         removed.attributes.removeLast()
-        #expect(throws: StoreError.self) { _ = try EntityRegistry.plan(for: removed, registered: FireballModel.entity) }
+        #expect(throws: StoreError.self) { _ = try EntityMigration.plan(for: removed, registered: FireballModel.entity) }
     }
 
     @Test func refusesFilesThatAreNotImporterStores() throws {
