@@ -25,6 +25,9 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     /// A database server that cannot be reached or used: down, refusing the login, no such
     /// database, TLS failing. `location` names host and database, never a password.
     case unavailable(location: String, reason: String)
+    /// A store location that cannot be right whatever the server does: a malformed PostgreSQL URL,
+    /// an unknown `sslmode`, an invalid schema name (a usage error).
+    case invalidLocation(location: String, reason: String)
     /// What was asked is not implemented by this store's backend (yet).
     case unsupported(location: String, feature: String)
     /// An error of the database with no more specific meaning for the store.
@@ -52,6 +55,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
             "invalid token '\(token)': \(reason)"
         case .unavailable(let location, let reason):
             "cannot use the PostgreSQL store \(location): \(reason)"
+        case .invalidLocation(let location, let reason):
+            "invalid PostgreSQL store \(location): \(reason)"
         case .unsupported(let location, let feature):
             "\(feature) is not supported on PostgreSQL stores yet (store \(location)); use an SQLite store for it"
         case .database(let error):

@@ -38,7 +38,7 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     public init(parsing text: String, schema: String? = nil,
                 environment: [String: String] = ProcessInfo.processInfo.environment) throws(StoreError) {
         guard Self.isPostgres(text), let components = URLComponents(string: text) else {
-            throw StoreError.unavailable(location: Self.redacted(text), reason: "not a postgres://user@host:port/database URL")
+            throw StoreError.invalidLocation(location: Self.redacted(text), reason: "not a postgres://user@host:port/database URL")
         }
         let query = Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { $1 })
         host = query["host"] ?? components.host.flatMap { $0.isEmpty ? nil : $0 } ?? "localhost"
@@ -48,7 +48,7 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         database = path.removingPercentEncoding.flatMap { $0.isEmpty ? nil : $0 } ?? user
         self.schema = schema ?? query["schema"] ?? "public"
         guard let mode = SSLMode(rawValue: query["sslmode"] ?? "prefer") else {
-            throw StoreError.unavailable(location: Self.redacted(text), reason: "sslmode must be disable, prefer, require, verify-ca or verify-full")
+            throw StoreError.invalidLocation(location: Self.redacted(text), reason: "sslmode must be disable, prefer, require, verify-ca or verify-full")
         }
         sslMode = mode
         sslRootCert = Self.rootCertificate(query["sslrootcert"], environment: environment)
@@ -59,7 +59,7 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
             password = PostgresPassFile.password(in: file, host: host, port: port, database: database, user: user)
         }
         if let problem = Self.schemaProblem(self.schema) {
-            throw StoreError.unavailable(location: Self.redacted(text), reason: problem)
+            throw StoreError.invalidLocation(location: Self.redacted(text), reason: problem)
         }
     }
 

@@ -56,6 +56,23 @@ import Testing
         #expect(fromEnvironment.status == 64 && fromEnvironment.stderr.contains("--pg-schema"), "\(fromEnvironment.stderr)")
     }
 
+    /// A location that cannot be right whatever the server says is a usage error (64), named
+    /// without its password, and nothing is connected to or written.
+    @Test func anInvalidSchemaSSLModeOrURLIsAUsageError() throws {
+        let url = try PostgresTestCluster.start().newStoreURL()
+        let database = PostgresTestCluster.database(of: url)
+        let cases: [([String], String)] = [
+            (["--store", url, "--pg-schema", "bad-name"], "not a valid schema name"),
+            (["--store", url.replacingOccurrences(of: "postgres@", with: "postgres:hunter2@") + "?sslmode=sometimes"], "sslmode must be"),
+        ]
+        for (arguments, message) in cases {
+            let refused = try importer(["run"] + arguments + [sample("fireball-2024.json")])
+            #expect(refused.status == 64 && refused.stderr.contains(message) && !refused.stderr.contains("hunter2"), "\(refused.stderr)")
+        }
+        let cluster = try PostgresTestCluster.start()
+        #expect(try cluster.psql("SELECT count(*) FROM pg_tables WHERE tablename = 'importer_metadata'", database: database) == "0")
+    }
+
     @Test func everyCommandThatTakesStoreTakesPgSchema() throws {
         for words in OptionNamingTests.storeCommands {
             let help = try importer(words + ["--help"])

@@ -60,6 +60,7 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
             case .notAnImporterStore, .notADatabase: return .badInput
             case .newerSchema, .incompatibleModel, .unsupported: return .storeUnusable
             case .unavailable: return .unavailable
+            case .invalidLocation: return .usage
             case .permissionDenied: return .permissionDenied
             case .io: return .ioError
             case .invalidToken: return .usage
