@@ -4,32 +4,31 @@ import ImporterModel
 /// distinct, the cheaper one for distinct keys is tried under a savepoint (the entity table's unique
 /// key has the last word); when a key repeats, the savepoint and the id sequence are put back and
 /// the deduplicating one runs, as it does at once when the keys may repeat. Returns the number of
-/// records inserted (and recorded).
+/// records inserted.
 extension PostgresImportTransaction {
     static let savepoint = "importer_unique_keys"
 
     func insertFirstLoad(_ upsert: StagedUpsert, distinctKeys: Bool) throws -> Int {
         let connection = store.connection
-        let arguments: [Value] = [.integer(number)]
         guard distinctKeys, case .text(let sequence)? = try connection.scalar(upsert.idSequence, [.text(upsert.schema.table)]),
               let state = try connection.rows(StagedUpsert.sequenceState(sequence)).first, state.count == 2 else {
-            return try connection.affected(upsert.insertFirstLoad, arguments)
+            return try connection.affected(upsert.insertFirstLoad)
         }
         try connection.execute("SAVEPOINT \(Self.savepoint)")
         let inserted: Int
         do {
-            inserted = try insertUnique(upsert, arguments)
+            inserted = try insertUnique(upsert)
         } catch {
             guard error.sqlState == "23505" else { throw error }
             try connection.execute("ROLLBACK TO SAVEPOINT \(Self.savepoint)")
             try connection.rows(StagedUpsert.restoreSequence, [.text(sequence), state[0], state[1]])
-            return try connection.affected(upsert.insertFirstLoad, arguments)
+            return try connection.affected(upsert.insertFirstLoad)
         }
         return inserted
     }
 
-    private func insertUnique(_ upsert: StagedUpsert, _ arguments: [Value]) throws(PostgresError) -> Int {
-        let inserted = try store.connection.affected(upsert.insertUniqueFirstLoad, arguments)
+    private func insertUnique(_ upsert: StagedUpsert) throws(PostgresError) -> Int {
+        let inserted = try store.connection.affected(upsert.insertUniqueFirstLoad)
         try store.connection.execute("RELEASE SAVEPOINT \(Self.savepoint)")
         return inserted
     }

@@ -7,7 +7,7 @@ import ImporterStore
 /// (`StagedUpsert`); sync deletes the stored records the feed did not write (`StagedUpsert.unseen`:
 /// the diff's unmatched stored records, less key drift's re-keyed ones); inserts are
 /// recorded at the close from the rows the run added (ids above the largest id before the run: one
-/// writer at a time), or, on a first load, by the statement that inserts them. Change rows have
+/// writer at a time). Change rows have
 /// the layout and content of SQLite's. The transaction's sorts and hashes get `workMem`.
 final class PostgresImportTransaction: ImportTransaction {
     let store: PostgresStore
@@ -33,8 +33,6 @@ final class PostgresImportTransaction: ImportTransaction {
         var duplicates = 0
         /// The stored records a staged key matched (updated or unchanged).
         var stored = 0
-        /// Set on a first load: the insert changes already recorded with the inserts.
-        var insertsRecorded: Int?
         var rekeyed = 0
         /// The re-keying done, whose update changes are recorded at the close.
         var rekey: DriftRekey?
@@ -84,16 +82,19 @@ final class PostgresImportTransaction: ImportTransaction {
             throw store.unsupported("importing records of an entity after its sync or its close")
         }
         let upsert = try part(supplying: columns, of: first, in: run)
-        var text = CopyText()
+        var text = CopyText(capacity: 8 * batch.count * (batch.width + 2))
         run.batches += 1
         // On a first load, each batch is staged in key order (SQLite's, which is COLLATE "C"'s), so
         // that the stage is already in the insert order (batch, key): PostgreSQL's sort then finds
         // it sorted. `importer_ord` stays the feed order, whatever the row order.
         let order = upsert.firstLoad ? (0..<batch.count).sorted { batch.compareKeys($0, $1) < 0 } : Array(0..<batch.count)
+        let doubles = columns.map { entity.attributes[$0].type == .real }
         for record in order {
             run.keys?.append(batch, record: record)
-            text.appendRow([.integer(Int64(run.staged + record + 1)), .integer(Int64(run.batches))]
-                + (0..<batch.width).map { batch.publicValue(record: record, position: $0) })
+            text.append(.integer(Int64(run.staged + record + 1)))
+            text.append(.integer(Int64(run.batches)))
+            for position in 0..<batch.width { text.append(batch.publicValue(record: record, position: position), double: doubles[position]) }
+            text.endRow()
         }
         run.staged += batch.count
         try store.connection.copy(into: upsert.stage, columns: upsert.stageColumns, data: text.buffer)
@@ -134,9 +135,7 @@ final class PostgresImportTransaction: ImportTransaction {
         let connection = store.connection
         let distinctKeys = run.parts.count > 1 || (run.keys?.distinct() ?? false)
         if upsert.firstLoad {
-            let inserted = try insertFirstLoad(upsert, distinctKeys: distinctKeys)
-            run.duplicates = run.staged - inserted
-            run.insertsRecorded = inserted
+            run.duplicates = run.staged - (try insertFirstLoad(upsert, distinctKeys: distinctKeys))
             return
         }
         let storedBefore = Int(try connection.integer("SELECT count(*) FROM \(upsert.schema.table)"))
@@ -199,8 +198,8 @@ final class PostgresImportTransaction: ImportTransaction {
         let run = try run(entity)
         let schema = PostgresEntitySchema(entity: entity)
         if let rekey = run.rekey { try store.connection.affected(rekey.recordChanges, [.integer(number)]) }
-        var counts = try updatesAndDeletes(schema, after: run.lastChangeIDBefore, firstLoad: run.insertsRecorded != nil)
-        counts.inserted = try run.insertsRecorded ?? store.connection.affected(schema.recordInserts, [.integer(number), .integer(run.lastIDBefore)])
+        var counts = try updatesAndDeletes(schema, after: run.lastChangeIDBefore)
+        counts.inserted = try store.connection.affected(schema.recordInserts, [.integer(number), .integer(run.lastIDBefore)])
         let rekeyedStored = try run.upsert.map { try store.connection.integer("SELECT count(*) FROM \($0.seen)") } ?? 0
         counts.unchanged = run.stored + Int(rekeyedStored) - counts.updated
         counts.duplicates = run.duplicates
@@ -210,11 +209,9 @@ final class PostgresImportTransaction: ImportTransaction {
         return counts
     }
 
-    /// The update and delete change rows above `lastChangeID` (none on a first load: see
-    /// `StagedUpsert+FirstLoad`; not counted there, where the change rows are a million inserts).
-    private func updatesAndDeletes(_ schema: PostgresEntitySchema, after lastChangeID: Int64, firstLoad: Bool) throws -> ChangeCounts {
+    /// The update and delete change rows above `lastChangeID` (counted before the inserts are recorded).
+    private func updatesAndDeletes(_ schema: PostgresEntitySchema, after lastChangeID: Int64) throws -> ChangeCounts {
         var counts = ChangeCounts()
-        guard !firstLoad else { return counts }
         for row in try store.connection.rows("SELECT \"type\", count(*) FROM \(schema.changeTable) WHERE \"change_id\" > $1 GROUP BY \"type\"",
                                              [.integer(lastChangeID)]) {
             guard case .integer(let n) = row[1] else { continue }

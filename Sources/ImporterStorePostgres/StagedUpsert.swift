@@ -4,7 +4,7 @@ import ImporterModel
 /// from the staging table (`importer_stage_N`: the supplied attributes plus `importer_ord`, the
 /// feed order, and `importer_batch`) in a few statements, never one round trip per record.
 ///
-/// On a first load (`firstLoad`: no stored record before the run) one statement does it all
+/// On a first load (`firstLoad`: no stored record before the run) one ordered insert does it
 /// (`StagedUpsert+FirstLoad`). Otherwise:
 /// - `createDiff`: the last occurrence of each key (`DISTINCT ON`, skipped when `StagedKeys` shows
 ///   that no key repeats) with the batch of its first occurrence, fully joined on the key to the

@@ -83,7 +83,7 @@ struct RunCommand: ParsableCommand {
             if dryRun, !Store.isPostgres(storeOptions.path), !FileManager.default.fileExists(atPath: storeOptions.path) {
                 temporary = FileManager.default.temporaryDirectory.appendingPathComponent("importer-dry-run-\(UUID().uuidString).sqlite").path
             }
-            defer { if let temporary { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: temporary + suffix) } } }
+            defer { if let temporary { for suffix in ["", "-wal", "-shm", "-writer"] { try? FileManager.default.removeItem(atPath: temporary + suffix) } } }
             let store = try temporary.map { try Store(path: $0) } ?? storeOptions.open(create: true)
             let environmentAuthor = ProcessInfo.processInfo.environment["IMPORTER_AUTHOR"].flatMap { $0.isEmpty ? nil : $0 }
             var options = ImportOptions(author: author ?? environmentAuthor ?? ImportOptions.defaultAuthor, context: "run", sync: sync)

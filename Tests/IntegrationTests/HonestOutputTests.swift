@@ -45,6 +45,20 @@ import Testing
         #expect(try importer(["undo", "--last", "--dry-run", "--store", store]).stdout.hasPrefix("Dry run — nothing was written."))
     }
 
+    /// A dry run on a store that does not exist works on a temporary one and leaves nothing
+    /// behind: no store, no WAL, no writer lock file in `$TMPDIR`.
+    @Test func aDryRunOnANewStoreLeavesNoFileBehind() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let temporary = directory.path("tmp")
+        try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
+        let store = directory.path("new.sqlite")
+        let dry = try importer(["run", "--store", store, "--dry-run", sample("fireball-2024.json")], environment: ["TMPDIR": temporary])
+        #expect(dry.status == 0, "\(dry.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: store))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary) == [])
+    }
+
     @Test func toleratedRejectsAreSaidOnStandardError() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
