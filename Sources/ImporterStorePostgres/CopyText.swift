@@ -43,6 +43,18 @@ struct CopyText {
         }
     }
 
+    /// The batch's values of `record`, then the row's end; `doubles[position]`: the column is
+    /// `double precision`.
+    mutating func appendRecord(_ record: Int, of batch: RecordBatch, doubles: [Bool]) {
+        for position in 0..<batch.width { append(batch.publicValue(record: record, position: position), double: doubles[position]) }
+        endRow()
+    }
+
+    /// Which of the entity's attributes `columns` are stored as `double precision`.
+    static func doubleColumns(_ columns: [Int], of entity: EntityDescription) -> [Bool] {
+        columns.map { PostgresEntitySchema.sqlType(entity.attributes[$0].type) == "double precision" }
+    }
+
     mutating func endRow() {
         bytes.append(UInt8(ascii: "\n"))
         rowOpen = false

@@ -1,5 +1,19 @@
 import ImporterModel
 
+extension PostgresImportTransaction {
+    /// COPies a first load's batch (admitted by `DirectKeys`) straight into the entity table, in
+    /// key order: the ids follow (batch, key), as SQLite gives them. Cheaper than staging the batch
+    /// and inserting it from the stage (3.0 s against 0.9 s + 3.3 s of server time for 1,000,000
+    /// records); the insert changes are recorded at the close, from the table.
+    func copyDirect(_ batch: RecordBatch, of upsert: StagedUpsert, _ run: EntityRun) throws {
+        var text = CopyText(capacity: 8 * batch.count * batch.width)
+        let doubles = CopyText.doubleColumns(upsert.columns, of: upsert.entity)
+        for record in Self.keyOrder(batch) { text.appendRecord(record, of: batch, doubles: doubles) }
+        run.directRows += batch.count
+        try store.connection.copy(into: upsert.entity.tableName, columns: upsert.supplied, data: text.buffer)
+    }
+}
+
 /// A first load's single statement (`StagedUpsert+FirstLoad`): when `StagedKeys` found the keys
 /// distinct, the cheaper one for distinct keys is tried under a savepoint (the entity table's unique
 /// key has the last word); when a key repeats, the savepoint and the id sequence are put back and

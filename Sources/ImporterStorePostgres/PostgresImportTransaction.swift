@@ -2,13 +2,14 @@ import Foundation
 import ImporterModel
 import ImporterStore
 
-/// An import into PostgreSQL: per entity, batches are COPied into a temporary staging table; the
-/// staged rows are applied set-based once, before the first sync step or at the entity's close
+/// An import into PostgreSQL: per entity, batches are COPied into a temporary staging table (on a
+/// first load, straight into the entity table while no key repeats: `copyDirect`); the staged rows
+/// are applied set-based once, before the first sync step or at the entity's close
 /// (`StagedUpsert`); sync deletes the stored records the feed did not write (`StagedUpsert.unseen`:
-/// the diff's unmatched stored records, less key drift's re-keyed ones); inserts are
-/// recorded at the close from the rows the run added (ids above the largest id before the run: one
-/// writer at a time). Change rows have
-/// the layout and content of SQLite's. The transaction's sorts and hashes get `workMem`.
+/// the diff's unmatched stored records, less key drift's re-keyed ones); inserts are recorded at
+/// the close from the rows the run added (ids above the largest id before the run: one writer at a
+/// time). Change rows have the layout and content of SQLite's. The transaction's sorts and hashes
+/// get `workMem`.
 final class PostgresImportTransaction: ImportTransaction {
     let store: PostgresStore
     let number: Int64
@@ -17,11 +18,15 @@ final class PostgresImportTransaction: ImportTransaction {
     private var changeIDs: [String: ClosedRange<Int64>] = [:]
 
     /// One entity's state in the import.
-    private final class EntityRun {
+    final class EntityRun {
         let index: Int
         let lastIDBefore: Int64
         let lastChangeIDBefore: Int64
         var upsert: StagedUpsert?
+        /// On a first load, until a batch is refused: the keys COPied straight into the table.
+        var direct: DirectKeys?
+        /// The records COPied straight into the entity table (`copyDirect`), not staged.
+        var directRows = 0
         /// Each set of attributes the feeds supplied and its staging table (more than one:
         /// `StagedMerge` merges them before the apply).
         var parts: [(columns: [Int], stage: String)] = []
@@ -68,36 +73,48 @@ final class PostgresImportTransaction: ImportTransaction {
 
     func upsert(_ batch: RecordBatch, of entity: EntityDescription, columns: [Int]) throws {
         let run = try run(entity)
-        if run.upsert == nil {
-            let upsert = StagedUpsert(entity: entity, columns: columns, stage: "importer_stage_\(run.index)",
-                                      diff: "importer_diff_\(run.index)", seen: "importer_seen_\(run.index)",
-                                      firstLoad: run.lastIDBefore == 0)
-            try store.connection.execute(upsert.createStage)
-            try store.connection.execute(upsert.createSeen)
-            run.upsert = upsert
-            run.parts = [(columns, upsert.stage)]
-            run.keys = StagedKeys(entity: entity, columns: columns, keyPositions: batch.keyPositions)
-        }
+        if run.upsert == nil { try begin(run, of: entity, columns: columns, keyPositions: batch.keyPositions) }
         guard let first = run.upsert, !run.applied else {
             throw store.unsupported("importing records of an entity after its sync or its close")
         }
+        run.batches += 1
+        if columns == first.columns, run.direct?.admit(batch) == true {
+            return try copyDirect(batch, of: first, run)
+        }
+        run.direct = nil
         let upsert = try part(supplying: columns, of: first, in: run)
         var text = CopyText(capacity: 8 * batch.count * (batch.width + 2))
-        run.batches += 1
         // On a first load, each batch is staged in key order (SQLite's, which is COLLATE "C"'s), so
         // that the stage is already in the insert order (batch, key): PostgreSQL's sort then finds
         // it sorted. `importer_ord` stays the feed order, whatever the row order.
-        let order = upsert.firstLoad ? (0..<batch.count).sorted { batch.compareKeys($0, $1) < 0 } : Array(0..<batch.count)
-        let doubles = columns.map { entity.attributes[$0].type == .real }
+        let order = upsert.firstLoad ? Self.keyOrder(batch) : Array(0..<batch.count)
+        let doubles = CopyText.doubleColumns(columns, of: entity)
         for record in order {
             run.keys?.append(batch, record: record)
             text.append(.integer(Int64(run.staged + record + 1)))
             text.append(.integer(Int64(run.batches)))
-            for position in 0..<batch.width { text.append(batch.publicValue(record: record, position: position), double: doubles[position]) }
-            text.endRow()
+            text.appendRecord(record, of: batch, doubles: doubles)
         }
         run.staged += batch.count
         try store.connection.copy(into: upsert.stage, columns: upsert.stageColumns, data: text.buffer)
+    }
+
+    /// The entity's stage and bookkeeping, at its first batch.
+    private func begin(_ run: EntityRun, of entity: EntityDescription, columns: [Int], keyPositions: [Int]) throws {
+        let upsert = StagedUpsert(entity: entity, columns: columns, stage: "importer_stage_\(run.index)",
+                                  diff: "importer_diff_\(run.index)", seen: "importer_seen_\(run.index)",
+                                  firstLoad: run.lastIDBefore == 0)
+        try store.connection.execute(upsert.createStage)
+        try store.connection.execute(upsert.createSeen)
+        run.upsert = upsert
+        run.parts = [(columns, upsert.stage)]
+        run.keys = StagedKeys(entity: entity, columns: columns, keyPositions: keyPositions)
+        if upsert.firstLoad { run.direct = DirectKeys(entity: entity, columns: columns, keyPositions: keyPositions) }
+    }
+
+    /// The batch's records in key order (SQLite's, which is COLLATE "C"'s).
+    static func keyOrder(_ batch: RecordBatch) -> [Int] {
+        (0..<batch.count).sorted { batch.compareKeys($0, $1) < 0 }
     }
 
     /// The stage of the part of the feeds that supplies `columns`, created when first met.
@@ -124,28 +141,39 @@ final class PostgresImportTransaction: ImportTransaction {
         return merged
     }
 
-    /// Applies the staged rows once (idempotent): updates recorded and written, inserts written
-    /// (and, on a first load, recorded).
+    /// Applies the staged rows once (idempotent): updates recorded and written, inserts written.
+    /// On a first load: nothing left when every batch went straight into the table; one ordered
+    /// insert when none did; else the staged rows applied to the run's own inserts like a re-load,
+    /// without update changes (each of these records is recorded once, as an insert, at the close).
     private func apply(_ entity: EntityDescription) throws {
         let run = try run(entity)
         guard !run.applied else { return }
         run.applied = true
         guard let staged = run.upsert else { return }
         let upsert = try mergedStage(staged, run)
-        let connection = store.connection
         let distinctKeys = run.parts.count > 1 || (run.keys?.distinct() ?? false)
         if upsert.firstLoad {
-            run.duplicates = run.staged - (try insertFirstLoad(upsert, distinctKeys: distinctKeys))
-            return
+            guard run.staged > 0 else { return }
+            guard run.directRows > 0 else {
+                run.duplicates = run.staged - (try insertFirstLoad(upsert, distinctKeys: distinctKeys))
+                return
+            }
         }
-        let storedBefore = Int(try connection.integer("SELECT count(*) FROM \(upsert.schema.table)"))
+        try applyDiff(upsert, run, distinctKeys: distinctKeys)
+    }
+
+    /// The staged rows joined to the stored ones (`StagedUpsert.createDiff`) and applied.
+    private func applyDiff(_ upsert: StagedUpsert, _ run: EntityRun, distinctKeys: Bool) throws {
+        let connection = store.connection
+        let storedBefore = upsert.firstLoad ? 0 : Int(try connection.integer("SELECT count(*) FROM \(upsert.schema.table)"))
         for statement in StagedUpsert.joinBySets { try connection.execute(statement) }
         try connection.execute(upsert.createDiff(distinctKeys: distinctKeys))
         for statement in StagedUpsert.resetJoins { try connection.execute(statement) }
-        // Each stored record either matched one staged key (deduplicated) or none.
-        run.stored = storedBefore - Int(try connection.integer(upsert.unmatchedCount))
+        // Each stored record either matched one staged key (deduplicated) or none. On a first
+        // load the matched records are this run's, and a match is a duplicate.
+        run.stored = upsert.firstLoad ? 0 : storedBefore - Int(try connection.integer(upsert.unmatchedCount))
         for statement in StagedUpsert.joinByKey { try connection.execute(statement) }
-        try connection.affected(upsert.recordUpdates, [.integer(number)])
+        if !upsert.firstLoad { try connection.affected(upsert.recordUpdates, [.integer(number)]) }
         try connection.affected(upsert.applyUpdates)
         for statement in StagedUpsert.resetJoins { try connection.execute(statement) }
         run.duplicates = run.staged - run.stored - (try connection.affected(upsert.applyInserts))

@@ -22,19 +22,26 @@ struct StagedKeys {
 
     mutating func append(_ batch: RecordBatch, record: Int) {
         guard !mayRepeat else { return }
+        guard let hash = Self.hash(batch, record: record, types: types) else {
+            mayRepeat = true
+            hashes = []
+            return
+        }
+        hashes.append(hash)
+    }
+
+    /// The hash of a record's key as the entity table's columns of `types` hold it; nil when the
+    /// hash cannot stand for its equality. Equal keys have equal hashes (within one process).
+    static func hash(_ batch: RecordBatch, record: Int, types: [AttributeType]) -> Int? {
         var hasher = Hasher()
         for (position, type) in zip(batch.keyPositions, types) {
-            guard hash(batch.publicValue(record: record, position: position), as: type, into: &hasher) else {
-                mayRepeat = true
-                hashes = []
-                return
-            }
+            guard hash(batch.publicValue(record: record, position: position), as: type, into: &hasher) else { return nil }
         }
-        hashes.append(hasher.finalize())
+        return hasher.finalize()
     }
 
     /// Hashes `value` as its column holds it; false when the hash cannot stand for its equality.
-    private func hash(_ value: Value, as type: AttributeType, into hasher: inout Hasher) -> Bool {
+    private static func hash(_ value: Value, as type: AttributeType, into hasher: inout Hasher) -> Bool {
         switch (PostgresEntitySchema.sqlType(type), value) {
         case (_, .null): return false
         case ("text", .text(let text)): hasher.combine(text)

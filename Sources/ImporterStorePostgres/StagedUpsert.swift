@@ -4,8 +4,10 @@ import ImporterModel
 /// from the staging table (`importer_stage_N`: the supplied attributes plus `importer_ord`, the
 /// feed order, and `importer_batch`) in a few statements, never one round trip per record.
 ///
-/// On a first load (`firstLoad`: no stored record before the run) one ordered insert does it
-/// (`StagedUpsert+FirstLoad`). Otherwise:
+/// On a first load (`firstLoad`: no stored record before the run) the batches go straight into
+/// the entity table while no key repeats (`DirectKeys`, `copyDirect`); what is staged after that is
+/// applied as below, against those records, or, when nothing went straight in, by one ordered
+/// insert (`StagedUpsert+FirstLoad`). Otherwise:
 /// - `createDiff`: the last occurrence of each key (`DISTINCT ON`, skipped when `StagedKeys` shows
 ///   that no key repeats) with the batch of its first occurrence, fully joined on the key to the
 ///   stored records (by hash or merge, `joinBySets`), keeping only the rows that matter: the
@@ -79,7 +81,9 @@ struct StagedUpsert {
     static let joinByKey = ["SET LOCAL enable_hashjoin = off", "SET LOCAL enable_mergejoin = off"]
 
     /// `distinctKeys`: no staged key repeats (`StagedKeys`), so every staged row is its key's last
-    /// and first occurrence, and the stage is joined as it is, without the dedupe's sort.
+    /// and first occurrence, and the stage is joined as it is, without the dedupe's sort. On a
+    /// first load the stored records are the run's own (`copyDirect`), none a sync candidate: the
+    /// join keeps the staged rows only.
     func createDiff(distinctKeys: Bool) -> String {
         let join = keys.map { "e.\($0) = u.\($0)" }.joined(separator: " AND ")
         let source = distinctKeys ? "(SELECT s.*, s.\"importer_batch\" AS \"importer_first\" FROM \(stage) s)" : "(\(lastOccurrences))"
@@ -88,7 +92,7 @@ struct StagedUpsert {
             SELECT * FROM (
               SELECT u.*, e."id" AS \(Self.oldID),
                 (u."importer_ord" IS NOT NULL AND e."id" IS NOT NULL AND (\(anyDistinct))) AS "importer_changed"
-              FROM \(source) u FULL JOIN \(schema.table) e ON \(join)
+              FROM \(source) u \(firstLoad ? "LEFT" : "FULL") JOIN \(schema.table) e ON \(join)
             ) d WHERE d."importer_changed" OR d.\(Self.oldID) IS NULL OR d."importer_ord" IS NULL
             """
     }
