@@ -97,7 +97,8 @@ let package = Package(
             dependencies: ["ImporterKit", "ImporterModel", "ImporterFeeds", "ImporterSupport", "ImporterStore", "ImporterStoreSQLite",
                            "ImporterStorePostgres", "PostgresTestSupport",
                            "ImporterHistory", "ImporterViews", "ImporterPipeline", "ImporterReports", "CSQLite",
-                           .product(name: "PropertyBased", package: "swift-property-based")]
+                           .product(name: "PropertyBased", package: "swift-property-based"),
+                           .product(name: "PostgresNIO", package: "postgres-nio")]
         ),
         .testTarget(
             name: "IntegrationTests",

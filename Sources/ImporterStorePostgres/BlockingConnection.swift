@@ -15,6 +15,8 @@ final class BlockingConnection: @unchecked Sendable {
     /// Set once the connection failed: later calls fail at once instead of waiting on a closed
     /// channel (a statement sent there may never be answered); the server has rolled back.
     private(set) var isLost = false
+    /// The COPY still taking data (`copy(into:columns:data:)`), ended before any other request.
+    private var openCopy: CopyStream?
 
     private init(connection: PostgresConnection, logger: Logger) {
         self.connection = connection
@@ -60,13 +62,17 @@ final class BlockingConnection: @unchecked Sendable {
     }
 
     func close() {
+        openCopy?.abandon()
+        openCopy = nil
         guard !connection.isClosed else { return }
         try? connection.close().wait()
     }
 
-    /// Throws at once when the connection was lost (a request written to a channel the server
-    /// closed is never answered).
+    /// Before each request: ends an open COPY (the connection takes one request at a time, and a
+    /// statement must see the rows copied before it), then throws at once when the connection was
+    /// lost (a request written to a channel the server closed is never answered).
     func checkAlive(_ sql: String) throws(PostgresError) {
+        try finishCopy()
         if connection.isClosed { isLost = true }
         if isLost { throw PostgresError(sqlState: nil, message: "the connection was lost", sql: sql, isConnectionFailure: true) }
     }
@@ -76,6 +82,14 @@ final class BlockingConnection: @unchecked Sendable {
         let failure = PostgresError(error, sql: sql)
         if failure.isConnectionFailure { isLost = true }
         return failure
+    }
+
+    /// Rolls the transaction back, whatever an open COPY's outcome (its error is the caller's
+    /// error's consequence, or lost with the transaction); errors are ignored: a lost connection
+    /// has rolled back already.
+    func rollback() {
+        try? finishCopy()
+        try? execute("ROLLBACK")
     }
 
     /// Runs one or more statements without parameters (simple query protocol).
@@ -128,19 +142,33 @@ final class BlockingConnection: @unchecked Sendable {
         }
     }
 
-    /// Streams `data` (COPY text format lines) into `table`'s `columns`.
+    /// Sends `data` (COPY text format lines) to `table`'s `columns` through the open COPY when it
+    /// goes there, else through a new one (`CopyStream`), and returns before the server has taken
+    /// it: an error in the data is thrown by a later `copy` or by the next request.
     func copy(into table: String, columns: [String], data: ByteBuffer) throws(PostgresError) {
-        let connection = connection
-        let logger = logger
-        try checkAlive("COPY \(table) FROM STDIN")
+        let sql = "COPY \(table) FROM STDIN"
+        if let open = openCopy, open.table != table || open.columns != columns { try finishCopy() }
+        if openCopy == nil {
+            try checkAlive(sql)
+            openCopy = CopyStream(connection: connection, table: table, columns: columns, logger: logger)
+        }
+        guard let stream = openCopy else { return }
         do {
-            try Self.blocking {
-                try await connection.copyFrom(table: table, columns: columns, logger: logger) { writer in
-                    try await writer.write(data)
-                }
-            }
+            try stream.send(data)
         } catch {
-            throw failure(error, sql: "COPY \(table) FROM STDIN")
+            try finishCopy()
+            throw failure(error, sql: sql)
+        }
+    }
+
+    /// Ends the open COPY, if any, and waits until the server took every row; throws its error.
+    func finishCopy() throws(PostgresError) {
+        guard let stream = openCopy else { return }
+        openCopy = nil
+        do {
+            try stream.finish()
+        } catch {
+            throw failure(error, sql: "COPY \(stream.table) FROM STDIN")
         }
     }
 

@@ -27,6 +27,11 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
             if self.sql == nil { self.sql = sql }
             return
         }
+        if let legacy = error as? PostgresNIO.PostgresError, case .connectionClosed = legacy {
+            // postgres-nio's older API (`simpleQuery`) says so when the server ended the session.
+            self.init(sqlState: nil, message: "connection closed", sql: sql, isConnectionFailure: true)
+            return
+        }
         guard let psql = error as? PSQLError else {
             self.init(sqlState: nil, message: "\(error)", sql: sql, isConnectionFailure: error is IOError || error is ChannelError)
             return

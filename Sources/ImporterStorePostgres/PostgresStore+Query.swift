@@ -31,7 +31,7 @@ extension PostgresStore: ReadOnlyQuerying {
             return .text(value)
         }
         try mapQueryErrors { try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") }
-        defer { try? connection.execute("ROLLBACK") }
+        defer { connection.rollback() }
         try mapQueryErrors { try connection.affected("DECLARE importer_query NO SCROLL CURSOR FOR \(named.sql)", arguments) }
         var first = true
         while true {

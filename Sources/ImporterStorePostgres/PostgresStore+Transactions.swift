@@ -21,7 +21,7 @@ extension PostgresStore {
             try connection.execute("COMMIT")
             return result
         } catch {
-            try? connection.execute("ROLLBACK")
+            connection.rollback()
             try? reloadEntities()
             throw isDatabaseError(error) ? storeError(from: error) : error
         }
@@ -34,7 +34,7 @@ extension PostgresStore {
             try connection.execute("COMMIT")
             return result
         } catch {
-            try? connection.execute("ROLLBACK")
+            connection.rollback()
             throw isDatabaseError(error) ? storeError(from: error) : error
         }
     }

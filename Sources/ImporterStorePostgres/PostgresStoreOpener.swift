@@ -44,7 +44,7 @@ struct PostgresStoreOpener {
             }
             try connection.execute("COMMIT")
         } catch {
-            try? connection.execute("ROLLBACK")
+            connection.rollback()
             throw error
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 @testable import ImporterStore
 @testable import ImporterStorePostgres
+import PostgresNIO
 import PostgresTestSupport
 import Testing
 
@@ -26,6 +27,14 @@ import Testing
             #expect(error.description.contains("127.0.0.1:1/nope"))
             #expect(!error.description.contains("secret"))
         }
+    }
+
+    /// The server ending the session before a statement's answer (postgres-nio's older API says
+    /// `connectionClosed`) is a lost connection (exit 69), not an internal error.
+    @Test func aSessionClosedByTheServerIsALostConnection() {
+        let error = ImporterStorePostgres.PostgresError(PostgresNIO.PostgresError.connectionClosed, sql: "BEGIN")
+        #expect(error.isConnectionFailure && error.sql == "BEGIN")
+        #expect(error.databaseError.isIOFailure)
     }
 
     @Test func aMissingDatabaseIsNamed() throws {

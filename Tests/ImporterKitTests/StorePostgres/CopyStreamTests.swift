@@ -1,0 +1,59 @@
+import Foundation
+import ImporterModel
+@testable import ImporterStorePostgres
+import PostgresTestSupport
+import Testing
+
+/// COPYs stay open across calls (`CopyStream`): the next request sees every row sent before it,
+/// and an error in the data reaches the caller, with the connection usable after a rollback.
+@Suite struct CopyStreamTests {
+    private static func text(_ rows: ClosedRange<Int>, bad: Int? = nil) -> CopyText {
+        var text = CopyText()
+        for n in rows { text.appendRow([n == bad ? .text("not a number") : .integer(Int64(n)), .text("row \(n)")]) }
+        return text
+    }
+
+    private static func connect(_ cluster: PostgresTestCluster) throws -> BlockingConnection {
+        try BlockingConnection.connect(to: try PostgresLocation(parsing: try cluster.newStoreURL()))
+    }
+
+    @Test func theNextRequestSeesEveryRowSentBeforeIt() throws {
+        let connection = try Self.connect(try PostgresTestCluster.start())
+        defer { connection.close() }
+        for sql in ["BEGIN", "CREATE TEMP TABLE a (n bigint, s text)", "CREATE TEMP TABLE b (n bigint, s text)"] { try connection.execute(sql) }
+        for start in stride(from: 1, through: 9_001, by: 1_000) {
+            try connection.copy(into: "a", columns: ["n", "s"], data: Self.text(start...(start + 999)).buffer)
+        }
+        #expect(try connection.integer("SELECT count(*) FROM a") == 10_000)
+        #expect(try connection.integer("SELECT sum(n) FROM a") == 50_005_000)
+        // Alternating tables: each switch ends the open COPY first.
+        for start in [1, 11, 21] {
+            try connection.copy(into: "a", columns: ["n", "s"], data: Self.text(start...(start + 9)).buffer)
+            try connection.copy(into: "b", columns: ["n", "s"], data: Self.text(start...(start + 9)).buffer)
+        }
+        #expect(try connection.integer("SELECT count(*) FROM a") == 10_030)
+        #expect(try connection.integer("SELECT count(*) FROM b") == 30)
+        try connection.execute("COMMIT")
+    }
+
+    @Test func anErrorInTheDataReachesTheCallerAndARollbackRecovers() throws {
+        let connection = try Self.connect(try PostgresTestCluster.start())
+        defer { connection.close() }
+        for sql in ["BEGIN", "CREATE TABLE c (n bigint, s text)"] { try connection.execute(sql) }
+        var caught: PostgresError?
+        do {
+            // The bad row is in the second buffer; the error comes with a later copy or the next request.
+            for start in stride(from: 1, through: 50_001, by: 10_000) {
+                try connection.copy(into: "c", columns: ["n", "s"], data: Self.text(start...(start + 9_999), bad: 15_000).buffer)
+            }
+            _ = try connection.integer("SELECT count(*) FROM c")
+        } catch {
+            caught = error
+        }
+        #expect(caught?.sqlState == "22P02", "\(String(describing: caught))")
+        #expect(caught?.sql == "COPY c FROM STDIN")
+        connection.rollback()
+        #expect(try connection.integer("SELECT 41 + 1") == 42)
+        #expect(try connection.integer("SELECT count(*) FROM pg_tables WHERE tablename = 'c'") == 0, "rolled back")
+    }
+}
