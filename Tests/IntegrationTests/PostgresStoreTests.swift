@@ -273,6 +273,38 @@ import Testing
         #expect(try cluster.psql("SELECT count(*) FROM fireball", database: database) == "10")
     }
 
+    /// A connection lost while a first load streams its batches through COPY (the server ends the
+    /// session mid-copy) commits nothing and exits 69; a rerun then loads every record as a first load.
+    @Test func aConnectionLostMidCopyCommitsNothing() throws {
+        let cluster = try PostgresTestCluster.start()
+        let url = try cluster.newStoreURL()
+        let database = String(url.split(separator: "/").last ?? "")
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let feed = directory.path("big.json")
+        try Data(CrashTests.largeFeed(count: 300_000, offset: 0).utf8).write(to: URL(fileURLWithPath: feed))
+        let ended = Box()
+        DispatchQueue.global().async {
+            for _ in 0..<600 {
+                let count = try? cluster.psql("SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'importer' AND datname = '\(database)' AND query LIKE 'COPY%' AND state = 'active') t")
+                if let count, count != "0" { ended.value = true; return }
+                usleep(20_000)
+            }
+        }
+        let run = try importer(["run", "--no-replay", "--store", url, feed])
+        try #require(ended.value, "the session was ended during a COPY")
+        #expect(run.status == 69 && run.stderr.contains("connection was lost"), "\(run.status) \(run.stderr)")
+        let rerun = try importer(["run", "--no-replay", "--store", url, feed])
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        #expect(try cluster.psql("SELECT count(*) FROM importer_transaction", database: database) == "1")
+        #expect(try cluster.psql("SELECT count(*) FROM importer_change_fireball WHERE type = 'insert'", database: database) == "300000")
+        #expect(try cluster.psql("SELECT count(*) FROM fireball", database: database) == "300000")
+    }
+
+    private final class Box: @unchecked Sendable {
+        var value = false
+    }
+
     @Test func aStoreInItsOwnSchemaAndFromTheEnvironment() throws {
         let cluster = try PostgresTestCluster.start()
         let url = try cluster.newStoreURL(schema: "feeds")
