@@ -3,8 +3,8 @@ import ImporterStore
 
 /// Where a PostgreSQL store lives, parsed from `postgres://user[:password]@host[:port]/database`
 /// (or `postgresql://`), with the query parameters `schema` (default `public`), `sslmode`
-/// (`disable`, `prefer` (default), `require`, `verify-ca`, `verify-full`), `sslrootcert` and
-/// `host` (a socket directory).
+/// (`disable`, `prefer` (default), `require`, `verify-ca`, `verify-full`; else `$PGSSLMODE`),
+/// `sslrootcert` and `host` (a socket directory).
 ///
 /// Invariant: `description` never contains the password; the password comes from the URL, else
 /// `$PGPASSWORD`, else `~/.pgpass`, and the trusted CAs from `sslrootcert`, else
@@ -13,9 +13,14 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     public enum SSLMode: String, Sendable {
         case disable, prefer, require, verifyCA = "verify-ca", verifyFull = "verify-full"
 
-        /// Whether the server's certificate must chain to a trusted CA.
+        /// Whether the server's certificate must chain to a trusted CA, whatever the CA file.
         var verifiesCertificate: Bool { self == .verifyCA || self == .verifyFull }
     }
+
+    /// Whether the server's certificate must chain to a trusted CA: `verify-ca` and `verify-full`,
+    /// and `require` when a root certificate file is given or found (libpq's rule, kept for
+    /// compatibility: such a `require` acts as `verify-ca`).
+    var verifiesCertificate: Bool { sslMode.verifiesCertificate || (sslMode == .require && sslRootCert != nil) }
 
     public var host: String
     public var port: Int
@@ -47,8 +52,10 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
         database = path.removingPercentEncoding.flatMap { $0.isEmpty ? nil : $0 } ?? user
         self.schema = schema ?? query["schema"] ?? "public"
-        guard let mode = SSLMode(rawValue: query["sslmode"] ?? "prefer") else {
-            throw StoreError.invalidLocation(location: Self.redacted(text), reason: "sslmode must be disable, prefer, require, verify-ca or verify-full")
+        let fromEnvironment = query["sslmode"] == nil ? environment["PGSSLMODE"].flatMap { $0.isEmpty ? nil : $0 } : nil
+        guard let mode = SSLMode(rawValue: query["sslmode"] ?? fromEnvironment ?? "prefer") else {
+            let name = fromEnvironment == nil ? "sslmode" : "$PGSSLMODE"
+            throw StoreError.invalidLocation(location: Self.redacted(text), reason: "\(name) must be disable, prefer, require, verify-ca or verify-full")
         }
         sslMode = mode
         sslRootCert = Self.rootCertificate(query["sslrootcert"], environment: environment)

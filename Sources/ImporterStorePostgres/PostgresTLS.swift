@@ -4,7 +4,8 @@ import NIOSSL
 import PostgresNIO
 
 /// TLS for a connection to a PostgreSQL store, the way libpq's `sslmode` says: `disable` never;
-/// `prefer` when the server offers it and `require` always, neither checking the certificate;
+/// `prefer` when the server offers it and `require` always, neither checking the certificate
+/// (`require` does check the CA when a root certificate file is given or found, as libpq does);
 /// `verify-ca` checking that a trusted CA signed the server's certificate, `verify-full` also that
 /// the certificate names the host connected to (a DNS name or an IP address).
 ///
@@ -16,11 +17,11 @@ enum PostgresTLS {
         var tls = TLSConfiguration.makeClientConfiguration()
         switch location.sslMode {
         case .disable: return .disable
-        case .prefer, .require: tls.certificateVerification = .none
-        case .verifyCA: tls.certificateVerification = .noHostnameVerification
+        case .prefer: tls.certificateVerification = .none
+        case .require, .verifyCA: tls.certificateVerification = location.verifiesCertificate ? .noHostnameVerification : .none
         case .verifyFull: tls.certificateVerification = .fullVerification
         }
-        if location.sslMode.verifiesCertificate, let file = location.sslRootCert {
+        if location.verifiesCertificate, let file = location.sslRootCert {
             tls.trustRoots = .certificates(try certificates(in: file, for: location))
         }
         do {

@@ -102,6 +102,30 @@ import Testing
         #expect(caOnly.status == 0, "verify-ca: \(caOnly.stderr)")
     }
 
+    /// As libpq: `require` checks the CA when a root certificate file is given (or found), and
+    /// `$PGSSLMODE` stands in for a URL without `sslmode` (the URL's wins; a bad one is exit 64).
+    @Test func requireWithARootCertificateVerifiesAndPGSSLMODEIsRead() throws {
+        let fixture = try Fixture()
+        defer { fixture.home.cleanup() }
+        let wrong = try fixture.importSample(store: fixture.url("sslmode=require&sslrootcert=\(fixture.certificates.otherAuthority)"))
+        fixture.expectUnavailable(wrong, saying: "certificate could not be verified against the CAs in \(fixture.certificates.otherAuthority)", "require, other CA")
+        let right = try fixture.importSample(store: fixture.url("sslmode=require&sslrootcert=\(fixture.certificates.authority)"))
+        #expect(right.status == 0, "require, right CA: \(right.stderr)")
+        // 127.0.0.2 is not named by the certificate: require checks the CA, not the host.
+        let otherHost = try fixture.importer(["status"], store: fixture.url(host: "127.0.0.2", "sslrootcert=\(fixture.certificates.authority)"),
+                                             environment: ["PGSSLMODE": "require"])
+        #expect(otherHost.status == 0, "PGSSLMODE=require: \(otherHost.stderr)")
+
+        let disabled = try fixture.importer(["status"], store: fixture.url("schema=public"), environment: ["PGSSLMODE": "disable"])
+        fixture.expectUnavailable(disabled, saying: "no encryption", "PGSSLMODE=disable")
+        let verifying = try fixture.importer(["status"], store: fixture.url("schema=public"), environment: ["PGSSLMODE": "verify-full"])
+        fixture.expectUnavailable(verifying, saying: "could not be verified against the system's CAs", "PGSSLMODE=verify-full")
+        let urlWins = try fixture.importer(["status"], store: fixture.url("sslmode=require"), environment: ["PGSSLMODE": "disable"])
+        #expect(urlWins.status == 0, "the URL's sslmode wins: \(urlWins.stderr)")
+        let bad = try fixture.importer(["status"], store: fixture.url("schema=public"), environment: ["PGSSLMODE": "sometimes"])
+        #expect(bad.status == 64 && bad.stderr.contains("$PGSSLMODE must be disable, prefer, require, verify-ca or verify-full"), "\(bad.stderr)")
+    }
+
     /// `require` against a server without TLS (the shared cluster) fails clearly.
     @Test func requireAgainstAServerWithoutTLSFails() throws {
         let cluster = try PostgresTestCluster.start()

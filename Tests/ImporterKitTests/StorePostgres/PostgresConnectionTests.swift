@@ -57,5 +57,10 @@ import Testing
         let fromEnvironment = try PostgresLocation(parsing: "postgres://ann@h/db", environment: ["PGPASSWORD": "x"])
         #expect(fromEnvironment.password == "x" && fromEnvironment.port == 5432)
         #expect(throws: StoreError.self) { try PostgresLocation(parsing: "postgres://a@h/db?schema=bad-name", environment: [:]) }
+        #expect(try PostgresLocation(parsing: "postgres://a@h/db", environment: ["PGSSLMODE": "verify-ca"]).sslMode == .verifyCA)
+        #expect(try PostgresLocation(parsing: "postgres://a@h/db?sslmode=disable", environment: ["PGSSLMODE": "verify-ca"]).sslMode == .disable)
+        let required = try PostgresLocation(parsing: "postgres://a@h/db?sslmode=require&sslrootcert=/ca.crt", environment: [:])
+        let system = try PostgresLocation(parsing: "postgres://a@h/db?sslmode=require&sslrootcert=system", environment: [:])
+        #expect(required.verifiesCertificate && !system.verifiesCertificate)
     }
 }
