@@ -15,12 +15,13 @@ final class BlockingConnection: @unchecked Sendable {
     /// Set once the connection failed: later calls fail at once instead of waiting on a closed
     /// channel (a statement sent there may never be answered); the server has rolled back.
     private(set) var isLost = false
-    /// The COPY still taking data (`copy(into:columns:data:)`), ended before any other request.
-    private var openCopy: CopyStream?
+    /// The batches still being copied (`copy(into:columns:data:)`), finished before any other request.
+    private let copies: CopyQueue
 
     private init(connection: PostgresConnection, logger: Logger) {
         self.connection = connection
         self.logger = logger
+        copies = CopyQueue(connection: connection, logger: logger)
     }
 
     /// Connects and authenticates (TLS as `sslmode` says: `PostgresTLS`); the error names host
@@ -61,18 +62,19 @@ final class BlockingConnection: @unchecked Sendable {
         }
     }
 
+    /// Closes the connection (also from another thread, on a signal): a batch being copied is
+    /// let finish first, for up to a second (closing during a COPY traps in postgres-nio).
     func close() {
-        openCopy?.abandon()
-        openCopy = nil
+        copies.discard(timeout: 1)
         guard !connection.isClosed else { return }
         try? connection.close().wait()
     }
 
-    /// Before each request: ends an open COPY (the connection takes one request at a time, and a
-    /// statement must see the rows copied before it), then throws at once when the connection was
+    /// Before each request: waits for the queued COPYs (a statement must see the rows copied
+    /// before it, and their error is the caller's), then throws at once when the connection was
     /// lost (a request written to a channel the server closed is never answered).
-    func checkAlive(_ sql: String) throws(PostgresError) {
-        try finishCopy()
+    func checkAlive(_ sql: String, finishingCopies: Bool = true) throws(PostgresError) {
+        if finishingCopies { try finishCopy() }
         if connection.isClosed { isLost = true }
         if isLost { throw PostgresError(sqlState: nil, message: "the connection was lost", sql: sql, isConnectionFailure: true) }
     }
@@ -84,11 +86,11 @@ final class BlockingConnection: @unchecked Sendable {
         return failure
     }
 
-    /// Rolls the transaction back, whatever an open COPY's outcome (its error is the caller's
-    /// error's consequence, or lost with the transaction); errors are ignored: a lost connection
-    /// has rolled back already.
+    /// Rolls the transaction back: the queued batches are dropped (the one being copied finishes),
+    /// and a COPY's error is forgotten (it is the caller's error's consequence, or lost with the
+    /// transaction); errors are ignored: a lost connection has rolled back already.
     func rollback() {
-        try? finishCopy()
+        copies.discard(timeout: 10)
         try? execute("ROLLBACK")
     }
 
@@ -142,33 +144,24 @@ final class BlockingConnection: @unchecked Sendable {
         }
     }
 
-    /// Sends `data` (COPY text format lines) to `table`'s `columns` through the open COPY when it
-    /// goes there, else through a new one (`CopyStream`), and returns before the server has taken
-    /// it: an error in the data is thrown by a later `copy` or by the next request.
+    /// Queues `data` (COPY text format lines) for `table`'s `columns` (`CopyQueue`) and returns
+    /// before the server has taken it: an error in the data is thrown by a later `copy` or by the
+    /// next request.
     func copy(into table: String, columns: [String], data: ByteBuffer) throws(PostgresError) {
-        let sql = "COPY \(table) FROM STDIN"
-        if let open = openCopy, open.table != table || open.columns != columns { try finishCopy() }
-        if openCopy == nil {
-            try checkAlive(sql)
-            openCopy = CopyStream(connection: connection, table: table, columns: columns, logger: logger)
-        }
-        guard let stream = openCopy else { return }
+        try checkAlive("COPY \(table) FROM STDIN", finishingCopies: false)
         do {
-            try stream.send(data)
+            try copies.send(into: table, columns: columns, data: data)
         } catch {
-            try finishCopy()
-            throw failure(error, sql: sql)
+            throw failure(error.error, sql: "COPY \(error.table) FROM STDIN")
         }
     }
 
-    /// Ends the open COPY, if any, and waits until the server took every row; throws its error.
+    /// Waits until every queued batch is in its table; throws the error of a COPY.
     func finishCopy() throws(PostgresError) {
-        guard let stream = openCopy else { return }
-        openCopy = nil
         do {
-            try stream.finish()
+            try copies.finish()
         } catch {
-            throw failure(error, sql: "COPY \(stream.table) FROM STDIN")
+            throw failure(error.error, sql: "COPY \(error.table) FROM STDIN")
         }
     }
 

@@ -301,6 +301,44 @@ import Testing
         #expect(try cluster.psql("SELECT count(*) FROM fireball", database: database) == "300000")
     }
 
+    /// SIGINT while a first load's batches are being COPied: the run stops, rolls back and exits
+    /// 130 (closing the connection during a COPY must not trap), leaving nothing; a rerun loads all.
+    @Test func aSignalDuringACopyRollsBack() throws {
+        let cluster = try PostgresTestCluster.start()
+        let url = try cluster.newStoreURL()
+        let database = String(url.split(separator: "/").last ?? "")
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let feed = directory.path("big.json")
+        try Data(CrashTests.largeFeed(count: 300_000, offset: 0).utf8).write(to: URL(fileURLWithPath: feed))
+        for round in 0..<3 {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: importerBinary)
+            process.arguments = ["run", "--no-replay", "--store", url, feed]
+            let errors = Pipe()
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = errors
+            try process.run()
+            var copying = false
+            for _ in 0..<500 where !copying {
+                let count = try cluster.psql("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'importer' AND datname = '\(database)' AND query LIKE 'COPY%' AND state = 'active'")
+                copying = count != "0"
+                if !copying { usleep(10_000) }
+            }
+            // Later rounds wait a little more, to land elsewhere in the copying.
+            usleep(UInt32(round) * 150_000)
+            kill(process.processIdentifier, SIGINT)
+            let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(copying, "round \(round): the run was copying when signalled")
+            #expect(process.terminationStatus == 130 && process.terminationReason == .exit, "round \(round): \(process.terminationStatus) \(stderr)")
+            #expect(stderr.contains("SIGINT"), "\(stderr)")
+        }
+        #expect(try importer(["run", "--no-replay", "--store", url, feed]).status == 0)
+        #expect(try cluster.psql("SELECT count(*) FROM importer_transaction", database: database) == "1")
+        #expect(try cluster.psql("SELECT count(*) FROM fireball", database: database) == "300000")
+    }
+
     private final class Box: @unchecked Sendable {
         var value = false
     }

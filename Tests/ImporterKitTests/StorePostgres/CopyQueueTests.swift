@@ -4,9 +4,10 @@ import ImporterModel
 import PostgresTestSupport
 import Testing
 
-/// COPYs stay open across calls (`CopyStream`): the next request sees every row sent before it,
-/// and an error in the data reaches the caller, with the connection usable after a rollback.
-@Suite struct CopyStreamTests {
+/// Batches are COPied in chunks on a task of their own (`CopyQueue`): the next request sees every
+/// row sent before it, an error in the data reaches the caller (never a hang), and the connection
+/// is usable after a rollback.
+@Suite(.timeLimit(.minutes(2))) struct CopyQueueTests {
     private static func text(_ rows: ClosedRange<Int>, bad: Int? = nil) -> CopyText {
         var text = CopyText()
         for n in rows { text.appendRow([n == bad ? .text("not a number") : .integer(Int64(n)), .text("row \(n)")]) }
@@ -26,7 +27,7 @@ import Testing
         }
         #expect(try connection.integer("SELECT count(*) FROM a") == 10_000)
         #expect(try connection.integer("SELECT sum(n) FROM a") == 50_005_000)
-        // Alternating tables: each switch ends the open COPY first.
+        // Alternating tables: each switch queues the chunk gathered for the other.
         for start in [1, 11, 21] {
             try connection.copy(into: "a", columns: ["n", "s"], data: Self.text(start...(start + 9)).buffer)
             try connection.copy(into: "b", columns: ["n", "s"], data: Self.text(start...(start + 9)).buffer)
@@ -34,6 +35,34 @@ import Testing
         #expect(try connection.integer("SELECT count(*) FROM a") == 10_030)
         #expect(try connection.integer("SELECT count(*) FROM b") == 30)
         try connection.execute("COMMIT")
+    }
+
+    /// Many chunks, one of them refused while the next ones are queued: the error comes once,
+    /// the queued chunks are dropped, and nothing waits forever.
+    @Test func aRefusedChunkAmongManyStopsTheQueue() throws {
+        let blocking = try Self.connect(try PostgresTestCluster.start())
+        defer { blocking.close() }
+        for sql in ["BEGIN", "CREATE TEMP TABLE d (n bigint, s text)"] { try blocking.execute(sql) }
+        let queue = CopyQueue(connection: blocking.connection, logger: blocking.logger, chunkBytes: 64 << 10)
+        for start in stride(from: 1, through: 19_001, by: 1_000) {
+            try queue.send(into: "d", columns: ["n", "s"], data: Self.text(start...(start + 999)).buffer)
+        }
+        try queue.finish()
+        #expect(try blocking.integer("SELECT count(*) FROM d") == 20_000)
+        var caught: CopyQueue.Failure?
+        do {
+            for start in stride(from: 1, through: 199_001, by: 1_000) {
+                try queue.send(into: "d", columns: ["n", "s"], data: Self.text(start...(start + 999), bad: 3_500).buffer)
+            }
+            try queue.finish()
+        } catch {
+            caught = error
+        }
+        #expect(caught?.table == "d" && ImporterStorePostgres.PostgresError(caught?.error ?? CancellationError(), sql: nil).sqlState == "22P02")
+        #expect(throws: Never.self) { try queue.finish() }
+        #expect(queue.discard(timeout: 5))
+        blocking.rollback()
+        #expect(try blocking.integer("SELECT 41 + 1") == 42)
     }
 
     @Test func anErrorInTheDataReachesTheCallerAndARollbackRecovers() throws {
