@@ -34,8 +34,8 @@ struct StagedUpsert {
     let diff: String
     /// Holds the stored records re-keyed by key drift (`DriftRekey`): written, but not by a key.
     let seen: String
-    /// No stored record before the run (the entity table's largest id was 0): every staged key
-    /// is new, there is no diff, and the insert changes are recorded with the inserts.
+    /// No stored record before the run (the entity table's largest id was 0): the records in the
+    /// table are the run's own (`copyDirect`), none a sync candidate, and none recorded as updated.
     let firstLoad: Bool
 
     var schema: PostgresEntitySchema { PostgresEntitySchema(entity: entity) }
