@@ -10,10 +10,17 @@ import ImporterViews
 /// transaction whose records later ones changed is refused with their tokens, unless `cascade`
 /// undoes those first (newest first, each its own inverse transaction): never a silent partial
 /// undo. Views are replayed in the same store transaction.
+///
+/// Memory stays bounded whatever the size of the transaction: its changes are streamed
+/// (`forEachChange`), three passes per entity (deletes, restores, put-backs, the order the inverse
+/// needs), and record ids are handed on `chunk` at a time. (Holding the changes of a 100,000-update
+/// transaction took 206 MB of RSS on SQLite.)
 public struct HistoryUndo {
     public let store: Store
     public var cascade = false
     public var author = "undo"
+    /// Record ids handed to the store at a time.
+    static let chunk = 10_000
 
     public init(store: Store) {
         self.store = store
@@ -43,14 +50,44 @@ public struct HistoryUndo {
 
     /// The later transactions that changed records `number` changed.
     private func laterTouching(_ number: Int64) throws -> [Int64] {
-        var records: [String: [Int64]] = [:]
-        for change in try HistoryReader(store: store).changes(in: number) { records[change.entity, default: []].append(change.recordID) }
         var later = Set<Int64>()
-        for (name, ids) in records {
-            guard let entity = store.entity(named: name) else { continue }
-            later.formUnion(try store.backend.transactionsTouching(entity, recordIDs: ids, after: number))
+        for entity in try entities(of: number) {
+            try forEachChunk(of: number, entity: entity, where: { _ in true }) { ids in
+                later.formUnion(try store.backend.transactionsTouching(entity, recordIDs: ids, after: number))
+            }
         }
         return later.sorted()
+    }
+
+    /// The entities transaction `number` changed, in name order.
+    private func entities(of number: Int64) throws -> [EntityDescription] {
+        let transaction = try store.backend.transactions(after: number - 1, through: number, limit: nil).first
+        return try (transaction?.entities ?? []).filter { $0.1.changes > 0 }.map(\.0).sorted().map { name in
+            guard let entity = store.entity(named: name) else {
+                throw UndoError.noTransaction("transaction \(number) changed entity \(name), which the store no longer holds")
+            }
+            return entity
+        }
+    }
+
+    /// Each change of `entity` in transaction `number`, streamed.
+    private func forEachChange(of number: Int64, entity: EntityDescription, _ body: (Change) throws -> Void) throws {
+        try store.backend.forEachChange(after: number - 1, through: number, filter: ChangeFilter(entities: [entity.name]), limit: nil, body)
+    }
+
+    /// The record ids of the changes of `entity` in `number` that pass `include`, `chunk` at a time.
+    private func forEachChunk(of number: Int64, entity: EntityDescription, where include: (Change) -> Bool,
+                              _ body: ([Int64]) throws -> Void) throws {
+        var ids: [Int64] = []
+        try forEachChange(of: number, entity: entity) { change in
+            guard include(change) else { return }
+            ids.append(change.recordID)
+            if ids.count == Self.chunk {
+                try body(ids)
+                ids.removeAll(keepingCapacity: true)
+            }
+        }
+        if !ids.isEmpty { try body(ids) }
     }
 
     /// Undoes `number` as `plan` says, then replays the views; returns the transactions written
@@ -68,20 +105,17 @@ public struct HistoryUndo {
 
     /// Writes the inverse of one transaction; returns its number, or nil when it changed nothing.
     private func undoOne(_ number: Int64) throws -> Int64? {
-        let changes = try HistoryReader(store: store).changes(in: number)
-        let entities = try Set(changes.map(\.entity)).sorted().map { name in
-            guard let entity = store.entity(named: name) else { throw UndoError.noTransaction("transaction \(number) changed entity \(name), which the store no longer holds") }
-            return entity
-        }
+        let entities = try entities(of: number)
         guard !entities.isEmpty else { return nil }
         let undo = try store.backend.beginUndo(entities)
         for entity in entities {
-            let own = changes.filter { $0.entity == entity.name }
-            try undo.delete(entity, ids: own.filter { $0.type == .insert }.map(\.recordID))
-            for change in own where change.type == .update {
+            try forEachChunk(of: number, entity: entity, where: { $0.type == .insert }) { try undo.delete(entity, ids: $0) }
+            try forEachChange(of: number, entity: entity) { change in
+                guard change.type == .update else { return }
                 try undo.restore(entity, id: change.recordID, values: change.changed.map { ($0.attribute, $0.old) })
             }
-            for change in own where change.type == .delete {
+            try forEachChange(of: number, entity: entity) { change in
+                guard change.type == .delete else { return }
                 try undo.reinsert(entity, id: change.recordID, values: change.values)
             }
         }

@@ -5,18 +5,34 @@ import ImporterStore
 /// The inverse of a transaction written into PostgreSQL (`importer undo`), recorded as SQLite
 /// records it: deletes set-based with every value (a delete change each), restores as updates of
 /// what actually changed (changed names in entity order, old values), records put back with their
-/// id and recorded as inserts when the undo finishes. A restore reads its record and writes it
-/// back: one round trip each, bounded by the size of the transaction being undone.
+/// id and recorded as inserts when the undo finishes. Restores and put-backs are gathered (one kind
+/// and one entity at a time, up to `chunk` records) and applied set-based (`UndoStage`): undoing a
+/// 100,000-update re-load took 87 s with three round trips per record.
 final class PostgresUndoTransaction: UndoTransaction {
     private let store: PostgresStore
     let number: Int64
     /// The largest change id of each entity before the undo: its change rows are the ones above.
     private var lastChangeIDBefore: [String: Int64] = [:]
-    private var reinserted: [String: [Int64]] = [:]
+    /// Each entity's temporary tables are named after its place here.
+    private let order: [String: Int]
+    /// The entities that had records put back (their ids are in `putBack(_:)`).
+    private var reinserted: Set<String> = []
+    private var pending: Pending?
+    static let chunk = 10_000
+
+    /// Calls not applied yet: restores or put-backs of one entity, as COPY rows of an `UndoStage`.
+    private struct Pending {
+        enum Kind { case restore, reinsert }
+        let kind: Kind
+        let entity: EntityDescription
+        var text = CopyText()
+        var count = 0
+    }
 
     init(store: PostgresStore, entities: [EntityDescription]) throws {
         self.store = store
         number = try store.lastTransactionNumber() + 1
+        order = Dictionary(uniqueKeysWithValues: entities.enumerated().map { ($0.element.name, $0.offset) })
         for entity in entities {
             lastChangeIDBefore[entity.name] = try store.connection.integer(
                 "SELECT coalesce(max(\"change_id\"), 0) FROM \(PostgresEntitySchema(entity: entity).changeTable)")
@@ -27,57 +43,76 @@ final class PostgresUndoTransaction: UndoTransaction {
 
     func delete(_ entity: EntityDescription, ids: [Int64]) throws {
         guard !ids.isEmpty else { return }
+        try flush()
         let schema = PostgresEntitySchema(entity: entity)
         try store.connection.affected(schema.recordDeletes(where: "e.\"id\" IN (\(Self.idList(ids)))"), [.integer(number)])
         try store.connection.affected("DELETE FROM \(schema.table) WHERE \"id\" IN (\(Self.idList(ids)))")
     }
 
     func restore(_ entity: EntityDescription, id: Int64, values: [(String, Value)]) throws {
-        let schema = PostgresEntitySchema(entity: entity)
-        guard !values.isEmpty, let current = try store.connection.rows(
-            "SELECT \(schema.names.joined(separator: ", ")) FROM \(schema.table) WHERE \"id\" = $1 FOR UPDATE", [.integer(id)]).first else { return }
-        var after = current
-        var old = [Value](repeating: .null, count: entity.attributes.count)
-        var changed: [String] = []
-        for (index, attribute) in entity.attributes.enumerated() {
-            guard let value = values.first(where: { $0.0 == attribute.name })?.1, value != current[index] else { continue }
-            after[index] = value
-            old[index] = current[index]
-            changed.append(attribute.name)
-        }
-        guard !changed.isEmpty else { return }
-        let assignments = changed.enumerated().map { "\(PostgresEntitySchema.q($0.element)) = $\($0.offset + 2)" }
-        try store.connection.affected("UPDATE \(schema.table) SET \(assignments.joined(separator: ", ")) WHERE \"id\" = $1",
-                                      [.integer(id)] + changed.compactMap { name in values.first { $0.0 == name }?.1 })
-        let columns = schema.names + entity.attributes.map { PostgresEntitySchema.old($0.name) }
-        let placeholders = (0..<(columns.count + 3)).map { "$\($0 + 1)" }
-        try store.connection.affected("""
-            INSERT INTO \(schema.changeTable) ("transaction_number", "record_id", "type", "changed", \(columns.joined(separator: ", ")))
-            VALUES ($1, $2, 'update', \(placeholders.dropFirst(2).joined(separator: ", ")))
-            """, [.integer(number), .integer(id), .text(changed.joined(separator: ","))] + after + old)
+        guard !values.isEmpty else { return }
+        try gather(.restore, entity, id: id, values: values)
     }
 
     func reinsert(_ entity: EntityDescription, id: Int64, values: [(String, Value)]) throws {
-        let schema = PostgresEntitySchema(entity: entity)
-        let key = entity.uniqueKey.compactMap { name in values.first { $0.0 == name } }
-        let match = key.enumerated().map { "\(PostgresEntitySchema.q($0.element.0)) = $\($0.offset + 1)" }.joined(separator: " AND ")
-        if case .integer(let holder)? = try store.connection.scalar("SELECT \"id\" FROM \(schema.table) WHERE \(match)", key.map(\.1)) {
-            throw UndoError.keyTaken(entity: entity.name, key: key.map { $0.1.description }.joined(separator: ", "), recordID: holder)
-        }
-        let names = (["id"] + values.map(\.0)).map(PostgresEntitySchema.q).joined(separator: ", ")
-        let placeholders = (1...(values.count + 1)).map { "$\($0)" }.joined(separator: ", ")
-        try store.connection.affected("INSERT INTO \(schema.table) (\(names)) VALUES (\(placeholders))", [.integer(id)] + values.map(\.1))
-        reinserted[entity.name, default: []].append(id)
+        try gather(.reinsert, entity, id: id, values: values)
     }
 
+    private func gather(_ kind: Pending.Kind, _ entity: EntityDescription, id: Int64, values: [(String, Value)]) throws {
+        if let pending, pending.kind != kind || pending.entity.name != entity.name { try flush() }
+        var gathered = pending ?? Pending(kind: kind, entity: entity)
+        pending = nil
+        gathered.count += 1
+        gathered.text.append(.integer(Int64(gathered.count)))
+        gathered.text.append(.integer(id))
+        for attribute in entity.attributes {
+            let value = values.first { $0.0 == attribute.name }?.1
+            gathered.text.append(value ?? .null, double: PostgresEntitySchema.sqlType(attribute.type) == "double precision")
+            gathered.text.append(.integer(value == nil ? 0 : 1))
+        }
+        gathered.text.endRow()
+        pending = gathered
+        if gathered.count >= Self.chunk { try flush() }
+    }
+
+    /// Applies the gathered calls.
+    private func flush() throws {
+        guard let gathered = pending else { return }
+        pending = nil
+        let index = order[gathered.entity.name] ?? 0
+        let stage = UndoStage(entity: gathered.entity, table: "importer_undo_\(index)")
+        let connection = store.connection
+        try connection.execute(stage.create)
+        try connection.execute(stage.clear)
+        try connection.copy(into: stage.table, columns: stage.columns, data: gathered.text.buffer)
+        switch gathered.kind {
+        case .restore:
+            try connection.affected(stage.recordRestores, [.integer(number)])
+            try connection.affected(stage.applyRestores)
+        case .reinsert:
+            if let taken = try connection.rows(stage.takenKey).first, case .integer(let holder)? = taken.last {
+                throw UndoError.keyTaken(entity: gathered.entity.name, key: taken.dropLast().map(\.description).joined(separator: ", "), recordID: holder)
+            }
+            try connection.affected(stage.applyReinserts)
+            try connection.execute("CREATE TEMP TABLE IF NOT EXISTS \(Self.putBack(index)) (\"id\" bigint NOT NULL) ON COMMIT DROP")
+            try connection.affected("INSERT INTO \(Self.putBack(index)) SELECT \"id\" FROM \(stage.table)")
+            reinserted.insert(gathered.entity.name)
+        }
+    }
+
+    /// The ids of the records put back into the entity at `index`.
+    private static func putBack(_ index: Int) -> String { "importer_undo_put_\(index)" }
+
     func finish(metadata: TransactionMetadata, entities: [EntityDescription]) throws -> [(String, ChangeCounts)] {
+        try flush()
         var counts: [(String, ChangeCounts, ClosedRange<Int64>?)] = []
         for entity in entities {
             let schema = PostgresEntitySchema(entity: entity)
-            if let ids = reinserted[entity.name], !ids.isEmpty {
+            if reinserted.contains(entity.name) {
                 try store.connection.affected("""
                     INSERT INTO \(schema.changeTable) ("transaction_number", "record_id", "type", \(schema.names.joined(separator: ", ")))
-                    SELECT $1, "id", 'insert', \(schema.names.joined(separator: ", ")) FROM \(schema.table) WHERE "id" IN (\(Self.idList(ids))) ORDER BY "id"
+                    SELECT $1, "id", 'insert', \(schema.names.joined(separator: ", ")) FROM \(schema.table)
+                    WHERE "id" IN (SELECT "id" FROM \(Self.putBack(order[entity.name] ?? 0))) ORDER BY "id"
                     """, [.integer(number)])
             }
             let before = lastChangeIDBefore[entity.name] ?? 0

@@ -29,6 +29,8 @@ final class SQLiteUndoTransaction: UndoTransaction {
         guard !values.isEmpty else { return }
         let assignments = values.enumerated().map { "\(SQLIdentifier.quoted($0.element.0)) = ?\($0.offset + 2)" }.joined(separator: ", ")
         try store.connection.execute("UPDATE \(SQLIdentifier.quoted(entity.tableName)) SET \(assignments) WHERE \"id\" = ?1", [.integer(id)] + values.map(\.1))
+        // Written at once, not held to the end: an undo's memory must not grow with its size.
+        if store.capture.hasPending { try store.capture.flush() }
     }
 
     func reinsert(_ entity: EntityDescription, id: Int64, values: [(String, Value)]) throws {

@@ -1,5 +1,6 @@
 import Foundation
 @testable import ImporterKit
+import ImporterPipeline
 @testable import ImporterModel
 @testable import ImporterStore
 import PostgresTestSupport
@@ -94,6 +95,46 @@ import Testing
         #expect(inserts.map { $0.value("energy") } == records.map { Optional($0.2) }, "each insert change holds the record's final values")
         let again = try run(store, feed, batchSize: 2, in: directory)
         #expect(again.transactionNumber == nil && again.totals.unchanged == 6 && again.totals.duplicates == 2)
+    }
+
+    private func records(_ store: Store) throws -> [[Value]] {
+        var result: [[Value]] = []
+        try store.read { try store.backend.forEachRecord(of: Self.model.entities[0]) { id, values in result.append([.integer(id)] + values) } }
+        return result
+    }
+
+    /// Undo of a sync that updated, deleted and inserted more records than one chunk of the
+    /// store's set-based undo (10,000): the records come back exactly, with one inverse change
+    /// each; a deleted record whose key a new record took cannot come back.
+    @Test(arguments: Backend.allCases) func undoRestoresPutsBackAndRefusesATakenKey(backend: Backend) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = try backend.open(in: directory)
+        let day = { (n: Int) in String(format: "2020-%02d-%02d %02d:%02d:00", 1 + n / 40_000 % 12, 1 + n / 1_440 % 28, n / 60 % 24, n % 60) }
+        let count = 24_000
+        _ = try run(store, (0..<count).map { row(day($0), energy: "\($0 % 50).5") }, in: directory)
+        let loaded = try records(store)
+        // The sync: 12,000 updated, 6,000 kept, 6,000 gone (deleted), 3 new.
+        let sync = try run(store, (0..<18_000).map { row(day($0), energy: $0 < 12_000 ? "\($0 % 50).25" : "\($0 % 50).5") }
+                           + (0..<3).map { row("2030-01-0\($0 + 1) 00:00:00") }, sync: true, in: directory)
+        #expect(sync.totals.updated == 12_000 && sync.totals.deleted == 6_000 && sync.totals.inserted == 3)
+        var undo = HistoryUndo(store: store)
+        undo.author = "test"
+        let outcome = try store.write { try undo.run(2) }
+        #expect(outcome.written == [3])
+        #expect(try records(store) == loaded, "every record back, with its id and values")
+        let inverse = try store.read { try store.backend.transactions(after: 2, through: 3, limit: nil) }
+        #expect(inverse.first?.totals == ChangeCounts(inserted: 6_000, updated: 12_000, deleted: 3))
+        let restored = try changes(store, after: 2).first { $0.type == .update }
+        #expect(restored?.changed == [AttributeChange(attribute: "energy", old: .real(0.25), new: .real(0.5))])
+
+        // Transaction 4 deletes a record with --sync of all but it; transaction 5 brings its key back as a new record.
+        _ = try run(store, (1..<count).map { row(day($0), energy: "\($0 % 50).5") }, sync: true, in: directory)
+        _ = try run(store, [row(day(0), energy: "3.0")], in: directory)
+        let holder = try #require(try records(store).first { $0[1] == .text(day(0)) }?[0])
+        #expect(throws: UndoError.keyTaken(entity: "Fireball", key: day(0), recordID: { if case .integer(let id) = holder { id } else { 0 } }())) {
+            try store.write { try undo.run(4) }
+        }
     }
 
     @Test(arguments: Backend.allCases) func aRetimedRecordIsOneUpdateOfItsKey(backend: Backend) throws {
