@@ -128,7 +128,12 @@ public final class ImportSession {
                 }
                 try transaction.recordReject(reject, at: startedAt)
             } onBatch: { batch, position in
-                try phases.time("upsert") { try transaction.upsert(batch, of: entity, columns: columns) }
+                do {
+                    try phases.time("upsert") { try transaction.upsert(batch, of: entity, columns: columns) }
+                } catch StoreError.unstorable(var location, let reason) {
+                    location.source = source
+                    throw StoreError.unstorable(at: location, reason: reason)
+                }
                 try checkCancellation()
                 onProgress?(progress(position))
             }

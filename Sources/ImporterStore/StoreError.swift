@@ -1,4 +1,5 @@
 import Foundation
+import ImporterModel
 
 /// Why the store could not do what was asked.
 public enum StoreError: Error, Sendable, CustomStringConvertible {
@@ -30,6 +31,9 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     case invalidLocation(location: String, reason: String)
     /// What was asked is not implemented by this store's backend (yet).
     case unsupported(location: String, feature: String)
+    /// A record holds a value this store cannot hold (PostgreSQL text and the NUL character):
+    /// the feed's fault, located (the import fills in the source); nothing is imported.
+    case unstorable(at: SourceLocation, reason: String)
     /// An error of the database with no more specific meaning for the store.
     case database(DatabaseError)
 
@@ -59,6 +63,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
             "invalid PostgreSQL store \(location): \(reason)"
         case .unsupported(let location, let feature):
             "\(feature) is not supported on PostgreSQL stores yet (store \(location)); use an SQLite store for it"
+        case .unstorable(let location, let reason):
+            "\(location): \(reason); nothing was imported"
         case .database(let error):
             error.description
         }

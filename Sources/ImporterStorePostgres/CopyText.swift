@@ -15,6 +15,8 @@ import NIOCore
 struct CopyText {
     private var bytes: [UInt8] = []
     private var rowOpen = false
+    /// A text value held the NUL character, which PostgreSQL text cannot hold (it is left out).
+    private(set) var sawNUL = false
 
     init(capacity: Int = 0) { bytes.reserveCapacity(capacity) }
 
@@ -92,7 +94,7 @@ struct CopyText {
     private mutating func appendEscaped(_ text: String) {
         var text = text
         text.withUTF8 { utf8 in
-            guard utf8.contains(where: { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }) else {
+            guard utf8.contains(where: { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") || $0 == 0 }) else {
                 bytes.append(contentsOf: utf8)
                 return
             }
@@ -102,6 +104,7 @@ struct CopyText {
                 case UInt8(ascii: "\t"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
                 case UInt8(ascii: "\n"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
                 case UInt8(ascii: "\r"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+                case 0: sawNUL = true
                 default: bytes.append(byte)
                 }
             }

@@ -8,7 +8,10 @@ extension PostgresImportTransaction {
     func copyDirect(_ batch: RecordBatch, of upsert: StagedUpsert, _ run: EntityRun) throws {
         var text = CopyText(capacity: 8 * batch.count * batch.width)
         let doubles = CopyText.doubleColumns(upsert.columns, of: upsert.entity)
-        for record in Self.keyOrder(batch) { text.appendRecord(record, of: batch, doubles: doubles) }
+        for record in Self.keyOrder(batch) {
+            text.appendRecord(record, of: batch, doubles: doubles)
+            try Self.checkStorable(text, batch, record: record, of: upsert.entity, columns: upsert.columns)
+        }
         run.directRows += batch.count
         try store.connection.copy(into: upsert.entity.tableName, columns: upsert.supplied, data: text.buffer)
     }

@@ -94,6 +94,7 @@ final class PostgresImportTransaction: ImportTransaction {
             text.append(.integer(Int64(run.staged + record + 1)))
             text.append(.integer(Int64(run.batches)))
             text.appendRecord(record, of: batch, doubles: doubles)
+            try Self.checkStorable(text, batch, record: record, of: entity, columns: columns)
         }
         run.staged += batch.count
         try store.connection.copy(into: upsert.stage, columns: upsert.stageColumns, data: text.buffer)
@@ -110,6 +111,20 @@ final class PostgresImportTransaction: ImportTransaction {
         run.parts = [(columns, upsert.stage)]
         run.keys = StagedKeys(entity: entity, columns: columns, keyPositions: keyPositions)
         if upsert.firstLoad { run.direct = DirectKeys(entity: entity, columns: columns, keyPositions: keyPositions) }
+    }
+
+    /// Throws when the record just encoded held text PostgreSQL cannot store (`CopyText.sawNUL`),
+    /// naming the record and the attribute.
+    static func checkStorable(_ text: CopyText, _ batch: RecordBatch, record: Int, of entity: EntityDescription, columns: [Int]) throws {
+        guard text.sawNUL else { return }
+        let origin = batch.origins[record]
+        let position = (0..<batch.width).first { position in
+            guard case .text(let value) = batch.publicValue(record: record, position: position) else { return false }
+            return value.utf8.contains(0)
+        }
+        let location = SourceLocation(source: "", line: Int(origin.line), column: Int(origin.column), recordIndex: origin.recordIndex,
+                                      path: position.map { entity.attributes[columns[$0]].name })
+        throw StoreError.unstorable(at: location, reason: "PostgreSQL text cannot hold the NUL character (U+0000), which an SQLite store keeps")
     }
 
     /// The batch's records in key order (SQLite's, which is COLLATE "C"'s).

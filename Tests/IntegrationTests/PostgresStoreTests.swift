@@ -339,6 +339,49 @@ import Testing
         #expect(try cluster.psql("SELECT count(*) FROM fireball", database: database) == "300000")
     }
 
+    /// Text with the NUL character, which an SQLite store keeps, cannot go into PostgreSQL: the
+    /// run fails with exit 65 naming the feed, line, record and attribute, and imports nothing.
+    @Test func textWithANulCharacterIsBadInputNamingTheRecord() throws {
+        let cluster = try PostgresTestCluster.start()
+        let url = try cluster.newStoreURL()
+        let database = String(url.split(separator: "/").last ?? "")
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let model = directory.path("notes.yaml")
+        try """
+            entities:
+            - name: Note
+              table: note
+              key: [nid]
+              attributes:
+              - {name: nid, type: integer, required: true}
+              - {name: body, type: text}
+            feeds:
+            - name: notes
+              entity: Note
+              format: ndjson
+              fields:
+              - {attribute: nid, field: nid}
+              - {attribute: body, field: body}
+            """.write(toFile: model, atomically: true, encoding: .utf8)
+        let feed = directory.path("notes.ndjson")
+        try "{\"nid\":1,\"body\":\"fine\"}\n{\"nid\":2,\"body\":\"nul\\u0000inside\"}\n".write(toFile: feed, atomically: true, encoding: .utf8)
+        for first in [true, false] {
+            if !first {
+                // Now a re-load (the staged path): one good record stored first.
+                try "{\"nid\":3,\"body\":\"ok\"}\n".write(toFile: directory.path("ok.ndjson"), atomically: true, encoding: .utf8)
+                #expect(try importer(["run", "--model", model, "--store", url, directory.path("ok.ndjson")]).status == 0)
+            }
+            let run = try importer(["run", "--model", model, "--store", url, feed])
+            #expect(run.status == 65, "\(run.status) \(run.stderr)")
+            #expect(run.stderr.contains("\(feed):2:1 (record 1, body): PostgreSQL text cannot hold the NUL character (U+0000)"), "\(run.stderr)")
+            let stored = first ? "SELECT count(*) FROM pg_tables WHERE tablename = 'note'" : "SELECT count(*) FROM note"
+            #expect(try cluster.psql(stored, database: database) == (first ? "0" : "1"), "a first load leaves not even the table")
+        }
+        let sqlite = directory.path("s.sqlite")
+        #expect(try importer(["run", "--model", model, "--store", sqlite, feed]).status == 0, "an SQLite store keeps it")
+    }
+
     private final class Box: @unchecked Sendable {
         var value = false
     }

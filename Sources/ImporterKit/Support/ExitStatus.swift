@@ -57,7 +57,7 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
             switch error {
             case .locked: return .locked
             case .notFound: return .noInput
-            case .notAnImporterStore, .notADatabase: return .badInput
+            case .notAnImporterStore, .notADatabase, .unstorable: return .badInput
             case .newerSchema, .incompatibleModel, .unsupported: return .storeUnusable
             case .unavailable: return .unavailable
             case .invalidLocation: return .usage
