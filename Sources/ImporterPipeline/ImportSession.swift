@@ -128,12 +128,7 @@ public final class ImportSession {
                 }
                 try transaction.recordReject(reject, at: startedAt)
             } onBatch: { batch, position in
-                do {
-                    try phases.time("upsert") { try transaction.upsert(batch, of: entity, columns: columns) }
-                } catch StoreError.unstorable(var location, let reason) {
-                    location.source = source
-                    throw StoreError.unstorable(at: location, reason: reason)
-                }
+                try phases.time("upsert") { try Self.upsert(batch, of: entity, columns: columns, into: transaction, from: source) }
                 try checkCancellation()
                 onProgress?(progress(position))
             }
@@ -192,5 +187,18 @@ public final class ImportSession {
         let effects = replayed + (try maintainer.rebuild(created))
         result.views = views.compactMap { view in effects.first { $0.view == view.name } }
         result.warnings += warnings
+    }
+}
+
+extension ImportSession {
+    /// Upserts `batch`; a record the store cannot hold is located in `source`.
+    static func upsert(_ batch: RecordBatch, of entity: EntityDescription, columns: [Int], into transaction: any ImportTransaction,
+                       from source: String) throws {
+        do {
+            try transaction.upsert(batch, of: entity, columns: columns)
+        } catch StoreError.unstorable(var location, let reason) {
+            location.source = source
+            throw StoreError.unstorable(at: location, reason: reason)
+        }
     }
 }
