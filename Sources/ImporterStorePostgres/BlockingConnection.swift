@@ -65,7 +65,7 @@ final class BlockingConnection: @unchecked Sendable {
     /// Closes the connection (also from another thread, on a signal): a batch being copied is
     /// let finish first, for up to a second (closing during a COPY traps in postgres-nio).
     func close() {
-        copies.discard(timeout: 1)
+        copies.discard(timeout: 1, closing: true)
         guard !connection.isClosed else { return }
         try? connection.close().wait()
     }

@@ -48,6 +48,8 @@ final class CopyQueue: @unchecked Sendable {
     private var items: [Item] = []
     private var running = false
     private var failure: Failure?
+    /// Set by `discard(timeout:closing:)`: nothing more is copied (the connection is being closed).
+    private var closed = false
 
     /// `chunkBytes`: 2 MiB, about 30,000 fireball records: at most three chunks (gathered,
     /// queued, being copied) are held.
@@ -64,6 +66,7 @@ final class CopyQueue: @unchecked Sendable {
     func send(into table: String, columns: [String], data: ByteBuffer) throws(Failure) {
         condition.lock()
         defer { condition.unlock() }
+        if closed { throw Failure(table: table, error: PostgresNIO.PostgresError.connectionClosed) }
         if let chunk = gathering, chunk.table != table || chunk.columns != columns { try queueGathered() }
         if let failure = takeFailure() { throw failure }
         var chunk = gathering ?? Item(table: table, columns: columns, data: ByteBuffer())
@@ -86,10 +89,11 @@ final class CopyQueue: @unchecked Sendable {
     /// Queues the gathered chunk for the task, starting it when idle; blocks while `depth`
     /// chunks wait. Call with the lock held.
     private func queueGathered() throws(Failure) {
-        while items.count >= depth, failure == nil { condition.wait() }
+        while items.count >= depth, failure == nil, !closed { condition.wait() }
         guard let chunk = gathering else { return }
         gathering = nil
         if let failure = takeFailure() { throw failure }
+        if closed { throw Failure(table: chunk.table, error: PostgresNIO.PostgresError.connectionClosed) }
         items.append(chunk)
         if !running {
             running = true
@@ -98,12 +102,13 @@ final class CopyQueue: @unchecked Sendable {
     }
 
     /// Drops the chunks not yet being copied and waits, up to `timeout` seconds, for the one
-    /// being copied (the transaction is being rolled back or the connection closed); forgets any
-    /// failure. Returns whether no copy runs any more.
+    /// being copied (the transaction is being rolled back, or with `closing` the connection
+    /// closed: then no copy starts any more); forgets any failure. Returns whether no copy runs.
     @discardableResult
-    func discard(timeout: Double) -> Bool {
+    func discard(timeout: Double, closing: Bool = false) -> Bool {
         condition.lock()
         defer { condition.unlock() }
+        if closing { closed = true }
         gathering = nil
         if running { items.removeSubrange(1...) } else { items.removeAll() }
         let deadline = Date(timeIntervalSinceNow: timeout)
@@ -122,7 +127,7 @@ final class CopyQueue: @unchecked Sendable {
     /// section, so that a `send` meanwhile starts a new one).
     private func next() -> Item? {
         condition.withLock {
-            guard let first = items.first else {
+            guard !closed, let first = items.first else {
                 running = false
                 condition.broadcast()
                 return nil
