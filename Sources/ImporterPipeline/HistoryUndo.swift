@@ -14,7 +14,7 @@ import ImporterViews
 /// Memory stays bounded whatever the size of the transaction: its changes are streamed
 /// (`forEachChange`), three passes per entity (deletes, restores, put-backs, the order the inverse
 /// needs), and record ids are handed on `chunk` at a time. (Holding the changes of a 100,000-update
-/// transaction took 206 MB of RSS on SQLite.)
+/// transaction took 206 MiB of RSS on SQLite.)
 public struct HistoryUndo {
     public let store: Store
     public var cascade = false

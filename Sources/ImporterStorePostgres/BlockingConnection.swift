@@ -62,8 +62,9 @@ final class BlockingConnection: @unchecked Sendable {
         }
     }
 
-    /// Closes the connection (also from another thread, on a signal): a batch being copied is
-    /// let finish first, for up to a second (closing during a COPY traps in postgres-nio).
+    /// Closes the connection (also from another thread, on a signal): the chunk being copied is
+    /// let finish first, for up to a second (closing during a COPY traps in postgres-nio), and no
+    /// COPY starts after it.
     func close() {
         copies.discard(timeout: 1, closing: true)
         guard !connection.isClosed else { return }
@@ -86,17 +87,18 @@ final class BlockingConnection: @unchecked Sendable {
         return failure
     }
 
-    /// Rolls the transaction back: the queued batches are dropped (the one being copied finishes),
-    /// and a COPY's error is forgotten (it is the caller's error's consequence, or lost with the
-    /// transaction); errors are ignored: a lost connection has rolled back already.
+    /// Rolls the transaction back: the queued chunks are dropped, the one being copied is waited
+    /// for (up to 10 s; the ROLLBACK queues behind it otherwise), and a COPY's error is forgotten
+    /// (it is the caller's error's consequence, or lost with the transaction); errors are ignored:
+    /// a lost connection has rolled back already.
     func rollback() {
         copies.discard(timeout: 10)
-        try? execute("ROLLBACK")
+        try? execute("ROLLBACK", finishingCopies: false)
     }
 
     /// Runs one or more statements without parameters (simple query protocol).
-    func execute(_ sql: String) throws(PostgresError) {
-        try checkAlive(sql)
+    func execute(_ sql: String, finishingCopies: Bool = true) throws(PostgresError) {
+        try checkAlive(sql, finishingCopies: finishingCopies)
         do {
             _ = try connection.simpleQuery(sql).wait()
         } catch {

@@ -16,11 +16,17 @@ struct PostgresRejects {
             INSERT INTO importer_reject ("run", "created_at", "source", "line", "column", "record", "path", "entity", "attribute", "reason", "value")
             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
             """, [
-            .integer(run), .text(timestamp), .text(reject.location.source), .integer(Int64(reject.location.line)),
+            .integer(run), .text(timestamp), Self.text(reject.location.source), .integer(Int64(reject.location.line)),
             .integer(Int64(reject.location.column)), reject.location.recordIndex.map { .integer(Int64($0)) } ?? .null,
-            reject.location.path.map(Value.text) ?? .null, .text(reject.entity), reject.attribute.map(Value.text) ?? .null,
-            .text(reject.reason), reject.rawValue.map(Value.text) ?? .null,
+            reject.location.path.map(Self.text) ?? .null, .text(reject.entity), reject.attribute.map(Value.text) ?? .null,
+            Self.text(reject.reason), reject.rawValue.map(Self.text) ?? .null,
         ])
+    }
+
+    /// `text` as PostgreSQL can hold it: a NUL character (a reject's raw value may hold one) is
+    /// kept as the visible escape `\u0000`.
+    static func text(_ text: String) -> Value {
+        .text(text.utf8.contains(0) ? text.replacingOccurrences(of: "\u{0}", with: "\\u0000") : text)
     }
 
     func tag(run: Int64, transaction: Int64) throws {

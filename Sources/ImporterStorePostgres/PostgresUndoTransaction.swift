@@ -13,7 +13,8 @@ final class PostgresUndoTransaction: UndoTransaction {
     let number: Int64
     /// The largest change id of each entity before the undo: its change rows are the ones above.
     private var lastChangeIDBefore: [String: Int64] = [:]
-    /// Each entity's temporary tables are named after its place here.
+    /// Each entity's temporary tables are named after its place among the store's entities, and
+    /// dropped when the undo finishes: a `--cascade` runs several undos in one store transaction.
     private let order: [String: Int]
     /// The entities that had records put back (their ids are in `putBack(_:)`).
     private var reinserted: Set<String> = []
@@ -32,7 +33,7 @@ final class PostgresUndoTransaction: UndoTransaction {
     init(store: PostgresStore, entities: [EntityDescription]) throws {
         self.store = store
         number = try store.lastTransactionNumber() + 1
-        order = Dictionary(uniqueKeysWithValues: entities.enumerated().map { ($0.element.name, $0.offset) })
+        order = Dictionary(store.entities.enumerated().map { ($0.element.name, $0.offset) }, uniquingKeysWith: { first, _ in first })
         for entity in entities {
             lastChangeIDBefore[entity.name] = try store.connection.integer(
                 "SELECT coalesce(max(\"change_id\"), 0) FROM \(PostgresEntitySchema(entity: entity).changeTable)")
@@ -80,7 +81,7 @@ final class PostgresUndoTransaction: UndoTransaction {
         guard let gathered = pending else { return }
         pending = nil
         let index = order[gathered.entity.name] ?? 0
-        let stage = UndoStage(entity: gathered.entity, table: "importer_undo_\(index)")
+        let stage = UndoStage(entity: gathered.entity, table: Self.stageTable(index))
         let connection = store.connection
         try connection.execute(stage.create)
         try connection.execute(stage.clear)
@@ -100,6 +101,8 @@ final class PostgresUndoTransaction: UndoTransaction {
         }
     }
 
+    /// The gathered calls for the entity at `index` (`UndoStage`).
+    private static func stageTable(_ index: Int) -> String { "importer_undo_\(index)" }
     /// The ids of the records put back into the entity at `index`.
     private static func putBack(_ index: Int) -> String { "importer_undo_put_\(index)" }
 
@@ -130,6 +133,10 @@ final class PostgresUndoTransaction: UndoTransaction {
                 range = min(range?.lowerBound ?? low, low)...max(range?.upperBound ?? high, high)
             }
             counts.append((entity.name, entityCounts, range))
+        }
+        for entity in entities {
+            let index = order[entity.name] ?? 0
+            try store.connection.execute("DROP TABLE IF EXISTS \(Self.stageTable(index)), \(Self.putBack(index))")
         }
         _ = try PostgresHistoryWriter(store: store).finish(number, metadata: metadata, entities: counts)
         return counts.map { ($0.0, $0.1) }

@@ -1,7 +1,7 @@
 import ImporterModel
 
 /// The set-based SQL of an undo's restores and put-backs on PostgreSQL (`PostgresUndoTransaction`):
-/// the records, `HistoryUndo.chunk` at a time, are COPied into a temporary table
+/// the records, `PostgresUndoTransaction.chunk` at a time, are COPied into a temporary table
 /// (`importer_undo_N`: `importer_ord`, the call order; `id`; each attribute and `importer_has_I`,
 /// 1 when the call gave attribute I) and applied in a few statements, never one round trip per
 /// record. The change rows are those the per-record calls would write, in call order.

@@ -380,6 +380,13 @@ import Testing
         }
         let sqlite = directory.path("s.sqlite")
         #expect(try importer(["run", "--model", model, "--store", sqlite, feed]).status == 0, "an SQLite store keeps it")
+        // A rejected value holding one is stored with the reject, as the visible escape \u0000.
+        let rejected = directory.path("rejected.ndjson")
+        try "{\"nid\":\"4\\u00005\",\"body\":\"x\"}\n{\"nid\":6,\"body\":\"y\"}\n".write(toFile: rejected, atomically: true, encoding: .utf8)
+        let run = try importer(["run", "--model", model, "--max-rejects", "1", "--store", url, rejected])
+        #expect(run.status == 0, "\(run.stderr)")
+        let shown = try importer(["rejects", "show", "--format", "ndjson", "--store", url])
+        #expect(shown.status == 0 && shown.stdout.contains(#"4\\u00005"#), "\(shown.stdout)")
     }
 
     private final class Box: @unchecked Sendable {

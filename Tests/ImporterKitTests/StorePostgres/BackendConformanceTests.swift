@@ -137,6 +137,29 @@ import Testing
         }
     }
 
+    /// `--cascade`: undoing a transaction and, first, a later one that changed the same record, in
+    /// one store transaction; each inverse transaction puts back only its own deleted record.
+    @Test(arguments: Backend.allCases) func aCascadeUndoesEachTransactionAlone(backend: Backend) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = try backend.open(in: directory)
+        let days = (1...4).map { "2024-02-0\($0) 00:00:00" }
+        _ = try run(store, days.map { row($0) }, in: directory)
+        let loaded = try records(store)
+        // 2: day 1 updated, day 2 deleted; 3: day 1 updated again, day 3 deleted.
+        _ = try run(store, [row(days[0], energy: "2.0"), row(days[2]), row(days[3])], sync: true, in: directory)
+        _ = try run(store, [row(days[0], energy: "3.0"), row(days[3])], sync: true, in: directory)
+        var undo = HistoryUndo(store: store)
+        undo.cascade = true
+        let outcome = try store.write { try undo.run(2) }
+        #expect(outcome.undone == [3, 2] && outcome.written == [4, 5])
+        #expect(try records(store) == loaded)
+        let inverses = try store.read { try store.backend.transactions(after: 3, through: 5, limit: nil) }
+        #expect(inverses.map(\.totals) == [ChangeCounts(inserted: 1, updated: 1), ChangeCounts(inserted: 1, updated: 1)])
+        let putBack = try changes(store, after: 3).filter { $0.type == .insert }.map { $0.key.first?.1 }
+        #expect(putBack == [.text(days[2]), .text(days[1])], "transaction 4 puts back day 3, transaction 5 day 2")
+    }
+
     @Test(arguments: Backend.allCases) func aRetimedRecordIsOneUpdateOfItsKey(backend: Backend) throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }

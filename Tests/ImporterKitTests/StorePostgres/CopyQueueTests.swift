@@ -65,6 +65,24 @@ import Testing
         #expect(try blocking.integer("SELECT 41 + 1") == 42)
     }
 
+    /// Discarding an idle queue is harmless; once discarded for a close, nothing is copied any
+    /// more and every call says the connection is closing.
+    @Test func aQueueDiscardedForACloseRefusesEverything() throws {
+        let blocking = try Self.connect(try PostgresTestCluster.start())
+        defer { blocking.close() }
+        try blocking.execute("CREATE TEMP TABLE e (n bigint, s text)")
+        let queue = CopyQueue(connection: blocking.connection, logger: blocking.logger, chunkBytes: 1 << 10)
+        #expect(queue.discard(timeout: 1))
+        try queue.send(into: "e", columns: ["n", "s"], data: Self.text(1...100).buffer)
+        try queue.finish()
+        #expect(try blocking.integer("SELECT count(*) FROM e") == 100)
+        try queue.send(into: "e", columns: ["n", "s"], data: Self.text(101...110).buffer)
+        #expect(queue.discard(timeout: 5, closing: true))
+        #expect(throws: CopyQueue.Failure.self) { try queue.finish() }
+        #expect(throws: CopyQueue.Failure.self) { try queue.send(into: "e", columns: ["n", "s"], data: Self.text(1...1).buffer) }
+        #expect(try blocking.integer("SELECT count(*) FROM e") <= 110)
+    }
+
     @Test func anErrorInTheDataReachesTheCallerAndARollbackRecovers() throws {
         let connection = try Self.connect(try PostgresTestCluster.start())
         defer { connection.close() }
