@@ -11,16 +11,19 @@ struct PostgresRejects {
         try store.connection.integer(#"UPDATE importer_metadata SET "value" = ("value"::bigint + 1)::text WHERE "key" = 'last_run_number' RETURNING "value"::bigint"#)
     }
 
-    func insert(_ reject: Reject, run: Int64, at timestamp: String) throws {
+    /// Stores `rejects` (each with the time it was met) under `run`, in one statement.
+    func insert(_ rejects: [(Reject, String)], run: Int64) throws {
+        guard !rejects.isEmpty else { return }
+        let rows = rejects.indices.map { row in "(" + (1...11).map { "$\(row * 11 + $0)" }.joined(separator: ", ") + ")" }
         try store.connection.affected("""
             INSERT INTO importer_reject ("run", "created_at", "source", "line", "column", "record", "path", "entity", "attribute", "reason", "value")
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-            """, [
+            VALUES \(rows.joined(separator: ", "))
+            """, rejects.flatMap { reject, timestamp -> [Value] in [
             .integer(run), .text(timestamp), Self.text(reject.location.source), .integer(Int64(reject.location.line)),
             .integer(Int64(reject.location.column)), reject.location.recordIndex.map { .integer(Int64($0)) } ?? .null,
             reject.location.path.map(Self.text) ?? .null, .text(reject.entity), reject.attribute.map(Value.text) ?? .null,
             Self.text(reject.reason), reject.rawValue.map(Self.text) ?? .null,
-        ])
+        ] })
     }
 
     /// `text` as PostgreSQL can hold it: a NUL character (a reject's raw value may hold one) is

@@ -389,6 +389,33 @@ import Testing
         #expect(shown.status == 0 && shown.stdout.contains(#"4\\u00005"#), "\(shown.stdout)")
     }
 
+    /// Rejects are stored in batches on PostgreSQL: 1,500 of them (three batches and a rest)
+    /// come back as on SQLite, in feed order.
+    @Test func manyRejectsAreKeptInOrderAsOnSQLite() throws {
+        let url = try PostgresTestCluster.start().newStoreURL()
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let rows = (0..<3_000).map { n in
+            let date = "2001-01-01 00:" + String(format: "%02d:%02d", n / 60 % 60, n % 60)
+            let energy = n % 2 == 0 ? "bad\(n)" : "1.5"
+            return #"["\#(date)","\#(energy)","0.1",null,null,null,null,null,null]"#
+        }
+        let feed = directory.path("rejects.json")
+        try #"{"signature":{"version":"1.2"},"count":"3000","fields":["date","energy","impact-e","lat","lat-dir","lon","lon-dir","alt","vel"],"data":[\#(rows.joined(separator: ","))]}"#
+            .write(toFile: feed, atomically: true, encoding: .utf8)
+        var shown: [[String]] = []
+        for store in [url, directory.path("s.sqlite")] {
+            let run = try importer(["run", "--no-replay", "--max-rejects", "5000", "--store", store, feed])
+            #expect(run.status == 0, "\(run.stderr)")
+            let rejects = try importer(["rejects", "show", "1", "--format", "ndjson", "--store", store])
+            shown.append(rejects.stdout.split(separator: "\n").map { line in
+                String(line.replacingOccurrences(of: #""created_at":"[^"]*","#, with: "", options: .regularExpression))
+            })
+        }
+        #expect(shown[0].count == 1_500 && shown[0] == shown[1])
+        #expect(shown[0].first?.contains("bad0") == true && shown[0].last?.contains("bad2998") == true)
+    }
+
     private final class Box: @unchecked Sendable {
         var value = false
     }
