@@ -276,53 +276,37 @@ import Testing
     /// A connection lost while a first load streams its batches through COPY (the server ends the
     /// session mid-copy) commits nothing and exits 69; a rerun then loads every record as a first load.
     @Test func aConnectionLostMidCopyCommitsNothing() throws {
-        let cluster = try PostgresTestCluster.start()
-        let url = try cluster.newStoreURL()
-        let database = String(url.split(separator: "/").last ?? "")
-        let directory = try TemporaryDirectory()
-        defer { directory.cleanup() }
-        let feed = directory.path("big.json")
-        try Data(CrashTests.largeFeed(count: 300_000, offset: 0).utf8).write(to: URL(fileURLWithPath: feed))
+        let load = try InterruptedFirstLoad()
+        defer { load.directory.cleanup() }
         let ended = Box()
         DispatchQueue.global().async {
             for _ in 0..<600 {
-                let count = try? cluster.psql("SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'importer' AND datname = '\(database)' AND query LIKE 'COPY%' AND state = 'active') t")
-                if let count, count != "0" { ended.value = true; return }
+                if let count = try? load.copyingSessions(terminating: true), count != "0" { ended.value = true; return }
                 usleep(20_000)
             }
         }
-        let run = try importer(["run", "--no-replay", "--store", url, feed])
+        let run = try importer(["run", "--no-replay", "--store", load.url, load.feed])
         try #require(ended.value, "the session was ended during a COPY")
         #expect(run.status == 69 && run.stderr.contains("connection was lost"), "\(run.status) \(run.stderr)")
-        let rerun = try importer(["run", "--no-replay", "--store", url, feed])
-        #expect(rerun.status == 0, "\(rerun.stderr)")
-        #expect(try cluster.psql("SELECT count(*) FROM importer_transaction", database: database) == "1")
-        #expect(try cluster.psql("SELECT count(*) FROM importer_change_fireball WHERE type = 'insert'", database: database) == "300000")
-        #expect(try cluster.psql("SELECT count(*) FROM fireball", database: database) == "300000")
+        try load.expectARerunLoadsEverything()
     }
 
     /// SIGINT while a first load's batches are being COPied: the run stops, rolls back and exits
     /// 130 (closing the connection during a COPY must not trap), leaving nothing; a rerun loads all.
     @Test func aSignalDuringACopyRollsBack() throws {
-        let cluster = try PostgresTestCluster.start()
-        let url = try cluster.newStoreURL()
-        let database = String(url.split(separator: "/").last ?? "")
-        let directory = try TemporaryDirectory()
-        defer { directory.cleanup() }
-        let feed = directory.path("big.json")
-        try Data(CrashTests.largeFeed(count: 300_000, offset: 0).utf8).write(to: URL(fileURLWithPath: feed))
+        let load = try InterruptedFirstLoad()
+        defer { load.directory.cleanup() }
         for round in 0..<3 {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: importerBinary)
-            process.arguments = ["run", "--no-replay", "--store", url, feed]
+            process.arguments = ["run", "--no-replay", "--store", load.url, load.feed]
             let errors = Pipe()
             process.standardOutput = FileHandle.nullDevice
             process.standardError = errors
             try process.run()
             var copying = false
             for _ in 0..<500 where !copying {
-                let count = try cluster.psql("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'importer' AND datname = '\(database)' AND query LIKE 'COPY%' AND state = 'active'")
-                copying = count != "0"
+                copying = try load.copyingSessions() != "0"
                 if !copying { usleep(10_000) }
             }
             // Later rounds wait a little more, to land elsewhere in the copying.
@@ -334,9 +318,42 @@ import Testing
             #expect(process.terminationStatus == 130 && process.terminationReason == .exit, "round \(round): \(process.terminationStatus) \(stderr)")
             #expect(stderr.contains("SIGINT"), "\(stderr)")
         }
-        #expect(try importer(["run", "--no-replay", "--store", url, feed]).status == 0)
-        #expect(try cluster.psql("SELECT count(*) FROM importer_transaction", database: database) == "1")
-        #expect(try cluster.psql("SELECT count(*) FROM fireball", database: database) == "300000")
+        try load.expectARerunLoadsEverything()
+    }
+
+    /// A fresh store and a 300,000-record feed, for the tests that interrupt a first load's COPY.
+    private struct InterruptedFirstLoad {
+        let cluster: PostgresTestCluster
+        let url: String
+        let database: String
+        let directory: TemporaryDirectory
+        let feed: String
+
+        init() throws {
+            cluster = try PostgresTestCluster.start()
+            url = try cluster.newStoreURL()
+            database = String(url.split(separator: "/").last ?? "")
+            directory = try TemporaryDirectory()
+            feed = directory.path("big.json")
+            try Data(CrashTests.largeFeed(count: 300_000, offset: 0).utf8).write(to: URL(fileURLWithPath: feed))
+        }
+
+        /// How many of the store's importer sessions run a COPY (each ended, with `terminating`).
+        func copyingSessions(terminating: Bool = false) throws -> String {
+            try cluster.psql("""
+                SELECT count(*) FROM (SELECT \(terminating ? "pg_terminate_backend(pid)" : "pid") FROM pg_stat_activity
+                WHERE application_name = 'importer' AND datname = '\(database)' AND query LIKE 'COPY%' AND state = 'active') t
+                """)
+        }
+
+        /// Nothing of the interrupted runs was committed: a rerun is a first load of every record.
+        func expectARerunLoadsEverything() throws {
+            let rerun = try importer(["run", "--no-replay", "--store", url, feed])
+            #expect(rerun.status == 0, "\(rerun.stderr)")
+            #expect(try cluster.psql("SELECT count(*) FROM importer_transaction", database: database) == "1")
+            #expect(try cluster.psql("SELECT count(*) FROM importer_change_fireball WHERE type = 'insert'", database: database) == "300000")
+            #expect(try cluster.psql("SELECT count(*) FROM fireball", database: database) == "300000")
+        }
     }
 
     /// Text with the NUL character, which an SQLite store keeps, cannot go into PostgreSQL: the
