@@ -21,30 +21,15 @@ enum FormatFeeds {
     /// Writes the generator's rows (newest first, as the API feed) in `format`; returns the size.
     @discardableResult
     static func write(_ generator: Generator, as format: Format, to path: String) throws -> Int {
-        guard FileManager.default.createFile(atPath: path, contents: nil), let file = FileHandle(forWritingAtPath: path) else {
-            throw BenchError.io("cannot write \(path)")
-        }
-        var text = ""
-        var written = 0
-        func flush() throws {
-            let bytes = Data(text.utf8)
-            try file.write(contentsOf: bytes)
-            written += bytes.count
-            text = ""
-        }
+        let file = try TextFileWriter(path: path)
         switch format {
         case .ndjson: break
-        case .xml: text = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<fireballs>\n"
-        case .csv: text = "\"Peak Brightness Date/Time (UT)\",\"Latitude (deg.)\",\"Longitude (deg.)\",\"Altitude (km)\",\"Velocity (km/s)\",\"vx\",\"vy\",\"vz\",\"Total Radiated Energy (J)\",\"Calculated Total Impact Energy (kt)\"\r\n"
+        case .xml: try file.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<fireballs>\n")
+        case .csv: try file.append("\"Peak Brightness Date/Time (UT)\",\"Latitude (deg.)\",\"Longitude (deg.)\",\"Altitude (km)\",\"Velocity (km/s)\",\"vx\",\"vy\",\"vz\",\"Total Radiated Energy (J)\",\"Calculated Total Impact Energy (kt)\"\r\n")
         }
-        try generator.forEachRowNewestFirst { row in
-            text += line(row, format)
-            if text.utf8.count > 1 << 20 { try flush() }
-        }
-        if format == .xml { text += "</fireballs>\n" }
-        try flush()
-        try file.close()
-        return written
+        try generator.forEachRowNewestFirst { row in try file.append(line(row, format)) }
+        if format == .xml { try file.append("</fireballs>\n") }
+        return try file.close()
     }
 
     private static func line(_ row: Generator.Row, _ format: Format) -> String {
