@@ -51,7 +51,7 @@ public struct HistoryUndo {
     /// The later transactions that changed records `number` changed.
     private func laterTouching(_ number: Int64) throws -> [Int64] {
         var later = Set<Int64>()
-        for entity in try entities(of: number) {
+        for (entity, _) in try entities(of: number) {
             try forEachChunk(of: number, entity: entity, where: { _ in true }) { ids in
                 later.formUnion(try store.backend.transactionsTouching(entity, recordIDs: ids, after: number))
             }
@@ -59,14 +59,14 @@ public struct HistoryUndo {
         return later.sorted()
     }
 
-    /// The entities transaction `number` changed, in name order.
-    private func entities(of number: Int64) throws -> [EntityDescription] {
+    /// The entities transaction `number` changed, in name order, with its counts of them.
+    private func entities(of number: Int64) throws -> [(EntityDescription, ChangeCounts)] {
         let transaction = try store.backend.transactions(after: number - 1, through: number, limit: nil).first
-        return try (transaction?.entities ?? []).filter { $0.1.changes > 0 }.map(\.0).sorted().map { name in
+        return try (transaction?.entities ?? []).filter { $0.1.changes > 0 }.sorted { $0.0 < $1.0 }.map { name, counts in
             guard let entity = store.entity(named: name) else {
                 throw UndoError.noTransaction("transaction \(number) changed entity \(name), which the store no longer holds")
             }
-            return entity
+            return (entity, counts)
         }
     }
 
@@ -107,20 +107,27 @@ public struct HistoryUndo {
     private func undoOne(_ number: Int64) throws -> Int64? {
         let entities = try entities(of: number)
         guard !entities.isEmpty else { return nil }
-        let undo = try store.backend.beginUndo(entities)
-        for entity in entities {
-            try forEachChunk(of: number, entity: entity, where: { $0.type == .insert }) { try undo.delete(entity, ids: $0) }
-            try forEachChange(of: number, entity: entity) { change in
-                guard change.type == .update else { return }
-                try undo.restore(entity, id: change.recordID, values: change.changed.map { ($0.attribute, $0.old) })
+        let undo = try store.backend.beginUndo(entities.map(\.0))
+        // A pass reads the transaction's changes of the entity: only the passes it needs run.
+        for (entity, counts) in entities {
+            if counts.inserted > 0 {
+                try forEachChunk(of: number, entity: entity, where: { $0.type == .insert }) { try undo.delete(entity, ids: $0) }
             }
-            try forEachChange(of: number, entity: entity) { change in
-                guard change.type == .delete else { return }
-                try undo.reinsert(entity, id: change.recordID, values: change.values)
+            if counts.updated > 0 {
+                try forEachChange(of: number, entity: entity) { change in
+                    guard change.type == .update else { return }
+                    try undo.restore(entity, id: change.recordID, values: change.changed.map { ($0.attribute, $0.old) })
+                }
+            }
+            if counts.deleted > 0 {
+                try forEachChange(of: number, entity: entity) { change in
+                    guard change.type == .delete else { return }
+                    try undo.reinsert(entity, id: change.recordID, values: change.values)
+                }
             }
         }
         let metadata = TransactionMetadata(author: author, context: "undo \(store.token(number))", sources: [])
-        let counts = try undo.finish(metadata: metadata, entities: entities)
+        let counts = try undo.finish(metadata: metadata, entities: entities.map(\.0))
         return counts.reduce(0) { $0 + $1.1.changes } > 0 ? undo.number : nil
     }
 }
