@@ -20,6 +20,17 @@ public struct RawSlot: Sendable {
     public var count: Int32 = 0
     public var line: Int32 = 0
     public var column: Int32 = 0
+    /// How many values the feed had for this field in this record (0 when absent); above 1 for a
+    /// repeated element or a JSON array of values, combined by the field's `RepeatedValues`.
+    public var occurrences: Int32 = 0
+
+    public init(kind: RawKind = .absent, start: Int32 = 0, count: Int32 = 0, line: Int32 = 0, column: Int32 = 0) {
+        self.kind = kind
+        self.start = start
+        self.count = count
+        self.line = line
+        self.column = column
+    }
 }
 
 /// A record as a reader produced it: one slot per requested field, bytes not yet interpreted.
@@ -33,9 +44,12 @@ public struct RawRecord: Sendable {
     public var column: Int = 0
     public var bytes: [UInt8] = []
     public var slots: [RawSlot]
+    /// Per slot: what several values of its field in one record become (`fill` applies it).
+    public var repeated: [RepeatedValues]
 
-    public init(slotCount: Int) {
+    public init(slotCount: Int, repeated: [RepeatedValues]? = nil) {
         slots = Array(repeating: RawSlot(), count: slotCount)
+        self.repeated = repeated ?? Array(repeating: .reject, count: slotCount)
         bytes.reserveCapacity(4096)
     }
 
@@ -43,7 +57,89 @@ public struct RawRecord: Sendable {
     @inline(__always)
     public mutating func reset() {
         bytes.removeAll(keepingCapacity: true)
-        for i in slots.indices { slots[i].kind = .absent }
+        for i in slots.indices {
+            slots[i].kind = .absent
+            slots[i].occurrences = 0
+        }
+    }
+
+    /// Records one value of the field of `slot`, whose bytes a reader has just appended to `bytes`
+    /// (`value.start` and `value.count` locate them). The first value fills the slot; further ones
+    /// are combined by the slot's `RepeatedValues`: `reject` and `first` keep the first (the mapper
+    /// rejects a `reject` slot with more than one value), `last` the newest, `join` appends the
+    /// text, `all` keeps a JSON array (from the first value on).
+    public mutating func fill(_ slot: Int, with value: RawSlot) {
+        let previous = slots[slot]
+        var value = value
+        value.occurrences = previous.occurrences + 1
+        let policy = slot < repeated.count ? repeated[slot] : .reject
+        if case .all = policy {
+            slots[slot] = appendingToArray(previous, value)
+            return
+        }
+        guard previous.occurrences > 0 else {
+            slots[slot] = value
+            return
+        }
+        switch policy {
+        case .reject, .first, .all:
+            slots[slot].occurrences = value.occurrences
+        case .last:
+            slots[slot] = value
+        case .join(let separator):
+            if value.kind == .null { slots[slot].occurrences = value.occurrences; return }
+            if previous.kind == .null { slots[slot] = value; return }
+            guard previous.kind != .composite, value.kind != .composite else {
+                slots[slot].kind = .composite
+                slots[slot].occurrences = value.occurrences
+                return
+            }
+            var joined = previous
+            joined.kind = .string
+            joined.occurrences = value.occurrences
+            joined.start = Int32(bytes.count)
+            bytes.append(contentsOf: valueText(previous))
+            bytes.append(contentsOf: separator.utf8)
+            bytes.append(contentsOf: valueText(value))
+            joined.count = Int32(bytes.count) - joined.start
+            slots[slot] = joined
+        }
+    }
+
+    /// The bytes of a scalar slot's value as text (`true`, `null`, the number or the string).
+    private func valueText(_ slot: RawSlot) -> [UInt8] {
+        switch slot.kind {
+        case .absent: []
+        case .null: Array("null".utf8)
+        case .boolTrue: Array("true".utf8)
+        case .boolFalse: Array("false".utf8)
+        case .composite: []
+        case .number, .string: Array(bytes[Int(slot.start)..<Int(slot.start + slot.count)])
+        }
+    }
+
+    /// `previous` (a JSON array's text, or absent) with `value` appended as a JSON element.
+    private mutating func appendingToArray(_ previous: RawSlot, _ value: RawSlot) -> RawSlot {
+        guard value.kind != .composite, previous.kind != .composite else {
+            var composite = value
+            composite.kind = .composite
+            return composite
+        }
+        var element: [UInt8] = []
+        switch value.kind {
+        case .string: JSONText.appendString(valueText(value), to: &element)
+        default: element = valueText(value)
+        }
+        var array = previous.occurrences == 0 ? value : previous
+        array.kind = .string
+        array.occurrences = value.occurrences
+        let head: [UInt8] = previous.occurrences == 0 ? Array("[".utf8) : Array(valueText(previous).dropLast()) + Array(",".utf8)
+        array.start = Int32(bytes.count)
+        bytes.append(contentsOf: head)
+        bytes.append(contentsOf: element)
+        bytes.append(UInt8(ascii: "]"))
+        array.count = Int32(bytes.count) - array.start
+        return array
     }
 
     /// The slot's bytes as a string, for messages and rejects.
@@ -89,4 +185,25 @@ public protocol RecordReader: AnyObject {
     func next(into record: inout RawRecord) throws(FeedError) -> Bool
     /// Bytes consumed so far, and the total when known: for progress.
     var progress: (read: Int, total: Int?) { get }
+}
+
+/// JSON text escaping for values a reader combines (`repeated: all`).
+enum JSONText {
+    static func appendString(_ utf8: [UInt8], to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        for byte in utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): output += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
+            case UInt8(ascii: "\\"): output += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
+            case 0x0A: output += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
+            case 0x0D: output += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
+            case 0x09: output += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                output += Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 15)]]
+            default: output.append(byte)
+            }
+        }
+        output.append(UInt8(ascii: "\""))
+    }
 }

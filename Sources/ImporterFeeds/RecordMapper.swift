@@ -11,6 +11,8 @@ public struct RecordMapper: Sendable {
     public let mapping: FeedMapping
     /// The field names to request from the reader, in slot order.
     public let requestedFields: [String]
+    /// Per requested field: what several values of it in one record become.
+    public let repeatedPolicies: [RepeatedValues]
 
     /// What the hot loop needs to map one attribute: plain values only, so iterating plans never
     /// retains or releases anything.
@@ -55,9 +57,11 @@ public struct RecordMapper: Sendable {
         self.entity = entity
         self.mapping = mapping
         var fields: [String] = []
-        func slot(_ name: String) -> Int {
+        var policies: [RepeatedValues] = []
+        func slot(_ name: String, _ policy: RepeatedValues = .reject) -> Int {
             if let index = fields.firstIndex(of: name) { return index }
             fields.append(name)
+            policies.append(policy)
             return fields.count - 1
         }
         var plans: [Plan] = []
@@ -74,8 +78,8 @@ public struct RecordMapper: Sendable {
                 attributeIndex: attributeIndex,
                 type: attribute.type,
                 isOptional: attribute.isOptional,
-                slot: field.constant == nil ? field.field.map(slot) ?? -1 : -1,
-                signSlot: sign?.field.map(slot) ?? -1,
+                slot: field.constant == nil ? field.field.map { slot($0, field.repeated) } ?? -1 : -1,
+                signSlot: sign?.field.map { slot($0) } ?? -1,
                 suffixSign: sign != nil && sign?.field == nil,
                 trim: field.trim,
                 emptyIsNull: field.emptyIsNull,
@@ -96,6 +100,12 @@ public struct RecordMapper: Sendable {
         self.allPlans = plans
         self.details = details
         self.requestedFields = fields
+        self.repeatedPolicies = policies
+    }
+
+    /// A raw record for this mapper's requested fields, with their repeated-value policies.
+    public func makeRawRecord() -> RawRecord {
+        RawRecord(slotCount: requestedFields.count, repeated: repeatedPolicies)
     }
 
     /// Chooses the supplied attributes from the header of the feed `sourceName`. Fails when the feed
@@ -171,6 +181,10 @@ public struct RecordMapper: Sendable {
     private func mapValue(_ plan: Plan, _ record: RawRecord, _ base: UnsafePointer<UInt8>, _ batch: inout RecordBatch) -> String? {
         if plan.hasConstant { return appendValue(details[plan.detail].mapping.constant ?? .null, plan, &batch) }
         let slot = record.slots[plan.slot]
+        if slot.occurrences > 1, case .reject = details[plan.detail].mapping.repeated {
+            return "field '\(requestedFields[plan.slot])' has \(slot.occurrences) values in this record; "
+                + "say in the mapping which to keep (repeated: first, last, all or join)"
+        }
         var start = base + Int(slot.start)
         var count = Int(slot.count)
         switch slot.kind {

@@ -42,6 +42,35 @@ public struct SignRule: Sendable, Equatable {
     }
 }
 
+/// What a mapping does with a field that has several values in one record (a repeated XML
+/// element, a JSON array of values where one value is mapped).
+///
+/// Never silent: the default, `reject`, rejects the record naming the field and its count, so a
+/// repeated field is only cut or combined when the mapping says how.
+public enum RepeatedValues: Sendable, Equatable {
+    /// The record is rejected ("field 'x' has 2 values"): the default.
+    case reject
+    /// The first value is kept.
+    case first
+    /// The last value is kept.
+    case last
+    /// Every value, as a JSON array (a text attribute).
+    case all
+    /// Every non-null value's text, joined with the separator (a text attribute).
+    case join(String)
+
+    /// The word a model file uses (`repeated: first`).
+    public var name: String {
+        switch self {
+        case .reject: "reject"
+        case .first: "first"
+        case .last: "last"
+        case .all: "all"
+        case .join: "join"
+        }
+    }
+}
+
 /// How one attribute is fed: from which field, with which transforms.
 ///
 /// Transforms are a closed set applied in a fixed order: `constant` (ignores the feed) or the
@@ -62,6 +91,8 @@ public struct FieldMapping: Sendable, Equatable {
     public var format: String?
     /// The zone of datetimes in the feed: `UTC` or an offset such as `+02:00`.
     public var timeZone: String?
+    /// What several values of the field in one record become.
+    public var repeated: RepeatedValues = .reject
 
     public init(attribute: String, field: String? = nil, trim: Bool = false, emptyIsNull: Bool = false,
                 defaultValue: Value? = nil, constant: Value? = nil, scale: Double? = nil, sign: SignRule? = nil,
@@ -157,6 +188,13 @@ public struct Model: Sendable, Equatable {
                 }
                 if let format = field.format, let problem = DateTimeFormat.problem(with: format) {
                     problems.append("feed \(feed.name): attribute '\(field.attribute)': \(problem)")
+                }
+                switch field.repeated {
+                case .all, .join:
+                    if attribute.type != .text {
+                        problems.append("feed \(feed.name): repeated: \(field.repeated.name) stores text, but '\(field.attribute)' is \(attribute.type.rawValue)")
+                    }
+                default: break
                 }
                 if let zone = field.timeZone, DateTimeFormat.offsetSeconds(zone) == nil {
                     problems.append("feed \(feed.name): attribute '\(field.attribute)': time zone '\(zone)' is not UTC or ±hh:mm")

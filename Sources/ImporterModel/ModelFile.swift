@@ -131,6 +131,8 @@ public enum ModelFile {
             }
             if let format = field.format { pairs.append(("format", .string(format))) }
             if let zone = field.timeZone { pairs.append(("zone", .string(zone))) }
+            if field.repeated != .reject { pairs.append(("repeated", .string(field.repeated.name))) }
+            if case .join(let separator) = field.repeated { pairs.append(("separator", .string(separator))) }
             return .map(pairs)
         })))
         return .map(pairs)

@@ -116,6 +116,25 @@ struct ModelReader {
         }
     }
 
+    /// `repeated: reject|first|last|all|join` with `separator` (join only; default ", ").
+    private mutating func repeated(_ fields: [String: Node], _ path: String, in parent: Node) -> RepeatedValues {
+        let separator = string(fields, "separator", path, in: parent)
+        let word = string(fields, "repeated", path, in: parent)
+        if separator != nil && word != "join" {
+            problem(fields["separator"], "\(path).separator", "separator applies to 'repeated: join' only")
+        }
+        switch word {
+        case nil, "reject": return .reject
+        case "first": return .first
+        case "last": return .last
+        case "all": return .all
+        case "join": return .join(separator ?? ", ")
+        case let other?:
+            problem(fields["repeated"], "\(path).repeated", "'\(other)' is not one of: reject, first, last, all, join")
+            return .reject
+        }
+    }
+
     private mutating func enumeration<T: RawRepresentable & CaseIterable>(_ fields: [String: Node], _ key: String, _ path: String, required: Bool, in parent: Node) -> T? where T.RawValue == String {
         guard let text = string(fields, key, path, required: required, in: parent) else { return nil }
         guard let value = T(rawValue: text) else {
@@ -204,7 +223,7 @@ struct ModelReader {
         }
         let mappings = list(fields, "fields", path).enumerated().compactMap { index, item -> FieldMapping? in
             let itemPath = "\(path).fields[\(index)]"
-            guard let field = mapping(item, itemPath, allowed: ["attribute", "field", "constant", "trim", "empty-is-null", "default", "scale", "sign", "format", "zone"]),
+            guard let field = mapping(item, itemPath, allowed: ["attribute", "field", "constant", "trim", "empty-is-null", "default", "scale", "sign", "format", "zone", "repeated", "separator"]),
                   let attribute = string(field, "attribute", itemPath, required: true, in: item) else { return nil }
             if let mark = item.mark { marks["feed \(name) \(attribute)"] = mark }
             var mapping = FieldMapping(attribute: attribute, field: string(field, "field", itemPath, in: item))
@@ -217,6 +236,7 @@ struct ModelReader {
             }
             mapping.format = string(field, "format", itemPath, in: item)
             mapping.timeZone = string(field, "zone", itemPath, in: item)
+            mapping.repeated = repeated(field, itemPath, in: item)
             if let signNode = field["sign"], let sign = self.mapping(signNode, "\(itemPath).sign", allowed: ["field", "suffix", "negative", "positive"]) {
                 let signField = string(sign, "field", "\(itemPath).sign", in: signNode)
                 let suffix = bool(sign, "suffix", "\(itemPath).sign")

@@ -36,7 +36,7 @@ public final class MappedFeed {
     public func read(batchSize: Int, onReject: (Reject) throws -> Void, handOff: (inout RecordBatch) throws -> Void) throws {
         let mapper = self.mapper
         var batch = mapper.makeBatch(capacity: batchSize)
-        var record = RawRecord(slotCount: mapper.requestedFields.count)
+        var record = mapper.makeRawRecord()
         while try reader.next(into: &record) {
             records += 1
             if let reject = mapper.map(record, into: &batch) {
