@@ -1,3 +1,5 @@
+import ImporterModel
+
 /// The kind of a raw field value as a reader found it, before any mapping.
 public enum RawKind: UInt8, Sendable {
     /// The feed does not have this field in this record.
@@ -104,6 +106,21 @@ public struct RawRecord: Sendable {
             joined.count = Int32(bytes.count) - joined.start
             slots[slot] = joined
         }
+    }
+
+    /// Records an empty array as the field's value: one null, or `[]` under `repeated: all`.
+    public mutating func fillEmpty(_ slot: Int, line: Int32, column: Int32) {
+        var value = RawSlot(kind: .null, line: line, column: column)
+        if slot < repeated.count, case .all = repeated[slot], slots[slot].occurrences == 0 {
+            value.kind = .string
+            value.start = Int32(bytes.count)
+            bytes.append(contentsOf: "[]".utf8)
+            value.count = 2
+            value.occurrences = 1
+            slots[slot] = value
+            return
+        }
+        fill(slot, with: value)
     }
 
     /// The bytes of a scalar slot's value as text (`true`, `null`, the number or the string).

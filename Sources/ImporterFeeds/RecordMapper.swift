@@ -30,6 +30,10 @@ public struct RecordMapper: Sendable {
         var scale: Double?
         /// When `scale` is 10^k, k: applied to the decimal exponent while parsing, exactly.
         var scaleExponent: Int?
+        var offset: Double?
+        var negate: Bool
+        /// Whether the text goes through capture, split or lookup (`TextTransform`).
+        var transformsText: Bool
         /// Index into `details`.
         var detail: Int
     }
@@ -41,6 +45,7 @@ public struct RecordMapper: Sendable {
         var negative: [[UInt8]]
         var positive: [[UInt8]]
         var dateFormat: DateTimeFormat?
+        var textTransform: TextTransform?
     }
 
     private let allPlans: [Plan]
@@ -87,6 +92,9 @@ public struct RecordMapper: Sendable {
                 hasDefault: field.defaultValue != nil,
                 scale: field.scale,
                 scaleExponent: field.scale.flatMap(NumberParser.powerOfTen),
+                offset: field.offset,
+                negate: field.negate,
+                transformsText: field.transformsText,
                 detail: details.count
             ))
             details.append(PlanDetail(
@@ -94,7 +102,8 @@ public struct RecordMapper: Sendable {
                 mapping: field,
                 negative: sign?.negative.map { Array($0.utf8) } ?? [],
                 positive: sign?.positive.map { Array($0.utf8) } ?? [],
-                dateFormat: dateFormat
+                dateFormat: dateFormat,
+                textTransform: field.transformsText ? try TextTransform(field) : nil
             ))
         }
         self.allPlans = plans
@@ -128,6 +137,32 @@ public struct RecordMapper: Sendable {
             let fields = missing.compactMap { key in mapping.fields.first { $0.attribute == key }?.field }
             throw FeedError.shape(location, "the feed does not supply the unique key of \(entity.name): field(s) \(fields.joined(separator: ", "))")
         }
+    }
+
+    /// Slots whose field a feed may leave out of every record without that meaning null: fields of
+    /// optional attributes with no default, which the header says the feed supplies. Until one of
+    /// its records has such a field (even as an explicit null), the feed has not shown that it
+    /// supplies it (see `MappedFeed`).
+    public var presenceSlots: [Int] {
+        var slots: [Int] = []
+        for plan in plans where plan.slot >= 0 && plan.isOptional && !plan.hasDefault && !plan.hasConstant
+            && !entity.keyIndices.contains(plan.attributeIndex) && !slots.contains(plan.slot) {
+            slots.append(plan.slot)
+        }
+        return slots
+    }
+
+    /// Stops supplying the attributes fed by `slots` (fields absent from every record read): they
+    /// leave the batch's columns, so stored values stay untouched.
+    public mutating func stopSupplying(_ slots: Set<Int>) {
+        plans.removeAll { slots.contains($0.slot) }
+        columns = plans.map(\.attributeIndex)
+        keyPositions = entity.keyIndices.compactMap { columns.firstIndex(of: $0) }
+    }
+
+    /// The attribute names fed by the field of `slot`.
+    public func attributes(fedBy slot: Int) -> [String] {
+        allPlans.filter { $0.slot == slot }.map { details[$0.detail].attribute.name }
     }
 
     /// A new, empty batch for this mapper's columns.
@@ -208,6 +243,22 @@ public struct RecordMapper: Sendable {
             while count > 0, start.pointee == 0x20 || start.pointee == 0x09 { start += 1; count -= 1 }
             while count > 0, start[count - 1] == 0x20 || start[count - 1] == 0x09 { count -= 1 }
         }
+        if plan.transformsText, let transform = details[plan.detail].textTransform {
+            switch transform.apply(UnsafeBufferPointer(start: start, count: count)) {
+            case .reject(let reason): return reason
+            case .null: return appendNull(plan, &batch)
+            case .text(let text):
+                return text.withUnsafeBufferPointer { mapText(plan, record, base, $0.baseAddress ?? emptyBytes, $0.count, &batch) }
+            }
+        }
+        return mapText(plan, record, base, start, count, &batch)
+    }
+
+    /// Maps a field's text (after trim and the text transforms) by the attribute's type.
+    @inline(__always)
+    private func mapText(_ plan: Plan, _ record: RawRecord, _ base: UnsafePointer<UInt8>, _ start: UnsafePointer<UInt8>, _ count: Int,
+                         _ batch: inout RecordBatch) -> String? {
+        var count = count
         if count == 0 && plan.emptyIsNull { return appendNull(plan, &batch) }
         switch plan.type {
         case .real, .integer:
@@ -223,6 +274,8 @@ public struct RecordMapper: Sendable {
                 return "expected a number"
             }
             if plan.scaleExponent == nil, let scale = plan.scale { number *= scale }
+            if let offset = plan.offset { number += offset }
+            if plan.negate { number = -number }
             if plan.signSlot >= 0 {
                 switch direction(record, base, plan) {
                 case .some(let isNegative): negate = isNegative

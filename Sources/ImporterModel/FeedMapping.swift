@@ -1,3 +1,5 @@
+import Foundation
+
 /// The formats a feed can have. Each has a streaming reader (`Feeds/`).
 public enum FeedFormat: String, Sendable, CaseIterable, Codable {
     /// The NASA/JPL SSD API shape: `{"signature", "count", "fields": [...], "data": [[...], ...]}`;
@@ -14,13 +16,13 @@ public enum FeedFormat: String, Sendable, CaseIterable, Codable {
     /// Comma-separated values with a header row; fields are header names.
     case csv
 
-    /// The format a file name suggests (`.json`, `.ndjson`/`.jsonl`, `.xml`, `.csv`).
+    /// The format a file name suggests (`.json`/`.geojson`, `.ndjson`/`.jsonl`, `.xml`, `.csv`).
     public static func guess(fromPath path: String) -> FeedFormat? {
         let lower = path.lowercased()
         if lower.hasSuffix(".ndjson") || lower.hasSuffix(".jsonl") { return .ndjson }
         if lower.hasSuffix(".xml") { return .xml }
         if lower.hasSuffix(".csv") { return .csv }
-        if lower.hasSuffix(".json") { return .json }
+        if lower.hasSuffix(".json") || lower.hasSuffix(".geojson") { return .json }
         return nil
     }
 }
@@ -74,9 +76,12 @@ public enum RepeatedValues: Sendable, Equatable {
 /// How one attribute is fed: from which field, with which transforms.
 ///
 /// Transforms are a closed set applied in a fixed order: `constant` (ignores the feed) or the
-/// field's value → `trim` → `emptyIsNull` → `defaultValue` for null → sign suffix removal →
-/// parsing by the attribute's type (numbers accept `+` and exponents; dates and datetimes use
-/// `format` in `timeZone`) → `scale` → sign.
+/// field's value (several values combined by `repeated`) → `trim` → `capture` (a regular
+/// expression's first group) → `split` and `part` → `lookup` → `emptyIsNull` → `defaultValue`
+/// for null → sign suffix removal → parsing by the attribute's type (numbers accept `+` and
+/// exponents; dates and datetimes use `format` in `timeZone`) → `scale` → `offset` → `negate` →
+/// sign. A value that a transform cannot take (no match, no such part, not in the table) rejects
+/// the record, naming the transform.
 public struct FieldMapping: Sendable, Equatable {
     public var attribute: String
     /// The field's name in the feed (for columnar JSON, a name in `fields`).
@@ -93,6 +98,23 @@ public struct FieldMapping: Sendable, Equatable {
     public var timeZone: String?
     /// What several values of the field in one record become.
     public var repeated: RepeatedValues = .reject
+    /// A regular expression (ICU syntax) the text must match; its first capture group (or the
+    /// whole match, without groups) becomes the value: `/([^/]+)$` takes a URL's last segment.
+    public var capture: String?
+    /// Splits the text at this separator and keeps `part` (0-based; negative counts from the end):
+    /// `"19.4 -155.2"` split `" "` part 1 is `-155.2`.
+    public var split: String?
+    public var part: Int?
+    /// Replaces the text by the table's value for it (`{"M": mb, "W": mw}`); text not in the table
+    /// rejects the record.
+    public var lookup: [String: Value]?
+    /// Added to a number after `scale`.
+    public var offset: Double?
+    /// Negates a number (depth from an elevation).
+    public var negate = false
+
+    /// Whether the field's text goes through `capture`, `split` or `lookup`.
+    public var transformsText: Bool { capture != nil || split != nil || lookup != nil }
 
     public init(attribute: String, field: String? = nil, trim: Bool = false, emptyIsNull: Bool = false,
                 defaultValue: Value? = nil, constant: Value? = nil, scale: Double? = nil, sign: SignRule? = nil,
@@ -180,9 +202,10 @@ public struct Model: Sendable, Equatable {
                 if field.field == nil && field.constant == nil {
                     problems.append("feed \(feed.name): attribute '\(field.attribute)' needs a field or a constant")
                 }
-                if field.scale != nil || field.sign != nil, attribute.type != .real && attribute.type != .integer {
-                    problems.append("feed \(feed.name): scale and sign apply to numbers, but '\(field.attribute)' is \(attribute.type.rawValue)")
+                if field.scale != nil || field.sign != nil || field.offset != nil || field.negate, attribute.type != .real && attribute.type != .integer {
+                    problems.append("feed \(feed.name): scale, offset, negate and sign apply to numbers, but '\(field.attribute)' is \(attribute.type.rawValue)")
                 }
+                problems += field.transformProblems().map { "feed \(feed.name): attribute '\(field.attribute)': \($0)" }
                 if field.format != nil, attribute.type != .date && attribute.type != .datetime {
                     problems.append("feed \(feed.name): format applies to dates, but '\(field.attribute)' is \(attribute.type.rawValue)")
                 }
@@ -210,6 +233,34 @@ public struct Model: Sendable, Equatable {
                 problems.append("view \(view.name): the name is already used by a table or another view")
             }
             problems += view.problems(entity: entity(named: view.entity))
+        }
+        return problems
+    }
+}
+
+extension FieldMapping {
+    /// Problems with the text transforms: a regular expression that does not compile or has more
+    /// than one group, a `part` without `split` (or the reverse), an empty separator.
+    public func transformProblems() -> [String] {
+        var problems: [String] = []
+        if let capture {
+            do {
+                let regex = try NSRegularExpression(pattern: capture)
+                if regex.numberOfCaptureGroups > 1 {
+                    problems.append("capture '\(capture)' has \(regex.numberOfCaptureGroups) groups; give one (its text becomes the value) or none")
+                }
+            } catch {
+                problems.append("capture '\(capture)' is not a regular expression")
+            }
+        }
+        switch (split, part) {
+        case (let separator?, _?) where separator.isEmpty: problems.append("split needs a non-empty separator")
+        case (_?, nil): problems.append("split needs part (which piece to keep: 0 for the first, -1 for the last)")
+        case (nil, _?): problems.append("part applies with split only")
+        default: break
+        }
+        if field == nil && (transformsText || offset != nil || negate) && constant != nil {
+            problems.append("transforms apply to a field's values, not to a constant")
         }
         return problems
     }

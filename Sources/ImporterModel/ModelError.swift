@@ -3,6 +3,8 @@ public enum ModelError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalid(String)
     case problems([String])
     case unknownFeed(String, known: [String])
+    /// No mapping, or several, could read the feed at `path`: the user must name one (or more).
+    case ambiguousMapping(path: String, candidates: [String])
     /// The model file does not exist or cannot be read.
     case unreadable(path: String, reason: String)
 
@@ -12,6 +14,10 @@ public enum ModelError: Error, Sendable, Equatable, CustomStringConvertible {
         case .problems(let problems): "invalid model:\n" + problems.map { "  - \($0)" }.joined(separator: "\n")
         case .unreadable(let path, let reason): "\(path): cannot read the model file: \(reason)"
         case .unknownFeed(let name, let known): "unknown feed mapping '\(name)' (the model has: \(known.joined(separator: ", ")))"
+        case .ambiguousMapping(let path, let candidates):
+            candidates.count > 1
+                ? "several feed mappings could read \(path) (\(candidates.joined(separator: ", "))): give --mapping NAME, or --mapping once per mapping to read it with each in one transaction"
+                : "no feed mapping of the model reads \(path)'s format: give --mapping NAME (one of: \(candidates.joined(separator: ", "))) or --feed-format"
         }
     }
 }

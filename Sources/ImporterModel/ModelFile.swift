@@ -133,6 +133,14 @@ public enum ModelFile {
             if let zone = field.timeZone { pairs.append(("zone", .string(zone))) }
             if field.repeated != .reject { pairs.append(("repeated", .string(field.repeated.name))) }
             if case .join(let separator) = field.repeated { pairs.append(("separator", .string(separator))) }
+            if let capture = field.capture { pairs.append(("capture", .string(capture))) }
+            if let split = field.split { pairs.append(("split", .string(split))) }
+            if let part = field.part { pairs.append(("part", .integer(Int64(part)))) }
+            if let lookup = field.lookup {
+                pairs.append(("lookup", .map(lookup.sorted { $0.key < $1.key }.map { ($0.key, Tree($0.value)) })))
+            }
+            if let offset = field.offset { pairs.append(("offset", .real(offset))) }
+            if field.negate { pairs.append(("negate", .bool(true))) }
             return .map(pairs)
         })))
         return .map(pairs)

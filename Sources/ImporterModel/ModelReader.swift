@@ -223,7 +223,8 @@ struct ModelReader {
         }
         let mappings = list(fields, "fields", path).enumerated().compactMap { index, item -> FieldMapping? in
             let itemPath = "\(path).fields[\(index)]"
-            guard let field = mapping(item, itemPath, allowed: ["attribute", "field", "constant", "trim", "empty-is-null", "default", "scale", "sign", "format", "zone", "repeated", "separator"]),
+            guard let field = mapping(item, itemPath, allowed: ["attribute", "field", "constant", "trim", "empty-is-null", "default", "scale", "sign", "format", "zone", "repeated", "separator",
+                                                                       "capture", "split", "part", "lookup", "offset", "negate"]),
                   let attribute = string(field, "attribute", itemPath, required: true, in: item) else { return nil }
             if let mark = item.mark { marks["feed \(name) \(attribute)"] = mark }
             var mapping = FieldMapping(attribute: attribute, field: string(field, "field", itemPath, in: item))
@@ -237,6 +238,29 @@ struct ModelReader {
             mapping.format = string(field, "format", itemPath, in: item)
             mapping.timeZone = string(field, "zone", itemPath, in: item)
             mapping.repeated = repeated(field, itemPath, in: item)
+            mapping.capture = string(field, "capture", itemPath, in: item)
+            mapping.split = string(field, "split", itemPath, in: item)
+            mapping.part = field["part"].flatMap { node in
+                guard let part = node.int else { problem(node, "\(itemPath).part", "expected an integer"); return nil }
+                return part
+            }
+            mapping.offset = field["offset"].flatMap { node in
+                guard let offset = node.float else { problem(node, "\(itemPath).offset", "expected a number"); return nil }
+                return offset
+            }
+            mapping.negate = bool(field, "negate", itemPath)
+            if let node = field["lookup"] {
+                if let pairs = node.mapping {
+                    var table: [String: Value] = [:]
+                    for (key, value) in pairs {
+                        guard let text = key.string else { continue }
+                        table[text] = self.value(value) ?? .null
+                    }
+                    mapping.lookup = table
+                } else {
+                    problem(node, "\(itemPath).lookup", "expected a mapping from feed text to a value")
+                }
+            }
             if let signNode = field["sign"], let sign = self.mapping(signNode, "\(itemPath).sign", allowed: ["field", "suffix", "negative", "positive"]) {
                 let signField = string(sign, "field", "\(itemPath).sign", in: signNode)
                 let suffix = bool(sign, "suffix", "\(itemPath).sign")

@@ -90,6 +90,19 @@ public struct RecordBatch: Sendable {
         values.removeSubrange((origins.count * width)...)
     }
 
+    /// The same records with only the attributes `columns` (a subset of this batch's columns, in
+    /// the same order); `keyPositions` index the new columns.
+    public func projected(to columns: [Int], keyPositions: [Int]) -> RecordBatch {
+        var batch = RecordBatch(columns: columns, keyPositions: keyPositions, capacity: count)
+        let positions = columns.compactMap { self.columns.firstIndex(of: $0) }
+        batch.arena = arena
+        for record in 0..<count {
+            for position in positions { batch.values.append(value(record: record, position: position)) }
+        }
+        batch.origins = origins
+        return batch
+    }
+
     // MARK: Reading (the upserter)
 
     @inlinable @inline(__always)

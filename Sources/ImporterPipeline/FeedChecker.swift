@@ -12,6 +12,20 @@ public struct FeedCheck: Sendable {
     public var rejected = 0
     /// The attributes the feed supplies (the others are left untouched on existing records).
     public var supplied: [String] = []
+    /// Per mapped field: in how many records it was present, null, repeated, and rejected.
+    public var fields: [FieldReport] = []
+    /// Fields the feed does not supply after all (absent from every record), and the like.
+    public var warnings: [String] = []
+
+    /// How one mapped field fared across the feed's records.
+    public struct FieldReport: Sendable, Equatable {
+        public var field: String
+        public var attributes: [String]
+        public var present: Int
+        public var null: Int
+        public var repeated: Int
+        public var rejected: Int
+    }
 }
 
 /// Reads and maps feeds exactly as an import does, writing nothing.
@@ -28,15 +42,24 @@ public struct FeedChecker {
             throw ModelError.invalid("feed mapping \(input.mapping.name) names unknown entity '\(input.mapping.entity)'")
         }
         let feed = try MappedFeed(input, entity: entity)
+        feed.collectsFieldCounts = true
         var result = FeedCheck(source: feed.source.name, feed: input.mapping.name, format: input.mapping.format, entity: entity.name)
-        result.supplied = feed.mapper.columns.map { entity.attributes[$0].name }
+        var rejectedByAttribute: [String: Int] = [:]
         try feed.read(batchSize: 1024) { reject in
             result.rejected += 1
+            rejectedByAttribute[reject.attribute ?? "", default: 0] += 1
             try onReject(reject)
         } onBatch: { batch in
             result.mapped += batch.count
         }
         result.records = feed.records
+        result.supplied = feed.mapper.columns.map { entity.attributes[$0].name }
+        result.warnings = feed.warnings
+        result.fields = feed.fieldCounts.enumerated().map { slot, count in
+            let attributes = feed.mapper.attributes(fedBy: slot)
+            return FeedCheck.FieldReport(field: count.field, attributes: attributes, present: count.present, null: count.null,
+                                         repeated: count.repeated, rejected: attributes.reduce(0) { $0 + (rejectedByAttribute[$1] ?? 0) })
+        }
         return result
     }
 }

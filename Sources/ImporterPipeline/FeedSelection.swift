@@ -1,40 +1,47 @@
 import Foundation
 import ImporterModel
 
-/// Chooses the feed mapping (and format) for each feed given on the command line.
+/// Chooses the feed mappings (and format) for each feed given on the command line.
 ///
-/// Order: the mapping named with `--feed`; else the model's only mapping; else the mapping whose
-/// format is the one given with `--feed-format` or suggested by the file's extension. The format
-/// is `--feed-format` when given, else the mapping's.
+/// Order: the mappings named with `--mapping` (each feed is read by every one of them, in the
+/// order given); else the model's only mapping; else the mapping whose format is the one given
+/// with `--feed-format` or suggested by the file's extension. Several candidates, or none, is a
+/// usage error naming `--mapping`. The format is `--feed-format` when given, else the mapping's.
 public struct FeedSelection: Sendable {
     public var model: Model
-    public var feedName: String?
+    public var mappings: [String]
     public var format: FeedFormat?
 
-    public init(model: Model, feedName: String? = nil, format: FeedFormat? = nil) {
+    public init(model: Model, mappings: [String] = [], format: FeedFormat? = nil) {
         self.model = model
-        self.feedName = feedName
+        self.mappings = mappings
         self.format = format
     }
 
-    public func input(for path: String) throws(ModelError) -> FeedInput {
-        let mapping: FeedMapping
-        if let feedName {
-            guard let named = model.feed(named: feedName) else { throw ModelError.unknownFeed(feedName, known: model.feeds.map(\.name)) }
-            mapping = named
+    /// The inputs that read `path`: one per named mapping, or the one mapping that fits.
+    public func inputs(for path: String) throws(ModelError) -> [FeedInput] {
+        var chosen: [FeedMapping] = []
+        if !mappings.isEmpty {
+            for name in mappings {
+                guard let named = model.feed(named: name) else { throw ModelError.unknownFeed(name, known: model.feeds.map(\.name)) }
+                if !chosen.contains(where: { $0.name == name }) { chosen.append(named) }
+            }
         } else if model.feeds.count == 1, let only = model.feeds.first {
-            mapping = only
+            chosen = [only]
         } else {
             let wanted = format ?? FeedFormat.guess(fromPath: path)
             let candidates = model.feeds.filter { $0.format == wanted || (wanted == .json && $0.format == .nasaColumnar) }
-            guard let first = candidates.first else {
-                throw ModelError.invalid("cannot tell which feed mapping reads \(path): give --feed (one of: \(model.feeds.map(\.name).joined(separator: ", ")))")
+            guard candidates.count == 1, let only = candidates.first else {
+                throw ModelError.ambiguousMapping(path: path, candidates: (candidates.isEmpty ? model.feeds : candidates).map(\.name))
             }
-            guard candidates.count == 1 else {
-                throw ModelError.invalid("several feed mappings could read \(path) (\(candidates.map(\.name).joined(separator: ", "))): give --feed")
-            }
-            mapping = first
+            chosen = [only]
         }
-        return FeedInput(path: path, mapping: format.map(mapping.reading) ?? mapping)
+        return chosen.map { FeedInput(path: path, mapping: format.map($0.reading) ?? $0) }
+    }
+
+    /// The one input that reads `path` (the first, when several mappings are named).
+    public func input(for path: String) throws(ModelError) -> FeedInput {
+        guard let first = try inputs(for: path).first else { throw ModelError.ambiguousMapping(path: path, candidates: []) }
+        return first
     }
 }

@@ -21,6 +21,9 @@ public struct ImportOptions: Sendable {
     public var allowEmpty = false
     /// Sync guard: the most records of one entity a sync may delete (`--max-delete`).
     public var maxDelete = DeleteBound.percent(50)
+    /// Null-storm guard: the most records of one entity on which a run may set one attribute from a
+    /// value to null (`--max-nulled`), out of the records holding a value for it.
+    public var maxNulled = DeleteBound.percent(50)
 
     public static let defaultAuthor = "importer-run"
 

@@ -103,6 +103,7 @@ public final class ImportSession {
         let guards = try SyncGuards(options: options, entities: entities, recordCount: store.backend.recordCount(of:))
         var rejected: [String: Int] = [:]
         var rejects: [Reject] = []
+        var feedWarnings: [String] = []
         var phases = PhaseTimes()
         phases.add("read", 0)
         phases.add("read wait", 0)
@@ -114,7 +115,6 @@ public final class ImportSession {
             let input = try MappedFeed(feed, entity: entity)
             let source = input.source.name
             logger.debug("reading feed", metadata: ["source": "\(source)", "format": "\(feed.mapping.format.rawValue)", "mapping": "\(feed.mapping.name)"])
-            let columns = input.mapper.columns
             func progress(_ position: FeedReadAhead.Position) -> ImportProgress {
                 ImportProgress(source: source, records: position.records, bytesRead: position.bytesRead, totalBytes: position.totalBytes)
             }
@@ -128,12 +128,14 @@ public final class ImportSession {
                 }
                 try transaction.recordReject(reject, at: startedAt)
             } onBatch: { batch, position in
-                try phases.time("upsert") { try Self.upsert(batch, of: entity, columns: columns, into: transaction, from: source) }
+                try phases.time("upsert") { try Self.upsert(batch, of: entity, columns: batch.columns, into: transaction, from: source) }
                 try checkCancellation()
                 onProgress?(progress(position))
             }
             logger.info("read feed", metadata: ["source": "\(source)", "records": "\(end.records)", "rejected": "\(rejected[entity.name] ?? 0)"])
             guards.feedRead(source: source, entity: entity.name, records: end.records)
+            for warning in input.warnings { logger.warning("\(warning)") }
+            feedWarnings += input.warnings
             phases.add("read", end.readingSeconds)
             onProgress?(progress(end))
         }
@@ -148,25 +150,34 @@ public final class ImportSession {
             if options.sync { _ = try phases.time("sync deletes") { try transaction.deleteRecordsNotWritten(entity) } }
         }
         onPhase?(.history)
-        var counts: [(String, ChangeCounts)] = []
-        for entity in entities {
-            var entityCounts = try phases.time("history") { try transaction.closeEntity(entity) }
-            entityCounts.rejected = rejected[entity.name] ?? 0
-            counts.append((entity.name, entityCounts))
-        }
-        let refusals = guards.refusals(deleted: counts.map { ($0.0, $0.1.deleted) })
+        let counts = try closeEntities(entities, of: transaction, rejected: rejected, phases: &phases)
+        var nulled: [NulledAttribute] = []
+        for entity in entities { nulled += try transaction.nulledAttributes(entity) }
+        let refusals = guards.refusals(deleted: counts.map { ($0.0, $0.1.deleted) }) + Self.nullStorms(nulled, bound: options.maxNulled)
         guard refusals.isEmpty else {
             var result = ImportResult(transactionNumber: nil, entities: counts, rejects: rejects)
             result.refusals = refusals
+            result.warnings = feedWarnings
             return result
         }
         let metadata = TransactionMetadata(author: options.author, context: options.context, sources: feeds.map(\.path))
         let wrote = try phases.time("history") { try transaction.finish(metadata: metadata, counts: counts) }
         var result = ImportResult(transactionNumber: wrote ? transaction.number : nil, entities: counts, rejects: rejects)
+        result.warnings = feedWarnings
         result.rejectRun = transaction.rejectRun
         if options.replayViews { try phases.time("views") { try replayViews(into: &result, created: created) } }
         result.phases = phases
         return result
+    }
+
+    /// Records each entity's changes and returns its counts, rejects included.
+    private func closeEntities(_ entities: [EntityDescription], of transaction: any ImportTransaction, rejected: [String: Int],
+                               phases: inout PhaseTimes) throws -> [(String, ChangeCounts)] {
+        try entities.map { entity in
+            var counts = try phases.time("history") { try transaction.closeEntity(entity) }
+            counts.rejected = rejected[entity.name] ?? 0
+            return (entity.name, counts)
+        }
     }
 
     private func checkCancellation() throws(ImportError) {
@@ -191,6 +202,19 @@ public final class ImportSession {
 }
 
 extension ImportSession {
+    /// The null-storm guard: why the run must not commit, for each attribute it set to null on more
+    /// records than `bound` allows out of those holding a value (one record is never a storm).
+    static func nullStorms(_ nulled: [NulledAttribute], bound: DeleteBound) -> [String] {
+        nulled.compactMap { item in
+            let limit = bound.limit(stored: item.holding)
+            guard item.nulled > limit, item.nulled > 1 else { return nil }
+            let percent = Int((Double(item.nulled) * 100 / Double(max(item.holding, 1))).rounded())
+            return "the run would set \(item.entity).\(item.attribute) to null on \(item.nulled) of the \(item.holding) records holding a value (\(percent)%), "
+                + "more than --max-nulled \(bound) allows (\(limit)); check the feed (a field the upstream dropped, a path that no longer matches), "
+                + "or pass --max-nulled with a higher bound"
+        }
+    }
+
     /// Upserts `batch`; a record the store cannot hold is located in `source`.
     static func upsert(_ batch: RecordBatch, of entity: EntityDescription, columns: [Int], into transaction: any ImportTransaction,
                        from source: String) throws {

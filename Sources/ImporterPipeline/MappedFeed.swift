@@ -4,13 +4,36 @@ import ImporterModel
 
 /// A feed opened for reading: its records read and mapped into batches of its entity, the same
 /// way for an import and for a check.
+///
+/// Absent is not null. In object formats (JSON, NDJSON, XML) a record may leave a field out; a
+/// field that no record of the feed has is not supplied: its attribute leaves the batches, so
+/// stored values stay untouched, and a warning names it. To know that without holding the feed,
+/// the first batches are held back until every optional field has been seen (an explicit null
+/// counts) or `presenceWindow` records have been read. A field first met after the window keeps
+/// its stored values too; its values in this feed are counted in a warning, never stored as null.
 public final class MappedFeed {
     public let source: ByteSource
-    /// Configured with the feed's header: its `columns` are the attributes the feed supplies.
-    public let mapper: RecordMapper
+    /// Configured with the feed's header: its `columns` are the attributes the feed supplies
+    /// (final once the first batch has been handed over).
+    public private(set) var mapper: RecordMapper
     private let reader: RecordReader
     /// Records read so far, rejected ones included.
     public private(set) var records = 0
+    /// How many records may be held back while waiting for every field to show up.
+    public var presenceWindow = 10_000
+    /// Per requested field, counted when `collectsFieldCounts` is set (for `check`).
+    public private(set) var fieldCounts: [FieldCount]
+    public var collectsFieldCounts = false
+    /// Fields the feed turned out not to supply, and fields met only after the window.
+    public private(set) var warnings: [String] = []
+
+    /// How often one field appeared in the feed's records.
+    public struct FieldCount: Sendable, Equatable {
+        public var field: String
+        public var present = 0
+        public var null = 0
+        public var repeated = 0
+    }
 
     /// Opens the feed and reads up to its first record.
     public init(_ input: FeedInput, entity: EntityDescription) throws {
@@ -19,6 +42,7 @@ public final class MappedFeed {
         var mapper = try RecordMapper(entity: entity, mapping: input.mapping)
         try mapper.configure(header: try reader.open(requesting: mapper.requestedFields), sourceName: source.name)
         self.mapper = mapper
+        fieldCounts = mapper.requestedFields.map { FieldCount(field: $0) }
     }
 
     /// Bytes consumed so far, and the total when known.
@@ -34,18 +58,105 @@ public final class MappedFeed {
     /// same columns (one it has finished with), which the reader then fills, so that batches are
     /// reused instead of reallocated. Whatever `handOff` leaves is emptied before filling.
     public func read(batchSize: Int, onReject: (Reject) throws -> Void, handOff: (inout RecordBatch) throws -> Void) throws {
-        let mapper = self.mapper
+        var presence = Presence(waitingFor: mapper.presenceSlots)
+        var held: [RecordBatch] = []
         var batch = mapper.makeBatch(capacity: batchSize)
         var record = mapper.makeRawRecord()
         while try reader.next(into: &record) {
             records += 1
+            if collectsFieldCounts { count(record) }
+            presence.observe(record)
             if let reject = mapper.map(record, into: &batch) {
                 try onReject(reject)
             } else if batch.count >= batchSize {
-                try handOff(&batch)
-                batch.removeAll()
+                if presence.isDeciding {
+                    held.append(batch)
+                    batch = mapper.makeBatch(capacity: batchSize)
+                } else {
+                    try handOff(&batch)
+                    batch.removeAll()
+                }
+            }
+            if presence.isDeciding && (presence.isSettled || records >= presenceWindow) {
+                batch = try release(&presence, held: &held, current: batch, batchSize: batchSize, handOff: handOff)
+            }
+        }
+        if presence.isDeciding {
+            batch = try release(&presence, held: &held, current: batch, batchSize: batchSize, handOff: handOff)
+            for slot in presence.dropped.sorted() {
+                warnings.append("\(source.name): field '\(mapper.requestedFields[slot])' is absent from every record: "
+                    + "\(describe(slot)) not supplied, stored values kept")
+            }
+        } else {
+            for (slot, count) in presence.late.sorted(by: { $0.key < $1.key }) {
+                warnings.append("\(source.name): field '\(mapper.requestedFields[slot])' first appears after \(presenceWindow) records without it, "
+                    + "in \(count) record(s): \(describe(slot)) not supplied by this feed, stored values kept")
             }
         }
         if !batch.isEmpty { try handOff(&batch) }
+    }
+
+    private func describe(_ slot: Int) -> String {
+        let names = mapper.attributes(fedBy: slot)
+        return names.count == 1 ? "attribute \(names[0])" : "attributes \(names.joined(separator: ", "))"
+    }
+
+    /// Settles which fields the feed supplies, hands the held batches over without the fields it
+    /// does not, and returns the batch being filled in the final columns.
+    private func release(_ presence: inout Presence, held: inout [RecordBatch], current: RecordBatch, batchSize: Int,
+                         handOff: (inout RecordBatch) throws -> Void) throws -> RecordBatch {
+        presence.settle()
+        var current = current
+        if !presence.dropped.isEmpty {
+            mapper.stopSupplying(presence.dropped)
+            held = held.map { $0.projected(to: mapper.columns, keyPositions: mapper.keyPositions) }
+            current = current.projected(to: mapper.columns, keyPositions: mapper.keyPositions)
+        }
+        for index in held.indices { try handOff(&held[index]) }
+        held.removeAll()
+        return current
+    }
+
+    private func count(_ record: RawRecord) {
+        for slot in record.slots.indices {
+            let value = record.slots[slot]
+            guard value.kind != .absent else { continue }
+            fieldCounts[slot].present += 1
+            if value.kind == .null { fieldCounts[slot].null += 1 }
+            if value.occurrences > 1 { fieldCounts[slot].repeated += 1 }
+        }
+    }
+}
+
+/// Which optional fields a feed has shown it supplies (see `MappedFeed`).
+struct Presence {
+    /// Slots not yet seen in any record, while deciding.
+    private(set) var unseen: Set<Int>
+    private(set) var isDeciding: Bool
+    /// Slots settled as not supplied.
+    private(set) var dropped: Set<Int> = []
+    /// Per dropped slot, records that had it after the decision.
+    private(set) var late: [Int: Int] = [:]
+
+    init(waitingFor slots: [Int]) {
+        unseen = Set(slots)
+        isDeciding = !slots.isEmpty
+    }
+
+    var isSettled: Bool { unseen.isEmpty }
+
+    @inline(__always)
+    mutating func observe(_ record: RawRecord) {
+        if isDeciding {
+            guard !unseen.isEmpty else { return }
+            for slot in unseen where record.slots[slot].kind != .absent { unseen.remove(slot) }
+        } else if !dropped.isEmpty {
+            for slot in dropped where record.slots[slot].kind != .absent { late[slot, default: 0] += 1 }
+        }
+    }
+
+    mutating func settle() {
+        dropped = unseen
+        isDeciding = false
     }
 }

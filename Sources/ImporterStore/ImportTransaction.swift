@@ -26,6 +26,9 @@ public protocol ImportTransaction: AnyObject {
     /// Records `entity`'s changes (updates and deletes as made, inserts with their final values)
     /// and returns its counts: inserted, updated, deleted, unchanged and duplicates.
     func closeEntity(_ entity: EntityDescription) throws -> ChangeCounts
+    /// After `closeEntity`: the optional attributes of `entity` this import set to null on records
+    /// that held a value, with how many records hold one (see `NulledAttribute`).
+    func nulledAttributes(_ entity: EntityDescription) throws -> [NulledAttribute]
     /// Writes the history transaction with `counts` (per entity) when something changed; returns
     /// whether it did.
     func finish(metadata: TransactionMetadata, counts: [(String, ChangeCounts)]) throws -> Bool

@@ -1,6 +1,7 @@
 import Foundation
 import ImporterModel
 import ImporterStore
+import ImporterStoreSQL
 
 /// An import into PostgreSQL: per entity, batches are COPied into a temporary staging table (on a
 /// first load, straight into the entity table while no key repeats: `copyDirect`); the staged rows
@@ -274,6 +275,11 @@ final class PostgresImportTransaction: ImportTransaction {
             if row[0] == .text("delete") { counts.deleted = Int(n) }
         }
         return counts
+    }
+
+    func nulledAttributes(_ entity: EntityDescription) throws -> [NulledAttribute] {
+        try NulledAttributesSQL(entity: entity, dialect: PostgresDialect()).count(changeIDs: changeIDs[entity.name],
+                                                                                 on: PostgresExecutor(connection: store.connection))
     }
 
     func finish(metadata: TransactionMetadata, counts: [(String, ChangeCounts)]) throws -> Bool {

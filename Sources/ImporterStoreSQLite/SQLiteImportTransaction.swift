@@ -2,6 +2,7 @@ import CSQLite
 import Foundation
 import ImporterModel
 import ImporterStore
+import ImporterStoreSQL
 
 /// An import into SQLite: per entity, the bitmap of stored records written (duplicates, sync,
 /// unchanged counts: `SeenRecords`), the duplicate merger and one upserter per set of supplied
@@ -94,6 +95,10 @@ final class SQLiteImportTransaction: ImportTransaction {
         counts.duplicates = run.seen.duplicates
         counts.rekeyed = rekeyed[entity.name] ?? 0
         return counts
+    }
+
+    func nulledAttributes(_ entity: EntityDescription) throws -> [NulledAttribute] {
+        try NulledAttributesSQL(entity: entity, dialect: SQLiteDialect()).count(changeIDs: changeIDs[entity.name], on: SQLiteExecutor(store.connection))
     }
 
     func finish(metadata: TransactionMetadata, counts: [(String, ChangeCounts)]) throws -> Bool {

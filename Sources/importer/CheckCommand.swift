@@ -9,12 +9,14 @@ struct CheckCommand: ParsableCommand {
         discussion: """
             Reads and maps each FEED exactly as `run` would and prints, per feed, how many records \
             would be imported, which attributes the feed supplies, and every reject with its \
-            location. With --store (or $IMPORTER_STORE), the model is also checked against that \
-            store: a model the store would refuse is exit 78, as `run` would (nothing is written). \
-            Without it no store is opened.
+            location, and per field in how many records it was present, null and repeated. With \
+            --store (or $IMPORTER_STORE), the model is also checked against that store: a model the \
+            store would refuse is exit 78, as `run` would (nothing is written). A store that does \
+            not exist yet (a new cron setup) is checked as an empty one and is not created. \
+            Without --store no store is opened.
 
             Exits 0 when every feed reads and at most --max-rejects records are rejected, 65 \
-            otherwise (as `run` would), 66 when a feed or the store is missing.
+            otherwise (as `run` would), 66 when a feed is missing.
 
             Examples:
               importer check SampleData/fireball-2026.json
@@ -62,6 +64,13 @@ struct CheckCommand: ParsableCommand {
                 if format == .text {
                     output.write("\(check.source): \(check.records) record(s) of \(check.entity) (mapping \(check.feed), \(check.format.rawValue)): \(check.mapped) would be imported, \(check.rejected) rejected\n")
                     output.write("  supplies: \(check.supplied.joined(separator: ", "))\n")
+                    for field in check.fields {
+                        var line = "  field \(field.field): present in \(field.present), null in \(field.null)"
+                        if field.repeated > 0 { line += ", repeated in \(field.repeated)" }
+                        line += ", rejected in \(field.rejected) of \(check.records) record(s)"
+                        output.write(line + "\n")
+                    }
+                    for warning in check.warnings { output.write("  warning: \(warning)\n") }
                 } else {
                     json.endArray()
                     json.field("source", check.source)
@@ -72,6 +81,20 @@ struct CheckCommand: ParsableCommand {
                     json.field("mapped", check.mapped)
                     json.field("rejected", check.rejected)
                     json.field("supplies", strings: check.supplied)
+                    json.key("fields")
+                    json.beginArray()
+                    for field in check.fields {
+                        json.beginObject()
+                        json.field("field", field.field)
+                        json.field("attributes", strings: field.attributes)
+                        json.field("present", field.present)
+                        json.field("null", field.null)
+                        json.field("repeated", field.repeated)
+                        json.field("rejected", field.rejected)
+                        json.endObject()
+                    }
+                    json.endArray()
+                    json.field("warnings", strings: check.warnings)
                     json.endObject()
                 }
             }
@@ -82,23 +105,28 @@ struct CheckCommand: ParsableCommand {
     }
 
     /// The store line (text) or member (JSON), and the end of the JSON document.
-    private func writeStore(_ held: [(String, Int)]?, rejected: Int, json: inout JSONWriter, output: OutputSink) {
+    private func writeStore(_ state: StoreState?, rejected: Int, json: inout JSONWriter, output: OutputSink) {
         if format == .text {
-            if let held, let path = storePath {
+            switch (state, storePath) {
+            case (.held(let held)?, let path?):
                 output.write("store \(path): accepts the model (\(held.map { "\($0.0): \($0.1) records held" }.joined(separator: ", ")))\n")
+            case (.absent?, let path?):
+                output.write("store \(path): does not exist yet; checked as empty (the first run creates it)\n")
+            default: break
             }
             return
         }
         json.endArray()
         json.field("rejected", rejected)
         json.key("store")
-        if let held, let path = storePath {
+        if let state, let path = storePath {
             json.beginObject()
             json.field("path", path)
+            json.field("exists", { if case .absent = state { false } else { true } }())
             json.field("accepts_model", true)
             json.key("records")
             json.beginObject()
-            for (name, count) in held { json.field(name, count) }
+            if case .held(let held) = state { for (name, count) in held { json.field(name, count) } }
             json.endObject()
             json.endObject()
         } else {
@@ -106,6 +134,12 @@ struct CheckCommand: ParsableCommand {
         }
         json.endObject()
         output.write("\n")
+    }
+
+    /// What `check` found of the store: the records each entity holds, or that it does not exist yet.
+    enum StoreState {
+        case held([(String, Int)])
+        case absent
     }
 
     /// Thrown inside the store transaction to roll the model check back.
@@ -116,21 +150,26 @@ struct CheckCommand: ParsableCommand {
     /// Checks that the store at `path` accepts the model's entities that `inputs` write, exactly
     /// as `run` registers them (an incompatible model is `StoreError.incompatibleModel`), inside a
     /// write transaction that is always rolled back; returns the records each entity holds.
-    static func checkModel(_ model: Model, inputs: [FeedInput], againstStoreAt path: String, options: StoreOptions) throws -> [(String, Int)] {
+    static func checkModel(_ model: Model, inputs: [FeedInput], againstStoreAt path: String, options: StoreOptions) throws -> StoreState {
         var names: [String] = []
         for input in inputs where !names.contains(input.mapping.entity) { names.append(input.mapping.entity) }
         let entities = names.compactMap { model.entity(named: $0) }
         var storeOptions = options
         storeOptions.store = path
-        let store = try storeOptions.open(create: false)
+        let store: Store
+        do {
+            store = try storeOptions.open(create: false)
+        } catch StoreError.notFound {
+            return .absent
+        }
         do {
             try store.write {
                 try store.ensureEntities(entities)
                 throw Rollback(held: try entities.map { ($0.name, try store.backend.recordCount(of: $0)) })
             }
         } catch let rollback as Rollback {
-            return rollback.held
+            return .held(rollback.held)
         }
-        return []
+        return .held([])
     }
 }

@@ -178,8 +178,8 @@ struct ModelOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("A model file (YAML or JSON; see `importer model show`). Default: the built-in fireball model.", valueName: "file"), completion: .file(extensions: ["yaml", "yml", "json"]))
     var model: String?
 
-    @Option(name: .long, help: ArgumentHelp("The model's feed mapping to read the feeds with (default: the only one, or the one whose format matches the file's extension).", valueName: "name"))
-    var mapping: String?
+    @Option(name: .long, help: ArgumentHelp("The model's feed mapping to read the feeds with (default: the only one, or the one whose format matches the file's extension). Repeatable: every feed is then read by each mapping named, all in one transaction (the records and the people of one registry document).", valueName: "name"))
+    var mapping: [String] = []
 
     /// The former spelling of `--mapping`, still accepted.
     @Option(name: .customLong("feed"), help: .hidden)
@@ -189,7 +189,7 @@ struct ModelOptions: ParsableArguments {
     var feedFormat: FeedFormat?
 
     func validate() throws {
-        if mapping != nil && deprecatedMapping != nil { throw ValidationError("give --mapping (formerly --feed) once") }
+        if !mapping.isEmpty && deprecatedMapping != nil { throw ValidationError("give --mapping (formerly --feed), not both") }
     }
 
     func loadModel() throws -> Model {
@@ -202,8 +202,8 @@ struct ModelOptions: ParsableArguments {
     }
 
     func inputs(_ paths: [String], model: Model) throws -> [FeedInput] {
-        let selection = FeedSelection(model: model, feedName: mapping ?? deprecatedMapping, format: feedFormat)
-        return try paths.map { try selection.input(for: $0) }
+        let selection = FeedSelection(model: model, mappings: mapping + (deprecatedMapping.map { [$0] } ?? []), format: feedFormat)
+        return try paths.flatMap { try selection.inputs(for: $0) }
     }
 }
 

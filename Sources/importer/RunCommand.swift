@@ -46,6 +46,9 @@ struct RunCommand: ParsableCommand {
     @Option(name: .customLong("max-delete"), help: ArgumentHelp("With --sync, the most records of an entity it may delete: a count or a percentage of the stored records (default 50%; 100% allows all). A run over the bound is refused (exit 65) and writes nothing.", valueName: "N|P%"))
     var maxDelete: String = "50%"
 
+    @Option(name: .customLong("max-nulled"), help: ArgumentHelp("The most records of an entity on which the run may set one attribute from a value to null: a count or a percentage of the records holding a value for it (default 50%; 100% allows all). A run over the bound (a field the upstream dropped, a path that stopped matching) is refused (exit 65) and writes nothing.", valueName: "N|P%"))
+    var maxNulled: String = "50%"
+
     @OptionGroup(title: "Report options") var reports: ReportOutputOptions
 
     @Flag(name: .long, help: "Exit with 1 when nothing changed (like git diff --exit-code).")
@@ -72,6 +75,10 @@ struct RunCommand: ParsableCommand {
         if let author, author.isEmpty { throw ValidationError("--author must not be empty") }
         guard maxRejects >= 0 else { throw ValidationError("--max-rejects must be 0 or more") }
         guard DeleteBound(parsing: maxDelete) != nil else { throw ValidationError("--max-delete: '\(maxDelete)' is not a count or a percentage (e.g. 500 or 50%)") }
+        guard DeleteBound(parsing: maxNulled) != nil else { throw ValidationError("--max-nulled: '\(maxNulled)' is not a count or a percentage (e.g. 500 or 50%)") }
+        if modelOptions.mapping.count > 1 && feeds.contains("-") {
+            throw ValidationError("standard input (-) can be read by one --mapping only; save it to a file to read it with several")
+        }
     }
 
     func run() throws {
@@ -92,6 +99,7 @@ struct RunCommand: ParsableCommand {
             options.dryRun = dryRun
             options.allowEmpty = allowEmpty
             options.maxDelete = DeleteBound(parsing: maxDelete) ?? .percent(50)
+            options.maxNulled = DeleteBound(parsing: maxNulled) ?? .percent(50)
             let session = ImportSession(store: store, model: model, options: options)
             session.cancellation = InterruptHandler.current?.flag
             let logger = storeOptions.logging.makeLogger()

@@ -31,8 +31,13 @@ import Testing
         #expect(text.stdout.contains("store \(store): accepts the model (Fireball: 10 records held)"))
         let json = try #require(try importer(["check", "--store", store, "--format", "json", sample("fireball-2026.json")]).json as? [String: Any])
         #expect(((json["store"] as? [String: Any])?["records"] as? [String: Any])?["Fireball"] as? Int == 10)
+        // A store that does not exist yet (a new cron setup) is checked as empty, and not created.
         let missing = try importer(["check", "--store", directory.path("nope.sqlite"), sample("fireball-2026.json")])
-        #expect(missing.status == 66)
+        #expect(missing.status == 0, "\(missing.stderr)")
+        #expect(missing.stdout.contains("store \(directory.path("nope.sqlite")): does not exist yet; checked as empty"))
+        #expect(!FileManager.default.fileExists(atPath: directory.path("nope.sqlite")))
+        let missingJSON = try #require(try importer(["check", "--store", directory.path("nope.sqlite"), "--format", "json", sample("fireball-2026.json")]).json as? [String: Any])
+        #expect((missingJSON["store"] as? [String: Any])?["exists"] as? Bool == false)
         // The store is unchanged by a check.
         let digest = try sha256(store)
         _ = try importer(["check", "--store", store, sample("fireball-2026.json")])
@@ -46,7 +51,7 @@ import Testing
         #expect(help.contains("--mapping <name>"))
         #expect(!help.contains("--feed <"))
         let unknown = try importer(["check", "--mapping", "nope", sample("fireball-2024.json")])
-        #expect(unknown.status == 78, "\(unknown.stderr)")
+        #expect(unknown.status == 64, "\(unknown.stderr)")
         #expect(unknown.stderr.contains("unknown feed mapping 'nope' (the model has: fireball-api)"))
         let named = try importer(["check", "--mapping", "fireball-api", sample("fireball-2024.json")])
         #expect(named.status == 0, "\(named.stderr)")

@@ -4,10 +4,12 @@ import ImporterModel
 /// Reads JSON objects as records: the elements of an array (at the document's root, or at a JSON
 /// pointer such as `/data/items`), or one object per line (NDJSON).
 ///
-/// Fields are object keys (`energy`) or JSON pointers into the record (`/location/lat`); every
-/// requested field counts as supplied, and a field missing from a record reads as null. A value that
-/// is an object or array where a field is expected is a bad record (the mapper rejects it), not a
-/// bad file. Duplicate keys: the last one wins.
+/// Fields are object keys (`energy`) or JSON pointers into the record (RFC 6901: `/location/lat`,
+/// array elements by index `/geometry/coordinates/0`, `~1` for `/` and `~0` for `~` in keys). A
+/// field missing from a record is absent (told apart from an explicit null). An array of scalars
+/// where a field is expected gives the field several values, combined by its `repeated` rule; an
+/// object there is a bad record (the mapper rejects it), not a bad file. A key repeated within one
+/// object counts as another value of its field.
 public final class JSONRecordsReader: RecordReader {
     private let scanner: JSONScanner
     /// The pointer's reference tokens, unescaped; empty for the root.
@@ -211,14 +213,70 @@ public final class JSONRecordsReader: RecordReader {
                 try scanner.skipValue()
                 continue
             }
-            let byte = try scanner.peek()
-            if let slot = child.slot {
-                if try !scanner.scalar(into: &record, slot: slot) { try scanner.skipValue() }
-            } else if byte == UInt8(ascii: "{") {
-                try readObject(child, into: &record, depth: depth + 1)
-            } else {
-                try scanner.skipValue()
-            }
+            try readValue(child, into: &record, depth: depth)
         } while try scanner.separator(close: UInt8(ascii: "}"), context: "in an object")
     }
+
+    /// Reads the value a field tree node addresses: a field's value into its slot, or the objects
+    /// and arrays on the way to deeper fields.
+    private func readValue(_ node: FieldTree, into record: inout RawRecord, depth: Int) throws(ScanError) {
+        if let slot = node.slot, let value = try scanner.scalarSlot(into: &record) {
+            record.fill(slot, with: value)
+            return
+        }
+        switch try scanner.peek() {
+        case UInt8(ascii: "["):
+            try readArray(node, into: &record, depth: depth + 1)
+        case UInt8(ascii: "{"):
+            if let slot = node.slot { record.fill(slot, with: compositeSlot()) }
+            if node.children.isEmpty { try scanner.skipValue() } else { try readObject(node, into: &record, depth: depth + 1) }
+        default:
+            try scanner.skipValue()
+        }
+    }
+
+    /// Reads an array. Its elements are addressed by index (`/coordinates/0`, RFC 6901); when the
+    /// array itself is a field, each scalar element is one more value of it (combined by the
+    /// field's `repeated` rule), an element that is an object or array makes it composite, and an
+    /// empty array is one null (`[]` under `repeated: all`).
+    private func readArray(_ node: FieldTree, into record: inout RawRecord, depth: Int) throws(ScanError) {
+        guard depth < 64 else { throw scanner.syntaxError(expected: "nesting shallower than 64 levels") }
+        let location = compositeSlot()
+        try scanner.expect(UInt8(ascii: "["), "an array")
+        if try scanner.peek() == UInt8(ascii: "]") {
+            scanner.position += 1
+            if let slot = node.slot { record.fillEmpty(slot, line: location.line, column: location.column) }
+            return
+        }
+        var index = 0
+        repeat {
+            let child = node.children.isEmpty ? nil : node.children[Self.indexToken(index)]
+            if let slot = node.slot {
+                if let value = try scanner.scalarSlot(into: &record) {
+                    record.fill(slot, with: value)
+                    if let leaf = child?.slot { record.fill(leaf, with: value) }
+                } else {
+                    record.fill(slot, with: compositeSlot())
+                    if let child { try readValue(child, into: &record, depth: depth) } else { try scanner.skipValue(depth: depth) }
+                }
+            } else if let child {
+                try readValue(child, into: &record, depth: depth)
+            } else {
+                try scanner.skipValue(depth: depth)
+            }
+            index += 1
+        } while try scanner.separator(close: UInt8(ascii: "]"), context: "in an array")
+    }
+
+    /// A composite value's slot at the read position.
+    private func compositeSlot() -> RawSlot {
+        RawSlot(kind: .composite, line: Int32(truncatingIfNeeded: scanner.line), column: Int32(truncatingIfNeeded: scanner.currentColumn))
+    }
+
+    /// The reference token of array index `index` as bytes (`0`, `1`, … without leading zeros).
+    private static func indexToken(_ index: Int) -> [UInt8] {
+        index < indexTokens.count ? indexTokens[index] : Array(String(index).utf8)
+    }
+
+    private static let indexTokens: [[UInt8]] = (0..<64).map { Array(String($0).utf8) }
 }

@@ -262,6 +262,19 @@ final class JSONScanner {
     /// kind `.composite`, consumes nothing and returns false.
     @inline(__always)
     func scalar(into record: inout RawRecord, slot: Int) throws(ScanError) -> Bool {
+        guard var value = try scalarSlot(into: &record) else {
+            record.slots[slot] = RawSlot(kind: .composite, line: Int32(truncatingIfNeeded: line), column: Int32(truncatingIfNeeded: currentColumn))
+            return false
+        }
+        value.occurrences = 1
+        record.slots[slot] = value
+        return true
+    }
+
+    /// Reads a string, number, boolean or null, appending its bytes to `record.bytes`, and returns
+    /// the slot that locates it; nil, consuming nothing, for an object or array.
+    @inline(__always)
+    func scalarSlot(into record: inout RawRecord) throws(ScanError) -> RawSlot? {
         let byte = try peek()
         var s = RawSlot()
         s.line = Int32(truncatingIfNeeded: line)
@@ -274,15 +287,12 @@ final class JSONScanner {
         case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
             s.kind = try literal()
         case UInt8(ascii: "["), UInt8(ascii: "{"):
-            s.kind = .composite
-            record.slots[slot] = s
-            return false
+            return nil
         default:
             try number(into: &record.bytes)
             s.kind = .number
         }
         s.count = Int32(record.bytes.count) - s.start
-        record.slots[slot] = s
-        return true
+        return s
     }
 }

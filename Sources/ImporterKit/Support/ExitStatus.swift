@@ -85,8 +85,11 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
             case .noTransaction: return .usage
             }
         case let error as ModelError:
-            if case .unreadable = error { return .noInput }
-            return .storeUnusable
+            switch error {
+            case .unreadable: return .noInput
+            case .ambiguousMapping, .unknownFeed: return .usage
+            default: return .storeUnusable
+            }
         case is OutputError: return .ioError
         default: return .internalFailure
         }

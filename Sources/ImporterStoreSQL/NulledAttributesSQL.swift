@@ -1,0 +1,50 @@
+import ImporterModel
+import ImporterStore
+
+/// Counts, over one import's update changes of an entity (a range of change ids), how many
+/// records each optional attribute went from a value to null on, and how many records hold a
+/// value (one query over the range; a scan of the entity table only when something was nulled).
+public struct NulledAttributesSQL {
+    public let entity: EntityDescription
+    public let dialect: any SQLDialect
+
+    public init(entity: EntityDescription, dialect: any SQLDialect) {
+        self.entity = entity
+        self.dialect = dialect
+    }
+
+    private var optional: [AttributeDescription] { entity.attributes.filter(\.isOptional) }
+
+    /// `nulled` for the changes `changeIDs`, `holding` counted now.
+    public func count(changeIDs: ClosedRange<Int64>?, on executor: any SQLExecutor) throws -> [NulledAttribute] {
+        guard let changeIDs, !optional.isEmpty else { return [] }
+        let q = dialect.quoted
+        let sums = optional.map { "sum(CASE WHEN \(q($0.name)) IS NULL AND \(q("old." + $0.name)) IS NOT NULL THEN 1 ELSE 0 END)" }
+        let changes = "\(q("importer_change_" + entity.tableName))"
+        let nulledRow = try executor.rows("""
+            SELECT \(sums.joined(separator: ", ")) FROM \(changes)
+            WHERE "change_id" BETWEEN \(dialect.parameter(1)) AND \(dialect.parameter(2)) AND "type" = 'update'
+            """, [.integer(changeIDs.lowerBound), .integer(changeIDs.upperBound)]).first ?? []
+        let nulled = zip(optional, nulledRow).compactMap { attribute, value -> (AttributeDescription, Int)? in
+            guard let count = value.integerValue, count > 0 else { return nil }
+            return (attribute, count)
+        }
+        guard !nulled.isEmpty else { return [] }
+        let counts = try executor.rows("SELECT \(nulled.map { "count(\(q($0.0.name)))" }.joined(separator: ", ")) FROM \(q(entity.tableName))", []).first ?? []
+        return zip(nulled, counts).map { pair, held in
+            NulledAttribute(entity: entity.name, attribute: pair.0.name, nulled: pair.1, holding: pair.1 + (held.integerValue ?? 0))
+        }
+    }
+}
+
+extension Value {
+    /// The value as an integer (a whole real too: PostgreSQL sums come back as numerics).
+    var integerValue: Int? {
+        switch self {
+        case .integer(let n): Int(n)
+        case .real(let x) where x == x.rounded() && abs(x) < 9e18: Int(x)
+        case .text(let t): Int(t)
+        default: nil
+        }
+    }
+}

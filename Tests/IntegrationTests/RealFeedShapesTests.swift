@@ -1,0 +1,143 @@
+import Foundation
+import Testing
+
+/// Real feed shapes imported as a newcomer would, through the built binary: every stored value is
+/// checked against an independent reading of the fixture (Foundation's JSON parser).
+@Suite struct RealFeedShapesTests {
+    static let model = sample("models/usgs-geojson.yaml")
+
+    /// The fixture's features as the model should store them, keyed by event id.
+    static func expected(_ feed: String) throws -> [String: [String: Any]] {
+        let root = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: sample(feed)))) as? [String: Any])
+        let features = try #require(root["features"] as? [[String: Any]])
+        var result: [String: [String: Any]] = [:]
+        for feature in features {
+            let properties = try #require(feature["properties"] as? [String: Any])
+            let coordinates = try #require((feature["geometry"] as? [String: Any])?["coordinates"] as? [Double])
+            let id = try #require(feature["id"] as? String)
+            let url = try #require(properties["url"] as? String)
+            result[id] = [
+                "magnitude": properties["mag"] as Any, "place": properties["place"] as Any, "time_ms": properties["time"] as Any,
+                "longitude": coordinates[0], "latitude": coordinates[1], "depth": coordinates[2],
+                "felt": properties["felt"] ?? NSNull(),
+                "sources": ((properties["sources"] as? [String]) ?? []).joined(separator: ","),
+                "page_id": String(url.split(separator: "/").last ?? ""),
+            ]
+        }
+        return result
+    }
+
+    /// The entity's records as `export --format json` prints them, keyed by event id.
+    static func stored(_ store: String) throws -> [String: [String: Any]] {
+        let export = try importer(["export", "--store", store, "--entity", "Quake", "--format", "json"])
+        #expect(export.status == 0, "\(export.stderr)")
+        let records = try #require(export.json as? [[String: Any]], "\(export.stdout)")
+        var result: [String: [String: Any]] = [:]
+        for record in records { result[record["event_id"] as? String ?? ""] = record }
+        return result
+    }
+
+    static func same(_ a: Any?, _ b: Any?) -> Bool {
+        switch (a, b) {
+        case (nil, nil), (is NSNull, is NSNull), (nil, is NSNull), (is NSNull, nil): return true
+        case (let x as NSNumber, let y as NSNumber): return x.doubleValue == y.doubleValue
+        case (let x as String, let y as String): return x == y
+        default: return false
+        }
+    }
+
+    static func expectStored(_ store: String, equal feed: String, except: Set<String> = [], sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let expected = try Self.expected(feed)
+        let stored = try Self.stored(store)
+        #expect(Set(stored.keys) == Set(expected.keys), sourceLocation: sourceLocation)
+        for (id, values) in expected {
+            for (attribute, value) in values where !except.contains(attribute) {
+                #expect(same(stored[id]?[attribute], value), "\(id).\(attribute): stored \(String(describing: stored[id]?[attribute])), feed \(value)",
+                        sourceLocation: sourceLocation)
+            }
+        }
+    }
+
+    @Test func geoJSONStoresEveryCoordinateAndSyncCountsAgreeWithTheFeeds() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = directory.path("quakes.sqlite")
+        let first = try importer(["run", "--store", store, "--model", Self.model, "--format", "json", sample("geojson/usgs-day-1.geojson")])
+        #expect(first.status == 0, "\(first.stderr)")
+        try Self.expectStored(store, equal: "geojson/usgs-day-1.geojson")
+
+        // The counts an independent comparison of the two snapshots gives.
+        let before = try Self.expected("geojson/usgs-day-1.geojson"), after = try Self.expected("geojson/usgs-day-2.geojson")
+        let inserted = Set(after.keys).subtracting(before.keys).count
+        let deleted = Set(before.keys).subtracting(after.keys).count
+        let updated = Set(after.keys).intersection(before.keys).filter { id in
+            after[id]?.contains { key, value in !Self.same(before[id]?[key], value) } ?? false
+        }.count
+        let second = try importer(["run", "--store", store, "--model", Self.model, "--sync", "--format", "json", sample("geojson/usgs-day-2.geojson")])
+        #expect(second.status == 0, "\(second.stderr)")
+        let counts = try #require(((second.json as? [String: Any])?["entities"] as? [String: Any])?["Quake"] as? [String: Any], "\(second.stdout)")
+        #expect(counts["inserted"] as? Int == inserted)
+        #expect(counts["updated"] as? Int == updated)
+        #expect(counts["deleted"] as? Int == deleted)
+        try Self.expectStored(store, equal: "geojson/usgs-day-2.geojson")
+
+        // The coordinate revision reached history with its old and new values.
+        #expect(second.stdout.contains(#""longitude":{"old":-174.1023,"new":-174.1031}"#), "\(second.stdout)")
+        #expect(second.stdout.contains(#""depth":{"old":10,"new":12.5}"#), "\(second.stdout)")
+    }
+
+    @Test func aFieldAbsentFromEveryRecordIsNotSuppliedAndWarned() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = directory.path("quakes.sqlite")
+        #expect(try importer(["run", "--store", store, "--model", Self.model, sample("geojson/usgs-day-2.geojson")]).status == 0)
+        let run = try importer(["run", "--store", store, "--model", Self.model, "--format", "json", "--exit-code", sample("geojson/usgs-day-3-no-felt.geojson")])
+        #expect(run.status == 1, "nothing changed: \(run.stdout) \(run.stderr)")
+        let warnings = try #require((run.json as? [String: Any])?["warnings"] as? [String], "\(run.stdout)")
+        #expect(warnings.contains { $0.contains("field '/properties/felt' is absent from every record") && $0.contains("attribute felt") }, "\(warnings)")
+        #expect(run.stderr.contains("/properties/felt"), "logged too: \(run.stderr)")
+        try Self.expectStored(store, equal: "geojson/usgs-day-2.geojson")
+        let text = try importer(["run", "--store", store, "--model", Self.model, sample("geojson/usgs-day-3-no-felt.geojson")])
+        #expect(text.stdout.contains("absent from every record"), "\(text.stdout)")
+
+        // A field absent from some records only is null there (the upstream drops nulls).
+        let check = try importer(["check", "--model", Self.model, "--format", "json", sample("geojson/usgs-day-3-no-felt.geojson")])
+        #expect(check.status == 0)
+        let feeds = try #require((check.json as? [String: Any])?["feeds"] as? [[String: Any]])
+        let fields = try #require(feeds.first?["fields"] as? [[String: Any]])
+        let felt = try #require(fields.first { $0["field"] as? String == "/properties/felt" })
+        #expect(felt["present"] as? Int == 0)
+        #expect((feeds.first?["supplies"] as? [String])?.contains("felt") == false)
+        let magnitude = try #require(fields.first { $0["field"] as? String == "/properties/mag" })
+        #expect(magnitude["present"] as? Int == 6)
+    }
+
+    @Test func checkRunsBeforeTheStoreExistsAndCreatesNothing() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = directory.path("new.sqlite")
+        let check = try importer(["check", "--model", Self.model, sample("geojson/usgs-day-1.geojson")], environment: ["IMPORTER_STORE": store])
+        #expect(check.status == 0, "\(check.stdout) \(check.stderr)")
+        #expect(check.stdout.contains("does not exist yet"), "\(check.stdout)")
+        #expect(check.stdout.contains("field /geometry/coordinates/0: present in 6"), "\(check.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: store))
+    }
+
+    @Test func aFeedNullingAnAttributeOnMostRecordsIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = directory.path("quakes.sqlite")
+        #expect(try importer(["run", "--store", store, "--model", Self.model, sample("geojson/usgs-day-2.geojson")]).status == 0)
+        let historyBefore = try importer(["history", "--store", store, "--format", "ndjson"]).stdout
+        let storm = try importer(["run", "--store", store, "--model", Self.model, sample("geojson/usgs-day-4-felt-null.geojson")])
+        #expect(storm.status == 65, "\(storm.stdout) \(storm.stderr)")
+        #expect(storm.stderr.contains("Quake.felt to null on 3 of the 3 records holding a value"), "\(storm.stderr)")
+        #expect(storm.stderr.contains("--max-nulled"))
+        try Self.expectStored(store, equal: "geojson/usgs-day-2.geojson")
+        #expect(try importer(["history", "--store", store, "--format", "ndjson"]).stdout == historyBefore, "no transaction was recorded")
+        let allowed = try importer(["run", "--store", store, "--model", Self.model, "--max-nulled", "100%", "--format", "json",
+                                    sample("geojson/usgs-day-4-felt-null.geojson")])
+        #expect(allowed.status == 0, "\(allowed.stderr)")
+        try Self.expectStored(store, equal: "geojson/usgs-day-4-felt-null.geojson")
+    }
+}
