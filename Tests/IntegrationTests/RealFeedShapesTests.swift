@@ -1,10 +1,16 @@
 import Foundation
+import PostgresTestSupport
 import Testing
 
 /// Real feed shapes imported as a newcomer would, through the built binary: every stored value is
 /// checked against an independent reading of the fixture (Foundation's JSON parser).
 @Suite struct RealFeedShapesTests {
     static let model = sample("models/usgs-geojson.yaml")
+
+    /// A new, empty store of `backend` (`sqlite` in `directory`, or `postgres` in the tests' cluster).
+    static func newStore(_ backend: String, in directory: TemporaryDirectory) throws -> String {
+        backend == "postgres" ? try PostgresTestCluster.start().newStoreURL() : directory.path("quakes.sqlite")
+    }
 
     /// The fixture's features as the model should store them, keyed by event id.
     static func expected(_ feed: String) throws -> [String: [String: Any]] {
@@ -58,10 +64,10 @@ import Testing
         }
     }
 
-    @Test func geoJSONStoresEveryCoordinateAndSyncCountsAgreeWithTheFeeds() throws {
+    @Test(arguments: ["sqlite", "postgres"]) func geoJSONStoresEveryCoordinateAndSyncCountsAgreeWithTheFeeds(backend: String) throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
-        let store = directory.path("quakes.sqlite")
+        let store = try Self.newStore(backend, in: directory)
         let first = try importer(["run", "--store", store, "--model", Self.model, "--format", "json", sample("geojson/usgs-day-1.geojson")])
         #expect(first.status == 0, "\(first.stderr)")
         try Self.expectStored(store, equal: "geojson/usgs-day-1.geojson")
@@ -86,10 +92,10 @@ import Testing
         #expect(second.stdout.contains(#""depth":{"old":10,"new":12.5}"#), "\(second.stdout)")
     }
 
-    @Test func aFieldAbsentFromEveryRecordIsNotSuppliedAndWarned() throws {
+    @Test(arguments: ["sqlite", "postgres"]) func aFieldAbsentFromEveryRecordIsNotSuppliedAndWarned(backend: String) throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
-        let store = directory.path("quakes.sqlite")
+        let store = try Self.newStore(backend, in: directory)
         #expect(try importer(["run", "--store", store, "--model", Self.model, sample("geojson/usgs-day-2.geojson")]).status == 0)
         let run = try importer(["run", "--store", store, "--model", Self.model, "--format", "json", "--exit-code", sample("geojson/usgs-day-3-no-felt.geojson")])
         #expect(run.status == 1, "nothing changed: \(run.stdout) \(run.stderr)")
@@ -123,10 +129,10 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: store))
     }
 
-    @Test func aFeedNullingAnAttributeOnMostRecordsIsRefused() throws {
+    @Test(arguments: ["sqlite", "postgres"]) func aFeedNullingAnAttributeOnMostRecordsIsRefused(backend: String) throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
-        let store = directory.path("quakes.sqlite")
+        let store = try Self.newStore(backend, in: directory)
         #expect(try importer(["run", "--store", store, "--model", Self.model, sample("geojson/usgs-day-2.geojson")]).status == 0)
         let historyBefore = try importer(["history", "--store", store, "--format", "ndjson"]).stdout
         let storm = try importer(["run", "--store", store, "--model", Self.model, sample("geojson/usgs-day-4-felt-null.geojson")])
