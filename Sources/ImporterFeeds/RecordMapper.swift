@@ -296,7 +296,7 @@ public struct RecordMapper: Sendable {
         case .date, .datetime:
             let includeTime = plan.type == .datetime
             guard let value = batch.appendText({ details[plan.detail].dateFormat?.parse(start, count: count, includeTime: includeTime, into: &$0) ?? false }) else {
-                return "expected a \(plan.type.rawValue) in the format \(details[plan.detail].dateFormat?.pattern ?? "")"
+                return details[plan.detail].dateFormat?.rejection(start, count: count, includeTime: includeTime) ?? "expected a \(plan.type.rawValue)"
             }
             batch.append(value)
         case .boolean:

@@ -1,23 +1,50 @@
-/// A strftime-like pattern that parses dates and datetimes from feeds into canonical UTC text.
+/// How a feed's dates and datetimes are read, and their canonical stored UTC text.
 ///
-/// Directives: `%Y` (4-digit year), `%m`, `%d`, `%H`, `%M`, `%S` (2 digits each), `%%`; any other
-/// character must match literally. Values are range-checked (month lengths, leap years). The result
-/// is `YYYY-MM-DD` for dates and `YYYY-MM-DD hh:mm:ss` (UTC, shifted from the feed's zone) for
-/// datetimes, so text order is time order.
+/// A format is a named format or a strftime-like pattern:
+/// - `epoch-s`, `epoch-ms`, `epoch-us`: seconds, milliseconds or microseconds since 1970-01-01 UTC,
+///   an integer or decimal (JSON number or numeric string, sign and exponent allowed);
+/// - `iso8601`: `YYYY-MM-DD[Thh:mm[:ss[.f…]]][Z|±hh:mm|±hhmm|±hh]`, `T` or a space; a value without
+///   an offset is in the field's zone; the date alone is accepted for date attributes;
+/// - `rfc2822`: `[Fri, ]6 Mar 2020 17:42[:58] +0000`, zones ±hhmm, UT, UTC, GMT, Z and the US names
+///   (EST … PDT); 2-digit years are 1950-2049, 3-digit years add 1900;
+/// - a pattern: `%Y` (4-digit year), `%m`, `%d`, `%H`, `%M`, `%S` (2 digits each), `%f` (one or more
+///   fraction-of-second digits), `%z` (`Z`, ±hh:mm, ±hhmm or ±hh; overrides the field's zone), `%%`;
+///   any other character must match literally.
+///
+/// Values are range-checked (month lengths, leap years) and normalised to UTC. The stored text is
+/// `YYYY-MM-DD` for dates and `YYYY-MM-DD hh:mm:ss` for whole-second datetimes, with `.fff` for a
+/// whole number of milliseconds or `.ffffff` otherwise (digits beyond microseconds are truncated),
+/// so each instant has one text and text order is time order.
 public struct DateTimeFormat: Sendable, Equatable {
     enum Token: Sendable, Equatable {
-        case year, month, day, hour, minute, second
+        case year, month, day, hour, minute, second, fraction, offset
         case literal(UInt8)
     }
 
-    /// The pattern as written in the model.
+    enum Kind: Sendable, Equatable {
+        case pattern([Token])
+        /// A number of units of 10^-`exponent` seconds since 1970.
+        case epoch(exponent: Int)
+        case iso8601
+        case rfc2822
+    }
+
+    /// Why a value is not a date or datetime of the format.
+    public struct Failure: Error, Sendable, Equatable {
+        public let reason: String
+        init(_ reason: String) { self.reason = reason }
+    }
+
+    /// The format as written in the model (a name or a pattern).
     public let pattern: String
-    let tokens: [Token]
-    /// Seconds east of UTC for the feed's zone.
+    let kind: Kind
+    /// Seconds east of UTC for values that carry no offset.
     let offsetSeconds: Int
 
     public static let canonicalDateTime = "%Y-%m-%d %H:%M:%S"
     public static let canonicalDate = "%Y-%m-%d"
+    /// The named formats, in the order messages list them.
+    public static let names = ["epoch-s", "epoch-ms", "epoch-us", "iso8601", "rfc2822"]
 
     public init(pattern: String, timeZone: String = "UTC") throws(ModelError) {
         if let problem = Self.problem(with: pattern) { throw ModelError.invalid(problem) }
@@ -25,17 +52,39 @@ public struct DateTimeFormat: Sendable, Equatable {
             throw ModelError.invalid("time zone '\(timeZone)' is not UTC or ±hh:mm")
         }
         self.pattern = pattern
-        tokens = Self.tokenize(pattern) ?? []
+        kind = Self.named(pattern) ?? .pattern(Self.tokenize(pattern) ?? [])
         offsetSeconds = offset
     }
 
-    /// Why `pattern` is not a valid format, or nil.
-    public static func problem(with pattern: String) -> String? {
-        guard let tokens = tokenize(pattern) else {
-            return "format '\(pattern)' has an unknown directive (use %Y %m %d %H %M %S %%)"
+    static func named(_ name: String) -> Kind? {
+        switch name {
+        case "epoch-s": .epoch(exponent: 0)
+        case "epoch-ms": .epoch(exponent: 3)
+        case "epoch-us": .epoch(exponent: 6)
+        case "iso8601": .iso8601
+        case "rfc2822": .rfc2822
+        default: nil
         }
+    }
+
+    /// Why `pattern` is neither a named format nor a pattern that can parse, or nil.
+    public static func problem(with pattern: String) -> String? {
+        if named(pattern) != nil { return nil }
+        let known = "a named format (\(names.joined(separator: ", "))) or a pattern of %Y %m %d %H %M %S %f %z %%"
+        guard pattern.contains("%") else { return "format '\(pattern)' is unknown: give \(known)" }
+        guard let tokens = tokenize(pattern) else { return "format '\(pattern)' has an unknown directive: give \(known)" }
         guard tokens.contains(.year), tokens.contains(.month), tokens.contains(.day) else {
             return "format '\(pattern)' needs %Y, %m and %d"
+        }
+        let directives: [(Token, String)] = [(.year, "Y"), (.month, "m"), (.day, "d"), (.hour, "H"), (.minute, "M"), (.second, "S"), (.fraction, "f"), (.offset, "z")]
+        for (token, letter) in directives where tokens.filter({ $0 == token }).count > 1 {
+            return "format '\(pattern)' has %\(letter) more than once"
+        }
+        if tokens.contains(.fraction), !tokens.contains(.second) { return "format '\(pattern)' has %f (fraction of a second) without %S" }
+        for (token, next) in zip(tokens, tokens.dropFirst()) where token == .fraction || token == .offset {
+            if case .literal = next { continue }
+            if next == .offset && token == .fraction { continue }
+            return "format '\(pattern)' cannot be parsed: %\(token == .fraction ? "f" : "z") takes a variable number of digits, so it must not be followed directly by another number"
         }
         return nil
     }
@@ -52,6 +101,8 @@ public struct DateTimeFormat: Sendable, Equatable {
             case UInt8(ascii: "H"): tokens.append(.hour)
             case UInt8(ascii: "M"): tokens.append(.minute)
             case UInt8(ascii: "S"): tokens.append(.second)
+            case UInt8(ascii: "f"): tokens.append(.fraction)
+            case UInt8(ascii: "z"): tokens.append(.offset)
             case UInt8(ascii: "%"): tokens.append(.literal(UInt8(ascii: "%")))
             default: return nil
             }
@@ -71,72 +122,73 @@ public struct DateTimeFormat: Sendable, Equatable {
     }
 
     /// Parses `bytes` and appends the canonical text to `output`; returns false when the text does
-    /// not match the pattern or names an impossible date.
+    /// not match the format or names an impossible date (`output` is then unchanged).
     public func parse(_ base: UnsafePointer<UInt8>, count: Int, includeTime: Bool, into output: inout [UInt8]) -> Bool {
-        var index = 0
-        var year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0
-        @inline(__always) func digits(_ n: Int) -> Int? {
-            guard index + n <= count else { return nil }
-            var value = 0
-            for i in 0..<n {
-                let digit = base[index + i] &- 0x30
-                guard digit < 10 else { return nil }
-                value = value * 10 + Int(digit)
-            }
-            index += n
-            return value
-        }
-        for token in tokens {
-            switch token {
-            case .year: guard let v = digits(4) else { return false }; year = v
-            case .month: guard let v = digits(2) else { return false }; month = v
-            case .day: guard let v = digits(2) else { return false }; day = v
-            case .hour: guard let v = digits(2) else { return false }; hour = v
-            case .minute: guard let v = digits(2) else { return false }; minute = v
-            case .second: guard let v = digits(2) else { return false }; second = v
-            case .literal(let byte):
-                guard index < count, base[index] == byte else { return false }
-                index += 1
-            }
-        }
-        guard index == count, month >= 1, month <= 12, day >= 1, day <= Self.daysIn(month: month, year: year),
-              hour < 24, minute < 60, second < 60 else { return false }
-        if offsetSeconds != 0 {
-            var days = Self.daysFromCivil(year: year, month: month, day: day)
-            var seconds = hour * 3600 + minute * 60 + second - offsetSeconds
-            days += seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400
-            seconds -= (seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400) * 86400
-            (year, month, day) = Self.civilFromDays(days)
-            hour = seconds / 3600
-            minute = seconds % 3600 / 60
-            second = seconds % 60
-            guard year >= 0, year <= 9999 else { return false }
-        }
-        @inline(__always) func append(_ value: Int, width: Int) {
-            var divisor = 1
-            for _ in 1..<width { divisor *= 10 }
-            while divisor > 0 {
-                output.append(UInt8(0x30 + value / divisor % 10))
-                divisor /= 10
-            }
-        }
-        append(year, width: 4); output.append(UInt8(ascii: "-"))
-        append(month, width: 2); output.append(UInt8(ascii: "-"))
-        append(day, width: 2)
-        if includeTime {
-            output.append(UInt8(ascii: " "))
-            append(hour, width: 2); output.append(UInt8(ascii: ":"))
-            append(minute, width: 2); output.append(UInt8(ascii: ":"))
-            append(second, width: 2)
-        }
+        guard let time = try? utcTime(base, count: count, includeTime: includeTime) else { return false }
+        time.append(to: &output, includeTime: includeTime)
         return true
     }
 
+    /// Why `bytes` is not a value of the format, as a reject reason
+    /// (`expected a datetime in the format epoch-ms: 'soon' is not a number`).
+    public func rejection(_ base: UnsafePointer<UInt8>, count: Int, includeTime: Bool) -> String {
+        let expected = "expected a \(includeTime ? "datetime" : "date") in the format \(pattern)"
+        do throws(Failure) {
+            _ = try utcTime(base, count: count, includeTime: includeTime)
+            return expected
+        } catch {
+            return expected + ": " + error.reason
+        }
+    }
+
+    /// The value as a UTC date and time, or the reason it is not one.
+    func utcTime(_ base: UnsafePointer<UInt8>, count: Int, includeTime: Bool) throws(Failure) -> CivilTime {
+        var cursor = DateTimeCursor(base, count: count)
+        guard count > 0 else { throw Failure("the value is empty") }
+        switch kind {
+        case .pattern(let tokens):
+            return try Self.parsePattern(tokens, &cursor, defaultOffset: offsetSeconds)
+        case .epoch(let exponent):
+            return try Self.parseEpoch(&cursor, exponent: exponent)
+        case .iso8601:
+            return try Self.parseISO8601(&cursor, defaultOffset: offsetSeconds, includeTime: includeTime)
+        case .rfc2822:
+            return try Self.parseRFC2822(&cursor)
+        }
+    }
+
+    /// A value of a pattern, shifted to UTC.
+    static func parsePattern(_ tokens: [Token], _ cursor: inout DateTimeCursor, defaultOffset: Int) throws(Failure) -> CivilTime {
+        var time = CivilTime(year: 0, month: 0, day: 0)
+        var offset = defaultOffset
+        for token in tokens {
+            switch token {
+            case .year: time.year = try cursor.require(4, "year")
+            case .month: time.month = try cursor.require(2, "month")
+            case .day: time.day = try cursor.require(2, "day")
+            case .hour: time.hour = try cursor.require(2, "hour")
+            case .minute: time.minute = try cursor.require(2, "minute")
+            case .second: time.second = try cursor.require(2, "second")
+            case .fraction:
+                guard let micros = cursor.fraction() else { throw Failure("expected the digits of a fraction of a second at \(cursor.position)") }
+                time.microsecond = micros
+            case .offset:
+                guard let value = try cursor.offset() else { throw Failure("expected an offset (Z, ±hh:mm, ±hhmm or ±hh) at \(cursor.position)") }
+                offset = value
+            case .literal(let byte):
+                guard cursor.take(byte) else { throw Failure("expected '\(Character(Unicode.Scalar(byte)))' at \(cursor.position)") }
+            }
+        }
+        try cursor.requireEnd()
+        try time.validate()
+        return try time.utc(offsetSeconds: offset)
+    }
+
     /// Seconds since 1970-01-01 of a value as importer stores dates and datetimes (UTC text,
-    /// `YYYY-MM-DD` or `YYYY-MM-DD hh:mm:ss`); nil for any other text.
+    /// `YYYY-MM-DD` or `YYYY-MM-DD hh:mm:ss[.f…]`); nil for any other text.
     public static func secondsSinceEpoch(storedUTC text: String) -> Double? {
         let bytes = Array(text.utf8)
-        guard bytes.count == 10 || bytes.count == 19 else { return nil }
+        guard bytes.count == 10 || bytes.count == 19 || (bytes.count >= 21 && bytes.count <= 26 && bytes[19] == UInt8(ascii: ".")) else { return nil }
         func number(_ range: Range<Int>) -> Int? {
             var value = 0
             for index in range {
@@ -147,9 +199,15 @@ public struct DateTimeFormat: Sendable, Equatable {
         }
         guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10) else { return nil }
         var seconds = Double(daysFromCivil(year: year, month: month, day: day)) * 86400
-        if bytes.count == 19 {
+        if bytes.count >= 19 {
             guard let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19) else { return nil }
             seconds += Double(hour * 3600 + minute * 60 + second)
+        }
+        if bytes.count > 19 {
+            guard let fraction = number(20..<bytes.count) else { return nil }
+            var scale = 1.0
+            for _ in 20..<bytes.count { scale *= 10 }
+            seconds += Double(fraction) / scale
         }
         return seconds
     }
@@ -157,16 +215,9 @@ public struct DateTimeFormat: Sendable, Equatable {
     /// The stored UTC text of a whole number of seconds since 1970 (`YYYY-MM-DD hh:mm:ss`, or the
     /// date alone): the inverse of `secondsSinceEpoch(storedUTC:)`.
     public static func storedUTC(secondsSinceEpoch seconds: Int, dateOnly: Bool) -> String {
-        let days = seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400
-        let (year, month, day) = civilFromDays(days)
-        func pad(_ value: Int, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
-        }
-        let date = "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))"
-        guard !dateOnly else { return date }
-        let second = seconds - days * 86400
-        return date + " \(pad(second / 3600, 2)):\(pad(second % 3600 / 60, 2)):\(pad(second % 60, 2))"
+        var output: [UInt8] = []
+        CivilTime(microsecondsSinceEpoch: seconds * 1_000_000).append(to: &output, includeTime: !dateOnly)
+        return String(decoding: output, as: UTF8.self)
     }
 
     static func daysIn(month: Int, year: Int) -> Int {

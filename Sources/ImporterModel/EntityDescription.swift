@@ -122,7 +122,7 @@ public struct EntityDescription: Sendable, Equatable, Codable {
             if stored.contains(derived.name) || !seen.insert(derived.name.lowercased()).inserted {
                 problems.append("entity \(name): derived attribute '\(derived.name)' has the name of another attribute")
             }
-            for problem in derived.expression.problems(attributes: stored) {
+            for problem in derived.expression.problems(types: Dictionary(attributes.map { ($0.name, $0.type) }, uniquingKeysWith: { first, _ in first })) {
                 problems.append("entity \(name): derived attribute '\(derived.name)': \(problem)")
             }
         }

@@ -62,26 +62,77 @@ public indirect enum Expression: Sendable, Equatable, Hashable, Codable {
         }
     }
 
-    /// Problems with the expression for an entity with these attribute names.
+    /// Problems with the expression for an entity with these attribute names (names and arities
+    /// only; `problems(types:)` also checks what the date functions read).
     public func problems(attributes known: Set<String>) -> [String] {
+        problems(known, types: nil)
+    }
+
+    /// Problems with the expression for an entity with these attributes and their types: unknown
+    /// attributes, wrong arities, and `year`, `month` or `date` of a value that is not a date or
+    /// datetime (`date(count)` would return digits, not a date).
+    public func problems(types: [String: AttributeType]) -> [String] {
+        problems(Set(types.keys), types: types)
+    }
+
+    private func problems(_ known: Set<String>, types: [String: AttributeType]?) -> [String] {
         switch self {
         case .attribute(let name):
             return known.contains(name) ? [] : ["unknown attribute '\(name)'"]
         case .literal:
             return []
         case .function(let function, let arguments):
-            var problems = arguments.flatMap { $0.problems(attributes: known) }
+            var problems = arguments.flatMap { $0.problems(known, types: types) }
             if !function.arity.contains(arguments.count) {
                 problems.append("\(function.rawValue)() takes \(function.arity.lowerBound == function.arity.upperBound ? "\(function.arity.lowerBound)" : "\(function.arity.lowerBound) to \(function.arity.upperBound)") argument(s), not \(arguments.count)")
             }
+            if let types, function.readsDate, let argument = arguments.first, let type = argument.type(in: types), type != .date, type != .datetime {
+                let what = if case .attribute(let name) = argument { "attribute '\(name)' is \(type.rawValue)" } else { "its argument is \(type.rawValue)" }
+                problems.append("\(function.rawValue)() reads a date or datetime, but \(what)")
+            }
             return problems
         case .binary(_, let lhs, let rhs):
-            return lhs.problems(attributes: known) + rhs.problems(attributes: known)
+            return lhs.problems(known, types: types) + rhs.problems(known, types: types)
         case .not(let e), .isNull(let e):
-            return e.problems(attributes: known)
+            return e.problems(known, types: types)
         case .when(let branches, let otherwise):
-            return branches.flatMap { $0.condition.problems(attributes: known) + $0.value.problems(attributes: known) }
-                + (otherwise?.problems(attributes: known) ?? [])
+            return branches.flatMap { $0.condition.problems(known, types: types) + $0.value.problems(known, types: types) }
+                + (otherwise?.problems(known, types: types) ?? [])
         }
     }
+
+    /// The type of the expression's value for attributes of these types, when it can be told
+    /// (nil for NULL and unknown attributes).
+    public func type(in types: [String: AttributeType]) -> AttributeType? {
+        switch self {
+        case .attribute(let name): return types[name]
+        case .literal(.integer): return .integer
+        case .literal(.real): return .real
+        case .literal(.text): return .text
+        case .literal(.null): return nil
+        case .function(let function, let arguments):
+            switch function {
+            case .year, .month, .length: return .integer
+            case .date: return .date
+            case .lower, .upper: return .text
+            case .abs, .round, .floor: return arguments.first?.type(in: types)
+            case .coalesce: return arguments.lazy.compactMap { $0.type(in: types) }.first
+            }
+        case .binary(let op, let lhs, let rhs):
+            switch op {
+            case .concatenate: return .text
+            case .add, .subtract, .multiply, .divide:
+                return lhs.type(in: types) == .integer && rhs.type(in: types) == .integer && op != .divide ? .integer : .real
+            default: return .boolean
+            }
+        case .not, .isNull: return .boolean
+        case .when(let branches, let otherwise):
+            return (branches.map(\.value) + (otherwise.map { [$0] } ?? [])).lazy.compactMap { $0.type(in: types) }.first
+        }
+    }
+}
+
+extension Expression.Function {
+    /// Whether the function reads a date or datetime (stored `YYYY-MM-DD…` text).
+    var readsDate: Bool { self == .year || self == .month || self == .date }
 }
