@@ -23,7 +23,7 @@ import Testing
             let id = try #require(feature["id"] as? String)
             let url = try #require(properties["url"] as? String)
             result[id] = [
-                "magnitude": properties["mag"] as Any, "place": properties["place"] as Any, "time_ms": properties["time"] as Any,
+                "magnitude": properties["mag"] as Any, "place": properties["place"] as Any, "time": try Self.utcText(milliseconds: try #require(properties["time"] as? Int64)),
                 "longitude": coordinates[0], "latitude": coordinates[1], "depth": coordinates[2],
                 "felt": properties["felt"] ?? NSNull(),
                 "sources": ((properties["sources"] as? [String]) ?? []).joined(separator: ","),
@@ -31,6 +31,15 @@ import Testing
             ]
         }
         return result
+    }
+
+    /// Epoch milliseconds as stored datetime text, by Foundation (`2024-11-26 00:00:00.123`).
+    static func utcText(milliseconds: Int64) throws -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = milliseconds % 1000 == 0 ? "yyyy-MM-dd HH:mm:ss" : "yyyy-MM-dd HH:mm:ss.SSS"
+        return formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
     }
 
     /// The entity's records as `export --format json` prints them, keyed by event id.
