@@ -1,3 +1,5 @@
+import ImporterModel
+
 /// The kind of a raw field value as a reader found it, before any mapping.
 public enum RawKind: UInt8, Sendable {
     /// The feed does not have this field in this record.
