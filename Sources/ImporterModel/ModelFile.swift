@@ -9,8 +9,9 @@ import Yams
 /// bad expressions, and the model's own consistency checks (`Model.validate()`), placed at the
 /// entity, attribute, feed, field or view they concern.
 public enum ModelFile {
-    /// Reads and validates a model file.
-    public static func load(path: String) throws(ModelError) -> Model {
+    /// Reads and validates a model file. `checks` adds problems found by later stages (the feed
+    /// readers' paths: `FeedMappingProblems` in ImporterFeeds), located like `Model.validate()`'s.
+    public static func load(path: String, checks: (Model) -> [String] = { _ in [] }) throws(ModelError) -> Model {
         let text: String
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
@@ -18,11 +19,11 @@ public enum ModelFile {
             let reason = FileManager.default.fileExists(atPath: path) ? "not readable UTF-8 text, or permission denied" : "No such file or directory"
             throw ModelError.unreadable(path: path, reason: reason)
         }
-        return try parse(text, name: path)
+        return try parse(text, name: path, checks: checks)
     }
 
     /// Reads and validates a model from text; `name` is used in locations.
-    public static func parse(_ text: String, name: String) throws(ModelError) -> Model {
+    public static func parse(_ text: String, name: String, checks: (Model) -> [String] = { _ in [] }) throws(ModelError) -> Model {
         let root: Node?
         do {
             root = try Yams.compose(yaml: text)
@@ -36,7 +37,7 @@ public enum ModelFile {
         let model = reader.model(root)
         var problems = reader.problems
         if problems.isEmpty, let model {
-            problems = model.validate().map { reader.locate($0) }
+            problems = (model.validate() + checks(model)).map { reader.locate($0) }
         }
         guard problems.isEmpty, let model else { throw ModelError.problems(problems) }
         return model

@@ -198,7 +198,7 @@ struct ModelOptions: ParsableArguments {
 
     /// The model file at `path`, or the built-in fireball model without one.
     static func loadModel(path: String?) throws -> Model {
-        try path.map { try ModelFile.load(path: $0) } ?? FireballModel.model
+        try path.map { try ModelFile.load(path: $0, checks: FeedMappingProblems.problems) } ?? FireballModel.model
     }
 
     func inputs(_ paths: [String], model: Model) throws -> [FeedInput] {

@@ -66,14 +66,14 @@ struct ModelCommand: ParsableCommand {
         func run() throws {
             try runReportingErrors {
                 guard format == .json else {
-                    let model = try ModelFile.load(path: file)
+                    let model = try ModelFile.load(path: file, checks: FeedMappingProblems.problems)
                     print("\(file): valid: \(model.entities.count) entit\(model.entities.count == 1 ? "y" : "ies"), \(model.feeds.count) feed mapping(s), \(model.views.count) view(s)")
                     return .success
                 }
                 var model: Model?
                 var problems: [String] = []
                 do {
-                    model = try ModelFile.load(path: file)
+                    model = try ModelFile.load(path: file, checks: FeedMappingProblems.problems)
                 } catch ModelError.problems(let list) {
                     problems = list
                 }

@@ -3,6 +3,9 @@ import CLibXML2
 /// The requested fields as a tree of element steps below the record element (node 0), each node
 /// with the slots its element's text fills and the attribute fields it holds.
 ///
+/// Steps that differ only by their predicate (`xref`, `xref[2]`, `xref[@type='rfc']`) are distinct
+/// nodes: one element can be several nodes at once, and the reader keeps them all.
+///
 /// Flat arrays of plain values, so the per-node loop copies no array (no retain, no release).
 /// Names are interned in the reader's dictionary, where libxml2 keeps the names it parses, so
 /// matching with `xmlStrEqual` mostly compares pointers.
@@ -17,17 +20,38 @@ struct XMLFieldTree {
         }
     }
 
+    /// An element step with its predicate, interned.
+    struct Step {
+        var name: Name
+        /// The 1-based position among the elements of `name` under one parent; 0 for any.
+        var position: Int32 = 0
+        /// `[@attribute='value']`: the attribute and its value, or nil.
+        var attribute: Name?
+        var value: UnsafePointer<xmlChar>?
+
+        func same(as other: Step) -> Bool {
+            guard name.same(as: other.name), position == other.position else { return false }
+            switch (attribute, other.attribute) {
+            case (nil, nil): return true
+            case (let mine?, let theirs?): return mine.same(as: theirs) && xmlStrEqual(value, other.value) == 1
+            default: return false
+            }
+        }
+    }
+
     /// One element step: ranges into the flat arrays.
     struct Node {
         var children: Range<Int>
         /// Slots that receive the element's text.
         var textSlots: Range<Int>
         var attributes: Range<Int>
+        /// Some child has a position: entering this node's element restarts their counts.
+        var countsChildren: Bool
         var capturesText: Bool { !textSlots.isEmpty }
     }
 
     struct Child {
-        var name: Name
+        var step: Step
         var node: Int
     }
 
@@ -42,7 +66,7 @@ struct XMLFieldTree {
     private(set) var attributes: [Attribute] = []
 
     /// The tree of `fields`: each the element steps below the record, then an optional attribute.
-    init(fields: [(elements: [Name], attribute: Name?)] = []) {
+    init(fields: [(elements: [Step], attribute: Name?)] = []) {
         struct Building {
             var children: [Child] = []
             var textSlots: [Int] = []
@@ -51,12 +75,12 @@ struct XMLFieldTree {
         var building = [Building()]
         for (slot, field) in fields.enumerated() {
             var node = 0
-            for name in field.elements {
-                if let existing = building[node].children.first(where: { $0.name.same(as: name) }) {
+            for step in field.elements {
+                if let existing = building[node].children.first(where: { $0.step.same(as: step) }) {
                     node = existing.node
                 } else {
                     building.append(Building())
-                    building[node].children.append(Child(name: name, node: building.count - 1))
+                    building[node].children.append(Child(step: step, node: building.count - 1))
                     node = building.count - 1
                 }
             }
@@ -69,7 +93,8 @@ struct XMLFieldTree {
         for node in building {
             nodes.append(Node(children: children.count..<children.count + node.children.count,
                               textSlots: textSlots.count..<textSlots.count + node.textSlots.count,
-                              attributes: attributes.count..<attributes.count + node.attributes.count))
+                              attributes: attributes.count..<attributes.count + node.attributes.count,
+                              countsChildren: node.children.contains { $0.step.position > 0 }))
             children += node.children
             textSlots += node.textSlots
             attributes += node.attributes

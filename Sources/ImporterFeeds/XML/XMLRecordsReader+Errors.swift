@@ -76,6 +76,26 @@ extension XMLRecordsReader {
         return interned
     }
 
+    /// A field address with its names and predicate values interned.
+    func intern(_ address: (elements: [XMLStep], attribute: XMLName?)) throws(FeedError) -> (elements: [XMLFieldTree.Step], attribute: XMLFieldTree.Name?) {
+        var elements: [XMLFieldTree.Step] = []
+        for step in address.elements {
+            var interned = XMLFieldTree.Step(name: try intern(step.name))
+            switch step.predicate {
+            case .position(let position)?:
+                interned.position = Int32(clamping: position)
+            case .attribute(let name, let value)?:
+                interned.attribute = try intern(name)
+                guard let value = Self.intern(value, in: reader) else { throw Self.outOfMemory(sourceName) }
+                interned.value = value
+            case nil:
+                break
+            }
+            elements.append(interned)
+        }
+        return (elements, try address.attribute.map { name throws(FeedError) in try intern(name) })
+    }
+
     static func outOfMemory(_ sourceName: String) -> FeedError {
         .unreadable(path: sourceName, reason: "libxml2 is out of memory")
     }

@@ -8,14 +8,18 @@ import ImporterModel
 /// ever built or expanded.
 ///
 /// Records are the elements at `mapping.records` (`/fireballs/fireball`, required), with the
-/// namespace prefixes of `mapping.namespaces` (see `XMLPath`: an unprefixed step matches an
-/// element in no namespace). A field is a child element of the record (`date`), a nested one
-/// (`location/lat`), or an attribute of the record or of such an element (`@date`,
+/// namespace prefixes of `mapping.namespaces` and the predeclared `default` (see `XMLPath`: an
+/// unprefixed step matches an element in no namespace). A records path that matches nothing in
+/// the document is an input error naming the root element and its namespace (`XMLRecordsSearch`),
+/// unless the records' parent element exists and is empty. A field is a child element of the
+/// record (`date`), a nested one (`location/lat`), one chosen among repeated ones (`xref[2]`,
+/// `category[@label='Magnitude']`), or an attribute of the record or of such an element (`@date`,
 /// `location/@lat`). Every requested field counts as supplied; a field missing from a record is
-/// absent (the mapper reads NULL). An element's value is the concatenation of its text and CDATA
-/// children, references decoded (`""` when empty); `xsi:nil="true"` makes it null, and child
-/// elements make it `.composite` (the mapper rejects the record). A field met twice in one record:
-/// the last one wins.
+/// absent. An element's value is the concatenation of its text and CDATA children, references
+/// decoded (`""` when empty, `<a/>` included); `xsi:nil="true"` makes it null, and child elements
+/// make it `.composite` (the mapper rejects the record). Every value goes through
+/// `RawRecord.fill`, so a field met several times in one record is combined by its
+/// `RepeatedValues` (rejected by default).
 ///
 /// Security: a DOCTYPE is refused before libxml2 parses it (`XMLPrologGuard`), and the parser runs
 /// with `parserOptions`: no network, no entity substitution, no DTD loading, defaulting or
@@ -49,7 +53,8 @@ public final class XMLRecordsReader: RecordReader {
 
     /// An open record or field element.
     private struct Frame {
-        var node: Int
+        /// The field-tree nodes the element is: `active[nodes]`.
+        var nodes: Range<Int>
         var start: Int32
         var line: Int32
         var column: Int32
@@ -61,7 +66,11 @@ public final class XMLRecordsReader: RecordReader {
     let input: XMLInput
     let reader: OpaquePointer
     private let namespaces: [String: String]
-    private let recordPath: [XMLFieldTree.Name]
+    private let recordsText: String
+    /// Interned by `open`, once the root element tells the default namespace.
+    private var recordPath: [XMLFieldTree.Name] = []
+    private var search: XMLRecordsSearch
+    private var rootLocation: (line: Int, column: Int) = (1, 1)
     private let xsiNamespace: UnsafePointer<xmlChar>
     private let nilName: UnsafePointer<xmlChar>
     private let maximumRecordSize: Int
@@ -69,6 +78,11 @@ public final class XMLRecordsReader: RecordReader {
     // accesses: no dynamic exclusivity checks (they cost ~10 % of the reading time).
     @exclusivity(unchecked) private var tree = XMLFieldTree()
     @exclusivity(unchecked) private var frames: [Frame] = []
+    /// The field-tree nodes of the open frames, each frame's after its parent's.
+    @exclusivity(unchecked) private var active: [Int] = []
+    /// Per child of the field tree with a position: the elements of its name seen so far under
+    /// the current element of its parent node.
+    @exclusivity(unchecked) private var counts: [Int32] = []
     private var finished = false
     /// The current node was read by `open` and is not handled yet.
     @exclusivity(unchecked) private var pending = false
@@ -95,7 +109,7 @@ public final class XMLRecordsReader: RecordReader {
         }
         let path: [XMLName]
         do throws(XMLPathError) {
-            path = try XMLPath.records(records, namespaces: mapping.namespaces)
+            path = try XMLPath.records(records, namespaces: XMLPath.namespaces(mapping.namespaces, documentDefault: nil))
         } catch {
             throw FeedError.shape(start, error.message)
         }
@@ -115,14 +129,13 @@ public final class XMLRecordsReader: RecordReader {
         }, context)
         namespaces = mapping.namespaces
         self.maximumRecordSize = min(maximumRecordSize, Int(Int32.max)) // slots hold 32-bit offsets
+        recordsText = records
+        search = XMLRecordsSearch(text: records, steps: path, declared: mapping.namespaces)
         // Before `self` is complete: intern through the reader directly.
-        let names = path.compactMap { Self.intern($0, in: reader) }
-        guard names.count == path.count,
-              let xsiNamespace = Self.intern(Self.xsiNamespace, in: reader), let nilName = Self.intern("nil", in: reader) else {
+        guard let xsiNamespace = Self.intern(Self.xsiNamespace, in: reader), let nilName = Self.intern("nil", in: reader) else {
             xmlFreeTextReader(reader)
             throw Self.outOfMemory(source.name)
         }
-        recordPath = names
         self.xsiNamespace = xsiNamespace
         self.nilName = nilName
     }
@@ -133,23 +146,28 @@ public final class XMLRecordsReader: RecordReader {
     public var progress: (read: Int, total: Int?) { (input.source.bytesRead, input.source.totalBytes) }
 
     public func open(requesting fields: [String]) throws(FeedError) -> FeedHeader {
-        var addresses: [(elements: [XMLFieldTree.Name], attribute: XMLFieldTree.Name?)] = []
-        for field in fields {
-            let address: (elements: [XMLName], attribute: XMLName?)
-            do throws(XMLPathError) {
-                address = try XMLPath.field(field, namespaces: namespaces)
-            } catch {
-                throw FeedError.shape(SourceLocation(source: sourceName, line: 1, column: 1), error.message)
-            }
-            var elements: [XMLFieldTree.Name] = []
-            for name in address.elements { elements.append(try intern(name)) }
-            addresses.append((elements, try address.attribute.map { name throws(FeedError) in try intern(name) }))
-        }
-        tree = XMLFieldTree(fields: addresses)
         // Read up to the root element, so that a refused, empty or malformed prolog fails here.
         while !pending, try advance() {
             if nodeType == NodeType.element { pending = true }
         }
+        let root = pending ? currentRoot() : nil
+        let namespaces = XMLPath.namespaces(self.namespaces, documentDefault: root?.defaultNamespace)
+        let path: [XMLName]
+        var addresses: [(elements: [XMLStep], attribute: XMLName?)] = []
+        do throws(XMLPathError) {
+            path = try XMLPath.records(recordsText, namespaces: namespaces)
+            for field in fields { addresses.append(try XMLPath.field(field, namespaces: namespaces)) }
+        } catch {
+            throw FeedError.shape(SourceLocation(source: sourceName, line: 1, column: 1), error.message)
+        }
+        recordPath = []
+        for name in path { recordPath.append(try intern(name)) }
+        search = XMLRecordsSearch(text: recordsText, steps: path, declared: self.namespaces)
+        search.root = root
+        var interned: [(elements: [XMLFieldTree.Step], attribute: XMLFieldTree.Name?)] = []
+        for address in addresses { interned.append(try intern(address)) }
+        tree = XMLFieldTree(fields: interned)
+        counts = Array(repeating: 0, count: tree.children.count)
         return FeedHeader(supplied: Array(repeating: true, count: fields.count))
     }
 
@@ -163,9 +181,11 @@ public final class XMLRecordsReader: RecordReader {
             let depth = Int(xmlTextReaderDepth(reader))
             if depth < matchedDepth { matchedDepth = depth }
             guard depth == matchedDepth, currentElementIs(recordPath[depth]) else {
+                if recordsRead == 0 && depth == matchedDepth && search.wants(depth: depth) { search.missed(currentName()) }
                 skip = true
                 continue
             }
+            search.matched(depth: depth)
             if depth == recordPath.count - 1 {
                 try readRecord(into: &record)
                 return true
@@ -173,7 +193,33 @@ public final class XMLRecordsReader: RecordReader {
             if xmlTextReaderIsEmptyElement(reader) != 1 { matchedDepth += 1 }
         }
         finished = true
+        if recordsRead == 0, let explanation = search.explanation() {
+            throw FeedError.shape(SourceLocation(source: sourceName, line: rootLocation.line, column: rootLocation.column), explanation)
+        }
         return false
+    }
+
+    /// The root element (the current node): its name, prefix and default namespace.
+    private func currentRoot() -> XMLRecordsSearch.Root {
+        rootLocation = elementPosition()
+        let name = currentName()
+        let prefix = xmlTextReaderConstPrefix(reader).map { String(cString: $0) }
+        var defaultNamespace = prefix == nil ? name.namespace : nil
+        if prefix != nil && xmlTextReaderHasAttributes(reader) == 1 {
+            while xmlTextReaderMoveToNextAttribute(reader) == 1 {
+                guard let attribute = xmlTextReaderConstName(reader), String(cString: attribute) == "xmlns" else { continue }
+                let uri = xmlTextReaderConstValue(reader).map { String(cString: $0) } ?? ""
+                defaultNamespace = uri.isEmpty ? nil : uri
+            }
+            xmlTextReaderMoveToElement(reader)
+        }
+        return XMLRecordsSearch.Root(name: name, prefix: prefix, defaultNamespace: defaultNamespace)
+    }
+
+    /// The current element's expanded name, as strings (for messages).
+    private func currentName() -> XMLName {
+        XMLName(namespace: xmlTextReaderConstNamespaceUri(reader).map { String(cString: $0) },
+                localName: xmlTextReaderConstLocalName(reader).map { String(cString: $0) } ?? "")
     }
 
     // MARK: - Records
@@ -187,7 +233,9 @@ public final class XMLRecordsReader: RecordReader {
         record.line = position.line
         record.column = position.column
         frames.removeAll(keepingCapacity: true)
-        try enter(0, into: &record)
+        active.removeAll(keepingCapacity: true)
+        active.append(0)
+        try enter(0..<1, into: &record)
         var skip = false
         while !frames.isEmpty {
             guard try advance(skippingSubtree: skip) else { throw failure() }
@@ -196,17 +244,18 @@ public final class XMLRecordsReader: RecordReader {
             case NodeType.element:
                 let parent = frames.count - 1
                 if frames[parent].captures { frames[parent].composite = true }
-                let child = matchingChild(of: frames[parent].node)
-                if child < 0 {
+                let first = active.count
+                matchChildren(of: frames[parent].nodes)
+                if active.count == first {
                     skip = true
                 } else {
-                    try enter(child, into: &record)
+                    try enter(first..<active.count, into: &record)
                 }
             case NodeType.text, NodeType.cdata, NodeType.whitespace, NodeType.significantWhitespace:
                 let frame = frames[frames.count - 1]
                 if frame.captures && !frame.composite { try appendValue(to: &record) }
             case NodeType.endElement:
-                finish(frames.removeLast(), into: &record)
+                close(frames.removeLast(), into: &record)
             default:
                 break
             }
@@ -214,25 +263,37 @@ public final class XMLRecordsReader: RecordReader {
         recordsRead += 1
     }
 
-    /// Starts the record or field element at the current node: reads its attribute fields and
-    /// `xsi:nil`, then opens its frame, or finishes it at once when it is empty.
-    private func enter(_ node: Int, into record: inout RawRecord) throws(FeedError) {
+    /// Starts the record or field element at the current node, which is the field-tree nodes
+    /// `active[nodes]`: restarts the position counts of their children, reads their attribute
+    /// fields and `xsi:nil`, then opens its frame, or closes it at once when it is empty.
+    private func enter(_ nodes: Range<Int>, into record: inout RawRecord) throws(FeedError) {
         let position = elementPosition()
-        let info = tree.nodes[node]
-        var frame = Frame(node: node, start: 0, line: Int32(truncatingIfNeeded: position.line),
-                          column: Int32(truncatingIfNeeded: position.column), captures: info.capturesText)
-        if (!info.attributes.isEmpty || frame.captures) && xmlTextReaderHasAttributes(reader) == 1 {
-            try readAttributes(info.attributes, frame: &frame, into: &record)
+        var captures = false
+        var readsAttributes = false
+        for index in nodes {
+            let info = tree.nodes[active[index]]
+            captures = captures || info.capturesText
+            readsAttributes = readsAttributes || !info.attributes.isEmpty
+            if info.countsChildren {
+                for child in info.children { counts[child] = 0 }
+            }
+        }
+        var frame = Frame(nodes: nodes, start: 0, line: Int32(truncatingIfNeeded: position.line),
+                          column: Int32(truncatingIfNeeded: position.column), captures: captures)
+        if (readsAttributes || captures) && xmlTextReaderHasAttributes(reader) == 1 {
+            try readAttributes(of: nodes, frame: &frame, into: &record)
         }
         frame.start = Int32(record.bytes.count)
         if xmlTextReaderIsEmptyElement(reader) == 1 {
-            finish(frame, into: &record)
+            close(frame, into: &record)
         } else {
             frames.append(frame)
         }
     }
 
-    private func readAttributes(_ attributes: Range<Int>, frame: inout Frame, into record: inout RawRecord) throws(FeedError) {
+    /// Fills the attribute fields of the nodes `active[nodes]` from the current element, and
+    /// notes its `xsi:nil`. Each value is appended to the record's bytes, then filled.
+    private func readAttributes(of nodes: Range<Int>, frame: inout Frame, into record: inout RawRecord) throws(FeedError) {
         defer { xmlTextReaderMoveToElement(reader) }
         while xmlTextReaderMoveToNextAttribute(reader) == 1 {
             let localName = xmlTextReaderConstLocalName(reader)
@@ -244,49 +305,75 @@ public final class XMLRecordsReader: RecordReader {
                 frame.isNil = ["true", "1"].contains(value.trimmingCharacters(in: .whitespacesAndNewlines))
                 continue
             }
-            for index in attributes {
-                let attribute = tree.attributes[index]
-                guard xmlStrEqual(localName, attribute.name.localName) == 1 else { continue }
+            for index in nodes {
+                for attributeIndex in tree.nodes[active[index]].attributes {
+                    let attribute = tree.attributes[attributeIndex]
+                    guard xmlStrEqual(localName, attribute.name.localName) == 1 else { continue }
+                    if !namespaceRead {
+                        namespace = xmlTextReaderConstNamespaceUri(reader)
+                        namespaceRead = true
+                    }
+                    guard xmlStrEqual(namespace, attribute.name.namespace) == 1 else { continue }
+                    let start = Int32(record.bytes.count)
+                    try appendValue(to: &record)
+                    record.fill(attribute.slot, with: RawSlot(kind: .string, start: start, count: Int32(record.bytes.count) - start,
+                                                              line: frame.line, column: frame.column))
+                }
+            }
+        }
+    }
+
+    /// Closes an element: its text (or null, or composite) fills the text slots of its nodes,
+    /// and its nodes leave `active`.
+    private func close(_ frame: Frame, into record: inout RawRecord) {
+        defer { active.removeLast(active.count - frame.nodes.lowerBound) }
+        guard frame.captures else { return }
+        let kind: RawKind = frame.isNil ? .null : frame.composite ? .composite : .string
+        let value = RawSlot(kind: kind, start: frame.start, count: Int32(record.bytes.count) - frame.start,
+                            line: frame.line, column: frame.column)
+        for index in frame.nodes {
+            for textIndex in tree.nodes[active[index]].textSlots { record.fill(tree.textSlots[textIndex], with: value) }
+        }
+    }
+
+    /// Appends to `active` the children of the nodes `active[nodes]` that the current element is:
+    /// its name, and its predicate (a position among the elements of its name under the parent
+    /// element, or an attribute's value).
+    @inline(__always)
+    private func matchChildren(of nodes: Range<Int>) {
+        var localName: UnsafePointer<xmlChar>?
+        var namespace: UnsafePointer<xmlChar>?
+        var namespaceRead = false
+        for index in nodes {
+            for childIndex in tree.nodes[active[index]].children {
+                let child = tree.children[childIndex]
+                if localName == nil { localName = xmlTextReaderConstLocalName(reader) }
+                guard xmlStrEqual(localName, child.step.name.localName) == 1 else { continue }
                 if !namespaceRead {
                     namespace = xmlTextReaderConstNamespaceUri(reader)
                     namespaceRead = true
                 }
-                guard xmlStrEqual(namespace, attribute.name.namespace) == 1 else { continue }
-                let start = Int32(record.bytes.count)
-                try appendValue(to: &record)
-                record.slots[attribute.slot] = RawSlot(kind: .string, start: start, count: Int32(record.bytes.count) - start,
-                                                       line: frame.line, column: frame.column)
+                guard xmlStrEqual(namespace, child.step.name.namespace) == 1 else { continue }
+                if child.step.position > 0 {
+                    counts[childIndex] += 1
+                    guard counts[childIndex] == child.step.position else { continue }
+                }
+                if let attribute = child.step.attribute, !currentElementHas(attribute, value: child.step.value) { continue }
+                active.append(child.node)
             }
         }
     }
 
-    /// Closes a field element: its text (or null, or composite) goes to its slots.
-    private func finish(_ frame: Frame, into record: inout RawRecord) {
-        guard frame.captures else { return }
-        let kind: RawKind = frame.isNil ? .null : frame.composite ? .composite : .string
-        let slot = RawSlot(kind: kind, start: frame.start, count: Int32(record.bytes.count) - frame.start,
-                           line: frame.line, column: frame.column)
-        for index in tree.nodes[frame.node].textSlots { record.slots[tree.textSlots[index]] = slot }
-    }
-
-    /// The child of `node` in the field tree that the current element is, or -1.
-    @inline(__always)
-    private func matchingChild(of node: Int) -> Int {
-        let children = tree.nodes[node].children
-        guard !children.isEmpty else { return -1 }
-        let localName = xmlTextReaderConstLocalName(reader)
-        var namespace: UnsafePointer<xmlChar>?
-        var namespaceRead = false
-        for index in children {
-            let child = tree.children[index]
-            guard xmlStrEqual(localName, child.name.localName) == 1 else { continue }
-            if !namespaceRead {
-                namespace = xmlTextReaderConstNamespaceUri(reader)
-                namespaceRead = true
+    /// Whether the current element has the attribute `name` with exactly `value`.
+    private func currentElementHas(_ name: XMLFieldTree.Name, value: UnsafePointer<xmlChar>?) -> Bool {
+        defer { xmlTextReaderMoveToElement(reader) }
+        while xmlTextReaderMoveToNextAttribute(reader) == 1 {
+            if xmlStrEqual(xmlTextReaderConstLocalName(reader), name.localName) == 1
+                && xmlStrEqual(xmlTextReaderConstNamespaceUri(reader), name.namespace) == 1 {
+                return xmlStrEqual(xmlTextReaderConstValue(reader), value) == 1
             }
-            if xmlStrEqual(namespace, child.name.namespace) == 1 { return child.node }
         }
-        return -1
+        return false
     }
 
     @inline(__always)

@@ -416,7 +416,7 @@ private func storeBytes(_ storePath: String) -> String {
         #expect(rows.map { $0.values[0] } == [.string("1"), .string("2"), .string("3"), .string("5")])
         #expect(rows[0].values == [
             .string("1"), .string("xA"), .string("a <b> & c tail & ☺ <"), .string("18.0"), .string("no namespace"), .string("122.9"),
-            .string(" 26 "), .string(""), .string(""), .null, .composite, .string("abc"), .string("2"), nil, nil, .composite,
+            .string(" 26 "), .string(""), .string(""), .null, .composite, .string("abc"), .string("1"), nil, nil, .composite,
             .string("en"),
         ])
         #expect(rows[1].values == [.string("2")] + Array(repeating: nil, count: fields.count - 1))
@@ -429,8 +429,14 @@ private func storeBytes(_ storePath: String) -> String {
 
     @Test func recordsAtTheRootAndPathsThatMatchNothing() throws {
         #expect(try readXML("<r a=\"1\"><v>x</v></r>", mapping: xmlMapping("/r"), fields: ["@a", "v"]).1.map(\.values) == [[.string("1"), .string("x")]])
+        // The records' parent exists and holds none: an empty feed. No root match: an input error.
         #expect(try readXML("<r><f/></r>", mapping: xmlMapping("/r/g"), fields: ["v"]).1.isEmpty)
-        #expect(try readXML("<r><f/></r>", mapping: xmlMapping("/other/f"), fields: ["v"]).1.isEmpty)
+        guard case .shape(let location, let message)? = feedError({ _ = try readXML("<r><f/></r>", mapping: xmlMapping("/other/f"), fields: ["v"]) }) else {
+            Issue.record("expected a shape error")
+            return
+        }
+        #expect(location.line == 1)
+        #expect(message.contains("records '/other/f' matches no element: the root element is r (no namespace)"), "\(message)")
         // Matching nothing still reads the whole document: it must be well-formed.
         #expect(feedError { _ = try readXML("<r><f></r>", mapping: xmlMapping("/other/f"), fields: ["v"]) }?.location?.line == 1)
     }

@@ -1,0 +1,52 @@
+import ImporterModel
+
+/// Problems with a model's feed mappings that only the feed readers can find: the paths and
+/// addresses of their formats. `importer model check` and every command that loads a model file
+/// report them beside `Model.validate()`'s (`ModelFile.load(path:checks:)`), so that a bad path is
+/// a model problem (78) found before any feed is read, not a feed error on the first run.
+public enum FeedMappingProblems {
+    /// Every problem, as `feed NAME: …` (`feed NAME: attribute 'A': …` for a field).
+    public static func problems(in model: Model) -> [String] {
+        model.feeds.flatMap { feed -> [String] in
+            switch feed.format {
+            case .xml: XMLPath.problems(in: feed)
+            default: []
+            }
+        }
+    }
+}
+
+extension XMLPath {
+    /// The problems of an `xml` mapping: its namespace prefixes, its records path, and every field
+    /// address (a sign's too): undeclared prefixes, bad predicates, attributes mid-path.
+    static func problems(in feed: FeedMapping) -> [String] {
+        var problems: [String] = []
+        for prefix in feed.namespaces.keys.sorted() {
+            if !isNCName(Substring(prefix)) {
+                problems.append("feed \(feed.name): namespaces: '\(prefix)' is not a namespace prefix (an XML name without ':')")
+            } else if prefix == "xmlns" || (prefix == "xml" && feed.namespaces[prefix] != xmlNamespace) {
+                problems.append("feed \(feed.name): namespaces: the prefix '\(prefix)' is reserved by XML")
+            }
+        }
+        let scope = namespaces(feed.namespaces, documentDefault: nil)
+        if let records = feed.records, !records.isEmpty {
+            do throws(XMLPathError) {
+                _ = try self.records(records, namespaces: scope)
+            } catch {
+                problems.append("feed \(feed.name): \(error.message)")
+            }
+        } else {
+            problems.append("feed \(feed.name): an xml feed needs 'records', the path of its record elements (such as /fireballs/fireball)")
+        }
+        for field in feed.fields {
+            for address in [field.constant == nil ? field.field : nil, field.sign?.field].compactMap({ $0 }) {
+                do throws(XMLPathError) {
+                    _ = try self.field(address, namespaces: scope)
+                } catch {
+                    problems.append("feed \(feed.name): attribute '\(field.attribute)': \(error.message)")
+                }
+            }
+        }
+        return problems
+    }
+}
