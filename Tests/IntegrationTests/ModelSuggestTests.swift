@@ -1,0 +1,130 @@
+import Foundation
+import Testing
+
+/// `importer model suggest` end to end: the suggested model passes `model check`, imports its
+/// sample feeds with no reject, keyed and typed as the tests expect, and a later snapshot synced
+/// through it gives the counts computed by hand.
+@Suite struct ModelSuggestTests {
+    /// Whether the binary knows the datetime formats a suggestion writes (`epoch-ms`, `iso8601`).
+    static let datetimeFormats: Bool = {
+        guard let directory = try? TemporaryDirectory() else { return false }
+        defer { directory.cleanup() }
+        let model = """
+            entities: [{name: T, table: t, key: [at], tombstone: [at], attributes: [{name: at, type: datetime, required: true}]}]
+            feeds: [{name: t, entity: T, format: ndjson, fields: [{attribute: at, field: at, format: epoch-ms}]}]
+            """
+        guard let path = try? directory.write("t.yaml", model) else { return false }
+        return (try? importer(["model", "check", path]).status) == 0
+    }()
+
+    /// Whether JSON pointers reach into arrays (`/c/0`).
+    static let arrayPointers: Bool = {
+        guard let directory = try? TemporaryDirectory() else { return false }
+        defer { directory.cleanup() }
+        let model = """
+            entities: [{name: T, table: t, key: [k], tombstone: [k], attributes: [{name: k, type: integer, required: true}, {name: x, type: real}]}]
+            feeds: [{name: t, entity: T, format: ndjson, fields: [{attribute: k, field: k}, {attribute: x, field: /c/1}]}]
+            """
+        guard let modelPath = try? directory.write("t.yaml", model), let feed = try? directory.write("t.ndjson", #"{"k": 1, "c": [1.5, 2.5]}"# + "\n") else { return false }
+        let store = directory.path("t.sqlite")
+        guard (try? importer(["run", "--store", store, "--model", modelPath, feed]).status) == 0 else { return false }
+        return (try? importer(["query", "--store", store, "--format", "csv", "SELECT x FROM t"]).stdout)?.contains("2.5") == true
+    }()
+
+    /// Suggests a model for `feeds` into `directory`, checks it and imports the first feed with it.
+    private func suggestAndImport(_ feeds: [String], in directory: TemporaryDirectory, extra: [String] = []) throws -> (model: String, store: String, yaml: String) {
+        let suggest = try importer(["model", "suggest"] + extra + feeds.map { sample("suggest/\($0)") })
+        #expect(suggest.status == 0, "\(suggest.stderr)")
+        let model = try directory.write("suggested.yaml", suggest.stdout)
+        let check = try importer(["model", "check", model])
+        #expect(check.status == 0, "\(check.stdout)\(check.stderr)\n\(suggest.stdout)")
+        let store = directory.path("s.sqlite")
+        let run = try importer(["run", "--store", store, "--model", model, "--format", "json"] + extra.filter { $0 != "--sample" } + [sample("suggest/\(feeds[0])")])
+        #expect(run.status == 0, "\(run.stderr)\n\(suggest.stdout)")
+        let totals = (run.json as? [String: Any])?["totals"] as? [String: Any]
+        #expect(totals?["rejected"] as? Int == 0, "\(run.stdout)")
+        return (model, store, suggest.stdout)
+    }
+
+    private func query(_ store: String, _ sql: String) throws -> String {
+        let result = try importer(["query", "--store", store, "--format", "csv", sql])
+        #expect(result.status == 0, "\(result.stderr)")
+        return result.stdout
+    }
+
+    @Test(.enabled(if: datetimeFormats && arrayPointers, "needs epoch-ms datetimes and array-index JSON pointers"))
+    func geoJSONImportsKeyedOnTheFeatureIdAndSyncsTheNextSnapshot() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let (model, store, yaml) = try suggestAndImport(["quakes-day1.geojson", "quakes-day2.geojson"], in: directory)
+        #expect(yaml.contains("key: [feature_id]"))
+        #expect(try query(store, "SELECT count(*) AS n FROM quakes_day1") == "n\n5\n")
+        let row = try query(store, "SELECT feature_id, time, coordinates_0, coordinates_1, coordinates_2, mag FROM quakes_day1 WHERE feature_id = 'us7000abcd'")
+        #expect(row.contains("us7000abcd,2020-03-06 17:42:58"), "\(row)")
+        #expect(row.contains(",-155.2,19.4,10.5,4.5"), "\(row)")
+        // Day 2: ci39012345 gone; us7000abcd re-measured, us7000abce moved; two new events.
+        let sync = try importer(["run", "--store", store, "--model", model, "--sync", "--format", "json", sample("suggest/quakes-day2.geojson")])
+        #expect(sync.status == 0, "\(sync.stderr)")
+        let totals = try #require((sync.json as? [String: Any])?["totals"] as? [String: Any])
+        #expect(totals["inserted"] as? Int == 2)
+        #expect(totals["updated"] as? Int == 2)
+        #expect(totals["deleted"] as? Int == 1)
+        #expect(totals["rejected"] as? Int == 0)
+        #expect(try query(store, "SELECT coordinates_0 FROM quakes_day1 WHERE feature_id = 'us7000abce'").contains("178.15"))
+    }
+
+    @Test(.enabled(if: datetimeFormats, "needs epoch-ms and iso8601 datetimes"))
+    func ndjsonAndCSVImportWithTheirTimes() throws {
+        for (feed, table) in [("quakes.ndjson", "quakes"), ("quakes.csv", "quakes")] {
+            let directory = try TemporaryDirectory()
+            defer { directory.cleanup() }
+            let (_, store, _) = try suggestAndImport([feed], in: directory)
+            let row = try query(store, "SELECT time FROM \(table) WHERE source_id = 'us7000abcd'")
+            #expect(row.contains("2020-03-06 17:42:58"), "\(feed): \(row)")
+            #expect(try query(store, "SELECT count(*) AS n FROM \(table)") == "n\n5\n", "\(feed)")
+        }
+    }
+
+    @Test func namespacedXMLImportsWithRepeatedElementsKept() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let (_, store, yaml) = try suggestAndImport(["protocols.xml"], in: directory)
+        #expect(yaml.contains("records: /r:registry/r:registry/r:record"), "\(yaml)")
+        #expect(yaml.contains("key: [value]"))
+        let row = try query(store, "SELECT value, name, date, xref_data FROM protocols WHERE value = 2")
+        #expect(row.contains(#"2,IGMP,,"["rfc1112","Steve_Deering"]""#) || row.contains(#"2,IGMP,,"[""rfc1112"",""Steve_Deering""]""#), "\(row)")
+        #expect(try query(store, "SELECT date FROM protocols WHERE value = 6").contains("2021-02-01"))
+    }
+
+    @Test func theYAMLShowsSamplesAndNotesAndTheJSONIsTheSameModel() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let yaml = try importer(["model", "suggest", sample("suggest/quakes-day1.geojson")])
+        #expect(yaml.status == 0, "\(yaml.stderr)")
+        #expect(yaml.stdout.hasPrefix("# Suggested by importer model suggest from 5 record(s)"))
+        #expect(yaml.stdout.contains("field: /properties/time  # 1583516578620 = 2020-03-06 17:42:58.620 UTC"))
+        #expect(yaml.stdout.contains("field: /properties/place  # 10 km SSW of Volcano, Hawaii"))
+        let json = try importer(["model", "suggest", "--format", "json", sample("suggest/quakes-day1.geojson")])
+        #expect(json.status == 0)
+        let shown = try importer(["model", "show", "--format", "json", "--model", try directory.write("m.yaml", yaml.stdout)])
+        #expect(shown.stdout == json.stdout)
+    }
+
+    @Test func sampleSizeAndErrors() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let few = try importer(["model", "suggest", "--sample", "2", sample("suggest/quakes.csv")])
+        #expect(few.stdout.contains("from 2 record(s)"))
+        #expect(try importer(["model", "suggest", directory.path("missing.json")]).status == 66)
+        let broken = try directory.write("broken.json", "[{\"a\": 1}, {\"a\": ]")
+        let bad = try importer(["model", "suggest", broken])
+        #expect(bad.status == 65)
+        #expect(bad.stderr.contains("broken.json:1:"), "\(bad.stderr)")
+        let empty = try importer(["model", "suggest", try directory.write("empty.geojson", #"{"type": "FeatureCollection", "features": []}"#)])
+        #expect(empty.status == 65)
+        #expect(empty.stderr.contains("no array of objects"), "\(empty.stderr)")
+        #expect(try importer(["model", "suggest", try directory.write("feed.txt", "{}")]).status == 64)
+        let help = try importer(["model", "suggest", "--help"])
+        #expect(help.stdout.contains("importer model suggest all_day.geojson > quakes.yaml"))
+    }
+}
