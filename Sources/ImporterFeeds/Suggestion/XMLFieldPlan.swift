@@ -16,7 +16,9 @@ struct XMLFieldPlan {
         var maximumCount = 0
         /// Attributes (expanded names) whose values are distinct within every record and present on every element.
         var distinguishing: Set<String>?
-        var labels: [String: Set<String>] = [:]
+        /// Per attribute, per value: in how many records it was met.
+        var labels: [String: [String: Int]] = [:]
+        var records = 0
         var attributeNames: [XMLName] = []
         var hasText = false
         var hasChildren = false
@@ -29,10 +31,12 @@ struct XMLFieldPlan {
     init(records: [XMLSampleElement]) {
         for record in records { survey(record, prefix: "") }
         for (path, group) in groups where group.maximumCount > 1 {
+            // Labels name kinds of occurrence, so each recurs (in two records at least, given two).
             let candidates = group.attributeNames.filter { name in
-                group.distinguishing?.contains(name.description) == true
-                    && (group.labels[name.description]?.count ?? 0) <= Self.maximumLabels
-                    && group.labels[name.description]?.allSatisfy({ !($0.contains("'") && $0.contains("\"")) }) == true
+                guard group.distinguishing?.contains(name.description) == true, let labels = group.labels[name.description] else { return false }
+                return labels.count <= Self.maximumLabels && labels.allSatisfy { value, records in
+                    !(value.contains("'") && value.contains("\"")) && (records > 1 || group.records < 2)
+                }
             }
             let ranked = candidates.sorted { a, b in
                 let ra = Self.preferredLabels.firstIndex(of: a.localName) ?? Self.preferredLabels.count
@@ -49,6 +53,7 @@ struct XMLFieldPlan {
             let path = prefix + first.name.description
             var stats = groups[path] ?? Group()
             stats.maximumCount = max(stats.maximumCount, group.count)
+            stats.records += 1
             var here = Set<String>()
             for member in group {
                 stats.hasText = stats.hasText || member.hasText
@@ -64,7 +69,7 @@ struct XMLFieldPlan {
             for name in distinguishing {
                 let values = group.compactMap { member in member.attributes.first { $0.name.description == name }?.value }
                 if Set(values).count != values.count { distinguishing.remove(name) }
-                stats.labels[name, default: []].formUnion(values)
+                for value in Set(values) { stats.labels[name, default: [:]][value, default: 0] += 1 }
             }
             stats.distinguishing = distinguishing
             groups[path] = stats
