@@ -31,6 +31,21 @@ import Testing
         return (try? importer(["query", "--store", store, "--format", "csv", "SELECT x FROM t"]).stdout)?.contains("2.5") == true
     }()
 
+    /// Whether XML fields choose among repeated elements by an attribute (`c[@label='x']/@term`).
+    static let xmlPredicates: Bool = {
+        guard let directory = try? TemporaryDirectory() else { return false }
+        defer { directory.cleanup() }
+        let model = """
+            entities: [{name: T, table: t, key: [k], tombstone: [k], attributes: [{name: k, type: integer, required: true}, {name: m, type: text}]}]
+            feeds: [{name: t, entity: T, format: xml, records: /r/e, fields: [{attribute: k, field: k}, {attribute: m, field: "c[@label='M']/@term"}]}]
+            """
+        let feed = #"<r><e><k>1</k><c label="A" term="a"/><c label="M" term="m"/></e></r>"#
+        guard let modelPath = try? directory.write("t.yaml", model), let feedPath = try? directory.write("t.xml", feed) else { return false }
+        let store = directory.path("t.sqlite")
+        guard (try? importer(["run", "--store", store, "--model", modelPath, feedPath]).status) == 0 else { return false }
+        return (try? importer(["query", "--store", store, "--format", "csv", "SELECT m FROM t"]).stdout)?.contains("m") == true
+    }()
+
     /// Suggests a model for `feeds` into `directory`, checks it and imports the first feed with it.
     private func suggestAndImport(_ feeds: [String], in directory: TemporaryDirectory, extra: [String] = []) throws -> (model: String, store: String, yaml: String) {
         let suggest = try importer(["model", "suggest"] + extra + feeds.map { sample("suggest/\($0)") })
@@ -104,6 +119,17 @@ import Testing
             #expect(row.contains("rfc1112") && row.contains("Steve_Deering"), "\(row)")
         }
         #expect(try rows(store, "SELECT date FROM protocols WHERE value = 6").first?["date"] as? String == "2021-02-01")
+    }
+
+    @Test(.enabled(if: datetimeFormats && xmlPredicates, "needs iso8601 datetimes and XML predicates"))
+    func atomImportsKeyedOnTheEntryIdWithCategoriesByLabel() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let (_, store, yaml) = try suggestAndImport(["quakes.atom"], in: directory)
+        #expect(yaml.contains("key: [entry_id]"))
+        let row = try #require(try rows(store, "SELECT updated, magnitude, elev FROM quakes WHERE entry_id = 'urn:earthquake-usgs-gov:us:7000abcd'").first)
+        #expect(row["updated"] as? String == "2020-03-06 17:52:34.040", "\(row)")
+        #expect(row["magnitude"] as? String == "Magnitude 4" && row["elev"] as? Int == -10500, "\(row)")
     }
 
     @Test func theYAMLShowsSamplesAndNotesAndTheJSONIsTheSameModel() throws {
