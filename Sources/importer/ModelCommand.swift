@@ -14,7 +14,7 @@ struct ModelCommand: ParsableCommand {
               importer model show > fireball.yaml
               importer model check fireball.yaml
             """,
-        subcommands: [Show.self, Check.self]
+        subcommands: [Show.self, Check.self, ModelSuggestCommand.self]
     )
 
     struct Show: ParsableCommand {

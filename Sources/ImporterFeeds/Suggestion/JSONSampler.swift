@@ -1,0 +1,131 @@
+import ImporterModel
+
+/// Samples the records of a JSON document or an NDJSON feed, streaming through `JSONScanner`.
+///
+/// A JSON document's records are the first array of objects met in document order, descending
+/// into objects: the root when it is an array, `/features` for a GeoJSON FeatureCollection,
+/// `/data/items` when nested. Reading stops after `limit` records, so memory and time stay bounded
+/// by the sample, not by the feed (the rest of the document is not read, nor checked).
+final class JSONSampler {
+    private let scanner: JSONScanner
+    private let lines: Bool
+
+    init(source: ByteSource, lines: Bool) {
+        scanner = JSONScanner(source: source)
+        self.lines = lines
+    }
+
+    func sample(limit: Int) throws(FeedError) -> FeedSample {
+        var sample = FeedSample(format: lines ? .ndjson : .json)
+        if !lines {
+            let empty = try scanner.unit { () throws(ScanError) -> Bool in try scanner.peek() == 0 }
+            if empty { throw FeedError.shape(scanner.location(), "the feed is empty: no JSON document") }
+            guard let tokens = try findRecords() else {
+                throw FeedError.shape(SourceLocation(source: scanner.source.name, line: 1, column: 1),
+                                      "no array of objects (records) in the document: records must be JSON objects in an array")
+            }
+            sample.records = tokens.isEmpty ? nil : JSONRecordFlattener.pointer(tokens)
+            sample.recordNoun = tokens.last.map(Self.singular)
+        }
+        var skipped = Set<String>()
+        while sample.recordFields.count < limit, let members = try nextRecord(index: sample.recordFields.count) {
+            sample.recordFields.append(JSONRecordFlattener.fields(of: members, skipped: &skipped))
+        }
+        sample.skipped = skipped.sorted().map { "\($0): an array of objects or arrays (not mapped)" }
+        return sample
+    }
+
+    /// `features` → `feature`, `entries` → `entry`, `data` → `data`.
+    static func singular(_ word: String) -> String {
+        let lower = word.lowercased()
+        if lower.hasSuffix("ies"), lower.count > 4 { return String(lower.dropLast(3)) + "y" }
+        if lower.hasSuffix("s"), !lower.hasSuffix("ss"), lower.count > 3 { return String(lower.dropLast()) }
+        return lower
+    }
+
+    private enum Step { case end, skipped, records(String), object(String) }
+
+    /// Walks to the first array whose first element is an object, leaving the scanner after its
+    /// `[`; returns the array's reference tokens (empty for the root), nil when there is none.
+    private func findRecords() throws(FeedError) -> [String]? {
+        let root = try scanner.unit { () throws(ScanError) -> UInt8 in try scanner.peek() }
+        if root == UInt8(ascii: "[") {
+            try scanner.unit { () throws(ScanError) in try scanner.expect(UInt8(ascii: "["), "an array") }
+            return []
+        }
+        guard root == UInt8(ascii: "{") else {
+            throw FeedError.shape(scanner.location(), "the document is not an object or an array of records")
+        }
+        return try findRecords(inObjectAt: [])
+    }
+
+    private func findRecords(inObjectAt path: [String]) throws(FeedError) -> [String]? {
+        try scanner.unit { () throws(ScanError) in try scanner.expect(UInt8(ascii: "{"), "an object") }
+        var first = true
+        while true {
+            let step = try scanner.unit { () throws(ScanError) -> Step in
+                if try scanner.peek() == UInt8(ascii: "}") { scanner.position += 1; return .end }
+                if !first { try scanner.expect(UInt8(ascii: ","), "',' or '}' in an object") }
+                var key: [UInt8] = []
+                try scanner.string(into: &key)
+                try scanner.expect(UInt8(ascii: ":"), "':' after a key")
+                let name = String(decoding: key, as: UTF8.self)
+                switch try scanner.peek() {
+                case UInt8(ascii: "{"): return .object(name)
+                case UInt8(ascii: "["):
+                    let before = scanner.checkpoint
+                    scanner.position += 1
+                    if try scanner.peek() == UInt8(ascii: "{") { return .records(name) }
+                    scanner.restore(before)
+                    try scanner.skipValue()
+                    return .skipped
+                default:
+                    try scanner.skipValue()
+                    return .skipped
+                }
+            }
+            first = false
+            switch step {
+            case .end: return nil
+            case .skipped: continue
+            case .records(let name): return path + [name]
+            case .object(let name):
+                if let found = try findRecords(inObjectAt: path + [name]) { return found }
+            }
+        }
+    }
+
+    /// The next record's members, or nil at the end of the records.
+    private func nextRecord(index: Int) throws(FeedError) -> [(String, JSONSampleValue)]? {
+        try scanner.unit { () throws(ScanError) -> [(String, JSONSampleValue)]? in
+            let byte = try scanner.peek()
+            if lines {
+                if byte == 0 { return nil }
+            } else {
+                if byte == UInt8(ascii: "]") { return nil }
+                if index > 0 { try scanner.expect(UInt8(ascii: ","), "',' or ']' after a record") }
+            }
+            guard try scanner.peek() == UInt8(ascii: "{") else {
+                throw ScanError.invalid(.shape(scanner.location(recordIndex: index), "record \(index) is not a JSON object"))
+            }
+            guard case .object(let members) = try scanner.sampleValue() else { return nil }
+            if lines { try endOfLine() }
+            return members
+        }
+    }
+
+    /// NDJSON: after a record, only spaces until the end of the line (or input).
+    private func endOfLine() throws(ScanError) {
+        while true {
+            guard scanner.position < scanner.count else {
+                if scanner.atEnd { return }
+                throw .needMore
+            }
+            switch scanner.storage[scanner.position] {
+            case 0x20, 0x09, 0x0D: scanner.position += 1
+            case 0x0A: return
+            default: throw scanner.syntaxError(expected: "the end of the line after a record (NDJSON has one object per line)")
+            }
+        }
+    }
+}

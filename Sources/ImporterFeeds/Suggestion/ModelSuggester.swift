@@ -1,0 +1,144 @@
+import ImporterModel
+
+/// A suggested model for sample feeds: one entity, one feed mapping, the notes a reader should see
+/// first, and a comment (the sample value) per mapped field.
+public struct ModelSuggestion: Sendable {
+    public var model: Model
+    /// What to check before trusting the model (the key's doubts, what was not mapped).
+    public var notes: [String]
+    /// Per field of the feed mapping, in order: its sample value and how often it was missing.
+    public var comments: [String]
+}
+
+/// Suggests a model that imports sample feeds without rejects: samples each feed (bounded), then
+/// one attribute per leaf field (`FieldProfile`), its type (`TypeEvidence`), a safe name
+/// (`AttributeNaming`), the key (`KeyChoice`) and a tombstone.
+public enum ModelSuggester {
+    public static let defaultSampleSize = 1000
+    static let tombstoneWords = ["title", "name", "place", "label", "summary", "code"]
+
+    /// Reads at most `limit` records of the feed at `path`, as `format` reads it.
+    public static func sample(path: String, format: FeedFormat, limit: Int) throws(FeedError) -> FeedSample {
+        switch format {
+        case .json, .nasaColumnar: return try JSONSampler(source: ByteSource(path: path), lines: false).sample(limit: limit)
+        case .ndjson: return try JSONSampler(source: ByteSource(path: path), lines: true).sample(limit: limit)
+        case .xml: return try XMLSampler(source: ByteSource(path: path)).sample(limit: limit)
+        case .csv: return try CSVSampler(path: path).sample(limit: limit)
+        }
+    }
+
+    /// The suggestion for feeds of one shape; `paths` (same order as `samples`) name the entity,
+    /// the mapping and the notes.
+    public static func suggest(_ samples: [FeedSample], paths: [String]) throws(FeedError) -> ModelSuggestion {
+        guard let first = samples.first, let firstPath = paths.first else {
+            throw FeedError.shape(SourceLocation(source: "-", line: 1, column: 1), "no feed to sample")
+        }
+        for (sample, path) in zip(samples, paths) {
+            let location = SourceLocation(source: path, line: 1, column: 1)
+            guard !sample.recordFields.isEmpty else {
+                throw FeedError.shape(location, "no records to learn from" + (sample.records.map { " (records at \($0) is empty)" } ?? "")
+                                      + ": give a sample that has records")
+            }
+            guard sample.format == first.format, sample.records == first.records else {
+                throw FeedError.shape(location, "its records (\(sample.format.rawValue) at \(sample.records ?? "the root")) are not those of \(firstPath) "
+                                      + "(\(first.format.rawValue) at \(first.records ?? "the root")): suggest a model for each shape on its own")
+            }
+        }
+        var (profiles, feeds) = profile(samples)
+        profiles = selected(profiles, geoJSON: first.format == .json && first.records == "/features")
+        let total = feeds.last?.upperBound ?? 0
+        let inferred = profiles.map { $0.isRepeated ? InferredType(type: .text) : $0.evidence.inferred(words: $0.words) }
+        var required = profiles.indices.map { index in
+            !profiles[index].isRepeated && (inferred[index].type == .text ? profiles[index].valued : profiles[index].filled) == total
+        }
+        let names = AttributeNaming.names(for: profiles.map { ($0.words, $0.shortWords) }, recordNoun: first.recordNoun)
+        var notes = ["Suggested by importer model suggest from \(total) record(s) of \(paths.joined(separator: ", ")).",
+                     "Check the names, the types and the key, then: importer model check FILE"]
+        let candidates = profiles.indices.map { index in
+            KeyChoice.Candidate(words: profiles[index].words, type: inferred[index].type, required: required[index],
+                                repeated: profiles[index].isRepeated, values: profiles[index].values)
+        }
+        guard let key = KeyChoice.choose(candidates, feeds: feeds) else {
+            throw FeedError.shape(SourceLocation(source: firstPath, line: 1, column: 1), "no field can be a key: every field repeats")
+        }
+        if let warning = key.warning { notes.append("WARNING: " + warning) }
+        for index in key.fields { required[index] = true }
+        notes += first.skipped
+        let keyNames = key.fields.map { names[$0] }
+        let (entityName, table) = AttributeNaming.entityNames(forPath: firstPath)
+        let entity = EntityDescription(
+            name: entityName, tableName: table,
+            attributes: profiles.indices.map { AttributeDescription(name: names[$0], type: inferred[$0].type, isOptional: !required[$0]) },
+            uniqueKey: keyNames, tombstoneAttributes: keyNames + tombstone(profiles, inferred, names, excluding: key.fields))
+        let fields = profiles.indices.map { index in
+            var field = FieldMapping(attribute: names[index], field: profiles[index].address, emptyIsNull: inferred[index].emptyIsNull,
+                                     format: inferred[index].format, timeZone: inferred[index].zone)
+            if profiles[index].isRepeated { field.repeated = .all }
+            return field
+        }
+        let mapping = FeedMapping(name: AttributeNaming.mappingName(forPath: firstPath), entity: entityName, format: first.format,
+                                  records: first.records, namespaces: first.namespaces, fields: fields)
+        let comments = profiles.indices.map { index in
+            SampleComment.text(for: profiles[index], inferred: inferred[index], repeated: profiles[index].isRepeated, records: total)
+        }
+        return ModelSuggestion(model: Model(entities: [entity], feeds: [mapping]), notes: notes, comments: comments)
+    }
+
+    /// A profile per field address, in the order fields were first met; each feed's record range.
+    static func profile(_ samples: [FeedSample]) -> ([FieldProfile], [Range<Int>]) {
+        var profiles: [FieldProfile] = []
+        var position: [String: Int] = [:]
+        var feeds: [Range<Int>] = []
+        var record = 0
+        for sample in samples {
+            let start = record
+            for fields in sample.recordFields {
+                for field in fields {
+                    let index = position[field.address] ?? {
+                        profiles.append(FieldProfile(field, order: profiles.count))
+                        position[field.address] = profiles.count - 1
+                        return profiles.count - 1
+                    }()
+                    profiles[index].observe(field, record: record)
+                }
+                record += 1
+            }
+            feeds.append(start..<record)
+        }
+        return (profiles, feeds)
+    }
+
+    /// The fields to map: a fixed-length array's index fields or else the whole array; not a
+    /// field that is only ever null where other records have an object; not GeoJSON's own
+    /// `"type": "Feature"`.
+    static func selected(_ profiles: [FieldProfile], geoJSON: Bool) -> [FieldProfile] {
+        var fixed = Set<String>()
+        var arrays = Set<String>()
+        for profile in profiles where profile.isArray {
+            arrays.insert(profile.address)
+            if profile.lengths.count == 1, let length = profile.lengths.first, (1...JSONRecordFlattener.maximumIndexedLength).contains(length) {
+                fixed.insert(profile.address)
+            }
+        }
+        let parents = Set(profiles.flatMap { profile in
+            profile.address.indices.filter { profile.address[$0] == "/" }.map { String(profile.address[..<$0]) }
+        })
+        return profiles.filter { profile in
+            if geoJSON && profile.address == "type" && Set(profile.values.values) == ["Feature"] { return false }
+            if profile.isArray { return !fixed.contains(profile.address) }
+            if let array = profile.arrayAddress { return fixed.contains(array) }
+            if profile.valued == 0 && (parents.contains(profile.address) || parents.contains("/" + profile.address)) { return false }
+            return true
+        }
+    }
+
+    /// Up to three identifying text attributes (title, name, place, …) besides the key.
+    static func tombstone(_ profiles: [FieldProfile], _ inferred: [InferredType], _ names: [String], excluding key: [Int]) -> [String] {
+        var chosen: [(Int, String)] = []
+        for index in profiles.indices where !key.contains(index) && inferred[index].type == .text && !profiles[index].isRepeated {
+            guard let last = NameWords.tokens(profiles[index].words).last, let rank = tombstoneWords.firstIndex(of: last) else { continue }
+            chosen.append((rank, names[index]))
+        }
+        return chosen.sorted { $0.0 < $1.0 }.prefix(3).map(\.1)
+    }
+}

@@ -1,0 +1,74 @@
+import ArgumentParser
+import Foundation
+import ImporterKit
+
+/// `importer model suggest`: a first model for sample feeds, to edit rather than write from scratch.
+struct ModelSuggestCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "suggest",
+        abstract: "Print a model that imports sample feeds: records path, typed attributes, key, tombstone.",
+        discussion: """
+            Reads at most --sample records of each FEED (JSON documents such as GeoJSON, NDJSON, \
+            XML with namespaces such as Atom, CSV; the format from the extension or --feed-format) \
+            and prints one entity and one feed mapping: an attribute per field with a safe name and \
+            an inferred type (integer, real, text, boolean, date, datetime from epoch seconds, \
+            milliseconds or microseconds, ISO 8601, RFC 2822 or YYYY-MM-DD hh:mm:ss), required when \
+            every sampled record has a value, a unique key (an id-like field first) and a tombstone. \
+            The YAML shows each field's sample value as a comment and notes what to check first. \
+            Several FEEDs of one shape (snapshots) are sampled together; the key must be unique \
+            within each. Exits 65 when a feed cannot be parsed or has no records, 66 when it \
+            cannot be read.
+
+            Examples:
+              importer model suggest all_day.geojson > quakes.yaml
+              importer model check quakes.yaml && importer run --model quakes.yaml all_day.geojson
+              importer model suggest feed.atom --feed-format xml --sample 200
+              importer model suggest day1.csv day2.csv --format json
+            """
+    )
+
+    @Argument(help: "Sample feeds of one shape.", completion: .file()) var feeds: [String]
+    @Option(name: .long, help: "yaml (with comments) or json.") var format: ModelCommand.Show.Format = .yaml
+    @Option(name: .customLong("feed-format"), help: ArgumentHelp("How to read the feeds: json, ndjson, xml or csv (default: from the extension).", valueName: "format"))
+    var feedFormat: FeedFormat?
+    @Option(name: .long, help: ArgumentHelp("The most records read from each feed.", valueName: "n")) var sample = ModelSuggester.defaultSampleSize
+
+    func validate() throws {
+        guard !feeds.isEmpty else { throw ValidationError("Give at least one sample FEED.") }
+        guard sample > 0 else { throw ValidationError("--sample must be at least 1.") }
+        if feedFormat == .nasaColumnar { throw ValidationError("--feed-format nasa-columnar: the built-in model reads it; give json, ndjson, xml or csv.") }
+        if feedFormat == nil {
+            for feed in feeds where Self.format(of: feed) == nil {
+                throw ValidationError("Cannot tell the format of \(feed) from its extension: give --feed-format json, ndjson, xml or csv.")
+            }
+        }
+    }
+
+    /// The format an extension suggests; `.geojson`, `.atom` and `.rss` too.
+    static func format(of path: String) -> FeedFormat? {
+        let lower = path.lowercased()
+        if lower.hasSuffix(".geojson") { return .json }
+        if lower.hasSuffix(".atom") || lower.hasSuffix(".rss") { return .xml }
+        return FeedFormat.guess(fromPath: path)
+    }
+
+    func run() throws {
+        try runReportingErrors {
+            var samples: [FeedSample] = []
+            for feed in feeds {
+                guard let format = feedFormat ?? Self.format(of: feed) else { return .usage }
+                samples.append(try ModelSuggester.sample(path: feed, format: format, limit: sample))
+            }
+            let suggestion = try ModelSuggester.suggest(samples, paths: feeds)
+            let output = OutputSink()
+            if format == .json {
+                for note in suggestion.notes.dropFirst(2) { FileHandle.standardError.write(Data("importer: note: \(note)\n".utf8)) }
+                output.write(ModelFile.json(suggestion.model))
+            } else {
+                output.write(SuggestionYAML.render(suggestion))
+            }
+            try output.flush()
+            return .success
+        }
+    }
+}

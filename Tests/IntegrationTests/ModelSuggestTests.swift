@@ -1,0 +1,176 @@
+import Foundation
+import Testing
+
+/// `importer model suggest` end to end: the suggested model passes `model check`, imports its
+/// sample feeds with no reject, keyed and typed as the tests expect, and a later snapshot synced
+/// through it gives the counts computed by hand.
+@Suite struct ModelSuggestTests {
+    /// Whether the binary knows the datetime formats a suggestion writes (`epoch-ms`, `iso8601`).
+    static let datetimeFormats: Bool = {
+        guard let directory = try? TemporaryDirectory() else { return false }
+        defer { directory.cleanup() }
+        let model = """
+            entities: [{name: T, table: t, key: [at], tombstone: [at], attributes: [{name: at, type: datetime, required: true}]}]
+            feeds: [{name: t, entity: T, format: ndjson, fields: [{attribute: at, field: at, format: epoch-ms}]}]
+            """
+        guard let path = try? directory.write("t.yaml", model) else { return false }
+        return (try? importer(["model", "check", path]).status) == 0
+    }()
+
+    /// Whether JSON pointers reach into arrays (`/c/0`).
+    static let arrayPointers: Bool = {
+        guard let directory = try? TemporaryDirectory() else { return false }
+        defer { directory.cleanup() }
+        let model = """
+            entities: [{name: T, table: t, key: [k], tombstone: [k], attributes: [{name: k, type: integer, required: true}, {name: x, type: real}]}]
+            feeds: [{name: t, entity: T, format: ndjson, fields: [{attribute: k, field: k}, {attribute: x, field: /c/1}]}]
+            """
+        guard let modelPath = try? directory.write("t.yaml", model), let feed = try? directory.write("t.ndjson", #"{"k": 1, "c": [1.5, 2.5]}"# + "\n") else { return false }
+        let store = directory.path("t.sqlite")
+        guard (try? importer(["run", "--store", store, "--model", modelPath, feed]).status) == 0 else { return false }
+        return (try? importer(["query", "--store", store, "--format", "csv", "SELECT x FROM t"]).stdout)?.contains("2.5") == true
+    }()
+
+    /// Whether XML fields choose among repeated elements by an attribute (`c[@label='x']/@term`).
+    static let xmlPredicates: Bool = {
+        guard let directory = try? TemporaryDirectory() else { return false }
+        defer { directory.cleanup() }
+        let model = """
+            entities: [{name: T, table: t, key: [k], tombstone: [k], attributes: [{name: k, type: integer, required: true}, {name: m, type: text}]}]
+            feeds: [{name: t, entity: T, format: xml, records: /r/e, fields: [{attribute: k, field: k}, {attribute: m, field: "c[@label='M']/@term"}]}]
+            """
+        let feed = #"<r><e><k>1</k><c label="A" term="a"/><c label="M" term="m"/></e></r>"#
+        guard let modelPath = try? directory.write("t.yaml", model), let feedPath = try? directory.write("t.xml", feed) else { return false }
+        let store = directory.path("t.sqlite")
+        guard (try? importer(["run", "--store", store, "--model", modelPath, feedPath]).status) == 0 else { return false }
+        return (try? importer(["query", "--store", store, "--format", "csv", "SELECT m FROM t"]).stdout)?.contains("m") == true
+    }()
+
+    /// Suggests a model for `feeds` into `directory`, checks it and imports the first feed with it.
+    private func suggestAndImport(_ feeds: [String], in directory: TemporaryDirectory, extra: [String] = []) throws -> (model: String, store: String, yaml: String) {
+        let suggest = try importer(["model", "suggest"] + extra + feeds.map { sample("suggest/\($0)") })
+        #expect(suggest.status == 0, "\(suggest.stderr)")
+        let model = try directory.write("suggested.yaml", suggest.stdout)
+        let check = try importer(["model", "check", model])
+        #expect(check.status == 0, "\(check.stdout)\(check.stderr)\n\(suggest.stdout)")
+        let store = directory.path("s.sqlite")
+        let run = try importer(["run", "--store", store, "--model", model, "--format", "json"] + extra.filter { $0 != "--sample" } + [sample("suggest/\(feeds[0])")])
+        #expect(run.status == 0, "\(run.stderr)\n\(suggest.stdout)")
+        let totals = (run.json as? [String: Any])?["totals"] as? [String: Any]
+        #expect(totals?["rejected"] as? Int == 0, "\(run.stdout)")
+        return (model, store, suggest.stdout)
+    }
+
+    /// The rows of `sql` as JSON objects.
+    private func rows(_ store: String, _ sql: String) throws -> [[String: Any]] {
+        let result = try importer(["query", "--store", store, "--format", "json", sql])
+        #expect(result.status == 0, "\(result.stderr)")
+        return result.json as? [[String: Any]] ?? []
+    }
+
+    private func count(_ store: String, _ table: String) throws -> Int? {
+        try rows(store, "SELECT count(*) AS n FROM \(table)").first?["n"] as? Int
+    }
+
+    @Test(.enabled(if: datetimeFormats && arrayPointers, "needs epoch-ms datetimes and array-index JSON pointers"))
+    func geoJSONImportsKeyedOnTheFeatureIdAndSyncsTheNextSnapshot() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let (model, store, yaml) = try suggestAndImport(["quakes-day1.geojson", "quakes-day2.geojson"], in: directory)
+        #expect(yaml.contains("key: [feature_id]"))
+        #expect(try count(store, "quakes_day1") == 5)
+        let row = try #require(try rows(store, "SELECT time, coordinates_0 AS x, coordinates_1 AS y, coordinates_2 AS z, mag FROM quakes_day1 WHERE feature_id = 'us7000abcd'").first)
+        #expect((row["time"] as? String)?.hasPrefix("2020-03-06 17:42:58") == true, "\(row)")
+        #expect(row["x"] as? Double == -155.2 && row["y"] as? Double == 19.4 && row["z"] as? Double == 10.5 && row["mag"] as? Double == 4.5, "\(row)")
+        // Day 2: ci39012345 gone; us7000abcd re-measured, us7000abce moved; two new events.
+        let sync = try importer(["run", "--store", store, "--model", model, "--sync", "--format", "json", sample("suggest/quakes-day2.geojson")])
+        #expect(sync.status == 0, "\(sync.stderr)")
+        let totals = try #require((sync.json as? [String: Any])?["totals"] as? [String: Any])
+        #expect(totals["inserted"] as? Int == 2)
+        #expect(totals["updated"] as? Int == 2)
+        #expect(totals["deleted"] as? Int == 1)
+        #expect(totals["rejected"] as? Int == 0)
+        #expect(try rows(store, "SELECT coordinates_0 AS x FROM quakes_day1 WHERE feature_id = 'us7000abce'").first?["x"] as? Double == 178.15)
+    }
+
+    @Test(.enabled(if: datetimeFormats, "needs epoch-ms and iso8601 datetimes"))
+    func ndjsonAndCSVImportWithTheirTimes() throws {
+        for (feed, table) in [("quakes.ndjson", "quakes"), ("quakes.csv", "quakes")] {
+            let directory = try TemporaryDirectory()
+            defer { directory.cleanup() }
+            let (_, store, _) = try suggestAndImport([feed], in: directory)
+            let time = try rows(store, "SELECT time FROM \(table) WHERE source_id = 'us7000abcd'").first?["time"] as? String
+            #expect(time?.hasPrefix("2020-03-06 17:42:58") == true, "\(feed): \(String(describing: time))")
+            #expect(try count(store, table) == 5, "\(feed)")
+        }
+    }
+
+    @Test func namespacedXMLImportsWithRepeatedElementsKept() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let (_, store, yaml) = try suggestAndImport(["protocols.xml"], in: directory)
+        #expect(yaml.contains("records: \"/r:registry/r:registry/r:record\""), "\(yaml)")
+        #expect(yaml.contains("key: [value]"))
+        #expect(yaml.contains("field: \"r:xref/@data\"  # e.g. rfc8200 (up to 2 values in one record)\n    repeated: all"), "\(yaml)")
+        #expect(try count(store, "protocols") == 5)
+        let row = try rows(store, "SELECT xref_data FROM protocols WHERE value = 2").first?["xref_data"] as? String ?? ""
+        // The XML reader keeping every value of a repeated element is being built (issue 20, item 2).
+        withKnownIssue("repeated: all on XML fields", isIntermittent: true) {
+            #expect(row.contains("rfc1112") && row.contains("Steve_Deering"), "\(row)")
+        }
+        #expect(try rows(store, "SELECT date FROM protocols WHERE value = 6").first?["date"] as? String == "2021-02-01")
+    }
+
+    @Test(.enabled(if: datetimeFormats && xmlPredicates, "needs iso8601 datetimes and XML predicates"))
+    func atomImportsKeyedOnTheEntryIdWithCategoriesByLabel() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let (_, store, yaml) = try suggestAndImport(["quakes.atom"], in: directory)
+        #expect(yaml.contains("key: [entry_id]"))
+        let row = try #require(try rows(store, "SELECT updated, magnitude, elev FROM quakes WHERE entry_id = 'urn:earthquake-usgs-gov:us:7000abcd'").first)
+        #expect(row["updated"] as? String == "2020-03-06 17:52:34.040", "\(row)")
+        #expect(row["magnitude"] as? String == "Magnitude 4" && row["elev"] as? Int == -10500, "\(row)")
+    }
+
+    @Test func theYAMLShowsSamplesAndNotesAndTheJSONIsTheSameModel() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let yaml = try importer(["model", "suggest", sample("suggest/quakes-day1.geojson")])
+        #expect(yaml.status == 0, "\(yaml.stderr)")
+        #expect(yaml.stdout.hasPrefix("# Suggested by importer model suggest from 5 record(s)"))
+        #expect(yaml.stdout.contains(#"field: "/properties/time"  # 1583516578620 = 2020-03-06 17:42:58.620 UTC"#))
+        #expect(yaml.stdout.contains(#"field: "/properties/place"  # 10 km SSW of Volcano, Hawaii"#))
+        let json = try importer(["model", "suggest", "--format", "json", sample("suggest/quakes-day1.geojson")])
+        #expect(json.status == 0)
+        guard Self.datetimeFormats else { return } // `model show` validates the epoch-ms format
+        let shown = try importer(["model", "show", "--format", "json", "--model", try directory.write("m.yaml", yaml.stdout)])
+        #expect(shown.stdout == json.stdout)
+    }
+
+    @Test func sampleSizeAndErrors() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let few = try importer(["model", "suggest", "--sample", "2", sample("suggest/quakes.csv")])
+        #expect(few.stdout.contains("from 2 record(s)"))
+        #expect(try importer(["model", "suggest", directory.path("missing.json")]).status == 66)
+        let broken = try directory.write("broken.json", "[{\"a\": 1}, {\"a\": ]")
+        let bad = try importer(["model", "suggest", broken])
+        #expect(bad.status == 65)
+        #expect(bad.stderr.contains("broken.json:1:"), "\(bad.stderr)")
+        let empty = try importer(["model", "suggest", try directory.write("empty.geojson", #"{"type": "FeatureCollection", "features": []}"#)])
+        #expect(empty.status == 65)
+        #expect(empty.stderr.contains("no array of objects"), "\(empty.stderr)")
+        #expect(try importer(["model", "suggest", try directory.write("feed.txt", "{}")]).status == 64)
+        let help = try importer(["model", "suggest", "--help"])
+        #expect(help.stdout.contains("importer model suggest all_day.geojson > quakes.yaml"))
+    }
+}
+
+private extension TemporaryDirectory {
+    /// Writes `text` to a file in the directory and returns its path.
+    func write(_ name: String, _ text: String) throws -> String {
+        let path = path(name)
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+}
