@@ -46,7 +46,7 @@ struct CivilTime: Sendable, Equatable {
     }
 
     /// Throws when a field is out of its range (month 13, February 30, hour 24, second 60).
-    func validate() throws(DateTimeFormat.Failure) {
+    @inline(__always) func validate() throws(DateTimeFormat.Failure) {
         guard year >= 0, year <= 9999 else { throw .init("year \(year) is outside 0000-9999") }
         guard month >= 1, month <= 12 else { throw .init("month \(month) does not exist") }
         let days = DateTimeFormat.daysIn(month: month, year: year)
@@ -60,7 +60,7 @@ struct CivilTime: Sendable, Equatable {
 
     /// The same instant in UTC, for a local time `offsetSeconds` east of UTC; throws when the
     /// result leaves years 0000-9999.
-    func utc(offsetSeconds: Int) throws(DateTimeFormat.Failure) -> CivilTime {
+    @inline(__always) func utc(offsetSeconds: Int) throws(DateTimeFormat.Failure) -> CivilTime {
         guard offsetSeconds != 0 else { return self }
         let shifted = microsecondsSinceEpoch - offsetSeconds * 1_000_000
         guard shifted >= Self.earliest, shifted <= Self.latest else { throw .init("the UTC time is outside years 0000-9999") }
@@ -69,7 +69,7 @@ struct CivilTime: Sendable, Equatable {
 
     /// Appends the stored text: `YYYY-MM-DD`, or with the time `YYYY-MM-DD hh:mm:ss`, then `.fff`
     /// when the fraction is whole milliseconds or `.ffffff` otherwise (nothing for whole seconds).
-    func append(to output: inout [UInt8], includeTime: Bool) {
+    @inline(__always) func append(to output: inout [UInt8], includeTime: Bool) {
         @inline(__always) func append(_ value: Int, width: Int) {
             var divisor = 1
             for _ in 1..<width { divisor *= 10 }

@@ -14,14 +14,14 @@ struct DateTimeCursor {
     var current: UInt8? { index < count ? base[index] : nil }
 
     /// Consumes `byte` when it is next.
-    mutating func take(_ byte: UInt8) -> Bool {
+    @inline(__always) mutating func take(_ byte: UInt8) -> Bool {
         guard current == byte else { return false }
         index += 1
         return true
     }
 
     /// Exactly `n` digits as a number, or nil.
-    mutating func digits(_ n: Int) -> Int? {
+    @inline(__always) mutating func digits(_ n: Int) -> Int? {
         guard index + n <= count else { return nil }
         var value = 0
         for i in 0..<n {
@@ -34,18 +34,18 @@ struct DateTimeCursor {
     }
 
     /// `n` digits or throws naming `what` and the text found there.
-    mutating func require(_ n: Int, _ what: String) throws(DateTimeFormat.Failure) -> Int {
+    @inline(__always) mutating func require(_ n: Int, _ what: String) throws(DateTimeFormat.Failure) -> Int {
         guard let value = digits(n) else { throw .init("expected \(n) digits of the \(what) at \(position)") }
         return value
     }
 
     /// `byte` or throws naming it and what was found instead.
-    mutating func require(_ byte: UInt8, after what: String) throws(DateTimeFormat.Failure) {
+    @inline(__always) mutating func require(_ byte: UInt8, after what: String) throws(DateTimeFormat.Failure) {
         guard take(byte) else { throw .init("expected '\(Character(Unicode.Scalar(byte)))' after the \(what) at \(position)") }
     }
 
     /// One or more digits as microseconds (the first six digits, later ones truncated), or nil.
-    mutating func fraction() -> Int? {
+    @inline(__always) mutating func fraction() -> Int? {
         var value = 0, length = 0
         while let byte = current, byte &- 0x30 < 10 {
             if length < 6 { value = value * 10 + Int(byte &- 0x30) }
@@ -57,16 +57,29 @@ struct DateTimeCursor {
         return value
     }
 
+    /// Skips digits; returns how many.
+    @inline(__always) mutating func skipDigits() -> Int {
+        let start = index
+        while let byte = current, byte &- 0x30 < 10 { index += 1 }
+        return index - start
+    }
+
+    /// The value's text from `start` (at most 24 bytes), quoted, for messages.
+    func text(from start: Int) -> String {
+        let shown = UnsafeBufferPointer(start: base + start, count: min(count - start, 24))
+        return "'" + String(decoding: shown, as: UTF8.self) + (count - start > 24 ? "…'" : "'")
+    }
+
     /// Skips spaces and tabs; returns whether any were skipped.
     @discardableResult
-    mutating func skipSpaces() -> Bool {
+    @inline(__always) mutating func skipSpaces() -> Bool {
         let start = index
         while current == 0x20 || current == 0x09 { index += 1 }
         return index > start
     }
 
     /// The run of ASCII letters at the cursor, lowercased (empty when none).
-    mutating func word() -> String {
+    @inline(__always) mutating func word() -> String {
         var letters: [UInt8] = []
         while let byte = current, (byte | 0x20) >= UInt8(ascii: "a"), (byte | 0x20) <= UInt8(ascii: "z") {
             letters.append(byte | 0x20)
@@ -77,7 +90,7 @@ struct DateTimeCursor {
 
     /// `±hh:mm`, `±hhmm` or `±hh` (also `Z` when `allowZ`) as seconds east of UTC, or nil when no
     /// offset starts here; throws when one starts but is malformed.
-    mutating func offset(allowZ: Bool = true) throws(DateTimeFormat.Failure) -> Int? {
+    @inline(__always) mutating func offset(allowZ: Bool = true) throws(DateTimeFormat.Failure) -> Int? {
         if allowZ, current == UInt8(ascii: "Z") || current == UInt8(ascii: "z") { index += 1; return 0 }
         guard let sign = current, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") else { return nil }
         index += 1
@@ -95,7 +108,7 @@ struct DateTimeCursor {
     }
 
     /// Throws unless every byte was read.
-    func requireEnd() throws(DateTimeFormat.Failure) {
+    @inline(__always) func requireEnd() throws(DateTimeFormat.Failure) {
         guard atEnd else { throw .init("unexpected text \(position)") }
     }
 
