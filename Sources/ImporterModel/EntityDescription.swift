@@ -1,6 +1,8 @@
 /// What the store knows of one kind of record: its table, attributes, unique key and tombstone.
 ///
-/// Invariants (checked by `validate()`): names are SQL identifiers; the unique key and tombstone
+/// Invariants (checked by `validate()`): attribute names are any printable text within
+/// `SQLIdentifier.Limit.attribute` bytes (`SQLIdentifier.attributeProblem`), entity and table names
+/// plain SQL identifiers; the unique key and tombstone
 /// attributes name declared attributes; key attributes are required; the table name does not start
 /// with `importer_` or `sqlite_` (the store's own namespaces). Every record also has an integer `id`
 /// column that never changes once assigned, so `id` is not a valid attribute name.
@@ -77,7 +79,7 @@ public struct EntityDescription: Sendable, Equatable, Codable {
     public func validate() -> [String] {
         var problems: [String] = []
         if let problem = SQLIdentifier.problem(with: name) { problems.append("entity name: \(problem)") }
-        if let problem = SQLIdentifier.problem(with: tableName) {
+        if let problem = SQLIdentifier.problem(with: tableName, limit: SQLIdentifier.Limit.table) {
             problems.append("entity \(name): table name: \(problem)")
         } else if SQLIdentifier.isReserved(tableName) {
             problems.append("entity \(name): table name '\(tableName)' uses a reserved prefix (importer_, sqlite_)")
@@ -85,13 +87,10 @@ public struct EntityDescription: Sendable, Equatable, Codable {
         if attributes.isEmpty { problems.append("entity \(name): no attributes") }
         var seen = Set<String>()
         for attribute in attributes {
-            if let problem = SQLIdentifier.problem(with: attribute.name) {
+            if let problem = SQLIdentifier.attributeProblem(with: attribute.name) {
                 problems.append("entity \(name): attribute: \(problem)")
             }
             if let problem = Self.reservedColumnProblem(attribute.name) { problems.append("entity \(name): \(problem)") }
-            if ExpressionParser.reservedWords.contains(attribute.name.lowercased()) {
-                problems.append("entity \(name): attribute name '\(attribute.name)' is a keyword of the expression language")
-            }
             if !seen.insert(attribute.name.lowercased()).inserted {
                 problems.append("entity \(name): attribute '\(attribute.name)' is declared twice")
             }
@@ -112,11 +111,8 @@ public struct EntityDescription: Sendable, Equatable, Codable {
         }
         let stored = Set(attributes.map(\.name))
         for derived in derivedAttributes {
-            if let problem = SQLIdentifier.problem(with: derived.name) {
+            if let problem = SQLIdentifier.attributeProblem(with: derived.name) {
                 problems.append("entity \(name): derived attribute: \(problem)")
-            }
-            if ExpressionParser.reservedWords.contains(derived.name.lowercased()) {
-                problems.append("entity \(name): derived attribute name '\(derived.name)' is a keyword of the expression language")
             }
             if let problem = Self.reservedColumnProblem(derived.name) { problems.append("entity \(name): derived \(problem)") }
             if stored.contains(derived.name) || !seen.insert(derived.name.lowercased()).inserted {

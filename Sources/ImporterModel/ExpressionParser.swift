@@ -9,7 +9,9 @@ import Foundation
 /// Grammar (keywords are case-insensitive): `or` < `and` < `not` < comparison (`= != <> < <= > >=`,
 /// `is [not] null`) < `||` < `+ -` < `* /` < unary `-` < primary (number, `'text'` with `''` for a
 /// quote, `null`, `true`, `false`, attribute name, function call, parenthesis, `case … end`).
-/// Only the functions of `Expression.Function` exist.
+/// Only the functions of `Expression.Function` exist. An attribute whose name is not a plain word
+/// (letters, digits and `_`, not a keyword) is written between double quotes, `""` for a quote:
+/// `"depth km"`, `"select"`, `"case"`; any attribute may be.
 ///
 /// Bounded: at most `maximumTokens` tokens and `maximumDepth` levels of nesting (parentheses,
 /// function calls, `case`, chains of `not` or unary `-`), so that neither parsing nor the
@@ -17,7 +19,7 @@ import Foundation
 public struct ExpressionParser {
     public static let maximumTokens = 1000
     public static let maximumDepth = 64
-    /// The expression language's keywords: an attribute cannot be named after one.
+    /// The expression language's keywords: an attribute named after one is written quoted.
     public static let reservedWords: Set<String> = ["and", "or", "not", "is", "null", "true", "false", "case", "when", "then", "else", "end"]
 
     public struct Failure: Error, Equatable, CustomStringConvertible {
@@ -31,6 +33,8 @@ public struct ExpressionParser {
         case number(String)
         case text(String)
         case word(String)
+        /// A double-quoted attribute name.
+        case quoted(String)
         case symbol(String)
         case end
     }
@@ -58,6 +62,7 @@ public struct ExpressionParser {
         case .number(let n): "number \(n)"
         case .text(let t): "text '\(t)'"
         case .word(let w): "'\(w)'"
+        case .quoted(let name): "attribute \(Expression.attribute(name).text)"
         case .symbol(let s): "'\(s)'"
         case .end: "end of expression"
         }
@@ -87,23 +92,10 @@ public struct ExpressionParser {
                 while j < scalars.count, isLetter(scalars[j]) || isDigit(scalars[j]) { j += 1 }
                 tokens.append((.word(String(String.UnicodeScalarView(scalars[i..<j]))), start))
                 i = j
-            } else if c == "'" {
-                var value = String.UnicodeScalarView()
-                var j = i + 1
-                var closed = false
-                while j < scalars.count {
-                    if scalars[j] == "'" {
-                        if j + 1 < scalars.count, scalars[j + 1] == "'" { value.append("'"); j += 2; continue }
-                        closed = true
-                        j += 1
-                        break
-                    }
-                    value.append(scalars[j])
-                    j += 1
-                }
-                guard closed else { throw Failure(offset: start, message: "text is not closed with '") }
-                tokens.append((.text(String(value)), start))
-                i = j
+            } else if c == "'" || c == "\"" {
+                let (value, end) = try Self.quoted(scalars, from: i)
+                tokens.append((c == "'" ? .text(value) : .quoted(value), start))
+                i = end
             } else {
                 let two = i + 1 < scalars.count ? String(String.UnicodeScalarView([c, scalars[i + 1]])) : ""
                 if ["<=", ">=", "!=", "<>", "||"].contains(two) {
@@ -121,6 +113,24 @@ public struct ExpressionParser {
         guard tokens.count <= Self.maximumTokens + 1 else {
             throw Failure(offset: tokens[Self.maximumTokens].offset, message: "the expression is longer than \(Self.maximumTokens) tokens")
         }
+    }
+
+    /// The text between the quote at `start` and its closing one (a doubled quote stands for one),
+    /// and the index after the closing quote.
+    private static func quoted(_ scalars: [Unicode.Scalar], from start: Int) throws(Failure) -> (String, Int) {
+        let quote = scalars[start]
+        var value = String.UnicodeScalarView()
+        var j = start + 1
+        while j < scalars.count {
+            if scalars[j] == quote {
+                if j + 1 < scalars.count, scalars[j + 1] == quote { value.append(quote); j += 2; continue }
+                return (String(value), j + 1)
+            }
+            value.append(scalars[j])
+            j += 1
+        }
+        let what = quote == "'" ? "text" : "a quoted attribute name"
+        throw Failure(offset: start + 1, message: "\(what) is not closed with \(quote)")
     }
 
     /// Enters one level of nesting; throws past `maximumDepth`.
@@ -229,6 +239,9 @@ public struct ExpressionParser {
         case .text(let text):
             position += 1
             return .literal(.text(text))
+        case .quoted(let name):
+            position += 1
+            return .attribute(name)
         case .symbol("("):
             position += 1
             let inner = try or()
@@ -281,7 +294,7 @@ extension Expression {
     /// that parsed is within the parser's bounds and parses back to the same tree).
     public var text: String {
         switch self {
-        case .attribute(let name): return name
+        case .attribute(let name): return Self.attributeText(name)
         case .literal(let value):
             switch value {
             case .null: return "null"
@@ -353,5 +366,19 @@ extension Expression {
 
     private func operandText(atLeast level: Int) -> String {
         precedence >= level ? text : "(" + text + ")"
+    }
+}
+
+extension Expression {
+    /// An attribute reference as the parser reads it back: the bare name when it is a plain word
+    /// (a letter or `_`, then letters, digits or `_`; not a keyword), else between double quotes
+    /// with its double quotes doubled.
+    static func attributeText(_ name: String) -> String {
+        let scalars = Array(name.unicodeScalars)
+        let isLetter = { (c: Unicode.Scalar) in c == "_" || c.properties.isAlphabetic }
+        let isPlain = scalars.first.map(isLetter) == true
+            && scalars.allSatisfy { isLetter($0) || ("0"..."9").contains($0) }
+            && !ExpressionParser.reservedWords.contains(name.lowercased())
+        return isPlain ? name : "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }

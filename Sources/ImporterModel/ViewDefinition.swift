@@ -65,7 +65,7 @@ extension ViewDefinition {
     /// Every problem with the view for its entity (nil when the entity does not exist).
     public func problems(entity: EntityDescription?) -> [String] {
         var problems: [String] = []
-        if let problem = SQLIdentifier.problem(with: name) { problems.append("view: \(problem)") }
+        if let problem = SQLIdentifier.problem(with: name, limit: SQLIdentifier.Limit.view) { problems.append("view: \(problem)") }
         if SQLIdentifier.isReserved(name) { problems.append("view \(name): the name uses a reserved prefix (importer_, sqlite_)") }
         guard let entity else { return problems + ["view \(name): entity '\(self.entity)' is not declared"] }
         if groupBy.isEmpty { problems.append("view \(name): group by at least one attribute") }
@@ -76,7 +76,7 @@ extension ViewDefinition {
             if !columns.insert(group.lowercased()).inserted { problems.append("view \(name): column '\(group)' appears twice") }
         }
         for aggregate in aggregates {
-            if let problem = SQLIdentifier.problem(with: aggregate.name) { problems.append("view \(name): aggregate: \(problem)") }
+            if let problem = SQLIdentifier.problem(with: aggregate.name, limit: SQLIdentifier.Limit.aggregate) { problems.append("view \(name): aggregate: \(problem)") }
             if aggregate.name.lowercased().hasPrefix("importer_") { problems.append("view \(name): aggregate '\(aggregate.name)' uses the reserved prefix importer_") }
             if !columns.insert(aggregate.name.lowercased()).inserted { problems.append("view \(name): column '\(aggregate.name)' appears twice") }
             if let attribute = aggregate.attribute {

@@ -149,11 +149,16 @@ final class CopyQueue: @unchecked Sendable {
         }
     }
 
+    /// `name` with its double quotes doubled, for postgres-nio to put between double quotes.
+    static func escaped(_ name: String) -> String { name.replacingOccurrences(of: "\"", with: "\"\"") }
+
     /// Copies the queued chunks in order until none is left or one fails.
     private func drain() async {
         while let item = next() {
             do {
-                try await connection.copyFrom(table: item.table, columns: item.columns, logger: logger) { writer in
+                // postgres-nio puts the names between double quotes as they are: a quote inside
+                // a name (an attribute may have one) is doubled here.
+                try await connection.copyFrom(table: Self.escaped(item.table), columns: item.columns.map(Self.escaped), logger: logger) { writer in
                     try await writer.write(item.data)
                 }
             } catch {

@@ -33,36 +33,37 @@ struct DriftRekey {
     /// (after the sync deletes), and change order is part of the report.
     var changes: String { "importer_drift_changes_\(upsert.stage.split(separator: "_").last ?? "0")" }
 
-    private var changeColumns: [String] { schema.names + entity.attributes.map { PostgresEntitySchema.old($0.name) } }
+    private var changeColumns: [String] { schema.names + entity.attributes.map { schema.old($0.name) } }
 
     /// `$1`: the transaction number; records the kept changes (at the entity's close).
     var recordChanges: String {
         let columns = changeColumns.joined(separator: ", ")
         return """
-            INSERT INTO \(schema.changeTable) ("transaction_number", "record_id", "type", "changed", \(columns))
-            SELECT $1, "record_id", 'update', "changed", \(columns) FROM \(changes) ORDER BY "ord"
+            INSERT INTO \(schema.changeTable) (\(schema.changeHead), \(schema.changed), \(columns))
+            SELECT $1, "importer_record_id", 'update', "importer_changed", \(columns) FROM \(changes) ORDER BY "importer_ord"
             """
     }
 
     /// Statements in order: keep the changes, stash the inserted rows, delete them, re-key, mark.
     var statements: [String] {
         let q = PostgresEntitySchema.q
-        let changed = supplied.map { "CASE WHEN \(distinct($0)) THEN '\($0)' END" }
+        let changed = supplied.map { "CASE WHEN \(distinct($0)) THEN \(PostgresEntitySchema.literal($0)) END" }
         let news = entity.attributes.map { (supplied.contains($0.name) ? "n.\(q($0.name))" : "s.\(q($0.name))") + " AS \(q($0.name))" }
         let olds = entity.attributes.map {
             (supplied.contains($0.name) ? "CASE WHEN \(distinct($0.name)) THEN s.\(q($0.name)) END" : "NULL::\(PostgresEntitySchema.sqlType($0.type))")
-                + " AS \(PostgresEntitySchema.old($0.name))"
+                + " AS \(schema.old($0.name))"
         }
         let assignments = supplied.map { "\(q($0)) = n.\(q($0))" }.joined(separator: ", ")
         return [
             """
             CREATE TEMP TABLE \(changes) ON COMMIT DROP AS
-            SELECT p."ord", s."id" AS "record_id", concat_ws(',', \(changed.joined(separator: ", "))) AS "changed", \((news + olds).joined(separator: ", "))
+            SELECT p."ord" AS "importer_ord", s."id" AS "importer_record_id", concat_ws(',', \(changed.joined(separator: ", "))) AS "importer_changed",
+              \((news + olds).joined(separator: ", "))
             FROM \(Self.pairs) p JOIN \(schema.table) s ON s."id" = p."stored" JOIN \(schema.table) n ON n."id" = p."new"
             """,
-            "CREATE TEMP TABLE importer_drift_new ON COMMIT DROP AS SELECT p.\"stored\", n.* FROM \(Self.pairs) p JOIN \(schema.table) n ON n.\"id\" = p.\"new\"",
+            "CREATE TEMP TABLE importer_drift_new ON COMMIT DROP AS SELECT p.\"stored\" AS \"importer_stored\", n.* FROM \(Self.pairs) p JOIN \(schema.table) n ON n.\"id\" = p.\"new\"",
             "DELETE FROM \(schema.table) WHERE \"id\" IN (SELECT \"new\" FROM \(Self.pairs))",
-            "UPDATE \(schema.table) s SET \(assignments) FROM importer_drift_new n WHERE s.\"id\" = n.\"stored\"",
+            "UPDATE \(schema.table) s SET \(assignments) FROM importer_drift_new n WHERE s.\"id\" = n.\"importer_stored\"",
             "INSERT INTO \(upsert.seen) (\"id\") SELECT \"stored\" FROM \(Self.pairs) ON CONFLICT DO NOTHING",
             "DROP TABLE importer_drift_new",
         ]

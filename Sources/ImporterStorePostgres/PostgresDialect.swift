@@ -14,7 +14,7 @@ struct PostgresDialect: SQLDialect {
     /// compensated `total`, so both backends store the same sums.
     func total(_ value: String) -> String { "CAST(coalesce(sum(CAST(\(value) AS numeric)), 0) AS double precision)" }
     func average(_ value: String) -> String { "CAST(avg(\(value)) AS double precision)" }
-    func list(_ list: String, contains word: String) -> String { "strpos(',' || \(list) || ',', ',\(word),') > 0" }
+    func list(_ list: String, contains word: String) -> String { "strpos(',' || \(list) || ',', \(Expression.literal(.text("," + word + ",")))) > 0" }
     func divide(_ lhs: String, _ rhs: String) -> String { "(\(lhs) / NULLIF(\(rhs), 0))" }
     func value(ofCondition condition: String) -> String { "(CASE WHEN \(condition) THEN 1 WHEN NOT \(condition) THEN 0 END)" }
     func condition(ofValue value: String) -> String { "((\(value)) <> 0)" }

@@ -68,7 +68,7 @@ final class PostgresImportTransaction: ImportTransaction {
             runs[entity.name] = EntityRun(
                 index: index,
                 lastIDBefore: try store.connection.integer("SELECT coalesce(max(\"id\"), 0) FROM \(schema.table)"),
-                lastChangeIDBefore: try store.connection.integer("SELECT coalesce(max(\"change_id\"), 0) FROM \(schema.changeTable)"))
+                lastChangeIDBefore: try store.connection.integer("SELECT coalesce(max(\(schema.changeID)), 0) FROM \(schema.changeTable)"))
         }
     }
 
@@ -260,7 +260,7 @@ final class PostgresImportTransaction: ImportTransaction {
         counts.unchanged = run.stored + Int(rekeyedStored) - counts.updated
         counts.duplicates = run.duplicates
         counts.rekeyed = run.rekeyed
-        let last = try store.connection.integer("SELECT coalesce(max(\"change_id\"), 0) FROM \(schema.changeTable)")
+        let last = try store.connection.integer("SELECT coalesce(max(\(schema.changeID)), 0) FROM \(schema.changeTable)")
         if last > run.lastChangeIDBefore { changeIDs[entity.name] = (run.lastChangeIDBefore + 1)...last }
         return counts
     }
@@ -268,7 +268,7 @@ final class PostgresImportTransaction: ImportTransaction {
     /// The update and delete change rows above `lastChangeID` (counted before the inserts are recorded).
     private func updatesAndDeletes(_ schema: PostgresEntitySchema, after lastChangeID: Int64) throws -> ChangeCounts {
         var counts = ChangeCounts()
-        for row in try store.connection.rows("SELECT \"type\", count(*) FROM \(schema.changeTable) WHERE \"change_id\" > $1 GROUP BY \"type\"",
+        for row in try store.connection.rows("SELECT \(schema.type), count(*) FROM \(schema.changeTable) WHERE \(schema.changeID) > $1 GROUP BY \(schema.type)",
                                              [.integer(lastChangeID)]) {
             guard case .integer(let n) = row[1] else { continue }
             if row[0] == .text("update") { counts.updated = Int(n) }

@@ -80,16 +80,16 @@ extension PostgresStore {
 
     /// Up to `changePage` change rows of `entity` with ids in `from...through`, decoded.
     private func changePage(_ entity: EntityDescription, from: Int64, through: Int64) throws -> [(Int64, Change)] {
-        let schema = PostgresEntitySchema(entity: entity)
-        let olds = entity.attributes.map { PostgresEntitySchema.old($0.name) }
+        let schema = PostgresEntitySchema(entity: entity, columns: changeColumns)
+        let olds = entity.attributes.map { schema.old($0.name) }
         let rows = try connection.rows("""
-            SELECT "change_id", "transaction_number", "record_id", "type", "changed", \((schema.names + olds).joined(separator: ", "))
-            FROM \(schema.changeTable) WHERE "change_id" BETWEEN $1 AND $2 ORDER BY "change_id" LIMIT \(Self.changePage)
+            SELECT \(schema.changeID), \(schema.changeHead), \(schema.changed), \((schema.names + olds).joined(separator: ", "))
+            FROM \(schema.changeTable) WHERE \(schema.changeID) BETWEEN $1 AND $2 ORDER BY \(schema.changeID) LIMIT \(Self.changePage)
             """, [.integer(from), .integer(through)])
         return rows.map { (Self.int($0[0]), Self.change($0, of: entity)) }
     }
 
-    /// A change row (`change_id, transaction_number, record_id, type, changed, values…, olds…`).
+    /// A change row (change id, transaction number, record id, type, changed, values…, olds…).
     static func change(_ row: [Value], of entity: EntityDescription) -> Change {
         let attributes = entity.attributes
         let values = attributes.indices.map { (attributes[$0].name, row[5 + $0]) }
@@ -117,7 +117,8 @@ extension PostgresStore {
                 guard case .integer(let last)? = try connection.scalar(
                     #"SELECT max("last_change_id") FROM importer_transaction_entity WHERE "entity" = $1 AND "transaction_number" <= $2"#,
                     [.text(entity.name), .integer(through)]) else { continue }
-                changes += try connection.affected("DELETE FROM \(PostgresEntitySchema(entity: entity).changeTable) WHERE \"change_id\" <= $1", [.integer(last)])
+                let schema = PostgresEntitySchema(entity: entity, columns: changeColumns)
+                changes += try connection.affected("DELETE FROM \(schema.changeTable) WHERE \(schema.changeID) <= $1", [.integer(last)])
             }
             try connection.affected(#"DELETE FROM importer_transaction_entity WHERE "transaction_number" <= $1"#, [.integer(through)])
             let transactions = try connection.affected(#"DELETE FROM importer_transaction WHERE "number" <= $1"#, [.integer(through)])

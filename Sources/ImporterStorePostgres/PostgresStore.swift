@@ -16,6 +16,10 @@ public final class PostgresStore {
     public let options: Options
     public private(set) var storeID = UUID()
     public internal(set) var entities: [EntityDescription] = []
+    /// The schema version the store is read with (older only when opened read-only).
+    var schemaVersion = PostgresStoreSchema.version
+    /// The names of the change tables' own columns, as the store's schema version has them.
+    var changeColumns: ChangeColumns { PostgresStoreSchema.changeColumns(version: schemaVersion) }
     let connection: BlockingConnection
     let commits = CommitNotifications()
 
@@ -29,6 +33,7 @@ public final class PostgresStore {
             guard case .text(let id)? = try connection.scalar(#"SELECT "value" FROM importer_metadata WHERE "key" = 'store_id'"#),
                   let uuid = UUID(uuidString: id) else { throw StoreError.notAnImporterStore(path: location.description) }
             storeID = uuid
+            try migrateIfNeeded()
             entities = try loadEntities()
         } catch {
             connection.close()

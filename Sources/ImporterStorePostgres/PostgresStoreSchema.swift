@@ -1,4 +1,6 @@
 import Foundation
+import ImporterModel
+import ImporterStore
 
 /// The store's own tables in its PostgreSQL schema (everything named `importer_*` that is not per
 /// entity), the same layout as SQLite's (`StoreSchema` there) with PostgreSQL types, and the guard
@@ -6,7 +8,22 @@ import Foundation
 ///
 /// `importer_metadata.schema_version` holds the version; an older importer refuses a newer store.
 enum PostgresStoreSchema {
-    static let version = 1
+    /// 2: the change tables' own columns start with `importer_` (`ChangeColumns.current`), so that
+    ///    no attribute name can collide with them.
+    static let version = 2
+
+    /// The statements that bring a store of version `from`, holding `entities`, to the next version.
+    static func migration(from version: Int64, entities: [EntityDescription]) -> [String] {
+        switch version {
+        case 1: entities.flatMap { PostgresEntitySchema(entity: $0, columns: .legacy).renameLegacyColumns }
+        default: []
+        }
+    }
+
+    /// The names of the change tables' own columns in a store of schema `version`.
+    static func changeColumns(version: Int) -> ChangeColumns {
+        version >= 2 ? .current : .legacy
+    }
 
     /// Quotes an identifier (names are validated by the model; quotes are doubled anyway).
     static func q(_ name: String) -> String {

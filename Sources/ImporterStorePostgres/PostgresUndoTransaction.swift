@@ -35,8 +35,9 @@ final class PostgresUndoTransaction: UndoTransaction {
         number = try store.lastTransactionNumber() + 1
         order = Dictionary(store.entities.enumerated().map { ($0.element.name, $0.offset) }, uniquingKeysWith: { first, _ in first })
         for entity in entities {
+            let schema = PostgresEntitySchema(entity: entity)
             lastChangeIDBefore[entity.name] = try store.connection.integer(
-                "SELECT coalesce(max(\"change_id\"), 0) FROM \(PostgresEntitySchema(entity: entity).changeTable)")
+                "SELECT coalesce(max(\(schema.changeID)), 0) FROM \(schema.changeTable)")
         }
     }
 
@@ -113,7 +114,7 @@ final class PostgresUndoTransaction: UndoTransaction {
             let schema = PostgresEntitySchema(entity: entity)
             if reinserted.contains(entity.name) {
                 try store.connection.affected("""
-                    INSERT INTO \(schema.changeTable) ("transaction_number", "record_id", "type", \(schema.names.joined(separator: ", ")))
+                    INSERT INTO \(schema.changeTable) (\(schema.changeHead), \(schema.names.joined(separator: ", ")))
                     SELECT $1, "id", 'insert', \(schema.names.joined(separator: ", ")) FROM \(schema.table)
                     WHERE "id" IN (SELECT "id" FROM \(Self.putBack(order[entity.name] ?? 0))) ORDER BY "id"
                     """, [.integer(number)])
@@ -122,7 +123,7 @@ final class PostgresUndoTransaction: UndoTransaction {
             var entityCounts = ChangeCounts()
             var range: ClosedRange<Int64>?
             for row in try store.connection.rows("""
-                SELECT "type", count(*), min("change_id"), max("change_id") FROM \(schema.changeTable) WHERE "change_id" > $1 GROUP BY "type"
+                SELECT \(schema.type), count(*), min(\(schema.changeID)), max(\(schema.changeID)) FROM \(schema.changeTable) WHERE \(schema.changeID) > $1 GROUP BY \(schema.type)
                 """, [.integer(before)]) {
                 guard case .integer(let n) = row[1], case .integer(let low) = row[2], case .integer(let high) = row[3] else { continue }
                 switch row[0] {
@@ -150,9 +151,10 @@ extension PostgresStore {
 
     public func transactionsTouching(_ entity: EntityDescription, recordIDs: [Int64], after number: Int64) throws -> [Int64] {
         guard !recordIDs.isEmpty else { return [] }
+        let schema = PostgresEntitySchema(entity: entity, columns: changeColumns)
         return try connection.rows("""
-            SELECT DISTINCT "transaction_number" FROM \(PostgresEntitySchema(entity: entity).changeTable)
-            WHERE "transaction_number" > $1 AND "record_id" = ANY($2::bigint[]) ORDER BY 1
+            SELECT DISTINCT \(schema.transactionNumber) FROM \(schema.changeTable)
+            WHERE \(schema.transactionNumber) > $1 AND \(schema.recordID) = ANY($2::bigint[]) ORDER BY 1
             """, [.integer(number), .text("{" + recordIDs.map(String.init).joined(separator: ",") + "}")]).map { PostgresStore.int($0[0]) }
     }
 }

@@ -115,12 +115,12 @@ struct StagedUpsert {
 
     /// `$1`: the transaction number.
     var recordUpdates: String {
-        let changed = supplied.map { "CASE WHEN \(distinct($0)) THEN '\($0)' END" }
+        let changed = supplied.map { "CASE WHEN \(distinct($0)) THEN \(PostgresEntitySchema.literal($0)) END" }
         let news = entity.attributes.map { supplied.contains($0.name) ? "u.\(PostgresEntitySchema.q($0.name))" : "e.\(PostgresEntitySchema.q($0.name))" }
         let olds = entity.attributes.map { supplied.contains($0.name) ? "CASE WHEN \(distinct($0.name)) THEN e.\(PostgresEntitySchema.q($0.name)) END" : "NULL" }
-        let columns = schema.names + entity.attributes.map { PostgresEntitySchema.old($0.name) }
+        let columns = schema.names + entity.attributes.map { schema.old($0.name) }
         return """
-            INSERT INTO \(schema.changeTable) ("transaction_number", "record_id", "type", "changed", \(columns.joined(separator: ", ")))
+            INSERT INTO \(schema.changeTable) (\(schema.changeHead), \(schema.changed), \(columns.joined(separator: ", ")))
             SELECT $1, e."id", 'update', concat_ws(',', \(changed.joined(separator: ", "))), \((news + olds).joined(separator: ", "))
             FROM \(diff) u JOIN \(schema.table) e ON e."id" = u.\(Self.oldID)
             WHERE u."importer_changed" ORDER BY u."importer_first", \(keyOrder("u."))

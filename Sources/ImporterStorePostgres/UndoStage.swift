@@ -36,12 +36,12 @@ struct UndoStage {
 
     /// `$1`: the undo's transaction number. One update change per restored record that changes.
     var recordRestores: String {
-        let changed = entity.attributes.indices.map { "CASE WHEN \(differs($0)) THEN '\(entity.attributes[$0].name)' END" }
+        let changed = entity.attributes.indices.map { "CASE WHEN \(differs($0)) THEN \(PostgresEntitySchema.literal(entity.attributes[$0].name)) END" }
         let news = entity.attributes.indices.map { "CASE WHEN \(has($0)) THEN r.\(q(entity.attributes[$0].name)) ELSE e.\(q(entity.attributes[$0].name)) END" }
         let olds = entity.attributes.indices.map { "CASE WHEN \(differs($0)) THEN e.\(q(entity.attributes[$0].name)) END" }
-        let targets = schema.names + entity.attributes.map { PostgresEntitySchema.old($0.name) }
+        let targets = schema.names + entity.attributes.map { schema.old($0.name) }
         return """
-            INSERT INTO \(schema.changeTable) ("transaction_number", "record_id", "type", "changed", \(targets.joined(separator: ", ")))
+            INSERT INTO \(schema.changeTable) (\(schema.changeHead), \(schema.changed), \(targets.joined(separator: ", ")))
             SELECT $1, e."id", 'update', concat_ws(',', \(changed.joined(separator: ", "))), \((news + olds).joined(separator: ", "))
             FROM \(table) r JOIN \(schema.table) e ON e."id" = r."id" WHERE \(anyDiffers) ORDER BY r."importer_ord"
             """

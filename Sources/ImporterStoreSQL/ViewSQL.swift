@@ -4,7 +4,8 @@ import ImporterStore
 /// The SQL of one derived view in a backend's dialect: its table, the full recomputation, and the
 /// delta of a range of history changes per group. Both backends store history alike (one change
 /// table per entity: `importer_change_<table>`, after-images in the attributes' columns, an
-/// update's old values in `old.<attribute>`), so one generator serves both.
+/// update's old values in `importer_old.<attribute>`, importer's own columns named by
+/// `ChangeColumns`), so one generator serves both.
 ///
 /// The view table holds one row per group: the group columns, one column per aggregate, and
 /// `importer_rows` (records in the group; the group row is deleted when it reaches 0). Averages
@@ -30,7 +31,13 @@ public struct ViewSQL {
     private var entityTable: String { q(entity.tableName) }
     /// The entity's change table (the same name in both backends).
     public var changeTable: String { q("importer_change_" + entity.tableName) }
-    private func old(_ name: String) -> String { q("old." + name) }
+    /// Views are replayed in write transactions, on stores brought to the current layout.
+    private var columns: ChangeColumns { .current }
+    private func old(_ name: String) -> String { q(columns.old(name)) }
+    private var changeID: String { q(columns.changeID) }
+    private var recordID: String { q(columns.recordID) }
+    private var changeType: String { q(columns.type) }
+    private var changed: String { q(columns.changed) }
     /// An attribute's (stored or derived) expression over the entity's columns.
     private func expression(_ name: String) -> String? { entity.expression(for: name)?.sql(dialect) }
 
@@ -143,7 +150,7 @@ public struct ViewSQL {
                 selections.append("\(function)(CASE WHEN importer_sign < 0 THEN \(extreme(aggregate, value)) END)")
             }
         }
-        return "WITH \(images) SELECT \(selections.joined(separator: ", ")) FROM images GROUP BY \(groups.joined(separator: ", "))"
+        return "WITH \(images) SELECT \(selections.joined(separator: ", ")) FROM importer_images GROUP BY \(groups.joined(separator: ", "))"
     }
 
     /// The `ends` (first and last relevant change per record) and `images` (signed before- and
@@ -151,29 +158,30 @@ public struct ViewSQL {
     private func imagesQuery(oneTransaction: Bool) -> String {
         let stored = view.storedAttributes(of: entity).sorted()
         // Update rows that touch none of the view's attributes change nothing in it.
-        let touches = stored.map { dialect.list("\"changed\"", contains: $0) }
+        let touches = stored.map { dialect.list(changed, contains: $0) }
         let relevantUpdate = touches.isEmpty ? "FALSE" : "(\(touches.joined(separator: " OR ")))"
         let before = stored.map { name in
-            "CASE WHEN c.\"type\" = 'update' AND \(dialect.list("c.\"changed\"", contains: name)) THEN c.\(old(name)) ELSE c.\(q(name)) END AS \(q(name))"
+            "CASE WHEN c.\(changeType) = 'update' AND \(dialect.list("c.\(changed)", contains: name)) THEN c.\(old(name)) ELSE c.\(q(name)) END AS \(q(name))"
         }
         let after = stored.map { "c.\(q($0)) AS \(q($0))" }
-        let range = "\"change_id\" BETWEEN \(p(1)) AND \(p(2)) AND (\"type\" <> 'update' OR \(relevantUpdate))"
+        let range = "\(changeID) BETWEEN \(p(1)) AND \(p(2)) AND (\(changeType) <> 'update' OR \(relevantUpdate))"
         let ends = oneTransaction
-            ? "SELECT \"change_id\" AS first, \"change_id\" AS last FROM \(changeTable) WHERE \(range)"
-            : "SELECT \"record_id\", min(\"change_id\") AS first, max(\"change_id\") AS last FROM \(changeTable) WHERE \(range) GROUP BY \"record_id\""
+            ? "SELECT \(changeID) AS importer_first, \(changeID) AS importer_last FROM \(changeTable) WHERE \(range)"
+            : "SELECT \(recordID), min(\(changeID)) AS importer_first, max(\(changeID)) AS importer_last FROM \(changeTable) WHERE \(range) GROUP BY \(recordID)"
         let images = """
             SELECT -1 AS importer_sign\(before.isEmpty ? "" : ", " + before.joined(separator: ", "))
-              FROM ends JOIN \(changeTable) AS c ON c."change_id" = ends.first WHERE c."type" <> 'insert'
+              FROM importer_ends JOIN \(changeTable) AS c ON c.\(changeID) = importer_ends.importer_first WHERE c.\(changeType) <> 'insert'
             UNION ALL
             SELECT 1 AS importer_sign\(after.isEmpty ? "" : ", " + after.joined(separator: ", "))
-              FROM ends JOIN \(changeTable) AS c ON c."change_id" = ends.last WHERE c."type" <> 'delete'
+              FROM importer_ends JOIN \(changeTable) AS c ON c.\(changeID) = importer_ends.importer_last WHERE c.\(changeType) <> 'delete'
             """
-        return "ends AS (\(ends)), images AS (\(images))"
+        return "importer_ends AS (\(ends)), importer_images AS (\(images))"
     }
 
     /// The transaction numbers of the change rows with ids parameters 1 and 2.
     var rangeTransactions: String {
-        "SELECT (SELECT \"transaction_number\" FROM \(changeTable) WHERE \"change_id\" = \(p(1))), (SELECT \"transaction_number\" FROM \(changeTable) WHERE \"change_id\" = \(p(2)))"
+        let number = q(columns.transactionNumber)
+        return "SELECT (SELECT \(number) FROM \(changeTable) WHERE \(changeID) = \(p(1))), (SELECT \(number) FROM \(changeTable) WHERE \(changeID) = \(p(2)))"
     }
 
     /// The view row of the bound group (parameters 1...n): its handle, then its storage columns

@@ -12,14 +12,15 @@ struct ChangeCursor {
     private let tombstoneIndices: [Int]
 
     /// A cursor over the change rows with ids in `changeIDs` (none when nil).
-    init(connection: Connection, entity: EntityDescription, changeIDs: ClosedRange<Int64>?) throws {
+    /// `columns`: the change table's own column names (the store's layout).
+    init(connection: Connection, entity: EntityDescription, columns: ChangeColumns, changeIDs: ClosedRange<Int64>?) throws {
         self.entity = entity
-        let schema = EntitySchema(entity: entity)
+        let schema = EntitySchema(entity: entity, columns: columns)
         let names = entity.attributes.map { SQLIdentifier.quoted($0.name) }
-        let olds = entity.attributes.map { EntitySchema.old($0.name) }
+        let olds = entity.attributes.map { schema.old($0.name) }
         statement = try connection.prepare("""
-            SELECT "transaction_number", "record_id", "type", "changed", \((names + olds).joined(separator: ", "))
-            FROM \(schema.changeTable) WHERE "change_id" BETWEEN ?1 AND ?2 ORDER BY "change_id"
+            SELECT \(schema.transactionNumber), \(schema.recordID), \(schema.type), \(schema.changed), \((names + olds).joined(separator: ", "))
+            FROM \(schema.changeTable) WHERE \(schema.changeID) BETWEEN ?1 AND ?2 ORDER BY \(schema.changeID)
             """)
         statement.bind(changeIDs?.lowerBound ?? 1, at: 1)
         statement.bind(changeIDs?.upperBound ?? 0, at: 2)

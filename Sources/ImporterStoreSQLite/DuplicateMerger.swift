@@ -29,12 +29,12 @@ final class DuplicateMerger {
         let schema = EntitySchema(entity: entity)
         self.schema = schema
         let names = entity.attributes.map { EntitySchema.q($0.name) }
-        let olds = entity.attributes.map { EntitySchema.old($0.name) }
+        let olds = entity.attributes.map { schema.old($0.name) }
         let keyMatch = entity.uniqueKey.enumerated().map { "\(SQLIdentifier.quoted($0.element)) = ?\($0.offset + 1)" }.joined(separator: " AND ")
         selectRecord = try connection.prepare("SELECT \"id\", \(names.joined(separator: ", ")) FROM \(schema.table) WHERE \(keyMatch)")
-        // `type <> 'insert'` lets SQLite use the partial index on record_id.
-        let match = "\"record_id\" = ?2 AND \"transaction_number\" = ?1 AND \"type\" <> 'insert'"
-        selectChange = try connection.prepare("SELECT \"type\", \"changed\", \((names + olds).joined(separator: ", ")) FROM \(schema.changeTable) WHERE \(match)")
+        // `type <> 'insert'` lets SQLite use the partial index on the record id.
+        let match = "\(schema.recordID) = ?2 AND \(schema.transactionNumber) = ?1 AND \(schema.type) <> 'insert'"
+        selectChange = try connection.prepare("SELECT \(schema.type), \(schema.changed), \((names + olds).joined(separator: ", ")) FROM \(schema.changeTable) WHERE \(match)")
         deleteChange = try connection.prepare("DELETE FROM \(schema.changeTable) WHERE \(match)")
         insertChange = try connection.prepare(schema.insertUpdate)
     }

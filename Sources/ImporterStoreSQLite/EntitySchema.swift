@@ -22,20 +22,26 @@ import ImporterStore
 /// only while an import is open). Other programs can read everything, and run
 /// `PRAGMA integrity_check`, but their INSERT, UPDATE and DELETE fail with "no such function".
 ///
-/// Change table layout (`importer_change_<table>`), one row per changed record per transaction:
-/// - `change_id` (AUTOINCREMENT): the order of changes; each transaction's changes are one
+/// Change table layout (`importer_change_<table>`), one row per changed record per transaction
+/// (importer's own columns are named by `ChangeColumns`, all starting with `importer_`, so that no
+/// attribute name can collide with them):
+/// - `importer_change_id` (AUTOINCREMENT): the order of changes; each transaction's changes are one
 ///   contiguous range, recorded in `importer_transaction_entity`, so reading a transaction is a
 ///   range scan and appending is the B-tree's cheapest insert;
-/// - `transaction_number`, `record_id`, `type` (`insert`, `update`, `delete`);
-/// - `changed`: for updates, the changed attribute names, comma-separated, in entity order;
+/// - `importer_transaction_number`, `importer_record_id`, `importer_type` (`insert`, `update`, `delete`);
+/// - `importer_changed`: for updates, the changed attribute names, comma-separated, in entity order;
 /// - one column per attribute: the values after the change (inserts, updates) or before it (deletes);
-/// - one `old.<attribute>` column per attribute: for updates, the old value of each changed attribute.
-/// A partial index on `record_id` covers updates and deletes only, so inserts never pay for it.
+/// - one `importer_old.<attribute>` column per attribute: for updates, the old value of each changed
+///   attribute.
+/// A partial index on the record id covers updates and deletes only, so inserts never pay for it.
 public struct EntitySchema: Sendable {
     public let entity: EntityDescription
+    /// The names of the change table's own columns (`legacy` only for a store read as it is).
+    public let columns: ChangeColumns
 
-    public init(entity: EntityDescription) {
+    public init(entity: EntityDescription, columns: ChangeColumns = .current) {
         self.entity = entity
+        self.columns = columns
     }
 
     public var table: String { SQLIdentifier.quoted(entity.tableName) }
@@ -44,7 +50,13 @@ public struct EntitySchema: Sendable {
     static let guardColumn = "importer_tracked"
 
     static func q(_ name: String) -> String { SQLIdentifier.quoted(name) }
-    static func old(_ name: String) -> String { SQLIdentifier.quoted("old." + name) }
+    /// The quoted column of an update's old value of attribute `name`.
+    func old(_ name: String) -> String { Self.q(columns.old(name)) }
+    var changeID: String { Self.q(columns.changeID) }
+    var transactionNumber: String { Self.q(columns.transactionNumber) }
+    var recordID: String { Self.q(columns.recordID) }
+    var type: String { Self.q(columns.type) }
+    var changed: String { Self.q(columns.changed) }
 
     public var createStatements: [String] {
         [createTable, createChangeTable, createChangeIndex, createDeleteGuard]
@@ -72,21 +84,21 @@ public struct EntitySchema: Sendable {
 
     var createChangeTable: String {
         let values = entity.attributes.map { "\(Self.q($0.name)) \($0.type.sqlType)" }
-        let olds = entity.attributes.map { "\(Self.old($0.name)) \($0.type.sqlType)" }
+        let olds = entity.attributes.map { "\(old($0.name)) \($0.type.sqlType)" }
         return """
             CREATE TABLE \(changeTable) (
-              "change_id" INTEGER PRIMARY KEY AUTOINCREMENT,
-              "transaction_number" INTEGER NOT NULL,
-              "record_id" INTEGER NOT NULL,
-              "type" TEXT NOT NULL CHECK ("type" IN ('insert', 'update', 'delete')),
-              "changed" TEXT,
+              \(changeID) INTEGER PRIMARY KEY AUTOINCREMENT,
+              \(transactionNumber) INTEGER NOT NULL,
+              \(recordID) INTEGER NOT NULL,
+              \(type) TEXT NOT NULL CHECK (\(type) IN ('insert', 'update', 'delete')),
+              \(changed) TEXT,
               \((values + olds).joined(separator: ",\n  "))
             ) STRICT
             """
     }
 
     var createChangeIndex: String {
-        "CREATE INDEX \(changeIndexName) ON \(changeTable) (\"record_id\", \"transaction_number\") WHERE \"type\" <> 'insert'"
+        "CREATE INDEX \(changeIndexName) ON \(changeTable) (\(recordID), \(transactionNumber)) WHERE \(type) <> 'insert'"
     }
 
     var deleteGuardName: String { SQLIdentifier.quoted("importer_guard_\(entity.tableName)_delete") }
@@ -104,7 +116,7 @@ public struct EntitySchema: Sendable {
     var recordInserts: String {
         let names = entity.attributes.map { Self.q($0.name) }.joined(separator: ", ")
         return """
-            INSERT INTO \(changeTable) ("transaction_number", "record_id", "type", \(names))
+            INSERT INTO \(changeTable) (\(transactionNumber), \(recordID), \(type), \(names))
             SELECT ?1, "id", 'insert', \(names) FROM \(table) WHERE "id" > ?2 ORDER BY "id"
             """
     }
@@ -114,7 +126,7 @@ public struct EntitySchema: Sendable {
     func recordInserts(ids: [Int64]) -> String {
         let names = entity.attributes.map { Self.q($0.name) }.joined(separator: ", ")
         return """
-            INSERT INTO \(changeTable) ("transaction_number", "record_id", "type", \(names))
+            INSERT INTO \(changeTable) (\(transactionNumber), \(recordID), \(type), \(names))
             SELECT ?1, "id", 'insert', \(names) FROM \(table) WHERE "id" IN (\(ids.map(String.init).joined(separator: ", "))) ORDER BY "id"
             """
     }
@@ -123,7 +135,7 @@ public struct EntitySchema: Sendable {
     func recordDeletes(where condition: String) -> String {
         let names = entity.attributes.map { Self.q($0.name) }.joined(separator: ", ")
         return """
-            INSERT INTO \(changeTable) ("transaction_number", "record_id", "type", \(names))
+            INSERT INTO \(changeTable) (\(transactionNumber), \(recordID), \(type), \(names))
             SELECT ?1, "id", 'delete', \(names) FROM \(table) WHERE \(condition) ORDER BY "id"
             """
     }
@@ -131,14 +143,14 @@ public struct EntitySchema: Sendable {
     /// Deletes the records recorded as deletes in change rows above `?1` (a range scan of the
     /// change table, instead of evaluating the delete condition over the entity table again).
     var deleteRecorded: String {
-        "DELETE FROM \(table) WHERE \"id\" IN (SELECT \"record_id\" FROM \(changeTable) WHERE \"change_id\" > ?1 AND \"type\" = 'delete')"
+        "DELETE FROM \(table) WHERE \"id\" IN (SELECT \(recordID) FROM \(changeTable) WHERE \(changeID) > ?1 AND \(type) = 'delete')"
     }
 
     /// Inserts one update row: transaction, record id, changed list, the values after, the old
     /// values of the changed attributes.
     var insertUpdate: String {
-        let columns = ["\"transaction_number\"", "\"record_id\"", "\"type\"", "\"changed\""]
-            + entity.attributes.map { Self.q($0.name) } + entity.attributes.map { Self.old($0.name) }
+        let columns = [transactionNumber, recordID, type, changed]
+            + entity.attributes.map { Self.q($0.name) } + entity.attributes.map { old($0.name) }
         let parameters = ["?1", "?2", "'update'", "?3"] + (0..<(2 * entity.attributes.count)).map { "?\($0 + 4)" }
         return "INSERT INTO \(changeTable) (\(columns.joined(separator: ", "))) VALUES (\(parameters.joined(separator: ", ")))"
     }
@@ -158,7 +170,7 @@ public struct EntitySchema: Sendable {
     /// the run inserted and then changed again (a key repeated in the feed); their insert row,
     /// written at the end, carries the final values.
     var clearInsertedUpdates: String {
-        "DELETE FROM \(changeTable) WHERE \"change_id\" > ?1 AND \"record_id\" > ?2"
+        "DELETE FROM \(changeTable) WHERE \(changeID) > ?1 AND \(recordID) > ?2"
     }
 
     /// The last id an AUTOINCREMENT table (the entity table or its change table) assigned; ids are
@@ -167,13 +179,21 @@ public struct EntitySchema: Sendable {
         try connection.integer("SELECT seq FROM sqlite_sequence WHERE name = ?1", [.text(tableName)])
     }
 
+    /// The statements that rename a `legacy` change table's own columns to the `current` names
+    /// (SQLite rewrites the index and keeps the data in place).
+    var renameLegacyColumns: [String] {
+        ChangeColumns.legacyRenames(attributes: entity.attributes.map(\.name)).map {
+            "ALTER TABLE \(changeTable) RENAME COLUMN \(Self.q($0.from)) TO \(Self.q($0.to))"
+        }
+    }
+
     /// Statements that add an optional attribute to an existing store (the only model change that
     /// cannot lose data).
     func addColumn(_ attribute: AttributeDescription) -> [String] {
         [
             "ALTER TABLE \(table) ADD COLUMN \(Self.q(attribute.name)) \(attribute.type.sqlType)",
             "ALTER TABLE \(changeTable) ADD COLUMN \(Self.q(attribute.name)) \(attribute.type.sqlType)",
-            "ALTER TABLE \(changeTable) ADD COLUMN \(Self.old(attribute.name)) \(attribute.type.sqlType)",
+            "ALTER TABLE \(changeTable) ADD COLUMN \(old(attribute.name)) \(attribute.type.sqlType)",
         ]
     }
 }

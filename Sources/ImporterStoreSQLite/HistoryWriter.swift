@@ -66,7 +66,7 @@ struct HistoryWriter {
         let lastChangeBefore = transaction.lastChangeIDBefore[entity.name] ?? 0
         try store.connection.execute(schema.clearInsertedUpdates, [.integer(lastChangeBefore), .integer(transaction.lastIDBefore[entity.name] ?? 0)])
         var counts = ChangeCounts()
-        try store.connection.prepare("SELECT \"type\", count(*) FROM \(schema.changeTable) WHERE \"change_id\" > ?1 GROUP BY \"type\"")
+        try store.connection.prepare("SELECT \(schema.type), count(*) FROM \(schema.changeTable) WHERE \(schema.changeID) > ?1 GROUP BY \(schema.type)")
             .forEachRow([.integer(lastChangeBefore)]) { row in
                 let n = Int(row.int64(at: 1))
                 switch row.string(at: 0) {

@@ -9,7 +9,7 @@ struct SQLiteDialect: SQLDialect {
     func columnType(_ type: AttributeType) -> String { type.sqlType }
     func total(_ value: String) -> String { "total(\(value))" }
     func average(_ value: String) -> String { "avg(\(value))" }
-    func list(_ list: String, contains word: String) -> String { "instr(',' || \(list) || ',', ',\(word),') > 0" }
+    func list(_ list: String, contains word: String) -> String { "instr(',' || \(list) || ',', \(Expression.literal(.text("," + word + ",")))) > 0" }
     func ordered(_ value: String, type: AttributeType) -> String { value }
     func divide(_ lhs: String, _ rhs: String) -> String { "(\(lhs) / \(rhs))" }
     func value(ofCondition condition: String) -> String { condition }

@@ -74,7 +74,7 @@ extension SQLiteStore {
             }
         }
         var cursors = try entities.filter { filter.includes(entity: $0.name) }.map {
-            try ChangeCursor(connection: connection, entity: $0, changeIDs: try changeIDs(of: $0.name, after: after, through: through))
+            try ChangeCursor(connection: connection, entity: $0, columns: changeColumns, changeIDs: try changeIDs(of: $0.name, after: after, through: through))
         }
         while true {
             var best: Int?
@@ -111,10 +111,10 @@ extension SQLiteStore {
 
     public func transactionsTouching(_ entity: EntityDescription, recordIDs: [Int64], after number: Int64) throws -> [Int64] {
         guard !recordIDs.isEmpty else { return [] }
-        let table = EntitySchema(entity: entity).changeTable
+        let schema = EntitySchema(entity: entity, columns: changeColumns)
         return try connection.rows("""
-            SELECT DISTINCT "transaction_number" FROM \(table)
-            WHERE "transaction_number" > ?1 AND "record_id" IN (\(recordIDs.map(String.init).joined(separator: ", "))) ORDER BY 1
+            SELECT DISTINCT \(schema.transactionNumber) FROM \(schema.changeTable)
+            WHERE \(schema.transactionNumber) > ?1 AND \(schema.recordID) IN (\(recordIDs.map(String.init).joined(separator: ", "))) ORDER BY 1
             """, [.integer(number)]).compactMap { if case .integer(let n) = $0[0] { n } else { nil } }
     }
 
@@ -122,11 +122,11 @@ extension SQLiteStore {
         try mapErrors {
             var changes = 0
             for entity in entities {
-                let schema = EntitySchema(entity: entity)
+                let schema = EntitySchema(entity: entity, columns: changeColumns)
                 guard case .integer(let last)? = try connection.scalar(
                     "SELECT max(last_change_id) FROM importer_transaction_entity WHERE entity = ?1 AND transaction_number <= ?2",
                     [.text(entity.name), .integer(through)]) else { continue }
-                try connection.execute("DELETE FROM \(schema.changeTable) WHERE \"change_id\" <= ?1", [.integer(last)])
+                try connection.execute("DELETE FROM \(schema.changeTable) WHERE \(schema.changeID) <= ?1", [.integer(last)])
                 changes += connection.changes
             }
             try connection.execute("DELETE FROM importer_transaction_entity WHERE transaction_number <= ?1", [.integer(through)])

@@ -18,6 +18,8 @@ public final class SQLiteStore {
     public private(set) var storeID = UUID()
     /// The schema version the store is read with (older only when opened read-only).
     private(set) var schemaVersion = StoreSchema.version
+    /// The names of the change tables' own columns, as the store's schema version has them.
+    var changeColumns: ChangeColumns { StoreSchema.changeColumns(version: schemaVersion) }
     /// The entities the store holds, as registered (the store's own model of itself).
     public package(set) var entities: [EntityDescription] = []
     let transactionState = TransactionState()
@@ -196,8 +198,9 @@ public final class SQLiteStore {
         }
         try write {
             var current = try integerPragma("user_version")
+            let entities = try EntityRegistry.load(connection)
             while current < StoreSchema.version {
-                for statement in StoreSchema.migration(from: current) { try connection.execute(statement) }
+                for statement in StoreSchema.migration(from: current, entities: entities) { try connection.execute(statement) }
                 current += 1
                 try connection.execute("PRAGMA user_version = \(current)")
             }

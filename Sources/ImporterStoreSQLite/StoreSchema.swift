@@ -1,5 +1,7 @@
 import CSQLite
 import Foundation
+import ImporterModel
+import ImporterStore
 
 /// The store's own tables (everything named `importer_*` that is not per entity), and its version.
 ///
@@ -9,15 +11,23 @@ enum StoreSchema {
     /// 'IMPR'.
     static let applicationID: Int64 = 0x494D_5052
     /// 2: transactions count the records re-keyed by key drift (`rekeyed`).
-    static let version = 2
+    /// 3: the change tables' own columns start with `importer_` (`ChangeColumns.current`), so that
+    ///    no attribute name can collide with them.
+    static let version = 3
 
-    /// The statements that bring a store of version `from` to the next version.
-    static func migration(from version: Int64) -> [String] {
+    /// The statements that bring a store of version `from`, holding `entities`, to the next version.
+    static func migration(from version: Int64, entities: [EntityDescription]) -> [String] {
         switch version {
         case 1: [#"ALTER TABLE importer_transaction ADD COLUMN "rekeyed" INTEGER NOT NULL DEFAULT 0"#,
                  #"ALTER TABLE importer_transaction_entity ADD COLUMN "rekeyed" INTEGER NOT NULL DEFAULT 0"#]
+        case 2: entities.flatMap { EntitySchema(entity: $0, columns: .legacy).renameLegacyColumns }
         default: []
         }
+    }
+
+    /// The names of the change tables' own columns in a store of schema `version`.
+    static func changeColumns(version: Int) -> ChangeColumns {
+        version >= 3 ? .current : .legacy
     }
 
     static let create: [String] = [

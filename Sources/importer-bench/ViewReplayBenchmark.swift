@@ -190,10 +190,12 @@ enum ViewReplayBenchmark {
             SELECT min(first_change_id), max(last_change_id) FROM importer_transaction_entity WHERE entity = ?1 AND transaction_number > ?2
             """, [.text(view.entity), .integer(token)]).first,
             case .integer(let low) = range[0], case .integer(let high) = range[1] else { return (0, 0) }
-        let touches = view.storedAttributes(of: entity).sorted().map { "instr(',' || \"changed\" || ',', ',\($0),') > 0" }
-        let relevant = touches.isEmpty ? "\"type\" <> 'update'" : "\"type\" <> 'update' OR \(touches.joined(separator: " OR "))"
+        let columns = ChangeColumns.current
+        let touches = view.storedAttributes(of: entity).sorted().map { "instr(',' || \"\(columns.changed)\" || ',', ',\($0),') > 0" }
+        let type = "\"\(columns.type)\""
+        let relevant = touches.isEmpty ? "\(type) <> 'update'" : "\(type) <> 'update' OR \(touches.joined(separator: " OR "))"
         let counts = try connectionOf(store).rows("""
-            SELECT count(*), coalesce(sum(\(relevant)), 0) FROM \(EntitySchema(entity: entity).changeTable) WHERE "change_id" BETWEEN ?1 AND ?2
+            SELECT count(*), coalesce(sum(\(relevant)), 0) FROM \(EntitySchema(entity: entity).changeTable) WHERE "\(columns.changeID)" BETWEEN ?1 AND ?2
             """, [.integer(low), .integer(high)])
         guard let row = counts.first, case .integer(let changes) = row[0], case .integer(let relevantCount) = row[1] else { return (0, 0) }
         return (Int(changes), Int(relevantCount))

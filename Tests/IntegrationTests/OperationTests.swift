@@ -85,7 +85,7 @@ import Testing
         }
         let mixed = try connection.scalar("""
             SELECT count(*) FROM importer_change_fireball c JOIN importer_transaction_entity t ON t.entity = 'Fireball'
-            AND c.change_id BETWEEN t.first_change_id AND t.last_change_id AND c.transaction_number <> t.transaction_number
+            AND c.importer_change_id BETWEEN t.first_change_id AND t.last_change_id AND c.importer_transaction_number <> t.transaction_number
             """)
         #expect(mixed == .integer(0))
         #expect(try connection.scalar("PRAGMA integrity_check") == .text("ok"))

@@ -7,7 +7,7 @@ import PostgresTestSupport
 enum PostgresStoreDigest {
     /// Columns whose values come from identity sequences, which a rolled-back transaction does not
     /// give back: a rerun after a kill numbers its new rows after the numbers the killed run took.
-    static let sequenceColumns: Set<String> = ["id", "record_id", "change_id", "first_change_id", "last_change_id"]
+    static let sequenceColumns: Set<String> = ["id", "importer_record_id", "importer_change_id", "first_change_id", "last_change_id"]
 
     /// The digest; a `renumbered` column shows each value's rank among the table's values of that
     /// column (`dense_rank`), which keeps its order and which rows share it, not the number.

@@ -351,7 +351,7 @@ import Testing
             let rerun = try importer(["run", "--no-replay", "--store", url, feed])
             #expect(rerun.status == 0, "\(rerun.stderr)")
             #expect(try cluster.psql("SELECT count(*) FROM importer_transaction", database: database) == "1")
-            #expect(try cluster.psql("SELECT count(*) FROM importer_change_fireball WHERE type = 'insert'", database: database) == "300000")
+            #expect(try cluster.psql("SELECT count(*) FROM importer_change_fireball WHERE importer_type = 'insert'", database: database) == "300000")
             #expect(try cluster.psql("SELECT count(*) FROM fireball", database: database) == "300000")
         }
     }

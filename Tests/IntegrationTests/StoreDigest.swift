@@ -13,10 +13,11 @@ enum StoreDigest {
         try of(path, ignoring: volatileColumns.union(["token", "rekeyed"]), ignoringMetadata: ["store_id"])
     }
 
-    /// The portable digest without record ids (`id`, `record_id`): what importers that assign ids
+    /// The portable digest without record ids (`id`, `importer_record_id`, `record_id` before schema
+    /// 3): what importers that assign ids
     /// differently must still agree on.
     static func withoutRecordIDs(_ path: String) throws -> String {
-        try of(path, ignoring: volatileColumns.union(["token", "rekeyed", "id", "record_id"]), ignoringMetadata: ["store_id"])
+        try of(path, ignoring: volatileColumns.union(["token", "rekeyed", "id", "record_id", "importer_record_id"]), ignoringMetadata: ["store_id"])
     }
 
     static func of(_ path: String) throws -> String {

@@ -196,10 +196,14 @@ import Testing
         try importFeeds([sample("fireball-2024.json")], into: path)
         let connection = try Connection(path: path)
         try connection.execute("ALTER TABLE importer_transaction DROP COLUMN rekeyed; ALTER TABLE importer_transaction_entity DROP COLUMN rekeyed; PRAGMA user_version = 1")
+        // Schema 1's change table had the legacy names of importer's own columns.
+        for rename in ChangeColumns.legacyRenames(attributes: FireballModel.entity.attributes.map(\.name)) {
+            try connection.execute(#"ALTER TABLE importer_change_fireball RENAME COLUMN "\#(rename.to)" TO "\#(rename.from)""#)
+        }
         let readOnly = try Store(path: path, options: Store.Options(create: false, readOnly: true))
         #expect(try HistoryReader(store: readOnly).transactions().map(\.totals.inserted) == [10])
         let store = try Store(path: path)
-        #expect(try connection.integer("PRAGMA user_version") == 2)
+        #expect(try connection.integer("PRAGMA user_version") == 3)
         #expect(try HistoryReader(store: store).transactions().map(\.totals.inserted) == [10])
         _ = try importFeeds([sample("fireball-2026.json")], into: path, sync: true)
         #expect(try HistoryReader(store: store).transactions().map(\.totals.rekeyed) == [0, 1])

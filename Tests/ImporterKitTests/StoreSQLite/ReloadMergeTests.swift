@@ -26,7 +26,7 @@ import Testing
         let connection = try Connection(path: path, create: false)
         let records = try connection.rows("SELECT date, energy, impact_energy, latitude, longitude, altitude, velocity FROM fireball")
         let changes = try connection.rows("""
-            SELECT c.transaction_number, c.type, c.changed, c.date, c.energy, c."old.energy", c.altitude
+            SELECT c.importer_transaction_number, c.importer_type, c.importer_changed, c.date, c.energy, c."importer_old.energy", c.altitude
             FROM importer_change_fireball AS c
             """)
         return (records.map { "record \($0)" } + changes.map { "change \($0)" }).sorted()
