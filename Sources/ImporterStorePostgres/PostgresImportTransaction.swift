@@ -278,7 +278,7 @@ final class PostgresImportTransaction: ImportTransaction {
     }
 
     func nulledAttributes(_ entity: EntityDescription) throws -> [NulledAttribute] {
-        try NulledAttributesSQL(entity: entity, dialect: PostgresDialect()).count(changeIDs: changeIDs[entity.name],
+        try NulledAttributesSQL(entity: entity, dialect: PostgresDialect(), columns: store.changeColumns).count(changeIDs: changeIDs[entity.name],
                                                                                  on: PostgresExecutor(connection: store.connection))
     }
 

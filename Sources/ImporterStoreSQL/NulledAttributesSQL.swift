@@ -7,10 +7,13 @@ import ImporterStore
 public struct NulledAttributesSQL {
     public let entity: EntityDescription
     public let dialect: any SQLDialect
+    /// The store's change-table layout (an import always writes the current one).
+    public let columns: ChangeColumns
 
-    public init(entity: EntityDescription, dialect: any SQLDialect) {
+    public init(entity: EntityDescription, dialect: any SQLDialect, columns: ChangeColumns = .current) {
         self.entity = entity
         self.dialect = dialect
+        self.columns = columns
     }
 
     private var optional: [AttributeDescription] { entity.attributes.filter(\.isOptional) }
@@ -19,11 +22,11 @@ public struct NulledAttributesSQL {
     public func count(changeIDs: ClosedRange<Int64>?, on executor: any SQLExecutor) throws -> [NulledAttribute] {
         guard let changeIDs, !optional.isEmpty else { return [] }
         let q = dialect.quoted
-        let sums = optional.map { "sum(CASE WHEN \(q($0.name)) IS NULL AND \(q("old." + $0.name)) IS NOT NULL THEN 1 ELSE 0 END)" }
+        let sums = optional.map { "sum(CASE WHEN \(q($0.name)) IS NULL AND \(q(columns.old($0.name))) IS NOT NULL THEN 1 ELSE 0 END)" }
         let changes = "\(q("importer_change_" + entity.tableName))"
         let nulledRow = try executor.rows("""
             SELECT \(sums.joined(separator: ", ")) FROM \(changes)
-            WHERE "change_id" BETWEEN \(dialect.parameter(1)) AND \(dialect.parameter(2)) AND "type" = 'update'
+            WHERE \(q(columns.changeID)) BETWEEN \(dialect.parameter(1)) AND \(dialect.parameter(2)) AND \(q(columns.type)) = 'update'
             """, [.integer(changeIDs.lowerBound), .integer(changeIDs.upperBound)]).first ?? []
         let nulled = zip(optional, nulledRow).compactMap { attribute, value -> (AttributeDescription, Int)? in
             guard let count = value.integerValue, count > 0 else { return nil }

@@ -98,7 +98,7 @@ final class SQLiteImportTransaction: ImportTransaction {
     }
 
     func nulledAttributes(_ entity: EntityDescription) throws -> [NulledAttribute] {
-        try NulledAttributesSQL(entity: entity, dialect: SQLiteDialect()).count(changeIDs: changeIDs[entity.name], on: SQLiteExecutor(store.connection))
+        try NulledAttributesSQL(entity: entity, dialect: SQLiteDialect(), columns: store.changeColumns).count(changeIDs: changeIDs[entity.name], on: SQLiteExecutor(store.connection))
     }
 
     func finish(metadata: TransactionMetadata, counts: [(String, ChangeCounts)]) throws -> Bool {

@@ -5,47 +5,6 @@ import Testing
 /// sample feeds with no reject, keyed and typed as the tests expect, and a later snapshot synced
 /// through it gives the counts computed by hand.
 @Suite struct ModelSuggestTests {
-    /// Whether the binary knows the datetime formats a suggestion writes (`epoch-ms`, `iso8601`).
-    static let datetimeFormats: Bool = {
-        guard let directory = try? TemporaryDirectory() else { return false }
-        defer { directory.cleanup() }
-        let model = """
-            entities: [{name: T, table: t, key: [at], tombstone: [at], attributes: [{name: at, type: datetime, required: true}]}]
-            feeds: [{name: t, entity: T, format: ndjson, fields: [{attribute: at, field: at, format: epoch-ms}]}]
-            """
-        guard let path = try? directory.write("t.yaml", model) else { return false }
-        return (try? importer(["model", "check", path]).status) == 0
-    }()
-
-    /// Whether JSON pointers reach into arrays (`/c/0`).
-    static let arrayPointers: Bool = {
-        guard let directory = try? TemporaryDirectory() else { return false }
-        defer { directory.cleanup() }
-        let model = """
-            entities: [{name: T, table: t, key: [k], tombstone: [k], attributes: [{name: k, type: integer, required: true}, {name: x, type: real}]}]
-            feeds: [{name: t, entity: T, format: ndjson, fields: [{attribute: k, field: k}, {attribute: x, field: /c/1}]}]
-            """
-        guard let modelPath = try? directory.write("t.yaml", model), let feed = try? directory.write("t.ndjson", #"{"k": 1, "c": [1.5, 2.5]}"# + "\n") else { return false }
-        let store = directory.path("t.sqlite")
-        guard (try? importer(["run", "--store", store, "--model", modelPath, feed]).status) == 0 else { return false }
-        return (try? importer(["query", "--store", store, "--format", "csv", "SELECT x FROM t"]).stdout)?.contains("2.5") == true
-    }()
-
-    /// Whether XML fields choose among repeated elements by an attribute (`c[@label='x']/@term`).
-    static let xmlPredicates: Bool = {
-        guard let directory = try? TemporaryDirectory() else { return false }
-        defer { directory.cleanup() }
-        let model = """
-            entities: [{name: T, table: t, key: [k], tombstone: [k], attributes: [{name: k, type: integer, required: true}, {name: m, type: text}]}]
-            feeds: [{name: t, entity: T, format: xml, records: /r/e, fields: [{attribute: k, field: k}, {attribute: m, field: "c[@label='M']/@term"}]}]
-            """
-        let feed = #"<r><e><k>1</k><c label="A" term="a"/><c label="M" term="m"/></e></r>"#
-        guard let modelPath = try? directory.write("t.yaml", model), let feedPath = try? directory.write("t.xml", feed) else { return false }
-        let store = directory.path("t.sqlite")
-        guard (try? importer(["run", "--store", store, "--model", modelPath, feedPath]).status) == 0 else { return false }
-        return (try? importer(["query", "--store", store, "--format", "csv", "SELECT m FROM t"]).stdout)?.contains("m") == true
-    }()
-
     /// Suggests a model for `feeds` into `directory`, checks it and imports the first feed with it.
     private func suggestAndImport(_ feeds: [String], in directory: TemporaryDirectory, extra: [String] = []) throws -> (model: String, store: String, yaml: String) {
         let suggest = try importer(["model", "suggest"] + extra + feeds.map { sample("suggest/\($0)") })
@@ -72,7 +31,7 @@ import Testing
         try rows(store, "SELECT count(*) AS n FROM \(table)").first?["n"] as? Int
     }
 
-    @Test(.enabled(if: datetimeFormats && arrayPointers, "needs epoch-ms datetimes and array-index JSON pointers"))
+    @Test
     func geoJSONImportsKeyedOnTheFeatureIdAndSyncsTheNextSnapshot() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
@@ -93,7 +52,7 @@ import Testing
         #expect(try rows(store, "SELECT coordinates_0 AS x FROM quakes_day1 WHERE feature_id = 'us7000abce'").first?["x"] as? Double == 178.15)
     }
 
-    @Test(.enabled(if: datetimeFormats, "needs epoch-ms and iso8601 datetimes"))
+    @Test
     func ndjsonAndCSVImportWithTheirTimes() throws {
         for (feed, table) in [("quakes.ndjson", "quakes"), ("quakes.csv", "quakes")] {
             let directory = try TemporaryDirectory()
@@ -114,14 +73,11 @@ import Testing
         #expect(yaml.contains("field: \"r:xref/@data\"  # e.g. rfc8200 (up to 2 values in one record)\n    repeated: all"), "\(yaml)")
         #expect(try count(store, "protocols") == 5)
         let row = try rows(store, "SELECT xref_data FROM protocols WHERE value = 2").first?["xref_data"] as? String ?? ""
-        // The XML reader keeping every value of a repeated element is being built (issue 20, item 2).
-        withKnownIssue("repeated: all on XML fields", isIntermittent: true) {
-            #expect(row.contains("rfc1112") && row.contains("Steve_Deering"), "\(row)")
-        }
+        #expect(row.contains("rfc1112") && row.contains("Steve_Deering"), "\(row)")
         #expect(try rows(store, "SELECT date FROM protocols WHERE value = 6").first?["date"] as? String == "2021-02-01")
     }
 
-    @Test(.enabled(if: datetimeFormats && xmlPredicates, "needs iso8601 datetimes and XML predicates"))
+    @Test
     func atomImportsKeyedOnTheEntryIdWithCategoriesByLabel() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
@@ -142,7 +98,6 @@ import Testing
         #expect(yaml.stdout.contains(#"field: "/properties/place"  # 10 km SSW of Volcano, Hawaii"#))
         let json = try importer(["model", "suggest", "--format", "json", sample("suggest/quakes-day1.geojson")])
         #expect(json.status == 0)
-        guard Self.datetimeFormats else { return } // `model show` validates the epoch-ms format
         let shown = try importer(["model", "show", "--format", "json", "--model", try directory.write("m.yaml", yaml.stdout)])
         #expect(shown.stdout == json.stdout)
     }

@@ -3,13 +3,9 @@ import ImporterModel
 /// Attribute names for sampled fields: lowercase snake_case ASCII from the field's path, short
 /// (the leaf: `mag`) unless two fields would share it (then `properties_type`, `geometry_type`),
 /// and never a name a model refuses: not `id` (the record id's column: `feature_id`), not
-/// `importer_…`, not an expression keyword, at most 64 characters.
-///
-/// `reservedForNow` are names importer's own history tables use (`type`, `changed`, …): an
-/// attribute so named breaks `run` in this release, so they are qualified like a collision until
-/// that is fixed.
+/// `importer_…`, not an expression keyword, within `SQLIdentifier.Limit.attribute` bytes.
 public enum AttributeNaming {
-    static let reservedForNow: Set<String> = ["type", "changed", "record_id", "change_id", "transaction_number"]
+    static let maximum = SQLIdentifier.Limit.attribute
 
     /// One name per field (same order), unique. `recordNoun` names a renamed top-level `id`
     /// (`feature` → `feature_id`); `source_id` without one.
@@ -37,7 +33,7 @@ public enum AttributeNaming {
             var candidate = names[index]
             var number = 2
             while used.contains(candidate) {
-                candidate = String(names[index].prefix(60)) + "_\(number)"
+                candidate = String(names[index].prefix(maximum - 4)) + "_\(number)"
                 number += 1
             }
             used.insert(candidate)
@@ -50,22 +46,21 @@ public enum AttributeNaming {
     static func name(_ words: [String], length: Int, recordNoun: String?) -> String {
         var length = max(1, length)
         var name = safe(NameWords.snake(Array(words.suffix(length))))
-        while (name == "id" || reservedForNow.contains(name)), length < words.count {
+        while name == "id", length < words.count {
             length += 1
             name = safe(NameWords.snake(Array(words.suffix(length))))
         }
         if name == "id" { name = (recordNoun.map { NameWords.snake([$0]) }.flatMap { $0.isEmpty ? nil : $0 } ?? "source") + "_id" }
-        if reservedForNow.contains(name) { name = "source_" + name }
         return name
     }
 
-    /// `name` made valid: a letter first, no reserved prefix or keyword, at most 64 characters.
+    /// `name` made valid: a letter first, no reserved prefix or keyword, at most `maximum` bytes.
     static func safe(_ snake: String) -> String {
         var name = snake.isEmpty ? "field" : snake
         if let first = name.first, first.isNumber { name = "field_" + name }
         if name.hasPrefix("importer_") || name.hasPrefix("sqlite_") { name = "field_" + name }
         if ExpressionParser.reservedWords.contains(name) { name += "_value" }
-        if name.utf8.count > 64 { name = String(name.prefix(64)) }
+        if name.utf8.count > maximum { name = String(name.prefix(maximum)) }
         while name.hasSuffix("_") { name.removeLast() }
         return name
     }
@@ -78,7 +73,7 @@ public enum AttributeNaming {
         if entity.isEmpty || entity.first?.isNumber == true { entity = "Feed" + entity; table = "feed_" + table }
         if table.hasSuffix("_") { table.removeLast() }
         if SQLIdentifier.isReserved(table) { table = "feed_" + table }
-        return (String(entity.prefix(64)), String(table.prefix(64)))
+        return (String(entity.prefix(SQLIdentifier.Limit.table)), String(table.prefix(SQLIdentifier.Limit.table)))
     }
 
     /// The feed mapping's name from a feed's file name (`all-day`).
