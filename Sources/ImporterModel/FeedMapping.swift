@@ -219,6 +219,9 @@ public struct Model: Sendable, Equatable {
                     }
                 default: break
                 }
+                if field.timeZone != nil, let format = field.format, format.hasPrefix("epoch-") {
+                    problems.append("feed \(feed.name): attribute '\(field.attribute)': zone does not apply to \(format) (epoch times are UTC); remove it")
+                }
                 if let zone = field.timeZone, DateTimeFormat.offsetSeconds(zone) == nil {
                     problems.append("feed \(feed.name): attribute '\(field.attribute)': time zone '\(zone)' is not UTC or ±hh:mm")
                 }

@@ -156,3 +156,30 @@ import Testing
         try Self.expectStored(store, equal: "geojson/usgs-day-4-felt-null.geojson")
     }
 }
+
+/// One document, several mappings: every mapping named reads it, in one transaction; a document
+/// that several mappings could read, without `--mapping`, is a usage error naming it.
+@Suite struct SeveralMappingsTests {
+    @Test func recordsAndPeopleOfOneRegistryInOneTransaction() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = directory.path("iana.sqlite")
+        let model = sample("models/iana-registry.yaml"), feed = sample("xml/iana-protocol-numbers.xml")
+        let ambiguous = try importer(["run", "--store", store, "--model", model, feed])
+        #expect(ambiguous.status == 64, "\(ambiguous.stderr)")
+        #expect(ambiguous.stderr.contains("several feed mappings could read") && ambiguous.stderr.contains("--mapping"), "\(ambiguous.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: store))
+
+        let run = try importer(["run", "--store", store, "--model", model, "--mapping", "protocols", "--mapping", "people", "--format", "json", feed])
+        #expect(run.status == 0, "\(run.stderr)")
+        let report = try #require(run.json as? [String: Any], "\(run.stdout)")
+        let entities = try #require(report["entities"] as? [String: [String: Any]])
+        #expect(entities["Protocol"]?["inserted"] as? Int == 7)
+        #expect(entities["Person"]?["inserted"] as? Int == 2)
+        #expect((report["transaction"] as? [String: Any])?["number"] as? Int == 1, "one transaction for both mappings")
+        let people = try importer(["export", "--store", store, "--entity", "Person", "--format", "csv"])
+        #expect(people.stdout.contains(#""Jon_Postel","Jon Postel","mailto:postel&isi.edu""#), "\(people.stdout)")
+        let status = try importer(["query", "--store", store, "--raw", "SELECT count(*) FROM importer_transaction"])
+        #expect(status.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "1")
+    }
+}

@@ -83,6 +83,7 @@ import Testing
         #expect(throws: ModelError.self) { try Self.model("  - {attribute: page, field: url, negate: true}", attributes: "  - {name: page, type: text}") }
         #expect(throws: ModelError.self) { try Self.model("  - {attribute: page, field: url, repeated: all}", attributes: "  - {name: page, type: integer}") }
         #expect(throws: ModelError.self) { try Self.model("  - {attribute: page, field: url, repeated: sometimes}", attributes: "  - {name: page, type: text}") }
+        #expect(throws: ModelError.self) { try Self.model("  - {attribute: at, field: t, format: epoch-ms, zone: \"+02:00\"}", attributes: "  - {name: at, type: datetime}") }
     }
 
     @Test func repeatedValuesAreNeverCutSilently() throws {
