@@ -181,8 +181,14 @@ public final class XMLRecordsReader: RecordReader {
             let depth = Int(xmlTextReaderDepth(reader))
             if depth < matchedDepth { matchedDepth = depth }
             guard depth == matchedDepth, currentElementIs(recordPath[depth]) else {
-                if recordsRead == 0 && depth == matchedDepth && search.wants(depth: depth) { search.missed(currentName()) }
-                skip = true
+                if recordsRead == 0 {
+                    if depth == matchedDepth && search.wants(depth: depth) { search.missed(currentName()) }
+                    if search.elsewhere == nil, let last = recordPath.last, currentElementIs(last) {
+                        search.elsewhere = (line: elementPosition().line, depth: depth)
+                    }
+                }
+                // Until the first record, subtrees are searched for record elements at another depth.
+                skip = recordsRead > 0 || search.elsewhere != nil
                 continue
             }
             search.matched(depth: depth)

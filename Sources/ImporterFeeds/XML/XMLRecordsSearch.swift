@@ -1,10 +1,10 @@
 /// How far a records path got through one document, to explain a path that matched no record.
 ///
-/// A document whose records element exists but holds no record is a valid empty feed. Anything
-/// else that yields no record is an input error (`explanation`): the root element is not the
-/// path's first step (typically a default namespace the path does not name), or a deeper step
-/// matched nothing, or the records element holds elements of the record's local name in another
-/// namespace. The message names what the document has, with namespaces, and the path that would
+/// A document whose records element exists but holds no record is a valid empty feed, unless
+/// elements of the record's name sit at another depth (a registry of registries). Anything else
+/// that yields no record is an input error (`explanation`): the root element is not the path's
+/// first step (typically a default namespace the path does not name), or a deeper step matched
+/// nothing, or the records element holds elements of the record's local name in another namespace. The message names what the document has, with namespaces, and the path that would
 /// match.
 struct XMLRecordsSearch {
     /// How the document's root element is written.
@@ -26,6 +26,8 @@ struct XMLRecordsSearch {
     /// Distinct names of the child elements seen under an element at the deepest match (a few).
     private(set) var seen: [XMLName] = []
     private(set) var moreSeen = false
+    /// The first element named as the record's step found at another depth (line, 0-based depth).
+    var elsewhere: (line: Int, depth: Int)?
 
     init(text: String, steps: [XMLName], declared: [String: String]) {
         self.text = text
@@ -57,6 +59,10 @@ struct XMLRecordsSearch {
         guard deepest < steps.count else { return nil }
         let step = steps[deepest]
         let nearMiss = seen.first { $0.localName == step.localName && $0.namespace != step.namespace }
+        if let elsewhere, let record = steps.last {
+            return head + "\(record) elements are \(elsewhere.depth) levels below the root (the first at line \(elsewhere.line)), "
+                + "not \(steps.count - 1); give every element from the root down to them"
+        }
         if deepest == steps.count - 1 && nearMiss == nil { return nil }
         let parent = "/" + written.prefix(deepest).joined(separator: "/")
         var message = head + "\(parent) holds no \(step)"

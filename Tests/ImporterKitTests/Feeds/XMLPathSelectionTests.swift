@@ -253,6 +253,18 @@ private func missMessage(_ text: String, records: String, namespaces: [String: S
             == "records '/i:registry/record' matches no element: /i:registry holds no record; its child elements: {urn:i}title, {urn:i}record; {urn:i}record is in another namespace: write records: /i:registry/i:record")
     }
 
+    /// The real IANA file nests its records one level deeper (`registry/registry/record`).
+    @Test func recordsAtAnotherDepthAreNamedNotAnEmptyFeed() throws {
+        let nested = """
+            <registry xmlns="urn:i" id="protocol-numbers"><title>t</title>
+            <registry id="inner"><record k="1"/><record k="2"/></registry></registry>
+            """
+        let message = missMessage(nested, records: "/i:registry/i:record", namespaces: ["i": "urn:i"]) ?? ""
+        #expect(message.contains("{urn:i}record elements are 2 levels below the root (the first at line 2), not 1"), "\(message)")
+        let found = try mapXML(nested, itemMapping("/i:registry/i:registry/i:record", namespaces: ["i": "urn:i"], [field("k", "@k")]))
+        #expect(found.values.count == 2)
+    }
+
     @Test func anExistingRecordsElementWithoutRecordsIsAnEmptyFeed() throws {
         let empty = #"<feed xmlns="urn:atom"><title>quiet day</title><updated>2026-03-06T18:05:12Z</updated></feed>"#
         #expect(try mapXML(empty, itemMapping("/a:feed/a:entry", namespaces: ["a": "urn:atom"], [field("k", "a:id")])).values.isEmpty)
