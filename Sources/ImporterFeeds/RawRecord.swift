@@ -150,7 +150,9 @@ public struct RawRecord: Sendable {
         var array = previous.occurrences == 0 ? value : previous
         array.kind = .string
         array.occurrences = value.occurrences
-        let head: [UInt8] = previous.occurrences == 0 ? Array("[".utf8) : Array(valueText(previous).dropLast()) + Array(",".utf8)
+        // A previous `[]` (an empty array) holds no element to follow with a comma.
+        let previousText = previous.occurrences == 0 ? [] : valueText(previous)
+        let head: [UInt8] = previousText.count <= 2 ? Array("[".utf8) : Array(previousText.dropLast()) + Array(",".utf8)
         array.start = Int32(bytes.count)
         bytes.append(contentsOf: head)
         bytes.append(contentsOf: element)
