@@ -83,6 +83,12 @@ public struct RawRecord: Sendable {
             slots[slot] = value
             return
         }
+        // A value that is an object or array makes the field composite, whatever its place.
+        if value.kind == .composite || previous.kind == .composite {
+            slots[slot].kind = .composite
+            slots[slot].occurrences = value.occurrences
+            return
+        }
         switch policy {
         case .reject, .first, .all:
             slots[slot].occurrences = value.occurrences
@@ -91,11 +97,6 @@ public struct RawRecord: Sendable {
         case .join(let separator):
             if value.kind == .null { slots[slot].occurrences = value.occurrences; return }
             if previous.kind == .null { slots[slot] = value; return }
-            guard previous.kind != .composite, value.kind != .composite else {
-                slots[slot].kind = .composite
-                slots[slot].occurrences = value.occurrences
-                return
-            }
             var joined = previous
             joined.kind = .string
             joined.occurrences = value.occurrences

@@ -57,6 +57,12 @@ import Testing
         #expect(joined["/none"] == "null")
         #expect(try Self.read(document, pointers: pointers, repeated: .first)["/tags"] == "a")
         #expect(try Self.read(document, pointers: pointers, repeated: .last)["/tags"] == "null")
+        // An object among the values makes the field composite, whatever its place.
+        for composite in [#"{"v":[{"y":2},1]}"#, #"{"v":[1,{"y":2}]}"#] {
+            #expect(try Self.read(composite, pointers: ["/v"], repeated: .last)["/v"] == "composite", "\(composite)")
+            #expect(try Self.read(composite, pointers: ["/v"], repeated: .first)["/v"] == "composite", "\(composite)")
+            #expect(try Self.read(composite, pointers: ["/v"], repeated: .join(","))["/v"] == "composite", "\(composite)")
+        }
     }
 
     // MARK: Property: the reader agrees with a reference resolver
