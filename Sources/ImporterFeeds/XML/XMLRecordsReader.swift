@@ -36,9 +36,9 @@ public final class XMLRecordsReader: RecordReader {
     static let xsiNamespace = "http://www.w3.org/2001/XMLSchema-instance"
 
     /// libxml2's global initialization, once per process, before any thread uses a reader.
-    private static let libxml2: Void = xmlInitParser()
+    static let libxml2: Void = xmlInitParser()
 
-    private enum NodeType {
+    enum NodeType {
         static let element = Int32(XML_READER_TYPE_ELEMENT.rawValue)
         static let text = Int32(XML_READER_TYPE_TEXT.rawValue)
         static let cdata = Int32(XML_READER_TYPE_CDATA.rawValue)
@@ -52,7 +52,7 @@ public final class XMLRecordsReader: RecordReader {
     }
 
     /// An open record or field element.
-    private struct Frame {
+    struct Frame {
         /// The field-tree nodes the element is: `active[nodes]`.
         var nodes: Range<Int>
         var start: Int32
@@ -65,35 +65,35 @@ public final class XMLRecordsReader: RecordReader {
 
     let input: XMLInput
     let reader: OpaquePointer
-    private let namespaces: [String: String]
-    private let recordsText: String
+    let namespaces: [String: String]
+    let recordsText: String
     /// Interned by `open`, once the root element tells the default namespace.
-    private var recordPath: [XMLFieldTree.Name] = []
-    private var search: XMLRecordsSearch
-    private var rootLocation: (line: Int, column: Int) = (1, 1)
-    private let xsiNamespace: UnsafePointer<xmlChar>
-    private let nilName: UnsafePointer<xmlChar>
-    private let maximumRecordSize: Int
+    var recordPath: [XMLFieldTree.Name] = []
+    var search: XMLRecordsSearch
+    var rootLocation: (line: Int, column: Int) = (1, 1)
+    let xsiNamespace: UnsafePointer<xmlChar>
+    let nilName: UnsafePointer<xmlChar>
+    let maximumRecordSize: Int
     // The state below is touched for every node, by this reader only and never through overlapping
     // accesses: no dynamic exclusivity checks (they cost ~10 % of the reading time).
-    @exclusivity(unchecked) private var tree = XMLFieldTree()
-    @exclusivity(unchecked) private var frames: [Frame] = []
+    @exclusivity(unchecked) var tree = XMLFieldTree()
+    @exclusivity(unchecked) var frames: [Frame] = []
     /// The field-tree nodes of the open frames, each frame's after its parent's.
-    @exclusivity(unchecked) private var active: [Int] = []
+    @exclusivity(unchecked) var active: [Int] = []
     /// Per child of the field tree with a position: the elements of its name seen so far under
     /// the current element of its parent node.
-    @exclusivity(unchecked) private var counts: [Int32] = []
-    private var finished = false
+    @exclusivity(unchecked) var counts: [Int32] = []
+    var finished = false
     /// The current node was read by `open` and is not handled yet.
-    @exclusivity(unchecked) private var pending = false
-    @exclusivity(unchecked) private var nodeType: Int32 = 0
+    @exclusivity(unchecked) var pending = false
+    @exclusivity(unchecked) var nodeType: Int32 = 0
     /// How many leading steps of the records path the open ancestors of the current node match.
-    @exclusivity(unchecked) private var matchedDepth = 0
-    private var recordsRead = 0
+    @exclusivity(unchecked) var matchedDepth = 0
+    var recordsRead = 0
     @exclusivity(unchecked) var currentRecord: Int?
     /// Where the previous node ended, when it was white space: where the current node starts.
-    @exclusivity(unchecked) private var positionBefore: (line: Int, column: Int)?
-    @exclusivity(unchecked) private var whitespaceEnd: (line: Int, column: Int)?
+    @exclusivity(unchecked) var positionBefore: (line: Int, column: Int)?
+    @exclusivity(unchecked) var whitespaceEnd: (line: Int, column: Int)?
 
     /// `readSize` caps the bytes libxml2 gets per read (small sizes exercise chunk boundaries in
     /// tests); `maximumRecordSize` caps the bytes of one record's values.
@@ -206,7 +206,7 @@ public final class XMLRecordsReader: RecordReader {
     }
 
     /// The root element (the current node): its name, prefix and default namespace.
-    private func currentRoot() -> XMLRecordsSearch.Root {
+    func currentRoot() -> XMLRecordsSearch.Root {
         rootLocation = elementPosition()
         let name = currentName()
         let prefix = xmlTextReaderConstPrefix(reader).map { String(cString: $0) }
@@ -223,186 +223,16 @@ public final class XMLRecordsReader: RecordReader {
     }
 
     /// The current element's expanded name, as strings (for messages).
-    private func currentName() -> XMLName {
+    func currentName() -> XMLName {
         XMLName(namespace: xmlTextReaderConstNamespaceUri(reader).map { String(cString: $0) },
                 localName: xmlTextReaderConstLocalName(reader).map { String(cString: $0) } ?? "")
-    }
-
-    // MARK: - Records
-
-    /// Reads the record element at the current node, through its end.
-    private func readRecord(into record: inout RawRecord) throws(FeedError) {
-        currentRecord = recordsRead
-        defer { currentRecord = nil }
-        let position = elementPosition()
-        record.index = recordsRead
-        record.line = position.line
-        record.column = position.column
-        frames.removeAll(keepingCapacity: true)
-        active.removeAll(keepingCapacity: true)
-        active.append(0)
-        try enter(0..<1, into: &record)
-        var skip = false
-        while !frames.isEmpty {
-            guard try advance(skippingSubtree: skip) else { throw failure() }
-            skip = false
-            switch nodeType {
-            case NodeType.element:
-                let parent = frames.count - 1
-                if frames[parent].captures { frames[parent].composite = true }
-                let first = active.count
-                matchChildren(of: frames[parent].nodes)
-                if active.count == first {
-                    skip = true
-                } else {
-                    try enter(first..<active.count, into: &record)
-                }
-            case NodeType.text, NodeType.cdata, NodeType.whitespace, NodeType.significantWhitespace:
-                let frame = frames[frames.count - 1]
-                if frame.captures && !frame.composite { try appendValue(to: &record) }
-            case NodeType.endElement:
-                close(frames.removeLast(), into: &record)
-            default:
-                break
-            }
-        }
-        recordsRead += 1
-    }
-
-    /// Starts the record or field element at the current node, which is the field-tree nodes
-    /// `active[nodes]`: restarts the position counts of their children, reads their attribute
-    /// fields and `xsi:nil`, then opens its frame, or closes it at once when it is empty.
-    private func enter(_ nodes: Range<Int>, into record: inout RawRecord) throws(FeedError) {
-        let position = elementPosition()
-        var captures = false
-        var readsAttributes = false
-        for index in nodes {
-            let info = tree.nodes[active[index]]
-            captures = captures || info.capturesText
-            readsAttributes = readsAttributes || !info.attributes.isEmpty
-            if info.countsChildren {
-                for child in info.children { counts[child] = 0 }
-            }
-        }
-        var frame = Frame(nodes: nodes, start: 0, line: Int32(truncatingIfNeeded: position.line),
-                          column: Int32(truncatingIfNeeded: position.column), captures: captures)
-        if (readsAttributes || captures) && xmlTextReaderHasAttributes(reader) == 1 {
-            try readAttributes(of: nodes, frame: &frame, into: &record)
-        }
-        frame.start = Int32(record.bytes.count)
-        if xmlTextReaderIsEmptyElement(reader) == 1 {
-            close(frame, into: &record)
-        } else {
-            frames.append(frame)
-        }
-    }
-
-    /// Fills the attribute fields of the nodes `active[nodes]` from the current element, and
-    /// notes its `xsi:nil`. Each value is appended to the record's bytes, then filled.
-    private func readAttributes(of nodes: Range<Int>, frame: inout Frame, into record: inout RawRecord) throws(FeedError) {
-        defer { xmlTextReaderMoveToElement(reader) }
-        while xmlTextReaderMoveToNextAttribute(reader) == 1 {
-            let localName = xmlTextReaderConstLocalName(reader)
-            var namespace: UnsafePointer<xmlChar>?
-            var namespaceRead = false
-            if frame.captures && xmlStrEqual(localName, nilName) == 1
-                && xmlStrEqual(xmlTextReaderConstNamespaceUri(reader), xsiNamespace) == 1 {
-                let value = xmlTextReaderConstValue(reader).map { String(cString: $0) } ?? ""
-                frame.isNil = ["true", "1"].contains(value.trimmingCharacters(in: .whitespacesAndNewlines))
-                continue
-            }
-            for index in nodes {
-                for attributeIndex in tree.nodes[active[index]].attributes {
-                    let attribute = tree.attributes[attributeIndex]
-                    guard xmlStrEqual(localName, attribute.name.localName) == 1 else { continue }
-                    if !namespaceRead {
-                        namespace = xmlTextReaderConstNamespaceUri(reader)
-                        namespaceRead = true
-                    }
-                    guard xmlStrEqual(namespace, attribute.name.namespace) == 1 else { continue }
-                    let start = Int32(record.bytes.count)
-                    try appendValue(to: &record)
-                    record.fill(attribute.slot, with: RawSlot(kind: .string, start: start, count: Int32(record.bytes.count) - start,
-                                                              line: frame.line, column: frame.column))
-                }
-            }
-        }
-    }
-
-    /// Closes an element: its text (or null, or composite) fills the text slots of its nodes,
-    /// and its nodes leave `active`.
-    private func close(_ frame: Frame, into record: inout RawRecord) {
-        defer { active.removeLast(active.count - frame.nodes.lowerBound) }
-        guard frame.captures else { return }
-        let kind: RawKind = frame.isNil ? .null : frame.composite ? .composite : .string
-        let value = RawSlot(kind: kind, start: frame.start, count: Int32(record.bytes.count) - frame.start,
-                            line: frame.line, column: frame.column)
-        for index in frame.nodes {
-            for textIndex in tree.nodes[active[index]].textSlots { record.fill(tree.textSlots[textIndex], with: value) }
-        }
-    }
-
-    /// Appends to `active` the children of the nodes `active[nodes]` that the current element is:
-    /// its name, and its predicate (a position among the elements of its name under the parent
-    /// element, or an attribute's value).
-    @inline(__always)
-    private func matchChildren(of nodes: Range<Int>) {
-        var localName: UnsafePointer<xmlChar>?
-        var namespace: UnsafePointer<xmlChar>?
-        var namespaceRead = false
-        for index in nodes {
-            for childIndex in tree.nodes[active[index]].children {
-                let child = tree.children[childIndex]
-                if localName == nil { localName = xmlTextReaderConstLocalName(reader) }
-                guard xmlStrEqual(localName, child.step.name.localName) == 1 else { continue }
-                if !namespaceRead {
-                    namespace = xmlTextReaderConstNamespaceUri(reader)
-                    namespaceRead = true
-                }
-                guard xmlStrEqual(namespace, child.step.name.namespace) == 1 else { continue }
-                if child.step.position > 0 {
-                    counts[childIndex] += 1
-                    guard counts[childIndex] == child.step.position else { continue }
-                }
-                if let attribute = child.step.attribute, !currentElementHas(attribute, value: child.step.value) { continue }
-                active.append(child.node)
-            }
-        }
-    }
-
-    /// Whether the current element has the attribute `name` with exactly `value`.
-    private func currentElementHas(_ name: XMLFieldTree.Name, value: UnsafePointer<xmlChar>?) -> Bool {
-        defer { xmlTextReaderMoveToElement(reader) }
-        while xmlTextReaderMoveToNextAttribute(reader) == 1 {
-            if xmlStrEqual(xmlTextReaderConstLocalName(reader), name.localName) == 1
-                && xmlStrEqual(xmlTextReaderConstNamespaceUri(reader), name.namespace) == 1 {
-                return xmlStrEqual(xmlTextReaderConstValue(reader), value) == 1
-            }
-        }
-        return false
-    }
-
-    @inline(__always)
-    private func currentElementIs(_ name: XMLFieldTree.Name) -> Bool {
-        xmlStrEqual(xmlTextReaderConstLocalName(reader), name.localName) == 1
-            && xmlStrEqual(xmlTextReaderConstNamespaceUri(reader), name.namespace) == 1
-    }
-
-    /// Appends the current node's value (text, CDATA, attribute) to the record's bytes.
-    @inline(__always)
-    private func appendValue(to record: inout RawRecord) throws(FeedError) {
-        guard let value = xmlTextReaderConstValue(reader) else { return }
-        record.bytes.append(contentsOf: UnsafeBufferPointer(start: value, count: Int(xmlStrlen(value))))
-        if record.bytes.count > maximumRecordSize {
-            throw FeedError.recordTooLarge(location(line: record.line, column: record.column), limit: maximumRecordSize)
-        }
     }
 
     // MARK: - Nodes
 
     /// Moves to the next node (past the current element's subtree when `skip`); false at the end
     /// of the document. Throws what the guard, the source or libxml2 met.
-    private func advance(skippingSubtree skip: Bool = false) throws(FeedError) -> Bool {
+    func advance(skippingSubtree skip: Bool = false) throws(FeedError) -> Bool {
         if pending {
             pending = false
             return true
@@ -427,7 +257,7 @@ public final class XMLRecordsReader: RecordReader {
 
     /// Where the current white space node ends: its line, and the column after it when it holds a
     /// line break (0 when it does not: the column is unknown).
-    private func endOfWhitespace() -> (line: Int, column: Int)? {
+    func endOfWhitespace() -> (line: Int, column: Int)? {
         guard let value = xmlTextReaderConstValue(reader) else { return nil }
         let count = Int(xmlStrlen(value))
         var index = count - 1
@@ -435,12 +265,12 @@ public final class XMLRecordsReader: RecordReader {
         return (nodeLine(), index >= 0 ? count - index : 0)
     }
 
-    private func elementPosition() -> (line: Int, column: Int) {
+    func elementPosition() -> (line: Int, column: Int) {
         positionBefore ?? (nodeLine(), 0)
     }
 
     /// The current node's line (libxml2's line of the end of a start tag or text).
-    private func nodeLine() -> Int {
+    func nodeLine() -> Int {
         if let node = xmlTextReaderCurrentNode(reader) {
             let line = xmlGetLineNo(node)
             if line > 0 { return line }
