@@ -183,3 +183,24 @@ import Testing
         #expect(status.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "1")
     }
 }
+
+/// The new options refuse bad values with a usage error (64) that names them, before any store exists.
+@Suite struct NewOptionValueTests {
+    @Test func badValuesAreUsageErrors() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = directory.path("s.sqlite")
+        let half = try importer(["run", "--store", store, "--max-nulled", "half", sample("fireball-2024.json")])
+        #expect(half.status == 64)
+        #expect(half.stderr.contains("--max-nulled: 'half' is not a count or a percentage"), "\(half.stderr)")
+        let stdinTwice = try importer(["run", "--store", store, "--model", sample("models/iana-registry.yaml"),
+                                       "--mapping", "protocols", "--mapping", "people", "-"], stdin: Data())
+        #expect(stdinTwice.status == 64)
+        #expect(stdinTwice.stderr.contains("standard input (-) can be read by one --mapping only"), "\(stdinTwice.stderr)")
+        let unknown = try importer(["run", "--store", store, "--model", sample("models/iana-registry.yaml"), "--mapping", "nope",
+                                    sample("xml/iana-protocol-numbers.xml")])
+        #expect(unknown.status == 64)
+        #expect(unknown.stderr.contains("unknown feed mapping 'nope' (the model has: protocols, people)"), "\(unknown.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: store))
+    }
+}
