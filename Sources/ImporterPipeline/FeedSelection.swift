@@ -38,10 +38,4 @@ public struct FeedSelection: Sendable {
         }
         return chosen.map { FeedInput(path: path, mapping: format.map($0.reading) ?? $0) }
     }
-
-    /// The one input that reads `path` (the first, when several mappings are named).
-    public func input(for path: String) throws(ModelError) -> FeedInput {
-        guard let first = try inputs(for: path).first else { throw ModelError.ambiguousMapping(path: path, candidates: []) }
-        return first
-    }
 }

@@ -23,12 +23,13 @@ import Testing
     }
 
     /// Maps NDJSON `lines`; returns each record's values by attribute name, and the rejects.
-    static func map(_ lines: [String], _ model: Model) throws -> (records: [[String: Value]], rejects: [Reject], warnings: [String]) {
+    static func map(_ lines: [String], _ model: Model, window: Int = 10_000) throws -> (records: [[String: Value]], rejects: [Reject], warnings: [String]) {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let path = try directory.write("feed.ndjson", lines.joined(separator: "\n") + "\n")
         let entity = try #require(model.entities.first)
         let feed = try MappedFeed(FeedInput(path: path, mapping: try #require(model.feeds.first)), entity: entity)
+        feed.presenceWindow = window
         var records: [[String: Value]] = []
         var rejects: [Reject] = []
         try feed.read(batchSize: 2) { rejects.append($0) } onBatch: { batch in
@@ -121,5 +122,14 @@ import Testing
         #expect(records[0]["c"] == .null)
         #expect(warnings.count == 1)
         #expect(warnings.first?.contains("field '/deep/b' is absent from every record: attribute b not supplied") == true, "\(warnings)")
+    }
+
+    @Test func aFieldFirstMetAfterTheWindowIsNotSuppliedAndCounted() throws {
+        let model = try Self.model("  - {attribute: a, field: a}", attributes: "  - {name: a, type: integer}")
+        let lines = [#"{"id":"1"}"#, #"{"id":"2"}"#, #"{"id":"3"}"#, #"{"id":"4","a":4}"#, #"{"id":"5","a":5}"#]
+        let (records, rejects, warnings) = try Self.map(lines, model, window: 2)
+        #expect(rejects.isEmpty && records.count == 5)
+        #expect(records.allSatisfy { $0["a"] == nil }, "never stored as null, nor half-supplied: \(records)")
+        #expect(warnings == ["\(warnings.first?.components(separatedBy: ":").first ?? ""): field 'a' first appears after 2 records without it, in 2 record(s): attribute a not supplied by this feed, stored values kept"], "\(warnings)")
     }
 }
