@@ -143,6 +143,8 @@ public struct FeedMapping: Sendable, Equatable {
     /// XML namespace prefixes used in `records` and field paths: prefix → namespace URI.
     public var namespaces: [String: String]
     public var fields: [FieldMapping]
+    /// What to do with a record whose key an earlier record of the feed had.
+    public var duplicates: DuplicateKeys = .last
 
     public init(name: String, entity: String, format: FeedFormat, records: String? = nil, namespaces: [String: String] = [:], fields: [FieldMapping]) {
         self.name = name

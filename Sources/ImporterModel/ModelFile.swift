@@ -115,6 +115,7 @@ public enum ModelFile {
         if !feed.namespaces.isEmpty {
             pairs.append(("namespaces", .map(feed.namespaces.sorted { $0.key < $1.key }.map { ($0.key, Tree.string($0.value)) })))
         }
+        if feed.duplicates != .last { pairs.append(("duplicates", .string(feed.duplicates.rawValue))) }
         pairs.append(("fields", .list(feed.fields.map { field in
             var pairs: [(String, Tree)] = [("attribute", .string(field.attribute))]
             if let name = field.field { pairs.append(("field", .string(name))) }

@@ -206,7 +206,7 @@ struct ModelReader {
     }
 
     private mutating func feed(_ node: Node, _ path: String, entities: [EntityDescription]) -> FeedMapping? {
-        guard let fields = mapping(node, path, allowed: ["name", "entity", "format", "records", "namespaces", "fields", "doc"]),
+        guard let fields = mapping(node, path, allowed: ["name", "entity", "format", "records", "namespaces", "duplicates", "fields", "doc"]),
               let name = string(fields, "name", path, required: true, in: node) else { return nil }
         if let mark = node.mark { marks["feed \(name)"] = mark }
         let entity = string(fields, "entity", path, required: entities.count != 1, in: node) ?? entities.first?.name ?? ""
@@ -273,8 +273,10 @@ struct ModelReader {
             }
             return mapping
         }
-        return FeedMapping(name: name, entity: entity, format: format, records: string(fields, "records", path, in: node),
-                           namespaces: namespaces, fields: mappings)
+        var feed = FeedMapping(name: name, entity: entity, format: format, records: string(fields, "records", path, in: node),
+                               namespaces: namespaces, fields: mappings)
+        feed.duplicates = enumeration(fields, "duplicates", path, required: false, in: node) ?? .last
+        return feed
     }
 
     private mutating func view(_ node: Node, _ path: String, entities: [EntityDescription]) -> ViewDefinition? {

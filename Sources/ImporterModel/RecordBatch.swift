@@ -38,6 +38,10 @@ public struct RecordBatch: Sendable {
     public private(set) var values: [BatchValue] = []
     public private(set) var arena: [UInt8] = []
     public private(set) var origins: [RecordOrigin] = []
+    /// The index among the run's feeds of the feed the records come from.
+    public var feed = 0
+    /// What that feed's mapping does with a key it repeats.
+    public var duplicates: DuplicateKeys = .last
 
     public init(columns: [Int], keyPositions: [Int], capacity: Int = 0) {
         self.columns = columns
@@ -100,10 +104,23 @@ public struct RecordBatch: Sendable {
             for position in positions { batch.values.append(value(record: record, position: position)) }
         }
         batch.origins = origins
+        batch.feed = feed
+        batch.duplicates = duplicates
         return batch
     }
 
     // MARK: Reading (the upserter)
+
+    /// Where record `record` is, as the duplicates report names it.
+    public func feedRecord(_ record: Int) -> FeedRecord {
+        let origin = origins[record]
+        return FeedRecord(feed: feed, recordIndex: origin.recordIndex, line: Int(origin.line), column: Int(origin.column))
+    }
+
+    /// The record's unique key values, in key order.
+    public func keyValues(_ record: Int) -> [Value] {
+        keyPositions.map { publicValue(record: record, position: $0) }
+    }
 
     @inlinable @inline(__always)
     public func value(record: Int, position: Int) -> BatchValue {

@@ -101,43 +101,25 @@ public final class ImportSession {
         let created = options.replayViews ? try ViewRegistry(store: store).ensure(model.views) : []
         let transaction = try store.backend.beginImport(entities)
         let guards = try SyncGuards(options: options, entities: entities, recordCount: store.backend.recordCount(of:))
-        var rejected: [String: Int] = [:]
-        var rejects: [Reject] = []
+        let rejects = RunRejects(limit: options.maxRejects, sink: rejectSink, transaction: transaction)
         var feedWarnings: [String] = []
+        func warn(_ warnings: [String]) {
+            for warning in warnings { logger.warning("\(warning)") }
+            feedWarnings += warnings
+        }
+        let duplicates = DuplicateNotes(keyNames: Dictionary(entities.map { ($0.name, $0.uniqueKey) }) { first, _ in first })
         var phases = PhaseTimes()
-        phases.add("read", 0)
-        phases.add("read wait", 0)
-        let startedAt = Timestamp.now()
+        for phase in ["read", "read wait"] { phases.add(phase, 0) }
+        transaction.onDuplicate = { duplicate in
+            guard duplicate.resolution == .rejected else { return duplicates.note(duplicate) }
+            try rejects.record(duplicates.reject(duplicate))
+        }
+        // The handler refers to the transaction: let go of it however the import ends.
+        defer { transaction.onDuplicate = nil }
         let clock = ContinuousClock()
         let readingBegan = clock.now
-        for feed in feeds {
-            guard let entity = entities.first(where: { $0.name == feed.mapping.entity }) else { continue }
-            let input = try MappedFeed(feed, entity: entity)
-            let source = input.source.name
-            logger.debug("reading feed", metadata: ["source": "\(source)", "format": "\(feed.mapping.format.rawValue)", "mapping": "\(feed.mapping.name)"])
-            func progress(_ position: FeedReadAhead.Position) -> ImportProgress {
-                ImportProgress(source: source, records: position.records, bytesRead: position.bytesRead, totalBytes: position.totalBytes)
-            }
-            let end = try FeedReadAhead.read(input, batchSize: options.batchSize) { reject in
-                rejected[entity.name, default: 0] += 1
-                let count = rejected.values.reduce(0, +)
-                if rejects.count < 100 { rejects.append(reject) }
-                rejectSink?.write(reject)
-                if count > options.maxRejects {
-                    throw ImportError.tooManyRejects(count: count, limit: options.maxRejects, rejects: rejects)
-                }
-                try transaction.recordReject(reject, at: startedAt)
-            } onBatch: { batch, position in
-                try phases.time("upsert") { try Self.upsert(batch, of: entity, columns: batch.columns, into: transaction, from: source) }
-                try checkCancellation()
-                onProgress?(progress(position))
-            }
-            logger.info("read feed", metadata: ["source": "\(source)", "records": "\(end.records)", "rejected": "\(rejected[entity.name] ?? 0)"])
-            guards.feedRead(source: source, entity: entity.name, records: end.records)
-            for warning in input.warnings { logger.warning("\(warning)") }
-            feedWarnings += input.warnings
-            phases.add("read", end.readingSeconds)
-            onProgress?(progress(end))
+        for (index, feed) in feeds.enumerated() {
+            warn(try read(feed, index: index, of: entities, into: transaction, rejects: rejects, duplicates: duplicates, guards: guards, phases: &phases))
         }
 
         phases.add("read wait", PhaseTimes.seconds(readingBegan.duration(to: clock.now)) - (phases["upsert"] ?? 0))
@@ -150,19 +132,21 @@ public final class ImportSession {
             if options.sync { _ = try phases.time("sync deletes") { try transaction.deleteRecordsNotWritten(entity) } }
         }
         onPhase?(.history)
-        let counts = try closeEntities(entities, of: transaction, rejected: rejected, phases: &phases)
+        var counts = try closeEntities(entities, of: transaction, phases: &phases)
+        for index in counts.indices { counts[index].1.rejected = rejects.counts[counts[index].0] ?? 0 }
+        warn(duplicates.warnings)
         var nulled: [NulledAttribute] = []
         for entity in entities { nulled += try transaction.nulledAttributes(entity) }
         let refusals = guards.refusals(deleted: counts.map { ($0.0, $0.1.deleted) }) + Self.nullStorms(nulled, bound: options.maxNulled)
         guard refusals.isEmpty else {
-            var result = ImportResult(transactionNumber: nil, entities: counts, rejects: rejects)
+            var result = ImportResult(transactionNumber: nil, entities: counts, rejects: rejects.first)
             result.refusals = refusals
             result.warnings = feedWarnings
             return result
         }
         let metadata = TransactionMetadata(author: options.author, context: options.context, sources: feeds.map(\.path))
         let wrote = try phases.time("history") { try transaction.finish(metadata: metadata, counts: counts) }
-        var result = ImportResult(transactionNumber: wrote ? transaction.number : nil, entities: counts, rejects: rejects)
+        var result = ImportResult(transactionNumber: wrote ? transaction.number : nil, entities: counts, rejects: rejects.first)
         result.warnings = feedWarnings
         result.rejectRun = transaction.rejectRun
         if options.replayViews { try phases.time("views") { try replayViews(into: &result, created: created) } }
@@ -170,13 +154,38 @@ public final class ImportSession {
         return result
     }
 
-    /// Records each entity's changes and returns its counts, rejects included.
-    private func closeEntities(_ entities: [EntityDescription], of transaction: any ImportTransaction, rejected: [String: Int],
+    /// Reads feed `index` of the run and upserts its batches; returns the feed's warnings.
+    private func read(_ feed: FeedInput, index: Int, of entities: [EntityDescription], into transaction: any ImportTransaction,
+                      rejects: RunRejects, duplicates: DuplicateNotes, guards: SyncGuards, phases: inout PhaseTimes) throws -> [String] {
+        duplicates.sources.append(feed.path)
+        guard let entity = entities.first(where: { $0.name == feed.mapping.entity }) else { return [] }
+        let input = try MappedFeed(feed, entity: entity)
+        let source = input.source.name
+        duplicates.sources[index] = source
+        logger.debug("reading feed", metadata: ["source": "\(source)", "format": "\(feed.mapping.format.rawValue)", "mapping": "\(feed.mapping.name)"])
+        func progress(_ position: FeedReadAhead.Position) -> ImportProgress {
+            ImportProgress(source: source, records: position.records, bytesRead: position.bytesRead, totalBytes: position.totalBytes)
+        }
+        let end = try FeedReadAhead.read(input, batchSize: options.batchSize, onReject: rejects.record) { batch, position in
+            var batch = batch
+            batch.feed = index
+            batch.duplicates = feed.mapping.duplicates
+            try phases.time("upsert") { try Self.upsert(batch, of: entity, columns: batch.columns, into: transaction, from: source) }
+            try checkCancellation()
+            onProgress?(progress(position))
+        }
+        logger.info("read feed", metadata: ["source": "\(source)", "records": "\(end.records)", "rejected": "\(rejects.counts[entity.name] ?? 0)"])
+        guards.feedRead(source: source, entity: entity.name, records: end.records)
+        phases.add("read", end.readingSeconds)
+        onProgress?(progress(end))
+        return input.warnings
+    }
+
+    /// Records each entity's changes and returns its counts (rejects not yet included).
+    private func closeEntities(_ entities: [EntityDescription], of transaction: any ImportTransaction,
                                phases: inout PhaseTimes) throws -> [(String, ChangeCounts)] {
         try entities.map { entity in
-            var counts = try phases.time("history") { try transaction.closeEntity(entity) }
-            counts.rejected = rejected[entity.name] ?? 0
-            return (entity.name, counts)
+            (entity.name, try phases.time("history") { try transaction.closeEntity(entity) })
         }
     }
 

@@ -11,9 +11,17 @@ public protocol ImportTransaction: AnyObject {
     /// The run number the rejects are stored under (nil until the first reject).
     var rejectRun: Int64? { get }
 
+    /// Receives each record whose key was already written in this import, with the earlier
+    /// record's place and what became of it (`DuplicateRecord.resolution`), in feed order within a
+    /// batch; during `upsert`, or at the latest during `closeEntity`. Set before the first upsert.
+    /// What it throws ends the import.
+    var onDuplicate: ((DuplicateRecord) throws -> Void)? { get set }
+
     /// Upserts `batch` (records of `entity` supplying the attributes at `columns`) by the unique
     /// key: feed values win for the supplied attributes; a record equal to the stored one writes
-    /// nothing; a key already written in this import is merged (the last occurrence wins).
+    /// nothing. A key already written in this import by the same feed is kept as
+    /// `batch.duplicates` says (last, or first: rejected ones are dropped too); by another feed,
+    /// the batch's supplied attributes are merged over it. Each is reported to `onDuplicate`.
     func upsert(_ batch: RecordBatch, of entity: EntityDescription, columns: [Int]) throws
     /// Keeps a rejected record with this import's run.
     func recordReject(_ reject: Reject, at timestamp: String) throws
@@ -24,7 +32,8 @@ public protocol ImportTransaction: AnyObject {
     /// delete change with its tombstone; returns how many.
     func deleteRecordsNotWritten(_ entity: EntityDescription) throws -> Int
     /// Records `entity`'s changes (updates and deletes as made, inserts with their final values)
-    /// and returns its counts: inserted, updated, deleted, unchanged and duplicates.
+    /// and returns its counts: inserted, updated, deleted, unchanged and duplicates (rejected ones
+    /// not included).
     func closeEntity(_ entity: EntityDescription) throws -> ChangeCounts
     /// After `closeEntity`: the optional attributes of `entity` this import set to null on records
     /// that held a value, with how many records hold one (see `NulledAttribute`).

@@ -9,6 +9,7 @@ extension PostgresImportTransaction {
         var text = CopyText(capacity: 8 * batch.count * batch.width)
         let doubles = CopyText.doubleColumns(upsert.columns, of: upsert.entity)
         for record in Self.keyOrder(batch) {
+            run.directOrigins.append(batch.feedRecord(record).packed)
             text.appendRecord(record, of: batch, doubles: doubles)
             try Self.checkStorable(text, batch, record: record, of: upsert.entity, columns: upsert.columns)
         }

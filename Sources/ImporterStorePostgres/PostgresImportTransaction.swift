@@ -22,6 +22,7 @@ final class PostgresImportTransaction: ImportTransaction {
     static let rejectBatch = 500
     private var runs: [String: EntityRun] = [:]
     private var changeIDs: [String: ClosedRange<Int64>] = [:]
+    var onDuplicate: ((DuplicateRecord) throws -> Void)?
 
     /// One entity's state in the import.
     final class EntityRun {
@@ -42,6 +43,13 @@ final class PostgresImportTransaction: ImportTransaction {
         var batches = 0
         var applied = false
         var duplicates = 0
+        /// Of `duplicates`, the ones rejected (`DuplicateKeys.reject`).
+        var rejectedDuplicates = 0
+        /// Each feed's `duplicates` choice, by the feed's index in the run.
+        var feeds: [Int: DuplicateKeys] = [:]
+        /// Where each record COPied straight into the table came from (`FeedRecord.packed`), in
+        /// id order: 8 bytes a record, for naming a key's first occurrence.
+        var directOrigins: [Int64] = []
         /// The stored records a staged key matched (updated or unchanged).
         var stored = 0
         var rekeyed = 0
@@ -84,6 +92,7 @@ final class PostgresImportTransaction: ImportTransaction {
             throw store.unsupported("importing records of an entity after its sync or its close")
         }
         run.batches += 1
+        run.feeds[batch.feed] = batch.duplicates
         if columns == first.columns, run.direct?.admit(batch) == true {
             return try copyDirect(batch, of: first, run)
         }
@@ -99,6 +108,9 @@ final class PostgresImportTransaction: ImportTransaction {
             run.keys?.append(batch, record: record)
             text.append(.integer(Int64(run.staged + record + 1)))
             text.append(.integer(Int64(run.batches)))
+            let origin = batch.feedRecord(record)
+            text.append(.integer(origin.packed))
+            text.append(.integer(origin.packedPosition))
             text.appendRecord(record, of: batch, doubles: doubles)
             try Self.checkStorable(text, batch, record: record, of: entity, columns: columns)
         }
@@ -154,10 +166,12 @@ final class PostgresImportTransaction: ImportTransaction {
     /// The stage the apply reads: the one part's, or the parts merged (`StagedMerge`).
     private func mergedStage(_ upsert: StagedUpsert, _ run: EntityRun) throws -> StagedUpsert {
         guard run.parts.count > 1 else { return upsert }
-        let merge = StagedMerge(entity: upsert.entity, parts: run.parts, merged: "importer_merged_\(run.index)")
+        let merge = StagedMerge(entity: upsert.entity, parts: run.parts, merged: "importer_merged_\(run.index)", chosenFirst: upsert.chosenFirst("a."))
         try store.connection.execute(merge.createMerged)
-        let merged = StagedUpsert(entity: upsert.entity, columns: merge.union, stage: merge.merged, diff: upsert.diff,
+        var merged = StagedUpsert(entity: upsert.entity, columns: merge.union, stage: merge.merged, diff: upsert.diff,
                                   seen: upsert.seen, firstLoad: upsert.firstLoad)
+        merged.firstFeeds = upsert.firstFeeds
+        merged.severalFeeds = upsert.severalFeeds
         run.upsert = merged
         return merged
     }
@@ -170,17 +184,21 @@ final class PostgresImportTransaction: ImportTransaction {
         let run = try run(entity)
         guard !run.applied else { return }
         run.applied = true
-        guard let staged = run.upsert else { return }
+        guard var staged = run.upsert else { return }
+        staged.firstFeeds = run.feeds.filter { $0.value != .last }.keys.sorted()
+        staged.severalFeeds = run.feeds.count > 1
+        run.upsert = staged
         let upsert = try mergedStage(staged, run)
         let distinctKeys = run.parts.count > 1 || (run.keys?.distinct() ?? false)
         if upsert.firstLoad {
             guard run.staged > 0 else { return }
             guard run.directRows > 0 else {
                 run.duplicates = run.staged - (try insertFirstLoad(upsert, distinctKeys: distinctKeys))
-                return
+                return try reportDuplicates(upsert, run)
             }
         }
         try applyDiff(upsert, run, distinctKeys: distinctKeys)
+        try reportDuplicates(upsert, run)
     }
 
     /// The staged rows joined to the stored ones (`StagedUpsert.createDiff`) and applied.
@@ -190,6 +208,7 @@ final class PostgresImportTransaction: ImportTransaction {
         for statement in StagedUpsert.joinBySets { try connection.execute(statement) }
         try connection.execute(upsert.createDiff(distinctKeys: distinctKeys))
         for statement in StagedUpsert.resetJoins { try connection.execute(statement) }
+        if upsert.firstLoad { try keepDirectFirsts(upsert, run) }
         // Each stored record either matched one staged key (deduplicated) or none. On a first
         // load the matched records are this run's, and a match is a duplicate.
         run.stored = upsert.firstLoad ? 0 : storedBefore - Int(try connection.integer(upsert.unmatchedCount))
@@ -258,7 +277,7 @@ final class PostgresImportTransaction: ImportTransaction {
         counts.inserted = try store.connection.affected(schema.recordInserts, [.integer(number), .integer(run.lastIDBefore)])
         let rekeyedStored = try run.upsert.map { try store.connection.integer("SELECT count(*) FROM \($0.seen)") } ?? 0
         counts.unchanged = run.stored + Int(rekeyedStored) - counts.updated
-        counts.duplicates = run.duplicates
+        counts.duplicates = run.duplicates - run.rejectedDuplicates
         counts.rekeyed = run.rekeyed
         let last = try store.connection.integer("SELECT coalesce(max(\(schema.changeID)), 0) FROM \(schema.changeTable)")
         if last > run.lastChangeIDBefore { changeIDs[entity.name] = (run.lastChangeIDBefore + 1)...last }

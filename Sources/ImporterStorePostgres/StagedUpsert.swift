@@ -2,14 +2,16 @@ import ImporterModel
 
 /// The set-based statements that apply one entity's staged feed rows to its table, all computed
 /// from the staging table (`importer_stage_N`: the supplied attributes plus `importer_ord`, the
-/// feed order, and `importer_batch`) in a few statements, never one round trip per record.
+/// feed order, `importer_batch`, and where the row came from: `importer_origin`, its feed and
+/// record as `FeedRecord.packed`, and `importer_at`, its line and column) in a few statements,
+/// never one round trip per record.
 ///
 /// On a first load (`firstLoad`: no stored record before the run) the batches go straight into
 /// the entity table while no key repeats (`DirectKeys`, `copyDirect`); what is staged after that is
 /// applied as below, against those records, or, when nothing went straight in, by one ordered
 /// insert (`StagedUpsert+FirstLoad`). Otherwise:
-/// - `createDiff`: the last occurrence of each key (`DISTINCT ON`, skipped when `StagedKeys` shows
-///   that no key repeats) with the batch of its first occurrence, fully joined on the key to the
+/// - `createDiff`: the chosen occurrence of each key (`DISTINCT ON`, skipped when `StagedKeys` shows
+///   that no key repeats: the last feed's, and within it its last or first, `chosenFirst`) with the batch of its first occurrence, fully joined on the key to the
 ///   stored records (by hash or merge, `joinBySets`), keeping only the rows that matter: the
 ///   changed ones (`importer_changed`: a supplied attribute differs; `importer_old_id` the stored
 ///   record), the new keys (`importer_old_id` NULL) and the stored records the feed does not
@@ -37,6 +39,10 @@ struct StagedUpsert {
     /// No stored record before the run (the entity table's largest id was 0): the records in the
     /// table are the run's own (`copyDirect`), none a sync candidate, and none recorded as updated.
     let firstLoad: Bool
+    /// The feeds whose `duplicates` choice keeps a key's first occurrence (first, reject).
+    var firstFeeds: [Int] = []
+    /// Whether the stage holds rows of more than one feed.
+    var severalFeeds = false
 
     var schema: PostgresEntitySchema { PostgresEntitySchema(entity: entity) }
     private static let oldID = "\"importer_old_id\""
@@ -52,21 +58,36 @@ struct StagedUpsert {
 
     var createStage: String {
         let definitions = columns.map { "\(PostgresEntitySchema.q(entity.attributes[$0].name)) \(PostgresEntitySchema.sqlType(entity.attributes[$0].type))" }
-        return "CREATE TEMP TABLE \(stage) (\"importer_ord\" bigint NOT NULL, \"importer_batch\" bigint NOT NULL, \(definitions.joined(separator: ", "))) ON COMMIT DROP"
+        return """
+            CREATE TEMP TABLE \(stage) ("importer_ord" bigint NOT NULL, "importer_batch" bigint NOT NULL, "importer_origin" bigint NOT NULL,
+              "importer_at" bigint NOT NULL, \(definitions.joined(separator: ", "))) ON COMMIT DROP
+            """
     }
 
     var createSeen: String { "CREATE TEMP TABLE \(seen) (\"id\" bigint PRIMARY KEY) ON COMMIT DROP" }
 
-    var stageColumns: [String] { ["importer_ord", "importer_batch"] + supplied }
+    var stageColumns: [String] { ["importer_ord", "importer_batch", "importer_origin", "importer_at"] + supplied }
 
-    /// The last occurrence of each staged key with `importer_first`, the batch of its first; the
-    /// window spans the whole partition in the DISTINCT ON order, so that one sort serves both.
+    /// An ORDER BY list that puts the chosen occurrence of a key first among its staged rows
+    /// (`alias` their table's, with its dot): the last feed's, and within that feed its last row, or
+    /// its first when the feed keeps first occurrences (`firstFeeds`), as SQLite's upserter keeps them.
+    func chosenFirst(_ alias: String) -> String {
+        let feed = "(\(alias)\"importer_origin\" >> 40)"
+        let ord = "\(alias)\"importer_ord\""
+        let within = firstFeeds.isEmpty ? "\(ord) DESC"
+            : "CASE WHEN \(feed) IN (\(firstFeeds.map(String.init).joined(separator: ", "))) THEN \(ord) ELSE -\(ord) END"
+        return severalFeeds ? "\(feed) DESC, \(within)" : within
+    }
+
+    /// The chosen occurrence of each staged key (`chosenFirst`) with `importer_first`, the batch of
+    /// its first; the window spans the whole partition in the DISTINCT ON order, so that one sort
+    /// serves both.
     var lastOccurrences: String {
         let keyList = keys.map { "s.\($0)" }.joined(separator: ", ")
         return """
-            SELECT DISTINCT ON (\(keyList)) s.*, min(s."importer_batch") OVER (PARTITION BY \(keyList) ORDER BY s."importer_ord" DESC
+            SELECT DISTINCT ON (\(keyList)) s.*, min(s."importer_batch") OVER (PARTITION BY \(keyList) ORDER BY \(chosenFirst("s."))
               ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS "importer_first"
-            FROM \(stage) s ORDER BY \(keyList), s."importer_ord" DESC
+            FROM \(stage) s ORDER BY \(keyList), \(chosenFirst("s."))
             """
     }
 
@@ -83,7 +104,7 @@ struct StagedUpsert {
     /// `distinctKeys`: no staged key repeats (`StagedKeys`), so every staged row is its key's last
     /// and first occurrence, and the stage is joined as it is, without the dedupe's sort. On a
     /// first load the stored records are the run's own (`copyDirect`), none a sync candidate: the
-    /// join keeps the staged rows only.
+    /// join keeps the staged rows only, matched ones (duplicates) whether changed or not.
     func createDiff(distinctKeys: Bool) -> String {
         let join = keys.map { "e.\($0) = u.\($0)" }.joined(separator: " AND ")
         let source = distinctKeys ? "(SELECT s.*, s.\"importer_batch\" AS \"importer_first\" FROM \(stage) s)" : "(\(lastOccurrences))"
@@ -93,7 +114,7 @@ struct StagedUpsert {
               SELECT u.*, e."id" AS \(Self.oldID),
                 (u."importer_ord" IS NOT NULL AND e."id" IS NOT NULL AND (\(anyDistinct))) AS "importer_changed"
               FROM \(source) u \(firstLoad ? "LEFT" : "FULL") JOIN \(schema.table) e ON \(join)
-            ) d WHERE d."importer_changed" OR d.\(Self.oldID) IS NULL OR d."importer_ord" IS NULL
+            ) d WHERE \(firstLoad ? "TRUE" : "d.\"importer_changed\" OR d.\(Self.oldID) IS NULL OR d.\"importer_ord\" IS NULL")
             """
     }
 

@@ -5,7 +5,7 @@ import ImporterModel
 /// Writes batches of one entity's records, skipping the ones the store already holds unchanged.
 ///
 /// - Each batch is sorted by key (B-tree work in key order measured faster, see README); among
-///   equal keys in a batch the last occurrence wins.
+///   equal keys in a batch the last occurrence wins, or the first (`RecordBatch.duplicates`).
 /// - `StoredRows` reads the batch's stored rows (one index range) and sorts the records into new,
 ///   changed, unchanged and repeated: unchanged records write nothing, so a reload where few
 ///   records changed costs a read of the stored rows, not an upsert per record.
@@ -15,8 +15,9 @@ import ImporterModel
 ///   compares NULL-safely (`IS NOT`), so SQLite stays the judge of what changed. Record ids are
 ///   consumed by inserts only. `ChangeCapture` records an update right after its step.
 /// - Every stored record written in the run is marked in the entity's `SeenRecords` (shared by
-///   the upserters of all its feeds); a key already written in the run goes through the entity's
-///   `DuplicateMerger`.
+///   the upserters of all its feeds) with where its key was first met; a key already written in
+///   the run by the same feed is dropped or goes through the entity's `DuplicateMerger`, by the
+///   feed's `duplicates` choice; by another feed, it is merged. Each repeat is reported.
 final class BatchUpserter {
     private let connection: Connection
     private let capture: ChangeCapture
@@ -28,10 +29,16 @@ final class BatchUpserter {
     private let stored: StoredRows
     private let seen: SeenRecords
     private let duplicates: DuplicateMerger
+    /// Receives each repeated record (`ImportTransaction.onDuplicate`).
+    private let report: (DuplicateRecord) throws -> Void
+    private let entity: String
     private var order: [Int] = []
     private var kept: [Int] = []
+    private var groups: [Range<Int>] = []
     private var actions: [Action] = []
     private var ids: [Int64] = []
+    /// Per kept record whose key the run wrote before: where it was first met.
+    private var earlier: [FeedRecord?] = []
 
     /// What a record of the batch needs, once its stored row is known.
     private enum Action {
@@ -39,8 +46,10 @@ final class BatchUpserter {
     }
 
     init(connection: Connection, capture: ChangeCapture, entity: EntityDescription, columns: [Int], keyPositions: [Int],
-         seen: SeenRecords, duplicates: DuplicateMerger) throws {
+         seen: SeenRecords, duplicates: DuplicateMerger, report: @escaping (DuplicateRecord) throws -> Void) throws {
         self.connection = connection
+        self.report = report
+        self.entity = entity.name
         self.capture = capture
         self.seen = seen
         self.duplicates = duplicates
@@ -69,36 +78,74 @@ final class BatchUpserter {
     }
 
     func write(_ batch: RecordBatch) throws {
-        sortAndDropRepeats(batch)
+        groupByKey(batch)
         try batch.arena.withUnsafeBufferPointer { arena in
             let base = arena.baseAddress ?? emptyBytes
             actions.removeAll(keepingCapacity: true)
             actions.append(contentsOf: repeatElement(.insert, count: kept.count))
             ids.removeAll(keepingCapacity: true)
             ids.append(contentsOf: repeatElement(0, count: kept.count))
+            earlier.removeAll(keepingCapacity: true)
+            earlier.append(contentsOf: repeatElement(nil, count: kept.count))
             try stored.match(batch, kept, base) { index, id, same in
-                actions[index] = !seen.mark(id) ? .duplicate : same ? .unchanged : .update
                 ids[index] = id
+                switch seen.mark(id, origin: batch.feedRecord(order[groups[index].lowerBound])) {
+                case .new: actions[index] = same ? .unchanged : .update
+                case .again(let first):
+                    actions[index] = .duplicate
+                    earlier[index] = first
+                }
             }
             for (index, record) in kept.enumerated() {
                 switch actions[index] {
                 case .unchanged: continue
                 case .update: try update(batch, record, id: ids[index], base)
-                case .insert: try insert(batch, record, base)
-                case .duplicate:
-                    // The key was written earlier in this run: merge into one change.
-                    seen.duplicates += 1
-                    try duplicates.rewrite(keyValues: batch.keyPositions.map { batch.publicValue(record: record, position: $0) }) {
-                        try writeRecord(batch, record, base)
-                    }
+                case .insert: try insert(batch, record, firstOccurrence: batch.feedRecord(order[groups[index].lowerBound]), base)
+                case .duplicate: try writeAgain(batch, index, base)
                 }
             }
         }
+        try reportDuplicates(batch)
     }
 
-    /// Sorts the batch's records by key into `kept`, keeping the last of equal keys. A batch in
-    /// strictly descending key order (the API's newest-first order) is reversed, not sorted.
-    private func sortAndDropRepeats(_ batch: RecordBatch) {
+    /// Writes group `index`, whose key an earlier batch of the run wrote (`earlier[index]`): by the
+    /// same feed, as the batch's `duplicates` choice says; by another feed, merged over it (the
+    /// batch's first occurrence becomes the key's first, for this feed's later repeats).
+    private func writeAgain(_ batch: RecordBatch, _ index: Int, _ base: UnsafePointer<UInt8>) throws {
+        let record = kept[index]
+        let first = earlier[index]
+        if DuplicateRecord.resolution(first: first, laterFeed: batch.feed, keys: batch.duplicates) == .merged {
+            seen.set(ids[index], origin: batch.feedRecord(order[groups[index].lowerBound]))
+        } else if batch.duplicates != .last {
+            return
+        }
+        // Merged into one change; updated by id, since SQLite's upsert would spend an id on the
+        // conflict (AUTOINCREMENT), and the next insert would not get the id PostgreSQL gives it.
+        try duplicates.rewrite(keyValues: batch.keyValues(record)) { try update(batch, record, id: ids[index], base) }
+    }
+
+    /// Reports every repeated record of the batch, in feed order: the members of each group after
+    /// the first, and the first too when an earlier batch had the key.
+    private func reportDuplicates(_ batch: RecordBatch) throws {
+        guard kept.count < batch.count || actions.contains(.duplicate) else { return }
+        var found: [DuplicateRecord] = []
+        for (index, group) in groups.enumerated() where group.count > 1 || actions[index] == .duplicate {
+            found += DuplicateRecord.chain(entity: entity, key: batch.keyValues(kept[index]),
+                                           earlier: actions[index] == .duplicate ? earlier[index] ?? FeedRecord(feed: batch.feed, recordIndex: -1) : nil,
+                                           occurrences: order[group].map(batch.feedRecord)) { _ in batch.duplicates }
+        }
+        found.sort { $0.later.recordIndex < $1.later.recordIndex }
+        for duplicate in found {
+            if duplicate.resolution != .rejected { seen.duplicates += 1 }
+            try report(duplicate)
+        }
+    }
+
+    /// Sorts the batch's records by key and groups equal keys (`groups`, ranges of `order` in feed
+    /// order); `kept` holds each group's record to write: its last, or its first when the batch's
+    /// `duplicates` choice is first or reject. A batch in strictly descending key order (the API's
+    /// newest-first order) is reversed, not sorted.
+    private func groupByKey(_ batch: RecordBatch) {
         let count = batch.count
         order.removeAll(keepingCapacity: true)
         if (1..<max(count, 1)).allSatisfy({ batch.compareKeys($0 - 1, $0) > 0 }) {
@@ -111,29 +158,31 @@ final class BatchUpserter {
             }
         }
         kept.removeAll(keepingCapacity: true)
-        for i in 0..<count {
-            if i + 1 < count, batch.compareKeys(order[i], order[i + 1]) == 0 {
-                seen.duplicates += 1
-            } else {
-                kept.append(order[i])
-            }
+        groups.removeAll(keepingCapacity: true)
+        var start = 0
+        for i in 0..<count where i + 1 == count || batch.compareKeys(order[i], order[i + 1]) != 0 {
+            kept.append(order[batch.duplicates == .last ? i : start])
+            groups.append(start..<(i + 1))
+            start = i + 1
         }
     }
 
     /// Writes a record whose key was not found. Should the key be stored after all (a key the merge
     /// ordered differently from the index), the upsert updates that record, and it is marked
     /// written here so that sync mode cannot delete it.
-    private func insert(_ batch: RecordBatch, _ record: Int, _ base: UnsafePointer<UInt8>) throws {
+    private func insert(_ batch: RecordBatch, _ record: Int, firstOccurrence: FeedRecord, _ base: UnsafePointer<UInt8>) throws {
         let before = sqlite3_last_insert_rowid(connection.handle)
         try writeRecord(batch, record, base) {
-            guard sqlite3_last_insert_rowid(connection.handle) == before else { return }
-            if let (id, _) = try stored.look(up: batch, record, base) { _ = seen.mark(id) }
+            let after = sqlite3_last_insert_rowid(connection.handle)
+            guard after == before else { return seen.set(after, origin: firstOccurrence) }
+            if let (id, _) = try stored.look(up: batch, record, base) { _ = seen.mark(id, origin: firstOccurrence) }
         }
     }
 
-    /// Writes the supplied attributes of stored record `id` (the upsert when there is no update).
+    /// Writes the supplied attributes of stored record `id` (nothing when the feed supplies only
+    /// key attributes).
     private func update(_ batch: RecordBatch, _ record: Int, id: Int64, _ base: UnsafePointer<UInt8>) throws {
-        guard let update else { return try writeRecord(batch, record, base) }
+        guard let update else { return }
         update.bind(batch, record, positions: updatable, base, firstParameter: 1)
         update.bind(id, at: Int32(updatable.count + 1))
         _ = try update.step()

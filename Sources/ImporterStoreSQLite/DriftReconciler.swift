@@ -97,6 +97,6 @@ struct DriftReconciler {
         capture.expectingDeletes = false
         let assignments = quoted.enumerated().map { "\($0.element) = ?\($0.offset + 2)" }.joined(separator: ", ")
         try connection.execute("UPDATE \(table) SET \(assignments) WHERE \"id\" = ?1", [.integer(stored.id)] + values)
-        _ = seen.mark(stored.id)
+        _ = seen.mark(stored.id, origin: nil)
     }
 }

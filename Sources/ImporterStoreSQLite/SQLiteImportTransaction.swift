@@ -18,6 +18,7 @@ final class SQLiteImportTransaction: ImportTransaction {
     private var rekeyed: [String: Int] = [:]
     private(set) var rejectRun: Int64?
     private var insertReject: Statement?
+    var onDuplicate: ((DuplicateRecord) throws -> Void)?
 
     /// The state of one entity in the import.
     private final class EntityRun {
@@ -60,7 +61,7 @@ final class SQLiteImportTransaction: ImportTransaction {
         let run = try run(entity)
         let upserter = try run.upserters[columns] ?? BatchUpserter(
             connection: store.connection, capture: store.capture, entity: entity, columns: columns, keyPositions: batch.keyPositions,
-            seen: run.seen, duplicates: run.merger)
+            seen: run.seen, duplicates: run.merger) { [unowned self] duplicate in try onDuplicate?(duplicate) }
         run.upserters[columns] = upserter
         try upserter.write(batch)
     }

@@ -1,50 +1,91 @@
 import CSQLite
 import Foundation
+import ImporterModel
 
-/// The stored records one entity's import has written so far: one bit per record id that existed
-/// before the run (records the run inserts have ids above `lastIDBefore` and count as written).
+/// The records one entity's import has written so far, each with where its key was first met in
+/// the run (`FeedRecord.packed`): 8 bytes per record id, in pages of 4,096 ids allocated when
+/// first written, so a run writing a few records of a large store holds a few pages (a reload of a
+/// million records, 8 MB).
 ///
-/// It finds keys repeated across batches and feeds (a record written twice), gives sync mode the
-/// records no feed holds, and counts the unchanged ones, in `lastIDBefore / 8` bytes: 125 KB per
-/// million stored records, where a table of the keys cost a B-tree insert per record.
+/// It finds keys repeated across batches and feeds (a record written twice) and names their first
+/// occurrence, gives sync mode the records no feed holds, and counts the unchanged ones.
 ///
 /// SQL reaches it through `importer_seen(slot, id)` (see `SeenRegistry`): 1 when the run wrote
-/// record `id`, else 0.
+/// record `id` (every record it inserted included), else 0.
 final class SeenRecords {
     /// The last record id assigned before the run.
     let lastIDBefore: Int64
     /// Its number in the store's `SeenRegistry`, the first argument of `importer_seen`.
     let slot: Int
-    private var bits: [UInt64]
-    /// Records dropped or merged because their key was already written in the run.
+    /// Per record id up to `lastIDBefore`, in pages (nil: none written): 0 when the run has not
+    /// written it, else its first occurrence's `packed + 1`, or `unknown`.
+    private var stored: [[Int64]?]
+    private static let pageBits: Int64 = 12
+    /// The same for the records the run inserted, at `id - lastIDBefore - 1`.
+    private var inserted: [Int64] = []
+    private static let unknown: Int64 = -1
+    /// Records dropped or merged because their key was already written in the run (rejected ones
+    /// not counted).
     var duplicates = 0
+
+    /// What `mark` found.
+    enum Mark: Equatable {
+        /// The run had not written the record.
+        case new
+        /// The run had written it; where its key was first met, when known.
+        case again(FeedRecord?)
+    }
 
     init(lastIDBefore: Int64, slot: Int) {
         self.lastIDBefore = max(lastIDBefore, 0)
         self.slot = slot
-        bits = [UInt64](repeating: 0, count: Int(self.lastIDBefore / 64) + 1)
+        stored = [[Int64]?](repeating: nil, count: Int(self.lastIDBefore >> Self.pageBits) + 1)
     }
 
-    /// Marks stored record `id` as written; false when the run had already written it (or inserted
-    /// it: a key met again).
+    /// Marks record `id` as written by `origin` (nil: unknown), unless the run wrote it before.
     @inline(__always)
-    func mark(_ id: Int64) -> Bool {
-        guard id > 0, id <= lastIDBefore else { return false }
-        let (word, bit) = (Int(id >> 6), UInt64(1) << UInt64(id & 63))
-        guard bits[word] & bit == 0 else { return false }
-        bits[word] |= bit
-        return true
+    func mark(_ id: Int64, origin: FeedRecord?) -> Mark {
+        guard id > 0 else { return .again(nil) }
+        guard id <= lastIDBefore else { return .again(Self.record(inserted.indices.contains(Int(id - lastIDBefore - 1)) ? inserted[Int(id - lastIDBefore - 1)] : Self.unknown)) }
+        let value = storedValue(id)
+        guard value == 0 else { return .again(Self.record(value)) }
+        setStored(id, Self.value(origin))
+        return .new
     }
+
+    /// Makes `origin` where record `id`'s key was first met (a record the run inserted, or one a
+    /// later feed merged into).
+    func set(_ id: Int64, origin: FeedRecord?) {
+        guard id > 0 else { return }
+        if id <= lastIDBefore { return setStored(id, Self.value(origin)) }
+        let index = Int(id - lastIDBefore - 1)
+        if index >= inserted.count { inserted.append(contentsOf: repeatElement(0, count: index + 1 - inserted.count)) }
+        inserted[index] = Self.value(origin)
+    }
+
+    @inline(__always)
+    private func storedValue(_ id: Int64) -> Int64 {
+        stored[Int(id >> Self.pageBits)]?[Int(id & (1 << Self.pageBits - 1))] ?? 0
+    }
+
+    private func setStored(_ id: Int64, _ value: Int64) {
+        let page = Int(id >> Self.pageBits)
+        if stored[page] == nil { stored[page] = [Int64](repeating: 0, count: 1 << Self.pageBits) }
+        stored[page]?[Int(id & (1 << Self.pageBits - 1))] = value
+    }
+
+    private static func value(_ origin: FeedRecord?) -> Int64 { origin.map { $0.packed + 1 } ?? unknown }
+    private static func record(_ value: Int64) -> FeedRecord? { value > 0 ? FeedRecord(packed: value - 1) : nil }
 
     /// Whether the run wrote record `id` (every record it inserted included).
     @inline(__always)
     func contains(_ id: Int64) -> Bool {
         guard id > 0, id <= lastIDBefore else { return id > lastIDBefore }
-        return bits[Int(id >> 6)] & (UInt64(1) << UInt64(id & 63)) != 0
+        return storedValue(id) != 0
     }
 
     /// How many stored records the run wrote.
-    var storedCount: Int { bits.reduce(0) { $0 + $1.nonzeroBitCount } }
+    var storedCount: Int { stored.reduce(0) { count, page in count + (page?.reduce(0) { $0 + ($1 != 0 ? 1 : 0) } ?? 0) } }
 
     /// The SQL condition, over the entity table, of stored records the run did not write.
     var unseenCondition: String { "importer_seen(\(slot), \"id\") = 0" }
