@@ -59,13 +59,23 @@ enum FaultCampaign {
 
         let seed = ProcessInfo.processInfo.environment["IMPORTER_FAULT_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64.max)
         var random = SplitMix64(seed: seed)
-        var outcomes = (old: 0, new: 0)
+        var outcomes = (old: 0, new: 0, landed: 0)
         for trial in 0..<trials {
-            let store = try stores.copy(of: fixture, named: "trial-\(trial)")
+            // Most of a command's first tenth is process start-up: kill within [0.1, 0.9] of its run.
+            var delay = (0.1 + Double(random.next() % 800) / 1000) * duration
+            var store = try stores.copy(of: fixture, named: "trial-\(trial)")
+            // A command that ended before its kill tested nothing: retried on a fresh copy, sooner.
+            for attempt in 1...4 {
+                if try kill(operation.arguments + ["--store", store], after: delay, in: directory) {
+                    outcomes.landed += 1
+                    break
+                }
+                guard attempt < 4 else { break }
+                stores.remove(store)
+                store = try stores.copy(of: fixture, named: "trial-\(trial)-\(attempt)")
+                delay /= 2
+            }
             defer { stores.remove(store) }
-            // Most of a command's first tenth is process start-up: kill within [0.1, 1.1] of its run.
-            let delay = (0.1 + Double(random.next() % 1000) / 1000) * duration
-            try kill(operation.arguments + ["--store", store], after: delay, in: directory)
             let context = "\(operation), seed \(seed), trial \(trial), killed after \(String(format: "%.3f", delay)) s of \(String(format: "%.3f", duration)) s"
             try stores.checkAfterKill(store, context: context, in: directory)
             let state = try stores.digest(store)
@@ -79,11 +89,14 @@ enum FaultCampaign {
                 outcomes.new += 1
             }
         }
-        print("fault campaign \(stores.kind) \(operation): \(trials) trials (seed \(seed)): \(outcomes.old) old state, \(outcomes.new) new state")
+        print("fault campaign \(stores.kind) \(operation): \(trials) trials (seed \(seed)): \(outcomes.landed) killed while running, "
+              + "\(outcomes.old) old state, \(outcomes.new) new state")
+        #expect(outcomes.landed == trials, "\(operation), seed \(seed): only \(outcomes.landed) of \(trials) kills landed while the command ran")
     }
 
-    /// Runs `importer arguments` and kills it with SIGKILL after `delay` seconds (if still running).
-    static func kill(_ arguments: [String], after delay: Double, in directory: TemporaryDirectory) throws {
+    /// Runs `importer arguments` and kills it with SIGKILL after `delay` seconds; returns whether
+    /// the kill ended it (false: it had exited by itself).
+    static func kill(_ arguments: [String], after delay: Double, in directory: TemporaryDirectory) throws -> Bool {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: importerBinary)
         process.arguments = arguments
@@ -94,6 +107,7 @@ enum FaultCampaign {
         Thread.sleep(forTimeInterval: delay)
         Foundation.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
+        return process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL
     }
 
     /// Writes the campaign's three feeds (~12k records each) and runs `setup` (each with

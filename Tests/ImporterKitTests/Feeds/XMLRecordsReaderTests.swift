@@ -2,6 +2,7 @@ import CLibXML2
 import Foundation
 @testable import ImporterFeeds
 @testable import ImporterKit
+@testable import ImporterStoreSQLite
 import Testing
 
 /// `SampleData/xml/fireball-2024-elements.xml`: one `<fireball>` per record, fields as child
@@ -231,7 +232,10 @@ private func storeBytes(_ storePath: String) -> String {
             #expect("\(error)" == "\(path):4:1: \(XMLRecordsReader.dtdRefusal)")
             if !secret.isEmpty { #expect(!"\(error)".contains(secret)) }
         }
-        #expect((try? fireballRows(store))?.isEmpty ?? true)
+        // The import was rolled back: the store it created holds no entity table and no transaction.
+        let connection = try Connection(path: store, create: false)
+        #expect(try connection.integer("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'fireball'") == 0)
+        #expect(try connection.integer("SELECT count(*) FROM importer_transaction") == 0)
         if !secret.isEmpty { #expect(!storeBytes(store).contains(secret)) }
     }
 
