@@ -1,4 +1,5 @@
 import ImporterModel
+import ImporterSupport
 
 /// Why a feed could not be read: a bad file, as opposed to a bad record (a reject).
 ///
@@ -44,6 +45,15 @@ public enum FeedError: Error, Sendable, Equatable, CustomStringConvertible {
             "\(location): the feed is an error answer, not data: \(message)"
         case .recordTooLarge(let location, let limit):
             "\(location): a record is larger than \(limit) bytes"
+        }
+    }
+}
+
+extension FeedError: ExitStatusError {
+    public var exitStatus: ExitStatus {
+        switch self {
+        case .unreadable: .noInput
+        case .syntax, .shape, .countMismatch, .unsupportedVersion, .errorAnswer, .recordTooLarge: .badInput
         }
     }
 }

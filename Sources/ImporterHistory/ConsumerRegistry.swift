@@ -1,6 +1,7 @@
 import Foundation
 import ImporterModel
 import ImporterStore
+import ImporterSupport
 
 /// Why a consumer cannot read history.
 public enum HistoryError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -121,6 +122,16 @@ extension ConsumerRegistry {
             let expired = consumer.isExpired(purgedThrough: purged)
             return ConsumerStatus(consumer: consumer, token: store.token(consumer.tokenNumber).description, expired: expired,
                                   lag: expired ? nil : try lag(of: consumer))
+        }
+    }
+}
+
+extension HistoryError: ExitStatusError {
+    public var exitStatus: ExitStatus {
+        switch self {
+        case .expiredToken, .expiredPoint: .expiredToken
+        case .unknownConsumer, .consumerExists, .invalidName, .purgeNeedsForce, .nothingToPurge: .usage
+        case .tokenMoved: .locked
         }
     }
 }

@@ -1,3 +1,4 @@
+import ImporterSupport
 /// A model that cannot be used: every problem found, each naming where it is.
 public enum ModelError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalid(String)
@@ -18,6 +19,16 @@ public enum ModelError: Error, Sendable, Equatable, CustomStringConvertible {
             candidates.count > 1
                 ? "several feed mappings could read \(path) (\(candidates.joined(separator: ", "))): give --mapping NAME, or --mapping once per mapping to read it with each in one transaction"
                 : "no feed mapping of the model reads \(path)'s format: give --mapping NAME (one of: \(candidates.joined(separator: ", "))) or --feed-format"
+        }
+    }
+}
+
+extension ModelError: ExitStatusError {
+    public var exitStatus: ExitStatus {
+        switch self {
+        case .unreadable: .noInput
+        case .ambiguousMapping, .unknownFeed: .usage
+        case .invalid, .problems: .storeUnusable
         }
     }
 }

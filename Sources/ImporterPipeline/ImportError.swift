@@ -2,6 +2,7 @@ import Foundation
 import ImporterFeeds
 import ImporterModel
 import ImporterStore
+import ImporterSupport
 
 /// Why an import failed. Nothing was committed.
 public enum ImportError: Error, Sendable, CustomStringConvertible {
@@ -31,6 +32,18 @@ public enum ImportError: Error, Sendable, CustomStringConvertible {
             return "interrupted by \(signal == 2 ? "SIGINT" : signal == 15 ? "SIGTERM" : "signal \(signal)"): the import was rolled back, nothing was written"
         case .model(let error): return error.description
         case .store(let error): return error.description
+        }
+    }
+}
+
+extension ImportError: ExitStatusError {
+    public var exitStatus: ExitStatus {
+        switch self {
+        case .feed(let error): error.exitStatus
+        case .tooManyRejects, .refused: .badInput
+        case .interrupted(let signal): signal == 15 ? .terminated : .interrupted
+        case .model(let error): error.exitStatus
+        case .store(let error): error.exitStatus
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import ImporterModel
 import ImporterStore
+import ImporterSupport
 
 /// Rejected records kept in the store, tagged with the run that met them. A run gets a number only
 /// when it keeps rejects, so a run that changes nothing and rejects nothing writes nothing.
@@ -31,4 +32,8 @@ public struct RejectStore {
 
     /// Deletes the rejects of one run, or all; returns how many. Call inside a write transaction.
     public func clear(run: Int64?) throws -> Int { try store.backend.clearRejects(run: run) }
+}
+
+extension RejectStore.UnknownRun: ExitStatusError {
+    public var exitStatus: ExitStatus { .noInput }
 }

@@ -206,3 +206,7 @@ public struct ReportTargetsError: Error, CustomStringConvertible {
     public var description: String
     init(_ description: String) { self.description = description }
 }
+
+extension ReportTargetsError: ExitStatusError {
+    public var exitStatus: ExitStatus { .usage }
+}

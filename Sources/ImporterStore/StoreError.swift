@@ -1,5 +1,6 @@
 import Foundation
 import ImporterModel
+import ImporterSupport
 
 /// Why the store could not do what was asked.
 public enum StoreError: Error, Sendable, CustomStringConvertible {
@@ -86,4 +87,24 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
         self.description = description
         self.isIOFailure = isIOFailure
     }
+}
+
+extension StoreError: ExitStatusError {
+    public var exitStatus: ExitStatus {
+        switch self {
+        case .locked: .locked
+        case .notFound: .noInput
+        case .notAnImporterStore, .notADatabase, .unstorable: .badInput
+        case .newerSchema, .incompatibleModel, .unsupported: .storeUnusable
+        case .unavailable: .unavailable
+        case .invalidLocation, .invalidToken: .usage
+        case .permissionDenied: .permissionDenied
+        case .io: .ioError
+        case .database(let error): error.exitStatus
+        }
+    }
+}
+
+extension DatabaseError: ExitStatusError {
+    public var exitStatus: ExitStatus { isIOFailure ? .ioError : .internalFailure }
 }

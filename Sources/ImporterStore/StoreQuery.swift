@@ -1,4 +1,5 @@
 import ImporterModel
+import ImporterSupport
 
 /// A backend that runs caller-written SQL read-only (`importer query`). The backend guarantees
 /// the read-only part at its connection (SQLite: opened read-only with `PRAGMA query_only`), not
@@ -43,5 +44,15 @@ extension Store {
     public func query(_ sql: String, parameters: [String: String] = [:], columns: ([String]) throws -> Void, row: ([Value]) throws -> Void) throws {
         guard let querying = backend as? any ReadOnlyQuerying else { throw QueryError.unsupported(backend: "\(type(of: backend))") }
         try querying.query(sql, parameters: parameters, columns: columns, row: row)
+    }
+}
+
+extension QueryError: ExitStatusError {
+    public var exitStatus: ExitStatus {
+        switch self {
+        case .parameters: .usage
+        case .writeRefused, .failed, .notOneStatement, .unsupported: .badInput
+        case .store(let error): error.exitStatus
+        }
     }
 }

@@ -1,4 +1,5 @@
 import ImporterModel
+import ImporterSupport
 
 /// The inverse of a history transaction being written as a new one (`importer undo`): opened by
 /// `StoreBackend.beginUndo` inside `Store.write`. Records go back as they were: inserted ones are
@@ -40,6 +41,16 @@ public enum UndoError: Error, Sendable, Equatable, CustomStringConvertible {
             "expired token: transaction \(number) cannot be undone, its history was purged (through transaction \(purgedThrough))"
         case .noTransaction(let what):
             "no transaction to undo: \(what)"
+        }
+    }
+}
+
+extension UndoError: ExitStatusError {
+    public var exitStatus: ExitStatus {
+        switch self {
+        case .laterTransactions, .keyTaken: .badInput
+        case .purged: .expiredToken
+        case .noTransaction: .usage
         }
     }
 }

@@ -1,3 +1,4 @@
+import ImporterSupport
 /// A view that no longer matches its history (a bug, or a store edited by hand): rebuild it.
 public enum ViewError: Error, Sendable, Equatable, CustomStringConvertible {
     case outOfSync(view: String, reason: String)
@@ -7,6 +8,15 @@ public enum ViewError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .outOfSync(let view, let reason): "view \(view) is out of sync with history (\(reason)); run: importer views rebuild \(view)"
         case .unknownView(let name): "no view named '\(name)' (see importer views list)"
+        }
+    }
+}
+
+extension ViewError: ExitStatusError {
+    public var exitStatus: ExitStatus {
+        switch self {
+        case .unknownView: .usage
+        case .outOfSync: .internalFailure
         }
     }
 }

@@ -70,3 +70,11 @@ public enum OutputError: Error, CustomStringConvertible {
         switch self { case .writeFailed(let reason): "cannot write the output: \(reason)" }
     }
 }
+
+extension OutputError: ExitStatusError {
+    public var exitStatus: ExitStatus {
+        switch self {
+        case .writeFailed: .ioError
+        }
+    }
+}

@@ -68,10 +68,9 @@ struct QueryCommand: ParsableCommand {
             do {
                 try store.query(sql, parameters: try boundParameters(), columns: { printer.begin($0) }, row: { try printer.row($0) })
             } catch let error as QueryError {
-                storeOptions.logging.makeLogger().error("\(error)")
                 if case .store(let storeError) = error { throw storeError }
-                if case .parameters = error { return .usage }
-                return .badInput
+                storeOptions.logging.makeLogger().error("\(error)")
+                return error.exitStatus
             }
             printer.end()
             try output.flush()
