@@ -57,28 +57,24 @@ public final class ImportSession {
         self.options = options
     }
 
-    /// Thrown inside the transaction to roll a dry run or a refused run back.
-    private struct DryRunRollback: Error {
-        var result: ImportResult
-    }
-
     public func run(_ feeds: [FeedInput]) throws(ImportError) -> ImportResult {
         do {
             let clock = ContinuousClock()
             var finished = clock.now
-            var result = try store.write {
+            var committed = false
+            var result = try store.inTransaction {
                 let result = try importAll(feeds)
                 if result.refusals.isEmpty { try beforeCommit?(result) }
                 onPhase?(.commit)
-                if options.dryRun || !result.refusals.isEmpty { throw DryRunRollback(result: result) }
+                // A dry run or a refused run is rolled back.
+                committed = !options.dryRun && result.refusals.isEmpty
                 finished = clock.now
-                return result
+                return .commit(result, unless: !committed)
             }
+            guard committed else { return result }
             result.phases.add("commit", PhaseTimes.seconds(finished.duration(to: clock.now)))
             logger.info("phase times", metadata: ["seconds": "\(result.phases.description)"])
             return result
-        } catch let rollback as DryRunRollback {
-            return rollback.result
         } catch {
             if let signal = cancellation?.raised { throw .interrupted(signal: signal) }
             switch error {

@@ -58,7 +58,11 @@ public final class Store {
     /// Runs `body` in a write transaction: takes the store's write lock up front (waiting up to the
     /// busy timeout, then `StoreError.locked` naming the holder), commits when `body` returns and
     /// rolls back when it throws. Every write to the store goes through here.
-    public func write<T>(_ body: () throws -> T) throws -> T { try backend.write(body) }
+    public func write<T>(_ body: () throws -> T) throws -> T { try backend.write { .commit(try body()) } }
+
+    /// `write`, ending as `body` says: `.rollback(result)` undoes everything the body did (and
+    /// what it left in memory: captured changes, migrated entities) and still returns its result.
+    public func inTransaction<T>(_ body: () throws -> TransactionCompletion<T>) throws -> T { try backend.write(body) }
 
     /// Runs `body` in a read transaction: one consistent snapshot, never blocked by a writer.
     public func read<T>(_ body: () throws -> T) throws -> T { try backend.read(body) }

@@ -25,7 +25,8 @@ public protocol StoreBackend: AnyObject {
     /// The entities the store holds, as registered.
     var entities: [EntityDescription] { get }
 
-    func write<T>(_ body: () throws -> T) throws -> T
+    /// Runs `body` in a write transaction that ends as it says (see `Store.inTransaction`).
+    func write<T>(_ body: () throws -> TransactionCompletion<T>) throws -> T
     func read<T>(_ body: () throws -> T) throws -> T
     /// Makes the work running on the store fail (from any thread), so its transaction rolls back.
     func interrupt()

@@ -9,8 +9,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     case locked(path: String, waitedMilliseconds: Int, holder: String?)
     /// No store exists at the path (and the command does not create one).
     case notFound(path: String)
-    /// The file is an SQLite database that `importer` did not create.
-    case notAnImporterStore(path: String)
+    /// The database (an SQLite file, a PostgreSQL database or schema) is not one `importer` created.
+    case notAnImporterStore(path: String, backend: DatabaseError.Backend)
     /// The file is not an SQLite database at all.
     case notADatabase(path: String)
     /// The store (or its directory) may not be opened or written by this user, or is on a
@@ -37,6 +37,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     case unstorable(at: SourceLocation, reason: String)
     /// An error of the database with no more specific meaning for the store.
     case database(DatabaseError)
+    /// Something the store guarantees did not hold, or it was used out of order: a bug.
+    case invariant(String)
 
     public var description: String {
         switch self {
@@ -44,8 +46,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
             "store \(path) is busy: \(holder ?? "another process") holds its write lock (\(waited == 0 ? "--no-wait: did not wait" : "waited \(Self.seconds(waited)) s; --wait SECONDS waits longer"))"
         case .notFound(let path):
             "no store at \(path) (run 'importer run' to create one, or pass --store)"
-        case .notAnImporterStore(let path):
-            "\(path) is an SQLite database that importer did not create; refusing to use it"
+        case .notAnImporterStore(let path, let backend):
+            "\(path) is \(backend == .sqlite ? "an SQLite" : "a PostgreSQL") database that importer did not create; refusing to use it"
         case .notADatabase(let path):
             "\(path) is not an importer store: the file is not an SQLite database"
         case .permissionDenied(let path, let reason):
@@ -68,6 +70,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
             "\(location): \(reason); nothing was imported"
         case .database(let error):
             error.description
+        case .invariant(let reason):
+            "importer: internal error: \(reason)"
         }
     }
 
@@ -76,17 +80,49 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     }
 }
 
-/// An error the database reported, as its backend describes it (SQLite: `SQLite error 1: no such
-/// table: … (in: SELECT …)`).
+/// An error the database reported, backend-neutral but with its structure kept (as GRDB's
+/// `DatabaseError` keeps its codes and SQL): the backend, its own code (SQLite's extended result
+/// code, PostgreSQL's SQLSTATE), the message, the statement, a coarse kind, and the text the
+/// backend describes it with (`SQLite error 1: no such table: … (in: SELECT …)`).
 public struct DatabaseError: Error, Sendable, CustomStringConvertible {
-    public var description: String
-    /// An I/O failure or a full disk (exit 74), as opposed to an internal failure (exit 70).
-    public var isIOFailure: Bool
-
-    public init(description: String, isIOFailure: Bool) {
-        self.description = description
-        self.isIOFailure = isIOFailure
+    public enum Backend: String, Sendable {
+        case sqlite = "SQLite"
+        case postgresql = "PostgreSQL"
     }
+
+    /// What kind of failure it is, for callers that react to it, not to a code.
+    public enum Kind: String, Sendable {
+        /// A read or write failed, or the disk (or the server's) is full.
+        case io
+        /// The connection to the server failed or was ended.
+        case connection
+        /// A constraint refused the statement (unique, not null, check).
+        case constraint
+        /// Another transaction's lock or a serialization conflict stopped it.
+        case serialization
+        case other
+    }
+
+    public var backend: Backend
+    /// SQLite's extended result code (decimal) or PostgreSQL's SQLSTATE; nil for a client failure.
+    public var code: String?
+    public var message: String
+    public var sql: String?
+    public var kind: Kind
+    public var description: String
+
+    public init(backend: Backend, code: String?, message: String, sql: String?, kind: Kind, description: String) {
+        self.backend = backend
+        self.code = code
+        self.message = message
+        self.sql = sql
+        self.kind = kind
+        self.description = description
+    }
+
+    /// An I/O failure, a full disk or a lost connection (exit 74), as opposed to an internal
+    /// failure (exit 70).
+    public var isIOFailure: Bool { kind == .io || kind == .connection }
 }
 
 extension StoreError: ExitStatusError {
@@ -101,6 +137,7 @@ extension StoreError: ExitStatusError {
         case .permissionDenied: .permissionDenied
         case .io: .ioError
         case .database(let error): error.exitStatus
+        case .invariant: .internalFailure
         }
     }
 }

@@ -72,6 +72,18 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
 
     /// Backend-neutral, for `StoreError.database`.
     var databaseError: DatabaseError {
-        DatabaseError(description: description, isIOFailure: isConnectionFailure || sqlState == "53100" /* disk full */)
+        let kind: DatabaseError.Kind
+        if isConnectionFailure {
+            kind = .connection
+        } else if let sqlState, ["53100", "58030"].contains(sqlState) /* disk full, I/O error */ {
+            kind = .io
+        } else if sqlState?.hasPrefix("23") == true {
+            kind = .constraint
+        } else if ["40001", "40P01", "55P03"].contains(sqlState ?? "") {
+            kind = .serialization
+        } else {
+            kind = .other
+        }
+        return DatabaseError(backend: .postgresql, code: sqlState, message: message, sql: sql, kind: kind, description: description)
     }
 }

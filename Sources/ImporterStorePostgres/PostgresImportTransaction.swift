@@ -81,7 +81,7 @@ final class PostgresImportTransaction: ImportTransaction {
     }
 
     private func run(_ entity: EntityDescription) throws -> EntityRun {
-        guard let run = runs[entity.name] else { throw store.unsupported("importing an entity the import was not opened for (\(entity.name))") }
+        guard let run = runs[entity.name] else { throw StoreError.invariant("entity \(entity.name) is not part of this import") }
         return run
     }
 
@@ -89,7 +89,7 @@ final class PostgresImportTransaction: ImportTransaction {
         let run = try run(entity)
         if run.upsert == nil { try begin(run, of: entity, columns: columns, keyPositions: batch.keyPositions) }
         guard let first = run.upsert, !run.applied else {
-            throw store.unsupported("importing records of an entity after its sync or its close")
+            throw StoreError.invariant("records of entity \(entity.name) came after its sync or its close")
         }
         run.batches += 1
         run.feeds[batch.feed] = batch.duplicates
@@ -263,7 +263,7 @@ final class PostgresImportTransaction: ImportTransaction {
                                                      [.integer(number), .integer(run.lastIDBefore)])
         let deleted = try store.connection.affected(schema.deleteRecorded, [.integer(run.lastChangeIDBefore)])
         guard deleted == recorded else {
-            throw StoreError.database(DatabaseError(description: "importer: recorded \(recorded) deletes but deleted \(deleted)", isIOFailure: false))
+            throw StoreError.invariant("recorded \(recorded) deletes but deleted \(deleted)")
         }
         return deleted
     }

@@ -22,6 +22,7 @@ extension PostgresStore {
                 current += 1
             }
             try connection.affected(#"UPDATE importer_metadata SET "value" = $1 WHERE "key" = 'schema_version'"#, [.text(String(current))])
+            return .commit(())
         }
     }
 

@@ -10,16 +10,22 @@ extension PostgresStore {
     /// How often a waiting writer retries the advisory lock.
     static let lockPollMilliseconds = 50
 
-    public func write<T>(_ body: () throws -> T) throws -> T {
+    public func write<T>(_ body: () throws -> TransactionCompletion<T>) throws -> T {
         try begin("BEGIN ISOLATION LEVEL READ COMMITTED")
         do {
             try takeWriterLock()
             // The entity tables' guard lets writes through only inside importer's transactions.
             try connection.rows("SELECT set_config('importer.transaction', 'open', true)")
-            let result = try body()
-            try connection.rows("SELECT pg_notify($1, '')", [.text(CommitNotifications.channel(schema: location.schema))])
-            try connection.execute("COMMIT")
-            return result
+            switch try body() {
+            case .commit(let result):
+                try connection.rows("SELECT pg_notify($1, '')", [.text(CommitNotifications.channel(schema: location.schema))])
+                try connection.execute("COMMIT")
+                return result
+            case .rollback(let result):
+                connection.rollback()
+                try? reloadEntities()
+                return result
+            }
         } catch {
             connection.rollback()
             try? reloadEntities()

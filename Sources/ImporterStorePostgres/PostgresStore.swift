@@ -31,7 +31,7 @@ public final class PostgresStore {
         do {
             try PostgresStoreOpener(connection: connection, location: location, options: options).openOrCreate()
             guard case .text(let id)? = try connection.scalar(#"SELECT "value" FROM importer_metadata WHERE "key" = 'store_id'"#),
-                  let uuid = UUID(uuidString: id) else { throw StoreError.notAnImporterStore(path: location.description) }
+                  let uuid = UUID(uuidString: id) else { throw StoreError.notAnImporterStore(path: location.description, backend: .postgresql) }
             storeID = uuid
             try migrateIfNeeded()
             entities = try loadEntities()

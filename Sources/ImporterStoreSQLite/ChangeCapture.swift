@@ -123,7 +123,7 @@ final class ChangeCapture {
         guard !pending.isEmpty else { return }
         defer { pending.removeAll(keepingCapacity: true) }
         guard let transaction = transactionState.number else {
-            throw StoreError.database(SQLiteError(extendedCode: 1, message: "importer: an update happened outside a history transaction").databaseError)
+            throw StoreError.invariant("an update happened outside a history transaction")
         }
         for update in pending {
             let table = tracked[update.table]

@@ -49,7 +49,7 @@ struct HistoryWriter {
         defer { store.capture.expectingDeletes = false }
         try store.connection.execute(schema.deleteRecorded, [.integer(lastChange)])
         guard store.connection.changes == recorded else {
-            throw StoreError.database(SQLiteError(extendedCode: 1, message: "importer: recorded \(recorded) deletes but deleted \(store.connection.changes)").databaseError)
+            throw StoreError.invariant("recorded \(recorded) deletes but deleted \(store.connection.changes)")
         }
         return recorded
     }
@@ -60,7 +60,7 @@ struct HistoryWriter {
     func recordChanges(_ entity: EntityDescription, in transaction: OpenTransaction) throws -> (counts: ChangeCounts, changeIDs: ClosedRange<Int64>?) {
         try store.capture.flush()
         guard store.capture.untrackedDeletes == 0 else {
-            throw StoreError.database(SQLiteError(extendedCode: 1, message: "importer: \(store.capture.untrackedDeletes) record(s) were deleted without a delete change").databaseError)
+            throw StoreError.invariant("\(store.capture.untrackedDeletes) record(s) were deleted without a delete change")
         }
         let schema = EntitySchema(entity: entity)
         let lastChangeBefore = transaction.lastChangeIDBefore[entity.name] ?? 0

@@ -42,6 +42,12 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
 extension SQLiteError {
     /// The error as the store reports it above the backend.
     var databaseError: DatabaseError {
-        DatabaseError(description: description, isIOFailure: code == 10 /* SQLITE_IOERR */ || code == 13 /* SQLITE_FULL */)
+        let kind: DatabaseError.Kind = switch code {
+        case SQLITE_IOERR, SQLITE_FULL: .io
+        case SQLITE_CONSTRAINT: .constraint
+        case SQLITE_BUSY, SQLITE_LOCKED: .serialization
+        default: .other
+        }
+        return DatabaseError(backend: .sqlite, code: String(extendedCode), message: message, sql: sql, kind: kind, description: description)
     }
 }

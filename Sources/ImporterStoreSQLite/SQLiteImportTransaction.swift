@@ -53,7 +53,7 @@ final class SQLiteImportTransaction: ImportTransaction {
     var number: Int64 { transaction.number }
 
     private func run(_ entity: EntityDescription) throws -> EntityRun {
-        guard let run = runs[entity.name] else { throw StoreError.database(SQLiteError(extendedCode: 1, message: "importer: entity \(entity.name) is not part of this import").databaseError) }
+        guard let run = runs[entity.name] else { throw StoreError.invariant("entity \(entity.name) is not part of this import") }
         return run
     }
 

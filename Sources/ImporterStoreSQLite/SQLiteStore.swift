@@ -134,7 +134,7 @@ public final class SQLiteStore {
     /// Runs `body` in a write transaction: takes the store's write lock up front (waiting up to the
     /// busy timeout, then `StoreError.locked` naming the holder), commits when `body` returns and
     /// rolls back when it throws. Every write to the store goes through here.
-    public func write<T>(_ body: () throws -> T) throws -> T {
+    public func write<T>(_ body: () throws -> TransactionCompletion<T>) throws -> T {
         do {
             try connection.execute("BEGIN IMMEDIATE")
         } catch {
@@ -142,16 +142,28 @@ public final class SQLiteStore {
         }
         WriterRecord.current(command: options.command).write(forStore: path)
         do {
-            let result = try body()
-            try connection.execute("COMMIT")
-            return result
+            switch try body() {
+            case .commit(let result):
+                try connection.execute("COMMIT")
+                return result
+            case .rollback(let result):
+                try rollBack()
+                return result
+            }
         } catch {
-            if connection.isInTransaction { try? connection.execute("ROLLBACK") }
-            // Forget what the rolled-back work left in memory: captured updates, migrated entities.
-            capture.reset()
-            try? reloadEntities()
+            try? rollBack()
             throw error is SQLiteError ? storeError(from: error) : error
         }
+    }
+
+    /// Rolls the write transaction back and forgets what its work left in memory: captured
+    /// updates, migrated entities.
+    private func rollBack() throws {
+        defer {
+            capture.reset()
+            try? reloadEntities()
+        }
+        if connection.isInTransaction { try connection.execute("ROLLBACK") }
     }
 
     /// Runs `body` in a read transaction: one consistent snapshot of the store, never blocked by a
@@ -177,7 +189,7 @@ public final class SQLiteStore {
         let tableCount = try connection.scalar("SELECT count(*) FROM sqlite_master")
         let applicationID = try integerPragma("application_id")
         if tableCount != .integer(0) || applicationID != 0 {
-            guard applicationID == StoreSchema.applicationID else { throw StoreError.notAnImporterStore(path: path) }
+            guard applicationID == StoreSchema.applicationID else { throw StoreError.notAnImporterStore(path: path, backend: .sqlite) }
         } else {
             guard !options.readOnly else { throw StoreError.notFound(path: path) }
             try create()
@@ -204,6 +216,7 @@ public final class SQLiteStore {
                 current += 1
                 try connection.execute("PRAGMA user_version = \(current)")
             }
+            return .commit(())
         }
     }
 
@@ -220,20 +233,21 @@ public final class SQLiteStore {
         try connection.execute("PRAGMA journal_mode = WAL")
         try write {
             // Another process may have created the store while this one waited for the lock.
-            guard try connection.scalar("SELECT count(*) FROM sqlite_master") == .integer(0) else { return }
+            guard try connection.scalar("SELECT count(*) FROM sqlite_master") == .integer(0) else { return .commit(()) }
             for statement in StoreSchema.create { try connection.execute(statement) }
             let now = Timestamp.now()
             try connection.execute("INSERT INTO importer_metadata(key, value) VALUES ('store_id', ?), ('created_at', ?), ('last_transaction_number', 0), ('purged_through', 0), ('last_run_number', 0)",
                                    [.text(UUID().uuidString.lowercased()), .text(now)])
             try connection.execute("PRAGMA application_id = \(StoreSchema.applicationID)")
             try connection.execute("PRAGMA user_version = \(StoreSchema.version)")
+            return .commit(())
         }
     }
 
     private func loadMetadata() throws {
         guard case .text(let id)? = try metadata("store_id"),
               let uuid = UUID(uuidString: id) else {
-            throw StoreError.notAnImporterStore(path: path)
+            throw StoreError.notAnImporterStore(path: path, backend: .sqlite)
         }
         storeID = uuid
         entities = try EntityRegistry.load(connection)

@@ -37,8 +37,6 @@ enum ViewReplayBenchmark {
         var total: Double { seconds.values.reduce(0, +) }
     }
 
-    private struct RollBack: Error {}
-
     static func run(importerStore: String, baseFeed: String, directory: String, records: Int, repeats: Int) throws -> Outcome {
         let path = directory + "/view-replay.sqlite"
         StoreFiles.remove(path)
@@ -170,14 +168,8 @@ enum ViewReplayBenchmark {
 
     /// Runs `body` in a write transaction and rolls it back; returns what `body` returned.
     private static func rolledBack<T>(_ store: Store, _ body: () throws -> T) throws -> T {
-        var result: T?
-        do {
-            try store.write { () throws -> Void in
-                result = try body()
-                throw RollBack()
-            }
-        } catch is RollBack {}
-        guard let result, !(try connectionOf(store)).isInTransaction else { throw BenchError.failed("view replay benchmark: the pass did not roll back") }
+        let result = try store.inTransaction { .rollback(try body()) }
+        guard !(try connectionOf(store)).isInTransaction else { throw BenchError.failed("view replay benchmark: the pass did not roll back") }
         return result
     }
 

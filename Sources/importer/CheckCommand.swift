@@ -142,11 +142,6 @@ struct CheckCommand: ParsableCommand {
         case absent
     }
 
-    /// Thrown inside the store transaction to roll the model check back.
-    private struct Rollback: Error {
-        var held: [(String, Int)]
-    }
-
     /// Checks that the store at `path` accepts the model's entities that `inputs` write, exactly
     /// as `run` registers them (an incompatible model is `StoreError.incompatibleModel`), inside a
     /// write transaction that is always rolled back; returns the records each entity holds.
@@ -162,14 +157,9 @@ struct CheckCommand: ParsableCommand {
         } catch StoreError.notFound {
             return .absent
         }
-        do {
-            try store.write {
-                try store.ensureEntities(entities)
-                throw Rollback(held: try entities.map { ($0.name, try store.backend.recordCount(of: $0)) })
-            }
-        } catch let rollback as Rollback {
-            return .held(rollback.held)
-        }
-        return .held([])
+        return .held(try store.inTransaction {
+            try store.ensureEntities(entities)
+            return .rollback(try entities.map { ($0.name, try store.backend.recordCount(of: $0)) })
+        })
     }
 }

@@ -42,28 +42,23 @@ struct UndoCommand: ParsableCommand {
         guard (token != nil) != last else { throw ValidationError("give a TOKEN or --last (one of them)") }
     }
 
-    /// Thrown inside the store transaction to roll a dry run back.
-    private struct DryRunRollback: Error {}
-
     func run() throws {
         try runReportingErrors(storeOptions.logging) {
             let store = try storeOptions.open(create: false)
             var undo = HistoryUndo(store: store)
             undo.cascade = cascade
             let output = OutputSink()
-            do {
-                try store.write {
-                    let number = try last ? store.lastTransactionNumber() : store.parseToken(token ?? "").transactionNumber
-                    guard number > 0 else { throw UndoError.noTransaction("the store has no history") }
-                    let outcome = try undo.run(number)
-                    let written = outcome.written
-                    var content = try ReportContent(store: store, after: (written.min() ?? 1) - 1, through: written.max() ?? 0, title: "importer undo")
-                    if dryRun { content.markDryRun(title: "importer undo: dry run — nothing was written (\(URL(fileURLWithPath: store.path).lastPathComponent))") }
-                    content.warnings = outcome.warnings
-                    try ReportWriter(store: store).write(content, as: format, to: output)
-                    if dryRun { throw DryRunRollback() }
-                }
-            } catch is DryRunRollback {}
+            try store.inTransaction {
+                let number = try last ? store.lastTransactionNumber() : store.parseToken(token ?? "").transactionNumber
+                guard number > 0 else { throw UndoError.noTransaction("the store has no history") }
+                let outcome = try undo.run(number)
+                let written = outcome.written
+                var content = try ReportContent(store: store, after: (written.min() ?? 1) - 1, through: written.max() ?? 0, title: "importer undo")
+                if dryRun { content.markDryRun(title: "importer undo: dry run — nothing was written (\(URL(fileURLWithPath: store.path).lastPathComponent))") }
+                content.warnings = outcome.warnings
+                try ReportWriter(store: store).write(content, as: format, to: output)
+                return .commit((), unless: dryRun)
+            }
             try output.flush()
             return .success
         }
