@@ -5,7 +5,7 @@ import ImporterStore
 import ImporterSupport
 
 /// The JSON forms of changes, transactions and counts shared by every JSON output (the contract
-/// documented in the README, "JSON report").
+/// documented in Docs/COMMANDS.md, "JSON report").
 extension JSONWriter {
     public mutating func writeCounts(_ counts: ChangeCounts) {
         beginObject()

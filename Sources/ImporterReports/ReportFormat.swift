@@ -4,7 +4,7 @@ import Foundation
 public enum ReportFormat: String, Sendable, CaseIterable {
     /// For people, on a terminal: a summary and the first changes.
     case text
-    /// One object: the documented contract (README, "JSON report").
+    /// One object: the documented contract (Docs/COMMANDS.md, "JSON report").
     case json
     /// One JSON object per line: a header, one line per change, a footer with the totals.
     case ndjson

@@ -2,7 +2,7 @@ import Foundation
 import ImporterStore
 import ImporterSupport
 
-/// Renders a run report: `text` for people, `json` for programs (one object, see the README),
+/// Renders a run report: `text` for people, `json` for programs (one object, see Docs/COMMANDS.md, "JSON report"),
 /// `ndjson` as a header line, one line per change and a footer with the totals.
 public struct RunReportRenderer {
     public var store: Store

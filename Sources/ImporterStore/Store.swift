@@ -15,7 +15,7 @@ public final class Store {
         public var create = true
         public var readOnly = false
         /// SQLite page cache size in KiB (bounded memory whatever the store's size; larger caches
-        /// measured no faster for imports, see README).
+        /// measured no faster for imports).
         public var cacheKiB = 16 * 1024
         /// The command this process runs (`importer run`), named to others while it holds the
         /// write lock.

@@ -6,7 +6,7 @@ import PostgresNIO
 /// `importer query` on PostgreSQL: the statement runs as a cursor (`DECLARE … CURSOR FOR`) in a
 /// `READ ONLY` transaction, fetched in chunks (bounded memory). The server refuses a write either
 /// way: a cursor holds one query (SELECT, VALUES, WITH … SELECT), and the transaction is read-only.
-/// A role with SELECT privileges only is the stronger guarantee (see the README).
+/// A role with SELECT privileges only is the stronger guarantee (see Docs/STORE.md, "PostgreSQL stores").
 extension PostgresStore: ReadOnlyQuerying {
     static let queryChunk = 1000
     private static let writeKeywords: Set<String> = [

@@ -4,7 +4,7 @@ import ImporterModel
 
 /// Writes batches of one entity's records, skipping the ones the store already holds unchanged.
 ///
-/// - Each batch is sorted by key (B-tree work in key order measured faster, see README); among
+/// - Each batch is sorted by key (B-tree work in key order measured faster, see Docs/DECISIONS.md, "Batch order"); among
 ///   equal keys in a batch the last occurrence wins, or the first (`RecordBatch.duplicates`).
 /// - `StoredRows` reads the batch's stored rows (one index range) and sorts the records into new,
 ///   changed, unchanged and repeated: unchanged records write nothing, so a reload where few

@@ -6,7 +6,7 @@ import ImporterStore
 /// The SQL that stores one entity and tracks its history: the entity table, its change table, the
 /// guards that refuse untracked writes, and the statements that record changes.
 ///
-/// How changes are captured was chosen by measurement (README, "History capture"). Per-row
+/// How changes are captured was chosen by measurement (Docs/DECISIONS.md, "History capture"). Per-row
 /// triggers made every upsert keep a statement journal and cost 2–3× the upsert itself, so:
 /// - inserts: one set-based `INSERT … SELECT` at the end of the run records every record the run
 ///   inserted (ids above the table's AUTOINCREMENT sequence at the start: one writer at a time

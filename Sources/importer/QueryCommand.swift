@@ -13,7 +13,7 @@ struct QueryCommand: ParsableCommand {
             (INSERT, UPDATE, DELETE, CREATE, DROP, …) fails with exit 65 and the store is \
             unchanged: the database, not importer, refuses it. Named parameters (:name) are bound with \
             --param name=VALUE (a whole number as an integer, anything else as text): never paste \
-            values into the SQL. The tables are described in the README ("The store").
+            values into the SQL. The tables are described in Docs/STORE.md ("The store").
 
             Examples:
               importer query "SELECT region, count FROM fireball_by_region"

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// One option scheme kept by every command (README, "Options"): `--store` wherever a store is
+/// One option scheme kept by every command (Docs/COMMANDS.md, "Options"): `--store` wherever a store is
 /// touched, `--format` for standard output, `--report`/`--output` for files, `--mapping` for the
 /// model's feed mapping, `--view` for a view name.
 @Suite struct OptionNamingTests {

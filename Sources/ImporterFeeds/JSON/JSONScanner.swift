@@ -17,7 +17,7 @@ enum ScanError: Error {
 /// appear in JSON whitespace), so locations cost nothing on the happy path.
 ///
 /// Hand-written rather than libyajl: this is the hot path of every JSON import, and it measured
-/// faster (see README, "JSON parsing").
+/// faster (see Docs/DECISIONS.md, "JSON parsing").
 final class JSONScanner {
     let source: ByteSource
     private(set) var storage: UnsafeMutablePointer<UInt8>

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// Each report format renders the same run: the 2024 sample, then the 2026 snapshot with --sync
-/// (3 inserted, 3 updated of which 1 re-keyed, 2 deleted, 5 unchanged; see the README's text report).
+/// (3 inserted, 3 updated of which 1 re-keyed, 2 deleted, 5 unchanged; see the text report in Docs/COMMANDS.md).
 @Suite struct ReportRendererTests {
     /// The store after both runs, and the second run's report content.
     static func syncRun(_ directory: TemporaryDirectory) throws -> (Store, ReportContent) {
