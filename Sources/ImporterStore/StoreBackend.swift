@@ -2,8 +2,10 @@ import Foundation
 import ImporterModel
 
 /// What a store backend does, in the model's language: the seam between the stages above the
-/// store (history, views, pipeline, reports, the CLI) and one database (SQLite today; PostgreSQL
-/// is the second implementation). No SQL crosses it.
+/// store (history, views, pipeline, reports, the CLI) and one database (SQLite or PostgreSQL).
+/// No SQL crosses it, except the caller-written SQL of `importer query` (`ReadOnlyQuerying`).
+/// It is the sum of small role protocols, one concern each (as GRDB splits reader and writer),
+/// so that a stage can name the one role it needs.
 ///
 /// Invariants every backend keeps:
 /// - `write` takes the store's single writer lock up front and holds it until commit or rollback
@@ -18,13 +20,24 @@ import ImporterModel
 /// SQLite's C API is synchronous. An asynchronous client (postgres-nio) implements it by running
 /// its event loop on its own threads and waiting for each call's future on the caller's thread;
 /// see Docs/ARCHITECTURE.md.
-public protocol StoreBackend: AnyObject {
+public protocol StoreBackend: StoreIdentity, StoreTransactions, HistoryStore, RecordStore, ViewStore, ConsumerStore,
+                              RejectAndStatusStore, ReadOnlyQuerying {}
+
+/// Which store this is: where, how opened, its id and tokens, and the entities it holds.
+public protocol StoreIdentity: AnyObject {
     var path: String { get }
     var options: Store.Options { get }
     var storeID: UUID { get }
     /// The entities the store holds, as registered.
     var entities: [EntityDescription] { get }
+    func entity(named name: String) -> EntityDescription?
+    func token(_ number: Int64) -> Token
+    /// Parses a token and checks that it belongs to this store.
+    func parseToken(_ text: String) throws(StoreError) -> Token
+}
 
+/// Transactions on the store, and what crosses them: interrupts, errors, other processes' commits.
+public protocol StoreTransactions: AnyObject {
     /// Runs `body` in a write transaction that ends as it says (see `Store.inTransaction`).
     func write<T>(_ body: () throws -> TransactionCompletion<T>) throws -> T
     func read<T>(_ body: () throws -> T) throws -> T
@@ -34,14 +47,12 @@ public protocol StoreBackend: AnyObject {
     /// The store error for an error met while using the store (a database error named, a
     /// `StoreError` as it is).
     func storeError(from error: any Error) -> StoreError
-    func entity(named name: String) -> EntityDescription?
-    func token(_ number: Int64) -> Token
-    /// Parses a token and checks that it belongs to this store.
-    func parseToken(_ text: String) throws(StoreError) -> Token
     /// A value that changes whenever another process commits to the store (watch polls it).
     func commitMarker() throws(StoreError) -> Int64
+}
 
-    // MARK: History
+/// The store's history: transactions, their changes, and purging.
+public protocol HistoryStore: AnyObject {
 
     /// The number of the last committed history transaction (0 when there is none).
     func lastTransactionNumber() throws(StoreError) -> Int64
@@ -58,8 +69,10 @@ public protocol StoreBackend: AnyObject {
     func transactionsTouching(_ entity: EntityDescription, recordIDs: [Int64], after number: Int64) throws -> [Int64]
     /// Deletes the history of the transactions up to `through` and records the purged boundary.
     func purgeHistory(through: Int64) throws(StoreError) -> (transactions: Int, changes: Int)
+}
 
-    // MARK: Imports
+/// The records: entities' tables, imports and undos writing them, and reading them.
+public protocol RecordStore: AnyObject {
 
     /// Creates or migrates the entities' tables (inside `write`).
     func ensureEntities(_ entities: [EntityDescription]) throws
@@ -72,8 +85,10 @@ public protocol StoreBackend: AnyObject {
     func forEachRecord(of entity: EntityDescription, _ body: (Int64, [Value]) throws -> Void) throws
     /// How many records of `entity` the store holds.
     func recordCount(of entity: EntityDescription) throws(StoreError) -> Int
+}
 
-    // MARK: Derived views
+/// Derived views' tables: registering, reading, applying history to, rebuilding.
+public protocol ViewStore: AnyObject {
 
     func registeredViews() throws(StoreError) -> [ViewDefinition]
     /// Creates the view's (empty) table and registers its definition; `replacing` an earlier
@@ -95,8 +110,10 @@ public protocol StoreBackend: AnyObject {
     func changeRange(of entity: String, after: Int64, through: Int64) throws -> ClosedRange<Int64>?
     /// A cheap upper bound of `recordCount(of:)`.
     func recordCountUpperBound(of entity: EntityDescription) throws -> Int64
+}
 
-    // MARK: Rejects and status
+/// Rejected records kept with their runs, and the store's counts.
+public protocol RejectAndStatusStore: AnyObject {
 
     /// The runs that kept rejects, oldest first.
     func rejectRuns() throws -> [RejectRunSummary]
@@ -106,8 +123,10 @@ public protocol StoreBackend: AnyObject {
     func clearRejects(run: Int64?) throws -> Int
     /// What the store holds, counted.
     func statusCounts() throws -> StoreCounts
+}
 
-    // MARK: Consumers
+/// Named consumers of history and their tokens.
+public protocol ConsumerStore: AnyObject {
 
     func consumers() throws(StoreError) -> [Consumer]
     func consumer(named name: String) throws(StoreError) -> Consumer?
@@ -122,7 +141,7 @@ public protocol StoreBackend: AnyObject {
     func advanceConsumerToken(_ name: String, from: Int64, to: Int64, at timestamp: String) throws(StoreError) -> Bool
 }
 
-extension StoreBackend {
+extension StoreIdentity {
     public func entity(named name: String) -> EntityDescription? {
         entities.first { $0.name == name }
     }

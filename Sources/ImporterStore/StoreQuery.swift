@@ -4,7 +4,7 @@ import ImporterSupport
 /// A backend that runs caller-written SQL read-only (`importer query`). The backend guarantees
 /// the read-only part at its connection (SQLite: opened read-only with `PRAGMA query_only`), not
 /// by reading the SQL: a statement that would write fails in the database itself.
-public protocol ReadOnlyQuerying {
+public protocol ReadOnlyQuerying: AnyObject {
     /// Runs one SQL statement with its named parameters (`:name`, `@name` or `$name`, given
     /// without the prefix): `columns` gets the result's column names once, then `row` each row.
     /// Errors of the statement are `QueryError`; errors of the bodies pass through.
@@ -22,8 +22,6 @@ public enum QueryError: Error, Sendable, CustomStringConvertible {
     /// A parameter the statement names was not given, one given is not in the statement, or the
     /// statement uses positional parameters.
     case parameters(String)
-    /// The store's backend cannot run SQL.
-    case unsupported(backend: String)
     /// The store could not be opened for the query.
     case store(StoreError)
 
@@ -33,7 +31,6 @@ public enum QueryError: Error, Sendable, CustomStringConvertible {
         case .failed(let reason): "query failed: \(reason)"
         case .notOneStatement: "query: give exactly one SQL statement"
         case .parameters(let problem): "query: \(problem)"
-        case .unsupported(let backend): "query: the \(backend) backend does not run SQL queries"
         case .store(let error): error.description
         }
     }
@@ -42,8 +39,7 @@ public enum QueryError: Error, Sendable, CustomStringConvertible {
 extension Store {
     /// Runs one read-only SQL statement on the store (see `ReadOnlyQuerying`).
     public func query(_ sql: String, parameters: [String: String] = [:], columns: ([String]) throws -> Void, row: ([Value]) throws -> Void) throws {
-        guard let querying = backend as? any ReadOnlyQuerying else { throw QueryError.unsupported(backend: "\(type(of: backend))") }
-        try querying.query(sql, parameters: parameters, columns: columns, row: row)
+        try backend.query(sql, parameters: parameters, columns: columns, row: row)
     }
 }
 
@@ -51,7 +47,7 @@ extension QueryError: ExitStatusError {
     public var exitStatus: ExitStatus {
         switch self {
         case .parameters: .usage
-        case .writeRefused, .failed, .notOneStatement, .unsupported: .badInput
+        case .writeRefused, .failed, .notOneStatement: .badInput
         case .store(let error): error.exitStatus
         }
     }
