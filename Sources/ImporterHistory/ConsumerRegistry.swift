@@ -52,28 +52,28 @@ public struct ConsumerRegistry {
     }
 
     public func all() throws -> [Consumer] {
-        try store.backend.consumers()
+        try store.consumerTokens.consumers()
     }
 
     public func consumer(named name: String) throws -> Consumer {
-        guard let consumer = try store.backend.consumer(named: name) else { throw HistoryError.unknownConsumer(name) }
+        guard let consumer = try store.consumerTokens.consumer(named: name) else { throw HistoryError.unknownConsumer(name) }
         return consumer
     }
 
     /// Adds a consumer. Call inside a write transaction.
     public func add(_ consumer: Consumer) throws {
         if let problem = Consumer.problem(withName: consumer.name) { throw HistoryError.invalidName(problem) }
-        guard try store.backend.insertConsumer(consumer) else { throw HistoryError.consumerExists(consumer.name) }
+        guard try store.consumerTokens.insertConsumer(consumer) else { throw HistoryError.consumerExists(consumer.name) }
     }
 
     public func remove(_ name: String) throws {
-        guard try store.backend.deleteConsumer(named: name) else { throw HistoryError.unknownConsumer(name) }
+        guard try store.consumerTokens.deleteConsumer(named: name) else { throw HistoryError.unknownConsumer(name) }
     }
 
     /// Moves the consumer's token (and stamps the replay time). Call inside the write transaction
     /// that consumed the changes, so both commit together.
     public func setToken(_ name: String, to number: Int64, replayed: Bool = true) throws {
-        guard try store.backend.setConsumerToken(name, to: number, replayedAt: replayed ? Timestamp.now() : nil) else {
+        guard try store.consumerTokens.setConsumerToken(name, to: number, replayedAt: replayed ? Timestamp.now() : nil) else {
             throw HistoryError.unknownConsumer(name)
         }
     }
@@ -81,7 +81,7 @@ public struct ConsumerRegistry {
     /// Moves the consumer's token from `from` to `to` (after it received the changes), unless
     /// another reader moved it meanwhile. Call inside a write transaction.
     public func advanceToken(_ name: String, from: Int64, to: Int64) throws {
-        guard try store.backend.advanceConsumerToken(name, from: from, to: to, at: Timestamp.now()) else {
+        guard try store.consumerTokens.advanceConsumerToken(name, from: from, to: to, at: Timestamp.now()) else {
             throw HistoryError.tokenMoved(consumer: name)
         }
     }

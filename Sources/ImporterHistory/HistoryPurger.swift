@@ -98,7 +98,7 @@ public struct HistoryPurger {
         guard through > already else {
             return PurgeResult(purgedThrough: already, transactions: 0, changes: 0, expiredConsumers: [])
         }
-        let (transactions, changes) = try store.backend.purgeHistory(through: through)
+        let (transactions, changes) = try store.history.purgeHistory(through: through)
         return PurgeResult(purgedThrough: through, transactions: transactions, changes: changes, expiredConsumers: expiring)
     }
 }

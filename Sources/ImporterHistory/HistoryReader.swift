@@ -15,13 +15,13 @@ public struct HistoryReader {
 
     /// Transactions with `after < number <= through`, oldest first.
     public func transactions(after: Int64 = 0, through: Int64 = .max, limit: Int? = nil) throws(StoreError) -> [HistoryTransaction] {
-        try store.backend.transactions(after: after, through: through, limit: limit)
+        try store.history.transactions(after: after, through: through, limit: limit)
     }
 
     /// The last transaction with a timestamp before `timestamp` (history form), or the purged
     /// boundary when none is kept.
     public func lastTransaction(before timestamp: String) throws -> Int64 {
-        try store.backend.lastTransaction(before: timestamp) ?? store.purgedThrough()
+        try store.history.lastTransaction(before: timestamp) ?? store.purgedThrough()
     }
 
     public func transaction(_ number: Int64) throws(StoreError) -> HistoryTransaction? {
@@ -33,7 +33,7 @@ public struct HistoryReader {
     /// one at a time.
     public func forEachChange(after: Int64 = 0, through: Int64 = .max, filter: ChangeFilter = .all, limit: Int? = nil,
                               _ body: (Change) throws -> Void) throws {
-        try store.backend.forEachChange(after: after, through: through, filter: filter, limit: limit, body)
+        try store.history.forEachChange(after: after, through: through, filter: filter, limit: limit, body)
     }
 
     /// Calls `body` with each change of `transactions` that `filter` selects, paired with its

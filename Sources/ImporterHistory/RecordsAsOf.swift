@@ -44,7 +44,7 @@ public struct RecordsAsOf {
             return false
         }
         var changed = then.values.compactMap { $0 }.sorted { precedes(key($0), key($1)) }[...]
-        try store.backend.forEachRecord(of: entity) { id, values in
+        try store.records.forEachRecord(of: entity) { id, values in
             guard then[id] == nil else { return }
             while let next = changed.first, precedes(key(next), key(values)) {
                 try body(next)

@@ -38,7 +38,7 @@ public struct StoreStatus: Sendable {
         path = store.path
         (bytes, walBytes, schemaVersion, storeID, createdAt, entities, history, consumers, rejectRuns, rejects) = try store.read {
             try store.reloadEntities()
-            let counts = try store.backend.statusCounts()
+            let counts = try store.rejectsAndStatus.statusCounts()
             let entities = zip(store.entities, counts.records).map { EntityStatus(name: $0.name, table: $0.tableName, records: $1) }
             let reader = HistoryReader(store: store)
             let history = HistoryStatus(

@@ -53,7 +53,7 @@ public struct HistoryUndo {
         var later = Set<Int64>()
         for (entity, _) in try entities(of: number) {
             try forEachChunk(of: number, entity: entity, where: { _ in true }) { ids in
-                later.formUnion(try store.backend.transactionsTouching(entity, recordIDs: ids, after: number))
+                later.formUnion(try store.history.transactionsTouching(entity, recordIDs: ids, after: number))
             }
         }
         return later.sorted()
@@ -61,7 +61,7 @@ public struct HistoryUndo {
 
     /// The entities transaction `number` changed, in name order, with its counts of them.
     private func entities(of number: Int64) throws -> [(EntityDescription, ChangeCounts)] {
-        let transaction = try store.backend.transactions(after: number - 1, through: number, limit: nil).first
+        let transaction = try store.history.transactions(after: number - 1, through: number, limit: nil).first
         return try (transaction?.entities ?? []).filter { $0.1.changes > 0 }.sorted { $0.0 < $1.0 }.map { name, counts in
             guard let entity = store.entity(named: name) else {
                 throw UndoError.noTransaction("transaction \(number) changed entity \(name), which the store no longer holds")
@@ -72,7 +72,7 @@ public struct HistoryUndo {
 
     /// Each change of `entity` in transaction `number`, streamed.
     private func forEachChange(of number: Int64, entity: EntityDescription, _ body: (Change) throws -> Void) throws {
-        try store.backend.forEachChange(after: number - 1, through: number, filter: ChangeFilter(entities: [entity.name]), limit: nil, body)
+        try store.history.forEachChange(after: number - 1, through: number, filter: ChangeFilter(entities: [entity.name]), limit: nil, body)
     }
 
     /// The record ids of the changes of `entity` in `number` that pass `include`, `chunk` at a time.
@@ -107,7 +107,7 @@ public struct HistoryUndo {
     private func undoOne(_ number: Int64) throws -> Int64? {
         let entities = try entities(of: number)
         guard !entities.isEmpty else { return nil }
-        let undo = try store.backend.beginUndo(entities.map(\.0))
+        let undo = try store.records.beginUndo(entities.map(\.0))
         // A pass reads the transaction's changes of the entity: only the passes it needs run.
         for (entity, counts) in entities {
             if counts.inserted > 0 {

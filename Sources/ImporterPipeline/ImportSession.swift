@@ -95,8 +95,8 @@ public final class ImportSession {
         }
         try store.ensureEntities(entities)
         let created = options.replayViews ? try ViewRegistry(store: store).ensure(model.views) : []
-        let transaction = try store.backend.beginImport(entities)
-        let guards = try SyncGuards(options: options, entities: entities, recordCount: store.backend.recordCount(of:))
+        let transaction = try store.records.beginImport(entities)
+        let guards = try SyncGuards(options: options, entities: entities, recordCount: store.records.recordCount(of:))
         let rejects = RunRejects(limit: options.maxRejects, sink: rejectSink, transaction: transaction)
         var feedWarnings: [String] = []
         func warn(_ warnings: [String]) {

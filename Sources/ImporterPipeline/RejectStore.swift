@@ -14,12 +14,12 @@ public struct RejectStore {
     }
 
     /// The runs that kept rejects, oldest first.
-    public func runs() throws -> [RunSummary] { try store.backend.rejectRuns() }
+    public func runs() throws -> [RunSummary] { try store.rejectsAndStatus.rejectRuns() }
 
     /// The rejects of a run (the latest when nil), in the order they were met. A run that kept no
     /// rejects (or does not exist) is `UnknownRun`.
     public func rejects(run: Int64?) throws -> (run: Int64?, rejects: [Reject]) {
-        let found = try store.backend.rejects(run: run)
+        let found = try store.rejectsAndStatus.rejects(run: run)
         if let run, found.rejects.isEmpty { throw UnknownRun(run: run) }
         return found
     }
@@ -31,7 +31,7 @@ public struct RejectStore {
     }
 
     /// Deletes the rejects of one run, or all; returns how many. Call inside a write transaction.
-    public func clear(run: Int64?) throws -> Int { try store.backend.clearRejects(run: run) }
+    public func clear(run: Int64?) throws -> Int { try store.rejectsAndStatus.clearRejects(run: run) }
 }
 
 extension RejectStore.UnknownRun: ExitStatusError {

@@ -67,6 +67,22 @@ public final class Store {
     /// Runs `body` in a read transaction: one consistent snapshot, never blocked by a writer.
     public func read<T>(_ body: () throws -> T) throws -> T { try backend.read(body) }
 
+    // MARK: Roles (see `StoreBackend`): a stage names the one it uses.
+
+    /// The history: transactions, their changes, purging.
+    public var history: any HistoryStore { backend }
+    /// The entities' records: imports and undos writing them, reading them.
+    public var records: any RecordStore { backend }
+    /// The derived views' tables.
+    public var viewTables: any ViewStore { backend }
+    /// The named consumers of history and their tokens.
+    public var consumerTokens: any ConsumerStore { backend }
+    /// The rejects kept with their runs, and the store's counts.
+    public var rejectsAndStatus: any RejectAndStatusStore { backend }
+
+    /// A value that changes whenever another process commits to the store (watch polls it).
+    public func commitMarker() throws(StoreError) -> Int64 { try backend.commitMarker() }
+
     /// Interrupts the work running on the store (from any thread): it fails, and the transaction
     /// around it rolls back.
     public func interrupt() { backend.interrupt() }

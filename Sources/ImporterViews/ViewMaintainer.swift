@@ -59,17 +59,17 @@ public struct ViewMaintainer {
                 continue
             }
             let entity = try entity(of: view)
-            if let range = try store.backend.changeRange(of: view.entity, after: consumer.tokenNumber, through: head) {
+            if let range = try store.viewTables.changeRange(of: view.entity, after: consumer.tokenNumber, through: head) {
                 // A delta as large as a good part of the table costs more than recomputing the view
                 // (measured: ~1.3 µs per change row against ~0.5 µs per table row). The table is
                 // only counted when the delta could be that large: ids are never reused, so the last
                 // one assigned bounds the record count from above, for free.
-                if rebuildFactor > 0, Int64(range.count) * rebuildFactor > (try store.backend.recordCountUpperBound(of: entity)),
-                   Int64(range.count) * rebuildFactor > Int64(try store.backend.recordCount(of: entity)) {
+                if rebuildFactor > 0, Int64(range.count) * rebuildFactor > (try store.viewTables.recordCountUpperBound(of: entity)),
+                   Int64(range.count) * rebuildFactor > Int64(try store.records.recordCount(of: entity)) {
                     rebuild.append((view, consumer.tokenNumber))
                     continue
                 }
-                try store.backend.applyViewChanges(view, changes: range, into: &effect)
+                try store.viewTables.applyViewChanges(view, changes: range, into: &effect)
             }
             try registry.setToken(view.name, to: head)
             effects[view.name] = effect
@@ -94,11 +94,11 @@ public struct ViewMaintainer {
         let head = try store.lastTransactionNumber()
         let registry = ConsumerRegistry(store: store)
         for view in views { _ = try entity(of: view) }
-        let before = try views.map(store.backend.viewRows)
-        try store.backend.rebuildViews(views)
+        let before = try views.map(store.viewTables.viewRows)
+        try store.viewTables.rebuildViews(views)
         var effects: [String: ViewEffect] = [:]
         for (view, before) in zip(views, before) {
-            let after = try store.backend.viewRows(view)
+            let after = try store.viewTables.viewRows(view)
             var effect = ViewEffect(view: view.name, fromTransaction: try registry.consumer(named: view.name).tokenNumber, throughTransaction: head)
             effect.rebuilt = true
             for (group, values) in after {
@@ -117,8 +117,8 @@ public struct ViewMaintainer {
         _ = try entity(of: view)
         let columns = view.storageColumns
         let groupCount = view.groupBy.count
-        let incremental = try store.backend.viewRows(view)
-        let recomputed = try store.backend.recomputedViewRows(view)
+        let incremental = try store.viewTables.viewRows(view)
+        let recomputed = try store.viewTables.recomputedViewRows(view)
         var differences: [ViewDifference] = []
         for group in Set(incremental.keys).union(recomputed.keys).sorted(by: { Value.compare($0.first ?? .null, $1.first ?? .null) < 0 }) {
             let a = incremental[group], b = recomputed[group]
@@ -134,6 +134,6 @@ public struct ViewMaintainer {
     /// The view's rows, ordered by group.
     public func rows(_ view: ViewDefinition) throws -> (columns: [String], rows: [[Value]]) {
         _ = try entity(of: view)
-        return try store.backend.orderedViewRows(view)
+        return try store.viewTables.orderedViewRows(view)
     }
 }

@@ -12,7 +12,7 @@ public struct ViewRegistry {
     }
 
     public func all() throws -> [ViewDefinition] {
-        try store.backend.registeredViews()
+        try store.viewTables.registeredViews()
     }
 
     public func view(named name: String) throws -> ViewDefinition {
@@ -32,7 +32,7 @@ public struct ViewRegistry {
             guard let entity = store.entity(named: view.entity) else { continue }
             let problems = view.problems(entity: entity)
             guard problems.isEmpty else { throw ModelError.problems(problems) }
-            try store.backend.installView(view, replacing: registered.contains { $0.name == view.name })
+            try store.viewTables.installView(view, replacing: registered.contains { $0.name == view.name })
             if (try? consumers.consumer(named: view.name)) == nil {
                 try consumers.add(Consumer(name: view.name, kind: .view, tokenNumber: 0, entities: [view.entity]))
             }

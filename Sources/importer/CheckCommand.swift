@@ -159,7 +159,7 @@ struct CheckCommand: ParsableCommand {
         }
         return .held(try store.inTransaction {
             try store.ensureEntities(entities)
-            return .rollback(try entities.map { ($0.name, try store.backend.recordCount(of: $0)) })
+            return .rollback(try entities.map { ($0.name, try store.records.recordCount(of: $0)) })
         })
     }
 }

@@ -62,7 +62,7 @@ struct ExportCommand: ParsableCommand {
         switch try TokenOrDate(asOf, option: "--as-of") {
         case .date(let timestamp):
             // Before every kept transaction: the start of history (expired when some was purged).
-            return try store.backend.lastTransaction(before: timestamp) ?? 0
+            return try store.history.lastTransaction(before: timestamp) ?? 0
         case .token(let text):
             token = text
         }

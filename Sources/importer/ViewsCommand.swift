@@ -150,7 +150,7 @@ struct ViewsCommand: ParsableCommand {
                     let view = try ViewRegistry(store: store).view(named: name)
                     let maintainer = ViewMaintainer(store: store)
                     let effect = try maintainer.rebuild(view)
-                    let records = try store.entity(named: view.entity).map { try store.backend.recordCount(of: $0) } ?? 0
+                    let records = try store.entity(named: view.entity).map { try store.records.recordCount(of: $0) } ?? 0
                     return (effect, records, try maintainer.rows(view).rows.count, view.entity)
                 }
                 let (effect, records, groups, entity) = built

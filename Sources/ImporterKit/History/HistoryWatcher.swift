@@ -26,7 +26,7 @@ public final class HistoryWatcher {
 
     /// True when another process committed since the last check (or on the first check).
     public func hasNewCommits() throws -> Bool {
-        let version = try store.backend.commitMarker()
+        let version = try store.commitMarker()
         defer { dataVersion = version }
         return dataVersion != version
     }
