@@ -13,8 +13,8 @@ import ImporterViews
 ///
 /// The transaction's changes are streamed, never held (`forEachChange`), three passes per entity
 /// (deletes, restores, put-backs, the order the inverse needs), and record ids are handed on
-/// `chunk` at a time; what remains is the SQLite backend's list of put-back ids (8 bytes each). (Holding the changes of a 100,000-update
-/// transaction took 206 MiB of RSS on SQLite.)
+/// `chunk` at a time; what remains is the SQLite backend's list of put-back ids (8 bytes each).
+/// Holding the changes instead grew with the transaction (figures: Docs/PERFORMANCE.md, "Measurements behind the code").
 public struct HistoryUndo {
     public let store: Store
     public var cascade = false

@@ -13,13 +13,9 @@ import PostgresNIO
 /// closing the connection while a COPY takes data traps; a single write right after the COPY
 /// starts, on a channel the previous COPY left empty, never waits, and the COPY then only awaits
 /// its result, where both an error and a close are answered. Each chunk is also its own statement,
-/// so `statement_timeout` bounds a chunk, not the whole feed. Chunks, not batches: in psql, one
-/// million rows COPied into the fireball table in 124 COPYs of 8,130 took 3.6–4.1 s, in 19 of
-/// 55,000 3.1–3.4 s, in one 3.3–3.4 s.
-///
-/// Measured on a 1,000,000-record first load (`copyDirect`, a local cluster): 7.1–7.3 s with each
-/// batch's COPY awaited before the next batch was encoded, 6.9–7.4 s with one COPY per batch on
-/// this task, 5.9–6.2 s in chunks of 2 MiB.
+/// so `statement_timeout` bounds a chunk, not the whole feed. Chunks of 2 MiB, not batches: fewer,
+/// larger COPYs, overlapping the encoding of the next batch, were the fastest of the ways tried
+/// (figures: Docs/PERFORMANCE.md, "Measurements behind the code").
 ///
 /// Invariant: after an error (a row the server refused, a lost connection) nothing more is copied;
 /// the queued and gathered chunks are dropped, and the next `send` or `finish` throws the error once. The

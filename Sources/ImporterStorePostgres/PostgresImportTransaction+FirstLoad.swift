@@ -3,8 +3,8 @@ import ImporterModel
 extension PostgresImportTransaction {
     /// COPies a first load's batch (admitted by `DirectKeys`) straight into the entity table, in
     /// key order: the ids follow (batch, key), as SQLite gives them. Cheaper than staging the batch
-    /// and inserting it from the stage (in psql, 1,000,000 records: 3.01 s against 0.73 s + 2.92 s);
-    /// the insert changes are recorded at the close, from the table.
+    /// and inserting it from the stage (figures: Docs/PERFORMANCE.md, "Measurements behind the code"); the insert changes are
+    /// recorded at the close, from the table.
     func copyDirect(_ batch: RecordBatch, of upsert: StagedUpsert, _ run: EntityRun) throws {
         var text = CopyText(capacity: 8 * batch.count * batch.width)
         let doubles = CopyText.doubleColumns(upsert.columns, of: upsert.entity)

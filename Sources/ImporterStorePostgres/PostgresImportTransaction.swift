@@ -16,8 +16,7 @@ final class PostgresImportTransaction: ImportTransaction {
     let number: Int64
     private(set) var rejectRun: Int64?
     /// Rejects not stored yet (each with the time it was met): written `rejectBatch` at a time,
-    /// since each statement waits for the COPYs queued before it (4,000 rejects among 200,000
-    /// records cost 1.1 s stored one by one, 0.16 s in batches).
+    /// since each statement waits for the COPYs queued before it (figures: Docs/PERFORMANCE.md, "Measurements behind the code")).
     private var pendingRejects: [(Reject, String)] = []
     static let rejectBatch = 500
     private var runs: [String: EntityRun] = [:]

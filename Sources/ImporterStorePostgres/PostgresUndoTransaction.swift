@@ -6,8 +6,8 @@ import ImporterStore
 /// records it: deletes set-based with every value (a delete change each), restores as updates of
 /// what actually changed (changed names in entity order, old values), records put back with their
 /// id and recorded as inserts when the undo finishes. Restores and put-backs are gathered (one kind
-/// and one entity at a time, up to `chunk` records) and applied set-based (`UndoStage`): undoing a
-/// 100,000-update re-load took 87 s with three round trips per record.
+/// and one entity at a time, up to `chunk` records) and applied set-based (`UndoStage`), not with
+/// round trips per record (figures: Docs/PERFORMANCE.md, "Measurements behind the code").
 final class PostgresUndoTransaction: UndoTransaction {
     private let store: PostgresStore
     let number: Int64

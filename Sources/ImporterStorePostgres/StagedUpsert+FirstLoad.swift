@@ -5,8 +5,8 @@ import ImporterModel
 /// the last occurrence of each staged key inserted in (first batch, key) order, the order SQLite
 /// writes them in. Their insert changes are recorded at the close from the rows the run added, as on a
 /// re-load (`PostgresEntitySchema.recordInserts`): one `INSERT … RETURNING` feeding the change rows
-/// costs more than the two statements (5.7 s against 2.9 s + 2.1 s for 1M records, PostgreSQL 15),
-/// since the returned rows are kept and sorted again.
+/// costs more than the two statements, since the returned rows are kept and sorted again
+/// (figures: Docs/PERFORMANCE.md, "Measurements behind the code").
 ///
 /// `insertUniqueFirstLoad` is the same for a stage whose keys are all distinct, without the
 /// dedupe (one sort instead of two and a window): each key's only occurrence is its last, and its

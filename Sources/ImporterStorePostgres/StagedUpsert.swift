@@ -98,7 +98,7 @@ struct StagedUpsert {
     static let resetJoins = ["RESET enable_nestloop", "RESET enable_hashjoin", "RESET enable_mergejoin"]
     /// Around `recordUpdates` and `applyUpdates`: the changed records, usually a few of the feed's,
     /// are found by their primary key, not by hashing the whole entity table (which the planner
-    /// prefers even for a diff of 5 % of the table: 0.79 s against 0.41 s at 1M). Reset right after.
+    /// prefers even for a diff of 5 % of the table, and is slower for it (figures: Docs/PERFORMANCE.md, "Measurements behind the code")). Reset right after.
     static let joinByKey = ["SET LOCAL enable_hashjoin = off", "SET LOCAL enable_mergejoin = off"]
 
     /// `distinctKeys`: no staged key repeats (`StagedKeys`), so every staged row is its key's last

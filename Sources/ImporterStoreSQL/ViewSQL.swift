@@ -128,7 +128,7 @@ public struct ViewSQL {
     /// present at the end of the range (which makes the min/max rule in `ViewDeltaApplier` exact).
     /// `oneTransaction`: the range lies in one transaction, which holds at most one change row per
     /// record, so each row is both the first and the last change of its record (no grouping by
-    /// record, measured ~40 % of the query on SQLite).
+    /// record, a large part of the query on SQLite (figures: Docs/PERFORMANCE.md, "Measurements behind the code")).
     func delta(oneTransaction: Bool) -> String {
         let images = imagesQuery(oneTransaction: oneTransaction)
         let groups = view.groupBy.compactMap(expression)

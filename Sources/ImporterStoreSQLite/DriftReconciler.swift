@@ -67,8 +67,8 @@ struct DriftReconciler {
     static let nearLimit: Int64 = 50_000
 
     /// The records meeting `condition` that could pair with one of `others`: one index range around
-    /// each when the drifting attribute leads the key's index and `others` are few (measured: a scan
-    /// with the unseen test costs ~0.5 s per million stored records), else one scan.
+    /// each when the drifting attribute leads the key's index and `others` are few (a scan with the
+    /// unseen test costs time in proportion to the stored records (figures: Docs/PERFORMANCE.md, "Measurements behind the code")), else one scan.
     private func candidates(near others: [Candidate], select: String, condition: String, lastIDBefore: Int64) throws -> [Candidate] {
         let table = SQLIdentifier.quoted(entity.tableName)
         guard entity.uniqueKey.first == drift.attribute, others.count <= Self.nearLimit,

@@ -226,9 +226,8 @@ public final class SQLiteStore {
     private func create() throws {
         // WAL must be set outside a transaction; it is persistent in the file.
         // 32 KiB pages (SQLite's default is 4 KiB), set before the file has any: the page size of a
-        // store is fixed at creation. Measured on 1,000,000 records: a first load 5.6–6.2 s → 4.3–4.9 s,
-        // a 5 %-changed reload 2.6 s → 2.1–2.2 s (fewer page reads and WAL frames); 16 and 64 KiB
-        // were in between.
+        // store is fixed at creation. Fewer page reads and WAL frames made first loads and reloads
+        // faster; 16 and 64 KiB were in between (figures: Docs/PERFORMANCE.md, "Measurements behind the code").
         try connection.execute("PRAGMA page_size = \(Self.pageSize)")
         try connection.execute("PRAGMA journal_mode = WAL")
         try write {

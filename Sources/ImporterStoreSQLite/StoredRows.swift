@@ -9,9 +9,8 @@ import ImporterModel
 /// feeds in key order (the API's newest-first order) have disjoint ranges, so a reload reads each
 /// stored row once, sequentially. A range holding more than twice the batch (a shuffled feed) is cut
 /// off and the rest of the batch is looked up key by key; after a cut-off the next batches go
-/// straight to lookups, and a range is tried again every `rangeRetry` batches (measured on a
-/// shuffled 1,000,000-record reload: 7.7 s with a range tried per batch, 7.5 s so; 12.1 s with an
-/// upsert per record before this merge).
+/// straight to lookups, and a range is tried again every `rangeRetry` batches
+/// (figures: Docs/PERFORMANCE.md, "Measurements behind the code").
 ///
 /// Invariant: a record is reported `same` only when every supplied attribute provably equals the
 /// stored value as SQLite compares them (`IS NOT` is false); any doubt reports it changed, and the

@@ -61,7 +61,7 @@ public struct ViewMaintainer {
             let entity = try entity(of: view)
             if let range = try store.viewTables.changeRange(of: view.entity, after: consumer.tokenNumber, through: head) {
                 // A delta as large as a good part of the table costs more than recomputing the view
-                // (measured: ~1.3 µs per change row against ~0.5 µs per table row). The table is
+                // (a change row costs more than a table row; figures: Docs/PERFORMANCE.md, "Measurements behind the code"). The table is
                 // only counted when the delta could be that large: ids are never reused, so the last
                 // one assigned bounds the record count from above, for free.
                 if rebuildFactor > 0, Int64(range.count) * rebuildFactor > (try store.viewTables.recordCountUpperBound(of: entity)),

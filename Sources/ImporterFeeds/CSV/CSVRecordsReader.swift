@@ -24,8 +24,7 @@ import ImporterModel
 /// start; `CSVRowChunks` hands out runs of whole, valid rows; this reader splits each row of a run
 /// into the record's byte buffer, copying unquoted fields and the pieces between doubled quotes in
 /// bulk. It replaced yaslab/CSV.swift, which builds a `String` one Unicode scalar at a time
-/// (measured 28 MB/s parsing the 1,000,000-row export, release build; see Docs/PERFORMANCE.md for today's
-/// figure); the random round-trip tests and the comparison with Python's `csv` module check the
+/// (figures: Docs/PERFORMANCE.md, "Measurements behind the code"); the random round-trip tests and the comparison with Python's `csv` module check the
 /// splitting.
 public final class CSVRecordsReader: RecordReader {
     private let chunks: CSVRowChunks
