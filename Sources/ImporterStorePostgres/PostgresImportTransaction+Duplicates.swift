@@ -27,7 +27,7 @@ extension PostgresImportTransaction {
     func reportDuplicates(_ upsert: StagedUpsert, _ run: EntityRun) throws {
         guard run.duplicates > 0 else { return }
         let entity = upsert.entity
-        let sql = StagedDuplicates(entity: entity, stages: run.parts.map(\.stage), diff: upsert.diff, firstLoad: upsert.firstLoad,
+        let sql = StagedDuplicates(entity: entity, stages: run.parts.map(\.stage), diff: upsert.diff,
                                    direct: upsert.firstLoad && run.directRows > 0)
         let earlier = run.directRows > 0 ? try directFirsts(sql, upsert, run) : [:]
         let width = entity.uniqueKey.count

@@ -11,7 +11,6 @@ struct StagedDuplicates {
     /// The diff of the apply (`StagedUpsert.createDiff`), whose matched rows on a first load are
     /// keys the direct COPY wrote.
     let diff: String
-    let firstLoad: Bool
     /// A first load that COPied records straight into the table: the diff's matched rows repeat them.
     let direct: Bool
 
@@ -25,7 +24,7 @@ struct StagedDuplicates {
         var repeated = "SELECT \(keyList) FROM s GROUP BY \(keyList) HAVING count(*) > 1"
         if direct { repeated += " UNION SELECT \(keyList) FROM \(diff) WHERE \"importer_old_id\" IS NOT NULL" }
         let join = keys.map { "k.\($0) = s.\($0)" }.joined(separator: " AND ")
-        let order = StagedUpsert(entity: entity, columns: [], stage: "", diff: "", seen: "", firstLoad: firstLoad).keyOrder("s.")
+        let order = StagedUpsert.keyOrder(of: entity, "s.")
         return """
             DECLARE \(Self.cursor) NO SCROLL CURSOR FOR
             WITH s AS (\(rows)), k AS (\(repeated))

@@ -49,7 +49,9 @@ struct StagedUpsert {
     var supplied: [String] { columns.map { entity.attributes[$0].name } }
     private var keys: [String] { entity.uniqueKey.map(PostgresEntitySchema.q) }
     /// The key columns of `alias` as an ORDER BY list; text in byte order (`COLLATE "C"`), as SQLite sorts it.
-    func keyOrder(_ alias: String) -> String {
+    func keyOrder(_ alias: String) -> String { Self.keyOrder(of: entity, alias) }
+
+    static func keyOrder(of entity: EntityDescription, _ alias: String) -> String {
         entity.uniqueKey.map { name in
             let text = [.text, .date, .datetime].contains(entity.attribute(named: name)?.type)
             return "\(alias)\(PostgresEntitySchema.q(name))" + (text ? " COLLATE \"C\"" : "")
