@@ -14,12 +14,16 @@ import ImporterModel
 /// - Methods that change the store are called inside `write`; the others inside `read` or `write`.
 /// - History is ordered by transaction number; a change belongs to exactly one transaction; a
 ///   consumer's token is the number of the last transaction it consumed.
-/// - Errors are `StoreError`s that name the store, never raw database errors.
+/// - Errors are `StoreError`s that name the store, never raw database errors. One throws style:
+///   a requirement throws `StoreError` (typed), except where it runs a caller's closure
+///   (`forEachChange`, `forEachRecord`: the closure's own errors pass through untyped) or checks a
+///   model and opens an import or undo over it (`ensureEntities`, `beginImport`, `beginUndo` may
+///   also throw `ModelError`).
 ///
 /// The protocol is synchronous: a stage runs one command against one store on one thread, and
 /// SQLite's C API is synchronous. An asynchronous client (postgres-nio) implements it by running
-/// its event loop on its own threads and waiting for each call's future on the caller's thread;
-/// see Docs/ARCHITECTURE.md.
+/// its event loop on its own threads and blocking the caller's thread until each call's answer;
+/// see Docs/ARCHITECTURE.md and Docs/DECISIONS.md.
 public protocol StoreBackend: StoreIdentity, StoreTransactions, HistoryStore, RecordStore, ViewStore, ConsumerStore,
                               RejectAndStatusStore, ReadOnlyQuerying {}
 
@@ -66,7 +70,7 @@ public protocol HistoryStore: AnyObject {
     /// history order, stopping after `limit` changes; streamed (bounded memory).
     func forEachChange(after: Int64, through: Int64, filter: ChangeFilter, limit: Int?, _ body: (Change) throws -> Void) throws
     /// The transactions after `number` that changed any of `recordIDs` of `entity`, oldest first.
-    func transactionsTouching(_ entity: EntityDescription, recordIDs: [Int64], after number: Int64) throws -> [Int64]
+    func transactionsTouching(_ entity: EntityDescription, recordIDs: [Int64], after number: Int64) throws(StoreError) -> [Int64]
     /// Deletes the history of the transactions up to `through` and records the purged boundary.
     func purgeHistory(through: Int64) throws(StoreError) -> (transactions: Int, changes: Int)
 }
@@ -93,36 +97,36 @@ public protocol ViewStore: AnyObject {
     func registeredViews() throws(StoreError) -> [ViewDefinition]
     /// Creates the view's (empty) table and registers its definition; `replacing` an earlier
     /// definition of the same name, else refusing a table of that name.
-    func installView(_ view: ViewDefinition, replacing: Bool) throws
+    func installView(_ view: ViewDefinition, replacing: Bool) throws(StoreError)
     /// The view's rows by group values: its storage columns after the groups.
-    func viewRows(_ view: ViewDefinition) throws -> [[Value]: [Value]]
+    func viewRows(_ view: ViewDefinition) throws(StoreError) -> [[Value]: [Value]]
     /// The rows a full recomputation of the view gives, keyed the same way.
-    func recomputedViewRows(_ view: ViewDefinition) throws -> [[Value]: [Value]]
+    func recomputedViewRows(_ view: ViewDefinition) throws(StoreError) -> [[Value]: [Value]]
     /// The view's group and aggregate columns, rows ordered by group.
-    func orderedViewRows(_ view: ViewDefinition) throws -> (columns: [String], rows: [[Value]])
+    func orderedViewRows(_ view: ViewDefinition) throws(StoreError) -> (columns: [String], rows: [[Value]])
     /// Applies the changes with ids in `changes` to the view's groups (counting the groups
     /// inserted, updated, deleted and recomputed into `effect`).
-    func applyViewChanges(_ view: ViewDefinition, changes: ClosedRange<Int64>, into effect: inout ViewEffect) throws
+    func applyViewChanges(_ view: ViewDefinition, changes: ClosedRange<Int64>, into effect: inout ViewEffect) throws(StoreError)
     /// Recomputes the views' rows from their entity tables.
-    func rebuildViews(_ views: [ViewDefinition]) throws
+    func rebuildViews(_ views: [ViewDefinition]) throws(StoreError)
     /// The ids of an entity's changes in the transactions `after < number <= through` (opaque,
     /// ordered; each transaction's are contiguous), or nil when there are none.
-    func changeRange(of entity: String, after: Int64, through: Int64) throws -> ClosedRange<Int64>?
+    func changeRange(of entity: String, after: Int64, through: Int64) throws(StoreError) -> ClosedRange<Int64>?
     /// A cheap upper bound of `recordCount(of:)`.
-    func recordCountUpperBound(of entity: EntityDescription) throws -> Int64
+    func recordCountUpperBound(of entity: EntityDescription) throws(StoreError) -> Int64
 }
 
 /// Rejected records kept with their runs, and the store's counts.
 public protocol RejectAndStatusStore: AnyObject {
 
     /// The runs that kept rejects, oldest first.
-    func rejectRuns() throws -> [RejectRunSummary]
+    func rejectRuns() throws(StoreError) -> [RejectRunSummary]
     /// The rejects of a run (the latest when nil), in the order they were met.
-    func rejects(run: Int64?) throws -> (run: Int64?, rejects: [Reject])
+    func rejects(run: Int64?) throws(StoreError) -> (run: Int64?, rejects: [Reject])
     /// Deletes the rejects of one run, or all; returns how many.
-    func clearRejects(run: Int64?) throws -> Int
+    func clearRejects(run: Int64?) throws(StoreError) -> Int
     /// What the store holds, counted.
-    func statusCounts() throws -> StoreCounts
+    func statusCounts() throws(StoreError) -> StoreCounts
 }
 
 /// Named consumers of history and their tokens.

@@ -18,6 +18,8 @@ struct PostgresDialect: SQLDialect {
     func divide(_ lhs: String, _ rhs: String) -> String { "(\(lhs) / NULLIF(\(rhs), 0))" }
     func value(ofCondition condition: String) -> String { "(CASE WHEN \(condition) THEN 1 WHEN NOT \(condition) THEN 0 END)" }
     func condition(ofValue value: String) -> String { "((\(value)) <> 0)" }
+    func bytewise(_ column: String) -> String { "\(column) COLLATE \"C\"" }
+    func distinctList(_ column: String) -> String { "string_agg(DISTINCT \(column), ',')" }
     var rowHandle: String { "ctid::text" }
     func matchRowHandle(_ parameter: String) -> String { "ctid = CAST(\(parameter) AS tid)" }
 
@@ -44,4 +46,5 @@ struct PostgresExecutor: SQLExecutor {
 
     func rows(_ sql: String, _ arguments: [Value]) throws -> [[Value]] { try connection.rows(sql, arguments) }
     func execute(_ sql: String, _ arguments: [Value]) throws { _ = try connection.affected(sql, arguments) }
+    func affected(_ sql: String, _ arguments: [Value]) throws -> Int { try connection.affected(sql, arguments) }
 }

@@ -219,7 +219,7 @@ final class PostgresImportTransaction: ImportTransaction {
     }
 
     func recordReject(_ reject: Reject, at timestamp: String) throws {
-        if rejectRun == nil { rejectRun = try PostgresRejects(store: store).allocateRun() }
+        if rejectRun == nil { rejectRun = try store.allocateRejectRun() }
         pendingRejects.append((reject, timestamp))
         if pendingRejects.count >= Self.rejectBatch { try storeRejects() }
     }
@@ -303,7 +303,7 @@ final class PostgresImportTransaction: ImportTransaction {
     func finish(metadata: TransactionMetadata, counts: [(String, ChangeCounts)]) throws -> Bool {
         try storeRejects()
         let wrote = try PostgresHistoryWriter(store: store).finish(number, metadata: metadata, entities: counts.map { ($0.0, $0.1, changeIDs[$0.0]) })
-        if let rejectRun, wrote { try PostgresRejects(store: store).tag(run: rejectRun, transaction: number) }
+        if let rejectRun, wrote { try store.tagRejects(run: rejectRun, transaction: number) }
         return wrote
     }
 }

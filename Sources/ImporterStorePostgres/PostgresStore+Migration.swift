@@ -1,6 +1,7 @@
 import Foundation
 import ImporterModel
 import ImporterStore
+import ImporterStoreSQL
 
 /// Brings an older store to the current schema (`PostgresStoreSchema.migration`) when it is opened
 /// for writing: in one write transaction, under the writer lock (another process may have done it
@@ -16,17 +17,17 @@ extension PostgresStore {
         }
         try write {
             var current = try storedSchemaVersion()
-            let entities = try loadEntities()
+            let entities = try registeredEntities()
             while current < PostgresStoreSchema.version {
                 for statement in PostgresStoreSchema.migration(from: current, entities: entities) { try connection.execute(statement) }
                 current += 1
             }
-            try connection.affected(#"UPDATE importer_metadata SET "value" = $1 WHERE "key" = 'schema_version'"#, [.text(String(current))])
+            try setMetadata([("schema_version", metadataValue(current))])
             return .commit(())
         }
     }
 
-    private func storedSchemaVersion() throws -> Int64 {
-        try connection.integer(#"SELECT "value"::bigint FROM importer_metadata WHERE "key" = 'schema_version'"#)
+    func storedSchemaVersion() throws -> Int64 {
+        try metadataInteger("schema_version")
     }
 }

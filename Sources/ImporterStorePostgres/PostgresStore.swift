@@ -34,7 +34,7 @@ public final class PostgresStore {
                   let uuid = UUID(uuidString: id) else { throw StoreError.notAnImporterStore(path: location.description, backend: .postgresql) }
             storeID = uuid
             try migrateIfNeeded()
-            entities = try loadEntities()
+            entities = try registeredEntities()
         } catch {
             connection.close()
             throw storeError(from: error)
@@ -54,11 +54,6 @@ public final class PostgresStore {
         return .database(failure.databaseError)
     }
 
-    /// Runs `body`, translating errors into store errors.
-    func mapErrors<T>(_ body: () throws -> T) throws(StoreError) -> T {
-        do { return try body() } catch { throw storeError(from: error) }
-    }
-
     /// The error for a command this backend does not implement yet.
     func unsupported(_ feature: String) -> StoreError {
         .unsupported(location: location.description, feature: feature)
@@ -67,15 +62,4 @@ public final class PostgresStore {
     public func interrupt() {
         connection.close()
     }
-
-    /// An integer of `importer_metadata` (0 when unset).
-    func metadataInteger(_ key: String) throws(StoreError) -> Int64 {
-        try mapErrors { try connection.integer(#"SELECT "value"::bigint FROM importer_metadata WHERE "key" = $1"#, [.text(key)]) }
-    }
-
-    public func lastTransactionNumber() throws(StoreError) -> Int64 { try metadataInteger("last_transaction_number") }
-
-    public func purgedThrough() throws(StoreError) -> Int64 { try metadataInteger("purged_through") }
 }
-
-extension PostgresStore: StoreBackend {}

@@ -149,12 +149,15 @@ extension PostgresStore {
         try PostgresUndoTransaction(store: self, entities: entities)
     }
 
-    public func transactionsTouching(_ entity: EntityDescription, recordIDs: [Int64], after number: Int64) throws -> [Int64] {
+    public func transactionsTouching(_ entity: EntityDescription, recordIDs: [Int64], after number: Int64) throws(StoreError) -> [Int64] {
         guard !recordIDs.isEmpty else { return [] }
         let schema = PostgresEntitySchema(entity: entity, columns: changeColumns)
-        return try connection.rows("""
-            SELECT DISTINCT \(schema.transactionNumber) FROM \(schema.changeTable)
-            WHERE \(schema.transactionNumber) > $1 AND \(schema.recordID) = ANY($2::bigint[]) ORDER BY 1
-            """, [.integer(number), .text("{" + recordIDs.map(String.init).joined(separator: ",") + "}")]).map { PostgresStore.int($0[0]) }
+        let ids = "{" + recordIDs.map(String.init).joined(separator: ",") + "}"
+        return try mapErrors {
+            try connection.rows("""
+                SELECT DISTINCT \(schema.transactionNumber) FROM \(schema.changeTable)
+                WHERE \(schema.transactionNumber) > $1 AND \(schema.recordID) = ANY($2::bigint[]) ORDER BY 1
+                """, [.integer(number), .text(ids)]).map { PostgresStore.int($0[0]) }
+        }
     }
 }

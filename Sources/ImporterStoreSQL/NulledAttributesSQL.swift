@@ -30,24 +30,12 @@ public struct NulledAttributesSQL {
             """, [.integer(changeIDs.lowerBound), .integer(changeIDs.upperBound)]).first ?? []
         let nulled = zip(optional, nulledRow).compactMap { attribute, value -> (AttributeDescription, Int)? in
             guard let count = value.integerValue, count > 0 else { return nil }
-            return (attribute, count)
+            return (attribute, Int(count))
         }
         guard !nulled.isEmpty else { return [] }
         let counts = try executor.rows("SELECT \(nulled.map { "count(\(q($0.0.name)))" }.joined(separator: ", ")) FROM \(q(entity.tableName))", []).first ?? []
         return zip(nulled, counts).map { pair, held in
-            NulledAttribute(entity: entity.name, attribute: pair.0.name, nulled: pair.1, holding: pair.1 + (held.integerValue ?? 0))
-        }
-    }
-}
-
-extension Value {
-    /// The value as an integer (a whole real too: PostgreSQL sums come back as numerics).
-    var integerValue: Int? {
-        switch self {
-        case .integer(let n): Int(n)
-        case .real(let x) where x == x.rounded() && abs(x) < 9e18: Int(x)
-        case .text(let t): Int(t)
-        default: nil
+            NulledAttribute(entity: entity.name, attribute: pair.0.name, nulled: pair.1, holding: pair.1 + Int(held.integerValue ?? 0))
         }
     }
 }

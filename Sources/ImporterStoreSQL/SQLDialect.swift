@@ -1,7 +1,8 @@
 import ImporterModel
 
 /// What differs between the SQL the backends speak, as far as the SQL they share needs it: model
-/// expressions (derived attributes) and derived views (`ViewSQL`, `ViewDeltaApplier`).
+/// expressions (derived attributes), derived views (`ViewSQL`, `ViewDeltaApplier`) and the store's
+/// bookkeeping (`SQLBackend`).
 ///
 /// Invariant: whatever the dialect, a rendered query computes the values SQLite computes for the
 /// same model, typed as `Value`s (integers, doubles, text, NULL): sums are doubles (0.0 over no
@@ -29,6 +30,10 @@ public protocol SQLDialect: Sendable {
     func value(ofCondition condition: String) -> String
     /// A value used where a condition is expected: true when non-zero.
     func condition(ofValue value: String) -> String
+    /// `column` ordered by its bytes (SQLite's BINARY collation).
+    func bytewise(_ column: String) -> String
+    /// The distinct non-null values of `column` in a group, joined by commas.
+    func distinctList(_ column: String) -> String
     /// Selects a handle of a row of a view table, and matches a row by a bound handle.
     var rowHandle: String { get }
     func matchRowHandle(_ parameter: String) -> String

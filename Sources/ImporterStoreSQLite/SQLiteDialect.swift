@@ -14,6 +14,8 @@ struct SQLiteDialect: SQLDialect {
     func divide(_ lhs: String, _ rhs: String) -> String { "(\(lhs) / \(rhs))" }
     func value(ofCondition condition: String) -> String { condition }
     func condition(ofValue value: String) -> String { value }
+    func bytewise(_ column: String) -> String { column }
+    func distinctList(_ column: String) -> String { "group_concat(DISTINCT \(column))" }
     var rowHandle: String { "rowid" }
     func matchRowHandle(_ parameter: String) -> String { "rowid = \(parameter)" }
 
@@ -43,4 +45,9 @@ final class SQLiteExecutor: SQLExecutor {
 
     func rows(_ sql: String, _ arguments: [Value]) throws -> [[Value]] { try statement(sql).rows(arguments) }
     func execute(_ sql: String, _ arguments: [Value]) throws { try statement(sql).execute(arguments) }
+
+    func affected(_ sql: String, _ arguments: [Value]) throws -> Int {
+        try execute(sql, arguments)
+        return connection.changes
+    }
 }

@@ -16,8 +16,8 @@ final class SQLiteImportTransaction: ImportTransaction {
     private var changeIDs: [String: ClosedRange<Int64>] = [:]
     /// Records re-keyed by key drift, per entity.
     private var rekeyed: [String: Int] = [:]
-    private(set) var rejectRun: Int64?
-    private var insertReject: Statement?
+    private var rejectWriter: SQLiteRejectWriter?
+    var rejectRun: Int64? { rejectWriter?.run }
     var onDuplicate: ((DuplicateRecord) throws -> Void)?
 
     /// The state of one entity in the import.
@@ -67,12 +67,9 @@ final class SQLiteImportTransaction: ImportTransaction {
     }
 
     func recordReject(_ reject: Reject, at timestamp: String) throws {
-        let rejects = SQLiteRejectStore(store: store)
-        if rejectRun == nil {
-            rejectRun = try rejects.allocateRun()
-            insertReject = try rejects.insertStatement()
-        }
-        if let rejectRun, let insertReject { try rejects.insert(reject, run: rejectRun, using: insertReject, at: timestamp) }
+        let writer = try rejectWriter ?? SQLiteRejectWriter(store: store)
+        rejectWriter = writer
+        try writer.insert(reject, at: timestamp)
     }
 
     func reconcileDrift(_ entity: EntityDescription) throws -> Int {
@@ -104,7 +101,7 @@ final class SQLiteImportTransaction: ImportTransaction {
 
     func finish(metadata: TransactionMetadata, counts: [(String, ChangeCounts)]) throws -> Bool {
         let wrote = try history.finish(number, metadata: metadata, entities: counts.map { ($0.0, $0.1, changeIDs[$0.0]) })
-        if let rejectRun, wrote { try SQLiteRejectStore(store: store).tag(run: rejectRun, transaction: number) }
+        if let rejectRun, wrote { try store.tagRejects(run: rejectRun, transaction: number) }
         return wrote
     }
 }

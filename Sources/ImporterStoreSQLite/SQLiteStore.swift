@@ -2,6 +2,7 @@ import CSQLite
 import Foundation
 import ImporterModel
 import ImporterStore
+import ImporterStoreSQL
 
 /// The SQLite backend of a store: one SQLite file in WAL mode holding entity tables, their
 /// history, and the store's metadata.
@@ -71,15 +72,6 @@ public final class SQLiteStore {
         } catch let error as SQLiteError where error.extendedCode == 1544 /* READONLY_DIRECTORY */ || error.extendedCode == 1288 /* READONLY_CANTINIT */ {
             guard !FileManager.default.fileExists(atPath: path + "-wal") else { throw error }
             return try Connection(uri: Connection.immutableURI(path))
-        }
-    }
-
-    /// Runs `body`, translating SQLite errors into store errors (busy → locked).
-    package func mapErrors<T>(_ body: () throws -> T) throws(StoreError) -> T {
-        do {
-            return try body()
-        } catch {
-            throw storeError(from: error)
         }
     }
 
@@ -180,11 +172,6 @@ public final class SQLiteStore {
         try connection.integer("PRAGMA \(name)")
     }
 
-    /// The value of a key of `importer_metadata`, or nil when it is not set.
-    package func metadata(_ key: String) throws -> Value? {
-        try connection.scalar("SELECT value FROM importer_metadata WHERE key = ?1", [.text(key)])
-    }
-
     private func openSchema() throws {
         let tableCount = try connection.scalar("SELECT count(*) FROM sqlite_master")
         let applicationID = try integerPragma("application_id")
@@ -210,7 +197,7 @@ public final class SQLiteStore {
         }
         try write {
             var current = try integerPragma("user_version")
-            let entities = try EntityRegistry.load(connection)
+            let entities = try registeredEntities()
             while current < StoreSchema.version {
                 for statement in StoreSchema.migration(from: current, entities: entities) { try connection.execute(statement) }
                 current += 1
@@ -249,19 +236,11 @@ public final class SQLiteStore {
             throw StoreError.notAnImporterStore(path: path, backend: .sqlite)
         }
         storeID = uuid
-        entities = try EntityRegistry.load(connection)
+        entities = try registeredEntities()
     }
 
     /// Re-reads the registered entities (after another process may have changed them).
     public func reloadEntities() throws(StoreError) {
-        try mapErrors { entities = try EntityRegistry.load(connection) }
-    }
-
-    /// The number of the last committed history transaction (0 when there is none).
-    public func lastTransactionNumber() throws(StoreError) -> Int64 {
-        try mapErrors {
-            if case .integer(let n)? = try metadata("last_transaction_number") { return n }
-            return 0
-        }
+        try mapErrors { entities = try registeredEntities() }
     }
 }

@@ -200,4 +200,30 @@ import Testing
         let counts = try store.read { try store.backend.statusCounts() }
         #expect(counts.records == [2] && counts.transactions == 1 && counts.changes == 1)
     }
+
+    /// The shared bookkeeping SQL (`SQLBackend`) lists alike on both: consumers by kind then name
+    /// in byte order, reject runs with their sources and rejects in the order they were met.
+    @Test(arguments: Backend.allCases) func bookkeepingListsAlike(backend: Backend) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = try backend.open(in: directory)
+        for name in ["beta", "Zulu", "alpha"] {
+            let consumer = Consumer(name: name, kind: .external, tokenNumber: 0, entities: [], createdAt: "2026-01-01T00:00:00Z")
+            #expect(try store.write { try store.backend.insertConsumer(consumer) })
+        }
+        #expect(try store.read { try store.backend.consumers() }.map(\.name) == ["Zulu", "alpha", "beta"])
+        let feed = try directory.write("bad.json", fireballFeed([row("2024-01-01 00:00:00"), row("2024-01-02 00:00:00", energy: "much"),
+                                                                row("2024-01-03 00:00:00", energy: "more")]))
+        var options = ImportOptions(author: "t", context: "test", sync: false)
+        options.maxRejects = 5
+        options.replayViews = false
+        let result = try ImportSession(store: store, model: Self.model, options: options).run([FeedInput(path: feed, mapping: FireballModel.apiFeed)])
+        let runs = try store.read { try store.backend.rejectRuns() }
+        #expect(runs.map(\.run) == [1] && runs.first?.count == 2 && runs.first?.transactionNumber == result.transactionNumber)
+        #expect(runs.first?.sources == [feed])
+        let (run, rejects) = try store.read { try store.backend.rejects(run: nil) }
+        #expect(run == 1 && rejects.map(\.rawValue) == ["much", "more"])
+        #expect(try store.write { try store.backend.clearRejects(run: 1) } == 2)
+        #expect(try store.read { try store.backend.rejectRuns() }.isEmpty)
+    }
 }

@@ -1,0 +1,64 @@
+import ImporterModel
+import ImporterStore
+import ImporterStoreSQL
+
+/// The store's bookkeeping in PostgreSQL is the shared SQL (`SQLBackend`) in PostgreSQL's dialect,
+/// in the store's schema; what PostgreSQL names differently: tables by `PostgresEntitySchema`,
+/// metadata integers kept as text, entities ordered by their registration position.
+extension PostgresStore: SQLBackend {
+    public var executor: any SQLExecutor { PostgresExecutor(connection: connection) }
+    public var dialect: any SQLDialect { PostgresDialect() }
+    public var registrationOrder: String { #""position""# }
+    public var storesRekeyedCounts: Bool { true }
+
+    public func metadataValue(_ integer: Int64) -> Value { .text(String(integer)) }
+
+    public func tables(of entity: EntityDescription) -> EntityTables {
+        let schema = PostgresEntitySchema(entity: entity, columns: changeColumns)
+        return EntityTables(records: schema.table, changes: schema.changeTable, changeID: schema.changeID)
+    }
+
+    public func createStatements(for entity: EntityDescription) -> [String] { PostgresEntitySchema(entity: entity).createStatements }
+
+    public func addColumnStatements(for attribute: AttributeDescription, of entity: EntityDescription) -> [String] {
+        PostgresEntitySchema(entity: entity).addColumn(attribute)
+    }
+
+    public func tableExists(named name: String) throws -> Bool {
+        try connection.integer("SELECT count(*) FROM pg_tables WHERE schemaname = current_schema() AND lower(tablename) = lower($1)", [.text(name)]) > 0
+    }
+
+    /// The shared counts, with the schema version and the size of the store's tables.
+    public func statusCounts() throws(StoreError) -> StoreCounts {
+        try mapErrors {
+            var counts = try commonStatusCounts()
+            counts.schemaVersion = Int(try storedSchemaVersion())
+            counts.bytes = Int(try connection.integer("""
+                SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'm')
+                """))
+            return counts
+        }
+    }
+
+    public func reloadEntities() throws(StoreError) {
+        try mapErrors { entities = try registeredEntities() }
+    }
+
+    /// Makes the store hold `wanted` (creating or migrating their tables), inside a write
+    /// transaction so that a failed import also undoes it.
+    public func ensureEntities(_ wanted: [EntityDescription]) throws {
+        entities = try registerEntities(wanted)
+    }
+
+    /// Rebuilds each view by one `INSERT … SELECT … GROUP BY`: the server aggregates, spilling to
+    /// disk when it must.
+    public func rebuildViews(_ views: [ViewDefinition]) throws(StoreError) {
+        for view in views {
+            let sql = try viewSQL(view)
+            try mapErrors { for statement in sql.rebuild { try connection.execute(statement) } }
+        }
+    }
+}
+
+extension PostgresStore: StoreBackend {}

@@ -1,0 +1,83 @@
+import Foundation
+import ImporterModel
+import ImporterStore
+
+/// A backend whose bookkeeping is the SQL both backends share, written once over an executor and a
+/// dialect (as sql-kit's `SQLDatabase`): the metadata, entity and view registration, consumers,
+/// listing and purging history, rejects and the status counts. A backend conforms by saying how it
+/// names an entity's tables and how it stores an integer; it keeps only what truly differs: change
+/// capture and the upsert path, COPY staging, the writer lock, paging change rows.
+///
+/// Invariant: every statement here runs inside the store transaction the caller holds; those that
+/// write, inside a write transaction.
+public protocol SQLBackend: StoreIdentity, StoreTransactions {
+    /// Runs statements on the store's connection.
+    var executor: any SQLExecutor { get }
+    var dialect: any SQLDialect { get }
+    /// The names of `entity`'s tables and of its change rows' id column, quoted.
+    func tables(of entity: EntityDescription) -> EntityTables
+    /// The statements that create `entity`'s tables and indexes.
+    func createStatements(for entity: EntityDescription) -> [String]
+    /// The statements that add `attribute` (optional, new) to `entity`'s tables.
+    func addColumnStatements(for attribute: AttributeDescription, of entity: EntityDescription) -> [String]
+    /// Whether a table named `name` (case-insensitively) exists in the store.
+    func tableExists(named name: String) throws -> Bool
+    /// An integer as `importer_metadata` holds it (SQLite: an integer; PostgreSQL: its text).
+    func metadataValue(_ integer: Int64) -> Value
+    /// The column of `importer_entity` that orders entities as they were registered.
+    var registrationOrder: String { get }
+    /// Whether the transaction tables have the `rekeyed` column (stores of schema 1 do not).
+    var storesRekeyedCounts: Bool { get }
+}
+
+/// An entity's tables as a backend names them, quoted.
+public struct EntityTables: Sendable {
+    public var records: String
+    public var changes: String
+    /// The change rows' id column.
+    public var changeID: String
+
+    public init(records: String, changes: String, changeID: String) {
+        self.records = records
+        self.changes = changes
+        self.changeID = changeID
+    }
+}
+
+extension SQLBackend {
+    /// Runs `body`, translating the errors it throws into store errors (`storeError(from:)`).
+    public func mapErrors<T>(_ body: () throws -> T) throws(StoreError) -> T {
+        do { return try body() } catch { throw storeError(from: error) }
+    }
+
+    /// `$n` or `?n`: the placeholder of the `n`th parameter.
+    func p(_ n: Int) -> String { dialect.parameter(n) }
+
+    /// The value of a key of `importer_metadata`, or nil when it is not set.
+    public func metadata(_ key: String) throws -> Value? {
+        try executor.scalar(#"SELECT "value" FROM importer_metadata WHERE "key" = \#(p(1))"#, [.text(key)])
+    }
+
+    /// An integer of `importer_metadata` (0 when unset).
+    public func metadataInteger(_ key: String) throws -> Int64 {
+        try metadata(key)?.integerValue ?? 0
+    }
+
+    /// Sets keys of `importer_metadata`, adding those not set yet.
+    public func setMetadata(_ pairs: [(key: String, value: Value)]) throws {
+        guard !pairs.isEmpty else { return }
+        let rows = pairs.indices.map { "(\(p(2 * $0 + 1)), \(p(2 * $0 + 2)))" }.joined(separator: ", ")
+        try executor.execute("""
+            INSERT INTO importer_metadata ("key", "value") VALUES \(rows)
+            ON CONFLICT ("key") DO UPDATE SET "value" = excluded."value"
+            """, pairs.flatMap { [.text($0.key), $0.value] })
+    }
+
+    public func lastTransactionNumber() throws(StoreError) -> Int64 {
+        try mapErrors { try metadataInteger("last_transaction_number") }
+    }
+
+    public func purgedThrough() throws(StoreError) -> Int64 {
+        try mapErrors { try metadataInteger("purged_through") }
+    }
+}

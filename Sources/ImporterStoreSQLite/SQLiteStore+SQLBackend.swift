@@ -1,0 +1,51 @@
+import Foundation
+import ImporterModel
+import ImporterStore
+import ImporterStoreSQL
+
+/// The store's bookkeeping in SQLite is the shared SQL (`SQLBackend`) in SQLite's dialect; what
+/// SQLite names differently: tables by `EntitySchema`, integers stored as integers, entities
+/// ordered by rowid, and no `rekeyed` counts in stores of schema 1.
+extension SQLiteStore: SQLBackend {
+    public var executor: any SQLExecutor { SQLiteExecutor(connection) }
+    public var dialect: any SQLDialect { SQLiteDialect() }
+    public var registrationOrder: String { "rowid" }
+    public var storesRekeyedCounts: Bool { schemaVersion >= 2 }
+
+    public func metadataValue(_ integer: Int64) -> Value { .integer(integer) }
+
+    public func tables(of entity: EntityDescription) -> EntityTables {
+        let schema = EntitySchema(entity: entity, columns: changeColumns)
+        return EntityTables(records: schema.table, changes: schema.changeTable, changeID: schema.changeID)
+    }
+
+    public func createStatements(for entity: EntityDescription) -> [String] { EntitySchema(entity: entity).createStatements }
+
+    public func addColumnStatements(for attribute: AttributeDescription, of entity: EntityDescription) -> [String] {
+        EntitySchema(entity: entity).addColumn(attribute)
+    }
+
+    public func tableExists(named name: String) throws -> Bool {
+        try connection.integer("SELECT count(*) FROM sqlite_master WHERE name = ?1 COLLATE NOCASE AND type = 'table'", [.text(name)]) > 0
+    }
+
+    /// The shared counts, with SQLite's schema version (`user_version`) and file sizes.
+    public func statusCounts() throws(StoreError) -> StoreCounts {
+        try mapErrors {
+            var counts = try commonStatusCounts()
+            counts.schemaVersion = Int(try connection.integer("PRAGMA user_version"))
+            func size(_ path: String) -> Int { ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0 }
+            counts.bytes = size(path)
+            counts.walBytes = size(path + "-wal")
+            return counts
+        }
+    }
+
+    /// Makes the store hold `entities` (creating or migrating their tables), inside a write
+    /// transaction so that a failed import also undoes it.
+    public func ensureEntities(_ entities: [EntityDescription]) throws {
+        self.entities = try registerEntities(entities)
+    }
+}
+
+extension SQLiteStore: StoreBackend {}
