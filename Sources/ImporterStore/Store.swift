@@ -55,16 +55,33 @@ public final class Store {
     /// The entities the store holds, as registered (the store's own model of itself).
     public var entities: [EntityDescription] { backend.entities }
 
-    /// Runs `body` in a write transaction: takes the store's write lock up front (waiting up to the
-    /// busy timeout, then `StoreError.locked` naming the holder), commits when `body` returns and
-    /// rolls back when it throws. Every write to the store goes through here.
-    public func write<T>(_ body: () throws -> T) throws -> T { try backend.write { .commit(try body()) } }
+    /// Runs `body` in a write transaction, handing it the transaction (`StoreWriteTransaction`):
+    /// takes the store's write lock up front (waiting up to the busy timeout, then
+    /// `StoreError.locked` naming the holder), commits when `body` returns and rolls back when it
+    /// throws. Every write to the store goes through here.
+    public func write<T>(_ body: (StoreWriteTransaction) throws -> T) throws -> T {
+        try backend.write { .commit(try body(StoreWriteTransaction(backend))) }
+    }
 
     /// `write`, ending as `body` says: `.rollback(result)` undoes everything the body did (and
     /// what it left in memory: captured changes, migrated entities) and still returns its result.
+    public func inTransaction<T>(_ body: (StoreWriteTransaction) throws -> TransactionCompletion<T>) throws -> T {
+        try backend.write { try body(StoreWriteTransaction(backend)) }
+    }
+
+    /// Runs `body` in a read transaction, handing it the store's readers (`StoreSnapshot`): one
+    /// consistent snapshot, never blocked by a writer.
+    public func read<T>(_ body: (StoreSnapshot) throws -> T) throws -> T {
+        try backend.read { try body(StoreSnapshot(backend)) }
+    }
+
+    /// `write` for a body that does not use the handle. Transitional: callers move to the handle.
+    public func write<T>(_ body: () throws -> T) throws -> T { try backend.write { .commit(try body()) } }
+
+    /// `inTransaction` for a body that does not use the handle. Transitional.
     public func inTransaction<T>(_ body: () throws -> TransactionCompletion<T>) throws -> T { try backend.write(body) }
 
-    /// Runs `body` in a read transaction: one consistent snapshot, never blocked by a writer.
+    /// `read` for a body that does not use the handle. Transitional.
     public func read<T>(_ body: () throws -> T) throws -> T { try backend.read(body) }
 
     // MARK: Roles (see `StoreBackend`): a stage names the one it uses.

@@ -4,14 +4,15 @@ import ImporterModel
 /// What a store backend does, in the model's language: the seam between the stages above the
 /// store (history, views, pipeline, reports, the CLI) and one database (SQLite or PostgreSQL).
 /// No SQL crosses it, except the caller-written SQL of `importer query` (`ReadOnlyQuerying`).
-/// It is the sum of small role protocols, one concern each (as GRDB splits reader and writer),
-/// so that a stage can name the one role it needs.
+/// It is the sum of small role protocols, one concern each, each split into its reading part and
+/// its writing part (as GRDB splits reader and writer): a read transaction's handle
+/// (`StoreSnapshot`) exposes only the readers, a write transaction's (`StoreWriteTransaction`) both.
 ///
 /// Invariants every backend keeps:
 /// - `write` takes the store's single writer lock up front and holds it until commit or rollback
 ///   (`StoreError.locked` after the wait); `read` sees one consistent snapshot and never waits for
 ///   a writer.
-/// - Methods that change the store are called inside `write`; the others inside `read` or `write`.
+/// - Methods of the writing parts are called inside `write`; the readers inside `read` or `write`.
 /// - History is ordered by transaction number; a change belongs to exactly one transaction; a
 ///   consumer's token is the number of the last transaction it consumed.
 /// - Errors are `StoreError`s that name the store, never raw database errors. One throws style:
@@ -55,9 +56,8 @@ public protocol StoreTransactions: AnyObject {
     func commitMarker() throws(StoreError) -> Int64
 }
 
-/// The store's history: transactions, their changes, and purging.
-public protocol HistoryStore: AnyObject {
-
+/// Reading the store's history: transactions and their changes.
+public protocol HistoryReading: AnyObject {
     /// The number of the last committed history transaction (0 when there is none).
     func lastTransactionNumber() throws(StoreError) -> Int64
     /// History of the transactions up to this number was purged (0: none was).
@@ -71,19 +71,16 @@ public protocol HistoryStore: AnyObject {
     func forEachChange(after: Int64, through: Int64, filter: ChangeFilter, limit: Int?, _ body: (Change) throws -> Void) throws
     /// The transactions after `number` that changed any of `recordIDs` of `entity`, oldest first.
     func transactionsTouching(_ entity: EntityDescription, recordIDs: [Int64], after number: Int64) throws(StoreError) -> [Int64]
+}
+
+/// The store's history: reading it, and purging it (inside a write transaction).
+public protocol HistoryStore: HistoryReading {
     /// Deletes the history of the transactions up to `through` and records the purged boundary.
     func purgeHistory(through: Int64) throws(StoreError) -> (transactions: Int, changes: Int)
 }
 
-/// The records: entities' tables, imports and undos writing them, and reading them.
-public protocol RecordStore: AnyObject {
-
-    /// Creates or migrates the entities' tables (inside `write`).
-    func ensureEntities(_ entities: [EntityDescription]) throws
-    /// Opens an import of `entities` (inside `write`, after `ensureEntities`).
-    func beginImport(_ entities: [EntityDescription]) throws -> any ImportTransaction
-    /// Opens the inverse of a transaction over `entities` (inside `write`).
-    func beginUndo(_ entities: [EntityDescription]) throws -> any UndoTransaction
+/// Reading the entities' records.
+public protocol RecordReading: AnyObject {
     /// Each record of `entity` with its id and its values (in attribute order), in key order;
     /// streamed.
     func forEachRecord(of entity: EntityDescription, _ body: (Int64, [Value]) throws -> Void) throws
@@ -91,24 +88,26 @@ public protocol RecordStore: AnyObject {
     func recordCount(of entity: EntityDescription) throws(StoreError) -> Int
 }
 
-/// Derived views' tables: registering, reading, applying history to, rebuilding.
-public protocol ViewStore: AnyObject {
+/// The records: reading them, and the entities' tables, imports and undos writing them (inside a
+/// write transaction).
+public protocol RecordStore: RecordReading {
+    /// Creates or migrates the entities' tables.
+    func ensureEntities(_ entities: [EntityDescription]) throws
+    /// Opens an import of `entities` (after `ensureEntities`).
+    func beginImport(_ entities: [EntityDescription]) throws -> any ImportTransaction
+    /// Opens the inverse of a transaction over `entities`.
+    func beginUndo(_ entities: [EntityDescription]) throws -> any UndoTransaction
+}
 
+/// Reading derived views' tables, and what replaying them needs to know of history.
+public protocol ViewReading: AnyObject {
     func registeredViews() throws(StoreError) -> [ViewDefinition]
-    /// Creates the view's (empty) table and registers its definition; `replacing` an earlier
-    /// definition of the same name, else refusing a table of that name.
-    func installView(_ view: ViewDefinition, replacing: Bool) throws(StoreError)
     /// The view's rows by group values: its storage columns after the groups.
     func viewRows(_ view: ViewDefinition) throws(StoreError) -> [[Value]: [Value]]
     /// The rows a full recomputation of the view gives, keyed the same way.
     func recomputedViewRows(_ view: ViewDefinition) throws(StoreError) -> [[Value]: [Value]]
     /// The view's group and aggregate columns, rows ordered by group.
     func orderedViewRows(_ view: ViewDefinition) throws(StoreError) -> (columns: [String], rows: [[Value]])
-    /// Applies the changes with ids in `changes` to the view's groups (counting the groups
-    /// inserted, updated, deleted and recomputed into `effect`).
-    func applyViewChanges(_ view: ViewDefinition, changes: ClosedRange<Int64>, into effect: inout ViewEffect) throws(StoreError)
-    /// Recomputes the views' rows from their entity tables.
-    func rebuildViews(_ views: [ViewDefinition]) throws(StoreError)
     /// The ids of an entity's changes in the transactions `after < number <= through` (opaque,
     /// ordered; each transaction's are contiguous), or nil when there are none.
     func changeRange(of entity: String, after: Int64, through: Int64) throws(StoreError) -> ClosedRange<Int64>?
@@ -116,24 +115,44 @@ public protocol ViewStore: AnyObject {
     func recordCountUpperBound(of entity: EntityDescription) throws(StoreError) -> Int64
 }
 
-/// Rejected records kept with their runs, and the store's counts.
-public protocol RejectAndStatusStore: AnyObject {
+/// Derived views' tables: reading them, and registering, applying history to and rebuilding them
+/// (inside a write transaction).
+public protocol ViewStore: ViewReading {
+    /// Creates the view's (empty) table and registers its definition; `replacing` an earlier
+    /// definition of the same name, else refusing a table of that name.
+    func installView(_ view: ViewDefinition, replacing: Bool) throws(StoreError)
+    /// Applies the changes with ids in `changes` to the view's groups (counting the groups
+    /// inserted, updated, deleted and recomputed into `effect`).
+    func applyViewChanges(_ view: ViewDefinition, changes: ClosedRange<Int64>, into effect: inout ViewEffect) throws(StoreError)
+    /// Recomputes the views' rows from their entity tables.
+    func rebuildViews(_ views: [ViewDefinition]) throws(StoreError)
+}
 
+/// Reading the rejected records kept with their runs, and the store's counts.
+public protocol RejectAndStatusReading: AnyObject {
     /// The runs that kept rejects, oldest first.
     func rejectRuns() throws(StoreError) -> [RejectRunSummary]
     /// The rejects of a run (the latest when nil), in the order they were met.
     func rejects(run: Int64?) throws(StoreError) -> (run: Int64?, rejects: [Reject])
-    /// Deletes the rejects of one run, or all; returns how many.
-    func clearRejects(run: Int64?) throws(StoreError) -> Int
     /// What the store holds, counted.
     func statusCounts() throws(StoreError) -> StoreCounts
 }
 
-/// Named consumers of history and their tokens.
-public protocol ConsumerStore: AnyObject {
+/// Rejected records: reading them, and clearing them (inside a write transaction).
+public protocol RejectAndStatusStore: RejectAndStatusReading {
+    /// Deletes the rejects of one run, or all; returns how many.
+    func clearRejects(run: Int64?) throws(StoreError) -> Int
+}
 
+/// Reading the named consumers of history and their tokens.
+public protocol ConsumerReading: AnyObject {
     func consumers() throws(StoreError) -> [Consumer]
     func consumer(named name: String) throws(StoreError) -> Consumer?
+}
+
+/// Named consumers of history: reading them, and adding, removing and moving their tokens (inside
+/// a write transaction).
+public protocol ConsumerStore: ConsumerReading {
     /// Adds a consumer; false when one of that name exists.
     func insertConsumer(_ consumer: Consumer) throws(StoreError) -> Bool
     /// Removes a consumer; false when there is none of that name.
