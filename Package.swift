@@ -13,6 +13,11 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3" ..< "5.0.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.100.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.30.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.26.0"),
     ],
     targets: [
         // The system libsqlite3, with the session extension and preupdate hook declarations enabled.
@@ -40,6 +45,18 @@ let package = Package(
         .target(
             name: "ImporterFeeds",
             dependencies: ["ImporterModel", "CLibXML2"]
+        ),
+        // Fetching feeds from URLs (async-http-client): conditional requests, retries within a
+        // deadline, bodies kept whole before anything parses them.
+        .target(
+            name: "ImporterFetch",
+            dependencies: ["ImporterModel", "ImporterSupport",
+                           .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                           .product(name: "Crypto", package: "swift-crypto"),
+                           .product(name: "NIOCore", package: "swift-nio"),
+                           .product(name: "NIOHTTP1", package: "swift-nio"),
+                           .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                           .product(name: "NIOHTTPCompression", package: "swift-nio-extras")]
         ),
         // The store as the stages see it: the Store handle, the StoreBackend protocol (no SQL) and the
         // values that cross it (tokens, history transactions and changes, consumers, view effects).
@@ -73,7 +90,7 @@ let package = Package(
         .target(
             name: "ImporterKit",
             dependencies: [
-                "ImporterSupport", "ImporterModel", "ImporterFeeds", "ImporterStore", "ImporterStoreSQLite",
+                "ImporterSupport", "ImporterModel", "ImporterFeeds", "ImporterFetch", "ImporterStore", "ImporterStoreSQLite",
                 "ImporterStorePostgres", "ImporterHistory", "ImporterViews", "ImporterPipeline", "ImporterReports",
             ]
         ),
@@ -92,13 +109,21 @@ let package = Package(
         ),
         // A throwaway PostgreSQL cluster (initdb + pg_ctl in a temporary directory) shared by the tests.
         .target(name: "PostgresTestSupport", path: "Tests/PostgresTestSupport"),
+        // A real HTTP(S) server on loopback, answering as each test says (feeds from URLs).
+        .target(
+            name: "HTTPTestSupport",
+            dependencies: [.product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                           .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl")],
+            path: "Tests/HTTPTestSupport"
+        ),
         .testTarget(
             name: "ImporterKitTests",
-            dependencies: ["ImporterKit", "ImporterModel", "ImporterFeeds", "ImporterSupport", "ImporterStore", "ImporterStoreSQLite",
-                           "ImporterStorePostgres", "PostgresTestSupport",
+            dependencies: ["ImporterKit", "ImporterModel", "ImporterFeeds", "ImporterFetch", "ImporterSupport", "ImporterStore", "ImporterStoreSQLite",
+                           "ImporterStorePostgres", "PostgresTestSupport", "HTTPTestSupport",
                            "ImporterHistory", "ImporterViews", "ImporterPipeline", "ImporterReports", "CSQLite",
                            .product(name: "PropertyBased", package: "swift-property-based"),
-                           .product(name: "PostgresNIO", package: "postgres-nio")]
+                           .product(name: "PostgresNIO", package: "postgres-nio"),
+                           .product(name: "NIOSSL", package: "swift-nio-ssl")]
         ),
         .testTarget(
             name: "IntegrationTests",

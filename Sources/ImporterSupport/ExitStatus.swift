@@ -18,12 +18,13 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     /// Internal failure (EX_SOFTWARE).
     case internalFailure = 70
     /// The model or the store's schema cannot be used: an invalid model file, a store of a newer
-    /// importer, a model that changed incompatibly (EX_CONFIG).
+    /// importer, a model that changed incompatibly, a secret a source needs is missing (EX_CONFIG).
     case storeUnusable = 78
     /// The store may not be written by this user: permissions, a read-only file or file system
     /// (EX_NOPERM).
     case permissionDenied = 77
-    /// The store is locked by another run, after waiting (EX_TEMPFAIL).
+    /// Try again later (EX_TEMPFAIL): the store is locked by another run, after waiting, or a feed's
+    /// source kept failing temporarily until the deadline.
     case locked = 75
     /// An I/O error writing the store or the output (EX_IOERR).
     case ioError = 74

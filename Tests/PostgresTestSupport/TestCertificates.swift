@@ -8,11 +8,12 @@ public struct TestCertificates: Sendable {
     public let authority: String
     /// The PEM file of a CA that did not sign it.
     public let otherAuthority: String
-    let serverCertificate: String
-    let serverKey: String
+    /// The server's certificate (for 127.0.0.1 and localhost) and its key, PEM files.
+    public let serverCertificate: String
+    public let serverKey: String
 
     /// Makes the certificates in `directory` (created); EC P-256 keys, valid for a week.
-    init(in directory: URL) throws {
+    public init(in directory: URL) throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         func file(_ name: String) -> String { directory.appendingPathComponent(name).path }
         authority = file("ca.crt")

@@ -1,0 +1,122 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOHTTPCompression
+import NIOSSL
+
+extension HTTPFetcher {
+    /// Judges an answer: 304 is not modified; 2xx is kept (or is not modified when its hash is
+    /// the last import's); 408, 429 and 5xx are retried; any other status is a refusal.
+    func answer(_ response: HTTPClientResponse, attempts: Int) async throws(FetchError) -> Attempt {
+        let status = Int(response.status.code)
+        let validators = SourceValidators(etag: response.headers.first(name: "etag") ?? request.validators?.etag,
+                                          lastModified: response.headers.first(name: "last-modified") ?? request.validators?.lastModified,
+                                          sha256: request.validators?.sha256)
+        switch status {
+        case 304:
+            return .done(.notModified(SourceFetch(url: shownURL, status: status, validators: validators, bytes: 0, attempts: attempts)))
+        case 200 ..< 300:
+            let contentType = response.headers.first(name: "content-type")
+            if ContentTypeCheck.contradicts(contentType, format: request.format) {
+                throw .notTheFeed(url: shownURL, contentType: contentType ?? "", firstBytes: await Self.firstBytes(response.body))
+            }
+            return try await keep(response.body, status: status, validators: validators, contentType: contentType, attempts: attempts)
+        case 408, 429, 500 ..< 600:
+            let wait = RetryAfter.delay(response.headers.first(name: "retry-after"), now: Date())
+            return .retry("HTTP \(status)", retryAfter: wait)
+        default:
+            throw .refused(url: shownURL, status: status, firstBytes: await Self.firstBytes(response.body))
+        }
+    }
+
+    /// Streams the body into a temporary file, hashing it; the file is removed unless the body
+    /// arrived whole and differs from the last import's. A body cut short is retried.
+    private func keep(_ body: HTTPClientResponse.Body, status: Int, validators: SourceValidators, contentType: String?,
+                      attempts: Int) async throws(FetchError) -> Attempt {
+        let path = (spoolDirectory as NSString).appendingPathComponent("importer-fetch-\(UUID().uuidString).body")
+        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+            throw .spool("cannot create \(path)")
+        }
+        var hasher = SHA256()
+        var bytes: Int64 = 0
+        do {
+            defer { try? handle.close() }
+            for try await buffer in body {
+                bytes += Int64(buffer.readableBytes)
+                guard bytes <= request.limits.maxBytes else {
+                    throw FetchError.tooLarge(url: shownURL, reason: "the body is larger than \(request.limits.maxBytes) bytes")
+                }
+                buffer.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
+                try handle.write(contentsOf: Data(buffer.readableBytesView))
+            }
+        } catch {
+            try? FileManager.default.removeItem(atPath: path)
+            if let error = error as? FetchError { throw error }
+            if Self.isDecompressionLimit(error) {
+                throw .tooLarge(url: shownURL, reason: "the body expands more than \(request.limits.maxDecompressionRatio) times")
+            }
+            return .retry("the body was cut short after \(bytes) bytes (\(Self.describe(error)))", retryAfter: nil)
+        }
+        var kept = validators
+        kept.sha256 = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        let fetch = SourceFetch(url: shownURL, status: status, validators: kept, bytes: bytes, attempts: attempts)
+        if let last = request.validators?.sha256, last == kept.sha256 {
+            try? FileManager.default.removeItem(atPath: path)
+            return .done(.notModified(fetch))
+        }
+        return .done(.body(FetchedBody(file: path, fetch: fetch, contentType: contentType)))
+    }
+
+    /// Up to 200 bytes of a refused answer, on one line, for the error message.
+    static func firstBytes(_ body: HTTPClientResponse.Body) async -> String {
+        guard let buffer = try? await body.collect(upTo: 1 << 20) else { return "" }
+        let text = String(decoding: buffer.readableBytesView.prefix(200), as: UTF8.self)
+        let line = text.map { $0.isNewline || $0 == "\t" ? " " : $0 }.filter { !$0.isASCII || $0.asciiValue.map { $0 >= 32 } == true }
+        return String(line).trimmingCharacters(in: .whitespaces) + (buffer.readableBytes > 200 ? "…" : "")
+    }
+
+    static func isDecompressionLimit(_ error: any Error) -> Bool {
+        if let error = error as? NIOHTTPDecompression.DecompressionError, case .limit = error { return true }
+        return false
+    }
+
+    /// A transport failure that retrying cannot mend (TLS: an untrusted or mismatched certificate).
+    static func permanentTransportFailure(_ error: any Error) -> String? {
+        if error is NIOSSLError || error is NIOSSLExtraError || error is BoringSSLError {
+            return "TLS failed: \(describe(error)) (a certificate the system does not trust? give --cacert FILE)"
+        }
+        return nil
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .connectTimeout: return "the connection timed out"
+            case .readTimeout: return "the server stopped sending"
+            case .deadlineExceeded: return "the deadline passed"
+            case .remoteConnectionClosed: return "the server closed the connection"
+            default: return "\(error)"
+            }
+        }
+        return "\(error)"
+    }
+
+    /// The client for this fetch: redirects by hand, the timeouts and decompression limit of
+    /// `limits`, the system CA store plus `caFile`, a proxy from the environment.
+    func makeClient() throws(FetchError) -> HTTPClient {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if let caFile = request.limits.caFile {
+            guard FileManager.default.isReadableFile(atPath: caFile) else { throw .transport(url: shownURL, reason: "cannot read the CA file \(caFile)") }
+            tls.additionalTrustRoots = [.file(caFile)]
+        }
+        var configuration = HTTPClient.Configuration(
+            tlsConfiguration: tls, redirectConfiguration: .disallow,
+            timeout: .init(connect: .milliseconds(request.limits.connectTimeout.milliseconds), read: .milliseconds(request.limits.idleTimeout.milliseconds)),
+            proxy: ProxySettings(environment: environment).proxy(for: request.url),
+            decompression: .enabled(limit: .ratio(request.limits.maxDecompressionRatio)))
+        configuration.httpVersion = .http1Only
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+}

@@ -1,0 +1,134 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import ImporterModel
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+
+/// Fetches one source over HTTP(S) as a cron job needs it: a conditional request when validators
+/// are known, temporary failures retried with backoff within the deadline (`RetrySchedule`,
+/// honouring `Retry-After`), permanent ones reported at once, and a 2xx body kept whole in a
+/// temporary file (hashed as it arrives, bounded in size) before anything parses it.
+///
+/// Invariants: a non-2xx body is never kept; secret header values go only to the source's own
+/// origin; an https URL is never redirected to http; every URL it reports is redacted.
+public struct HTTPFetcher: Sendable {
+    public var request: FetchRequest
+    /// Where bodies are kept while they arrive (beside the store, say).
+    public var spoolDirectory: String
+    public var userAgent = "importer"
+    public var environment = ProcessInfo.processInfo.environment
+
+    public init(request: FetchRequest, spoolDirectory: String = FileManager.default.temporaryDirectory.path) {
+        self.request = request
+        self.spoolDirectory = spoolDirectory
+    }
+
+    var shownURL: String { RedactedURL.text(request.url) }
+
+    /// Fetches, retrying within the deadline.
+    public func fetch() async throws(FetchError) -> FetchOutcome {
+        let client = try makeClient()
+        let result: Result<FetchOutcome, FetchError>
+        do {
+            result = .success(try await retrying(client))
+        } catch {
+            result = .failure(error)
+        }
+        try? await client.shutdown()
+        return try result.get()
+    }
+
+    private func retrying(_ client: HTTPClient) async throws(FetchError) -> FetchOutcome {
+        let schedule = RetrySchedule(deadline: request.limits.deadline.seconds)
+        let started = Date()
+        var attempts = 0
+        while true {
+            attempts += 1
+            let problem: String
+            let retryAfter: Double?
+            switch try await attempt(client, number: attempts, started: started) {
+            case .done(let outcome): return outcome
+            case .retry(let reason, let after):
+                problem = reason
+                retryAfter = after
+            }
+            let elapsed = Date().timeIntervalSince(started)
+            guard let wait = schedule.delay(afterAttempts: attempts, elapsed: elapsed, retryAfter: retryAfter) else {
+                throw .tryLater(url: shownURL, attempts: attempts, lastProblem: problem, deadline: request.limits.deadline)
+            }
+            try? await Task.sleep(nanoseconds: UInt64(wait * 1e9))
+        }
+    }
+
+    enum Attempt {
+        case done(FetchOutcome)
+        case retry(String, retryAfter: Double?)
+    }
+
+    /// One attempt: the request and its redirects, then the answer read or judged.
+    private func attempt(_ client: HTTPClient, number: Int, started: Date) async throws(FetchError) -> Attempt {
+        let remaining = request.limits.deadline.seconds - Date().timeIntervalSince(started)
+        let deadline = NIODeadline.now() + .milliseconds(Int64(max(remaining, 0.001) * 1000))
+        do {
+            let response = try await followingRedirects(client, deadline: deadline)
+            return try await answer(response, attempts: number)
+        } catch let error as FetchError {
+            throw error
+        } catch {
+            if let permanent = Self.permanentTransportFailure(error) { throw .transport(url: shownURL, reason: permanent) }
+            return .retry(Self.describe(error), retryAfter: nil)
+        }
+    }
+
+    /// Sends the request, following at most `maxRedirects` redirects by hand: never from https to
+    /// http, never back to a URL already visited, secret headers only to the first URL's origin.
+    private func followingRedirects(_ client: HTTPClient, deadline: NIODeadline) async throws -> HTTPClientResponse {
+        var url = request.url
+        var visited: Set<String> = []
+        while true {
+            visited.insert(url.absoluteString)
+            let response = try await client.execute(try httpRequest(for: url), deadline: deadline)
+            guard [301, 302, 303, 307, 308].contains(Int(response.status.code)) else { return response }
+            guard visited.count <= request.limits.maxRedirects else {
+                throw FetchError.redirect(url: shownURL, reason: "more than \(request.limits.maxRedirects) redirects")
+            }
+            guard let location = response.headers.first(name: "location"), let next = URL(string: location, relativeTo: url)?.absoluteURL else {
+                throw FetchError.redirect(url: shownURL, reason: "a \(response.status.code) redirect without a usable Location")
+            }
+            if url.scheme == "https", next.scheme != "https" {
+                throw FetchError.redirect(url: shownURL, reason: "redirected from https to \(RedactedURL.text(next)); importer does not downgrade")
+            }
+            guard !visited.contains(next.absoluteString) else {
+                throw FetchError.redirect(url: shownURL, reason: "a redirect loop through \(RedactedURL.text(next))")
+            }
+            url = next
+        }
+    }
+
+    private func httpRequest(for url: URL) throws(FetchError) -> HTTPClientRequest {
+        var http = HTTPClientRequest(url: url.absoluteString)
+        http.headers.add(name: "User-Agent", value: userAgent)
+        http.headers.add(name: "Accept", value: Self.accept(request.format))
+        guard Self.sameOrigin(url, request.url) else { return http }
+        for (name, value) in request.headers { http.headers.add(name: name, value: try value.resolve(environment: environment)) }
+        if let etag = request.validators?.etag { http.headers.add(name: "If-None-Match", value: etag) }
+        if let lastModified = request.validators?.lastModified { http.headers.add(name: "If-Modified-Since", value: lastModified) }
+        return http
+    }
+
+    static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
+        a.scheme?.lowercased() == b.scheme?.lowercased() && a.host?.lowercased() == b.host?.lowercased() && a.port == b.port
+    }
+
+    static func accept(_ format: FeedFormat?) -> String {
+        switch format {
+        case .json?, .nasaColumnar?: "application/json, */*;q=0.5"
+        case .ndjson?: "application/x-ndjson, application/json;q=0.9, */*;q=0.5"
+        case .xml?: "application/xml, text/xml, application/atom+xml, application/rss+xml, */*;q=0.5"
+        case .csv?: "text/csv, */*;q=0.5"
+        case nil: "*/*"
+        }
+    }
+}

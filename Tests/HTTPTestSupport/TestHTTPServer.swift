@@ -1,0 +1,129 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import Synchronization
+
+/// A real HTTP(S) server on loopback for the tests of feeds from URLs: each request is answered
+/// by the test's `respond` closure, which sees the request and how many came before it. Replies
+/// can be cut short (the connection closed mid-body) or stall (headers and part of the body,
+/// then silence).
+public final class TestHTTPServer: Sendable {
+    public struct Request: Sendable {
+        public var index: Int
+        public var method: String
+        public var uri: String
+        public var headers: [(String, String)]
+
+        public func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
+    }
+
+    public struct Reply: Sendable {
+        public var status: Int
+        public var headers: [(String, String)]
+        public var body: [UInt8]
+        /// Close the connection after this many body bytes (the declared length stays the whole).
+        public var cutAfter: Int?
+        /// Send this many body bytes, then nothing more.
+        public var stallAfter: Int?
+
+        public init(status: Int = 200, headers: [(String, String)] = [], body: [UInt8] = [], cutAfter: Int? = nil, stallAfter: Int? = nil) {
+            self.status = status
+            self.headers = headers
+            self.body = body
+            self.cutAfter = cutAfter
+            self.stallAfter = stallAfter
+        }
+
+        public init(status: Int = 200, headers: [(String, String)] = [], text: String) {
+            self.init(status: status, headers: headers, body: Array(text.utf8))
+        }
+    }
+
+    /// The requests answered, in order.
+    private final class Log: Sendable {
+        let requests = Mutex<[Request]>([])
+    }
+
+    private let channel: any Channel
+    private let log = Log()
+    public let port: Int
+    public let scheme: String
+
+    /// Starts the server; `tls` makes it HTTPS with that certificate chain and key.
+    public init(tls: TLSConfiguration? = nil, respond: @escaping @Sendable (Request) -> Reply) throws {
+        let context = try tls.map(NIOSSLContext.init(configuration:))
+        let log = self.log
+        channel = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    if let context { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context)) }
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                    try channel.pipeline.syncOperations.addHandler(Responder { head in
+                        let request = log.requests.withLock { requests in
+                            let request = Request(index: requests.count, method: head.method.rawValue, uri: head.uri,
+                                                  headers: head.headers.map { ($0.name, $0.value) })
+                            requests.append(request)
+                            return request
+                        }
+                        return respond(request)
+                    })
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).wait()
+        port = channel.localAddress?.port ?? 0
+        scheme = tls == nil ? "http" : "https"
+    }
+
+    public func url(_ path: String = "/feed") -> URL {
+        URL(string: "\(scheme)://127.0.0.1:\(port)\(path)")!
+    }
+
+    /// The requests answered so far.
+    public var requests: [Request] { log.requests.withLock { $0 } }
+
+    public func stop() {
+        try? channel.close().wait()
+    }
+}
+
+private final class Responder: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let respond: (HTTPRequestHead) -> TestHTTPServer.Reply
+    private var head: HTTPRequestHead?
+
+    init(_ respond: @escaping (HTTPRequestHead) -> TestHTTPServer.Reply) {
+        self.respond = respond
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head): self.head = head
+        case .body: break
+        case .end:
+            guard let head else { return }
+            reply(respond(head), context: context)
+        }
+    }
+
+    private func reply(_ reply: TestHTTPServer.Reply, context: ChannelHandlerContext) {
+        var headers = HTTPHeaders(reply.headers)
+        if !headers.contains(name: "content-length") { headers.add(name: "Content-Length", value: String(reply.body.count)) }
+        let status = HTTPResponseStatus(statusCode: reply.status)
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+        let sent = min(reply.cutAfter ?? reply.stallAfter ?? reply.body.count, reply.body.count)
+        if sent > 0 { context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: reply.body.prefix(sent))))), promise: nil) }
+        if reply.cutAfter != nil {
+            context.flush()
+            context.close(promise: nil)
+        } else if reply.stallAfter != nil {
+            context.flush()
+        } else {
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        }
+    }
+}

@@ -1,0 +1,215 @@
+import Foundation
+import HTTPTestSupport
+@testable import ImporterFetch
+import ImporterModel
+import NIOSSL
+import PostgresTestSupport
+import Testing
+
+/// The fetcher against a real HTTP server on loopback (`TestHTTPServer`): conditional requests,
+/// retries within the deadline, refusals, cut and stalled bodies, redirects, gzip, secrets.
+@Suite struct HTTPFetcherTests {
+    static let feed = #"{"count":"1","fields":["date"],"data":[["2024-01-01 00:00:00"]]}"#
+    static let spool = FileManager.default.temporaryDirectory.path
+
+    private func fetcher(_ url: URL, validators: SourceValidators? = nil, deadline: String = "10s", format: FeedFormat? = .nasaColumnar,
+                         spool: String = Self.spool) -> HTTPFetcher {
+        var request = FetchRequest(url: url)
+        request.validators = validators
+        request.format = format
+        request.limits.deadline = FetchDuration(parsing: deadline) ?? request.limits.deadline
+        request.limits.idleTimeout = FetchDuration(milliseconds: 1500)
+        return HTTPFetcher(request: request, spoolDirectory: spool)
+    }
+
+    private func body(_ outcome: FetchOutcome) throws -> FetchedBody {
+        guard case .body(let body) = outcome else { Issue.record("expected a body, got \(outcome)"); throw CancellationError() }
+        return body
+    }
+
+    @Test func anETagIsSentBackAndA304IsNotModified() async throws {
+        let server = try TestHTTPServer { request in
+            request.header("if-none-match") == "\"v1\"" ? .init(status: 304) : .init(headers: [("ETag", "\"v1\""), ("Content-Type", "application/json")], text: Self.feed)
+        }
+        defer { server.stop() }
+        let first = try body(try await fetcher(server.url()).fetch())
+        defer { first.remove() }
+        #expect(try String(contentsOfFile: first.file, encoding: .utf8) == Self.feed)
+        #expect(first.fetch.status == 200 && first.fetch.validators.etag == "\"v1\"" && first.fetch.bytes == Int64(Self.feed.utf8.count))
+        #expect(first.fetch.validators.sha256?.count == 64)
+        guard case .notModified(let again) = try await fetcher(server.url(), validators: first.fetch.validators).fetch() else {
+            Issue.record("a 304 is not modified"); return
+        }
+        #expect(again.status == 304 && server.requests.last?.header("if-none-match") == "\"v1\"")
+    }
+
+    @Test func lastModifiedAloneMakesTheRequestConditional() async throws {
+        let stamp = "Wed, 01 Jan 2025 00:00:00 GMT"
+        let server = try TestHTTPServer { request in
+            request.header("if-modified-since") == stamp ? .init(status: 304) : .init(headers: [("Last-Modified", stamp)], text: Self.feed)
+        }
+        defer { server.stop() }
+        let first = try body(try await fetcher(server.url()).fetch())
+        first.remove()
+        #expect(first.fetch.validators.lastModified == stamp && first.fetch.validators.etag == nil)
+        guard case .notModified = try await fetcher(server.url(), validators: first.fetch.validators).fetch() else { Issue.record("not a 304"); return }
+    }
+
+    @Test func theSameBodyAgainIsNotModifiedByItsHash() async throws {
+        let server = try TestHTTPServer { _ in .init(text: Self.feed) }
+        defer { server.stop() }
+        let first = try body(try await fetcher(server.url()).fetch())
+        first.remove()
+        guard case .notModified(let again) = try await fetcher(server.url(), validators: first.fetch.validators).fetch() else {
+            Issue.record("the same body again is a no-op"); return
+        }
+        #expect(again.status == 200 && again.validators.sha256 == first.fetch.validators.sha256)
+        #expect(server.requests.last?.header("if-none-match") == nil)
+    }
+
+    @Test func temporaryFailuresAreRetried() async throws {
+        let server = try TestHTTPServer { request in
+            switch request.index {
+            case 0, 1: .init(status: 503, text: "busy")
+            case 2: .init(status: 429, headers: [("Retry-After", "1")], text: "slow down")
+            default: .init(text: Self.feed)
+            }
+        }
+        defer { server.stop() }
+        let started = Date()
+        let result = try body(try await fetcher(server.url()).fetch())
+        result.remove()
+        #expect(result.fetch.attempts == 4 && server.requests.count == 4)
+        #expect(Date().timeIntervalSince(started) >= 1, "Retry-After: 1 was honoured")
+    }
+
+    @Test func failuresOutlastingTheDeadlineSayTryLater() async throws {
+        let server = try TestHTTPServer { _ in .init(status: 503, text: "down for maintenance") }
+        defer { server.stop() }
+        let started = Date()
+        let error = await #expect(throws: FetchError.self) { try await fetcher(server.url(), deadline: "2s").fetch() }
+        let elapsed = Date().timeIntervalSince(started)
+        guard case .tryLater(let url, let attempts, let problem, _)? = error else { Issue.record("expected try later, got \(String(describing: error))"); return }
+        #expect(error?.exitStatus.rawValue == 75 && attempts >= 2 && problem == "HTTP 503" && url == server.url().absoluteString)
+        #expect(elapsed < 4, "ended near the 2 s deadline, not after")
+    }
+
+    @Test func anotherClientErrorIsPermanent() async throws {
+        let server = try TestHTTPServer { _ in .init(status: 404, text: "{\"error\": \"no such dataset\"}") }
+        defer { server.stop() }
+        let error = await #expect(throws: FetchError.self) { try await fetcher(server.url()).fetch() }
+        #expect(error == .refused(url: server.url().absoluteString, status: 404, firstBytes: "{\"error\": \"no such dataset\"}"))
+        #expect(error?.exitStatus.rawValue == 69 && server.requests.count == 1)
+    }
+
+    @Test func anHTMLPageIsNotTheFeed() async throws {
+        let server = try TestHTTPServer { _ in .init(headers: [("Content-Type", "text/html")], text: "<html><body>Please log in</body></html>") }
+        defer { server.stop() }
+        let error = await #expect(throws: FetchError.self) { try await fetcher(server.url()).fetch() }
+        guard case .notTheFeed(_, let type, let first)? = error else { Issue.record("expected not the feed"); return }
+        #expect(type == "text/html" && first.contains("Please log in") && error?.exitStatus.rawValue == 65)
+    }
+
+    @Test func aBodyCutShortIsNeverKept() async throws {
+        let server = try TestHTTPServer { _ in .init(body: Array(Self.feed.utf8), cutAfter: 20) }
+        defer { server.stop() }
+        let spool = FileManager.default.temporaryDirectory.appendingPathComponent("importer-spool-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: spool, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: spool) }
+        let error = await #expect(throws: FetchError.self) { try await fetcher(server.url(), deadline: "2s", spool: spool).fetch() }
+        guard case .tryLater(_, let attempts, let problem, _)? = error else { Issue.record("expected try later, got \(String(describing: error))"); return }
+        #expect(attempts >= 2 && problem.contains("cut short after 20 bytes"), "a cut body is retried")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: spool).isEmpty, "no partial body left behind")
+    }
+
+    @Test func aStalledBodyTimesOut() async throws {
+        let server = try TestHTTPServer { _ in .init(body: Array(Self.feed.utf8), stallAfter: 10) }
+        defer { server.stop() }
+        let started = Date()
+        let error = await #expect(throws: FetchError.self) { try await fetcher(server.url(), deadline: "3s").fetch() }
+        #expect(error?.exitStatus.rawValue == 75)
+        #expect(Date().timeIntervalSince(started) < 6, "the idle timeout and the deadline bound a stalled server")
+    }
+
+    @Test func redirectsAreFollowedButNotInALoop() async throws {
+        let server = try TestHTTPServer { request in
+            switch request.uri {
+            case "/old": .init(status: 301, headers: [("Location", "/feed")])
+            case "/feed": .init(text: Self.feed)
+            case "/a": .init(status: 302, headers: [("Location", "/b")])
+            default: .init(status: 302, headers: [("Location", "/a")])
+            }
+        }
+        defer { server.stop() }
+        let moved = try body(try await fetcher(server.url("/old")).fetch())
+        moved.remove()
+        #expect(moved.fetch.status == 200)
+        let error = await #expect(throws: FetchError.self) { try await fetcher(server.url("/a")).fetch() }
+        guard case .redirect(_, let reason)? = error else { Issue.record("expected a redirect error"); return }
+        #expect(reason.contains("loop") && error?.exitStatus.rawValue == 69)
+    }
+
+    @Test func aSecretHeaderIsSentButNeverShown() async throws {
+        let server = try TestHTTPServer { request in
+            request.header("authorization") == "Bearer tok-123" ? .init(status: 401, text: "expired") : .init(status: 400, text: "no auth")
+        }
+        defer { server.stop() }
+        var request = FetchRequest(url: server.url())
+        request.headers = [("Authorization", .environment("IMPORTER_TEST_TOKEN"))]
+        var fetcher = HTTPFetcher(request: request, spoolDirectory: Self.spool)
+        fetcher.environment = ["IMPORTER_TEST_TOKEN": "Bearer tok-123"]
+        let error = await #expect(throws: FetchError.self) { try await fetcher.fetch() }
+        #expect(error?.description.contains("401") == true && error?.description.contains("tok-123") == false)
+        fetcher.environment = [:]
+        let missing = await #expect(throws: FetchError.self) { try await fetcher.fetch() }
+        #expect(missing == .secret("the environment variable IMPORTER_TEST_TOKEN is not set") && missing?.exitStatus.rawValue == 78)
+    }
+
+    @Test func aGzipBodyIsKeptDecompressed() async throws {
+        let gzip: [UInt8] = try Self.gzip(Self.feed)
+        let server = try TestHTTPServer { _ in .init(headers: [("Content-Encoding", "gzip")], body: gzip) }
+        defer { server.stop() }
+        let result = try body(try await fetcher(server.url()).fetch())
+        defer { result.remove() }
+        #expect(try String(contentsOfFile: result.file, encoding: .utf8) == Self.feed)
+        #expect(server.requests.first?.header("accept-encoding")?.contains("gzip") == true)
+    }
+
+    @Test func httpsTrustsTheGivenCAAndNoOther() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("importer-tls-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let certificates = try TestCertificates(in: directory)
+        let tls = TLSConfiguration.makeServerConfiguration(certificateChain: try NIOSSLCertificate.fromPEMFile(certificates.serverCertificate).map { .certificate($0) },
+                                                           privateKey: .privateKey(try NIOSSLPrivateKey(file: certificates.serverKey, format: .pem)))
+        let server = try TestHTTPServer(tls: tls) { _ in .init(text: Self.feed) }
+        defer { server.stop() }
+        var trusting = fetcher(server.url())
+        trusting.request.limits.caFile = certificates.authority
+        let result = try body(try await trusting.fetch())
+        result.remove()
+        #expect(result.fetch.status == 200)
+        var wrong = fetcher(server.url())
+        wrong.request.limits.caFile = certificates.otherAuthority
+        // The client retries a failed handshake until the connect timeout, then names its error.
+        wrong.request.limits.connectTimeout = FetchDuration(milliseconds: 2000)
+        let error = await #expect(throws: FetchError.self) { try await wrong.fetch() }
+        guard case .transport(_, let reason)? = error else { Issue.record("expected a TLS failure, got \(String(describing: error))"); return }
+        #expect(reason.hasPrefix("TLS failed") && error?.exitStatus.rawValue == 69 && server.requests.count == 1, "not retried")
+    }
+
+    /// `text` compressed by the system's gzip.
+    static func gzip(_ text: String) throws -> [UInt8] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/gzip")
+        process.arguments = ["-c"]
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        input.fileHandleForWriting.write(Data(text.utf8))
+        try input.fileHandleForWriting.close()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Array(data)
+    }
+}
