@@ -26,7 +26,7 @@ import ImporterModel
 /// its event loop on its own threads and blocking the caller's thread until each call's answer;
 /// see Docs/ARCHITECTURE.md and Docs/DECISIONS.md.
 public protocol StoreBackend: StoreIdentity, StoreTransactions, HistoryStore, RecordStore, ViewStore, ConsumerStore,
-                              RejectAndStatusStore, ReadOnlyQuerying {}
+                              RejectAndStatusStore, SourceStateStore, ReadOnlyQuerying {}
 
 /// Which store this is: where, how opened, its id and tokens, and the entities it holds.
 public protocol StoreIdentity: AnyObject {
@@ -162,6 +162,20 @@ public protocol ConsumerStore: ConsumerReading {
     /// Moves a consumer's token from `from` to `to` unless another reader moved it meanwhile
     /// (compare-and-set); false when it did not move.
     func advanceConsumerToken(_ name: String, from: Int64, to: Int64, at timestamp: String) throws(StoreError) -> Bool
+}
+
+/// Reading what the store keeps of the feeds fetched from URLs.
+public protocol SourceStateReading: AnyObject {
+    /// Every source's state, by URL (none in a store of an older schema opened read-only).
+    func sourceStates() throws(StoreError) -> [SourceState]
+    func sourceState(url: String) throws(StoreError) -> SourceState?
+}
+
+/// The feeds fetched from URLs: reading their state, and recording it (inside the write
+/// transaction that imported the data).
+public protocol SourceStateStore: SourceStateReading {
+    /// Records `state` for its URL, replacing what was kept.
+    func recordSourceState(_ state: SourceState) throws(StoreError)
 }
 
 extension StoreIdentity {

@@ -14,8 +14,11 @@ public struct StoreSnapshot {
     public let consumers: any ConsumerReading
     /// Rejects and the store's counts.
     public let rejects: any RejectAndStatusReading
+    /// What the store keeps of feeds fetched from URLs.
+    public let sources: any SourceStateReading
 
     init(_ backend: any StoreBackend) {
+        sources = backend
         history = backend
         records = backend
         views = backend

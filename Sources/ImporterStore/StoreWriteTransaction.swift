@@ -15,9 +15,12 @@ public struct StoreWriteTransaction {
     public let consumers: any ConsumerStore
     /// Rejects (clearing them) and the store's counts.
     public let rejects: any RejectAndStatusStore
+    /// What the store keeps of feeds fetched from URLs.
+    public let sources: any SourceStateStore
     private let backend: any StoreBackend
 
     init(_ backend: any StoreBackend) {
+        sources = backend
         self.backend = backend
         history = backend
         records = backend

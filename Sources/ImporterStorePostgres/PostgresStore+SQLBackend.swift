@@ -10,6 +10,7 @@ extension PostgresStore: SQLBackend {
     public var dialect: any SQLDialect { PostgresDialect() }
     public var registrationOrder: String { #""position""# }
     public var storesRekeyedCounts: Bool { true }
+    public var storesSourceStates: Bool { schemaVersion >= 3 }
 
     public func metadataValue(_ integer: Int64) -> Value { .text(String(integer)) }
 

@@ -10,12 +10,14 @@ import ImporterStore
 enum PostgresStoreSchema {
     /// 2: the change tables' own columns start with `importer_` (`ChangeColumns.current`), so that
     ///    no attribute name can collide with them.
-    static let version = 2
+    /// 3: `importer_source` keeps each URL feed's validators with the data (`SourceState`).
+    static let version = 3
 
     /// The statements that bring a store of version `from`, holding `entities`, to the next version.
     static func migration(from version: Int64, entities: [EntityDescription]) -> [String] {
         switch version {
         case 1: entities.flatMap { PostgresEntitySchema(entity: $0, columns: .legacy).renameLegacyColumns }
+        case 2: [sourceTable]
         default: []
         }
     }
@@ -29,6 +31,13 @@ enum PostgresStoreSchema {
     static func q(_ name: String) -> String {
         "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
+
+    static let sourceTable = """
+        CREATE TABLE importer_source (
+          "url" text PRIMARY KEY, "etag" text, "last_modified" text, "sha256" text, "bytes" bigint NOT NULL,
+          "status" bigint NOT NULL, "fetched_at" text NOT NULL, "transaction_number" bigint
+        )
+        """
 
     /// Run once, by the process that creates the store (under the creation advisory lock).
     static let create: [String] = [
@@ -76,6 +85,7 @@ enum PostgresStoreSchema {
           "name" text PRIMARY KEY, "entity" text NOT NULL, "definition" text NOT NULL, "registered_at" text NOT NULL
         )
         """,
+        sourceTable,
         // The guard of the entity tables: a write outside an importer transaction (which sets
         // importer.transaction locally) is refused, never silently untracked.
         """

@@ -11,6 +11,7 @@ extension SQLiteStore: SQLBackend {
     public var dialect: any SQLDialect { SQLiteDialect() }
     public var registrationOrder: String { "rowid" }
     public var storesRekeyedCounts: Bool { schemaVersion >= 2 }
+    public var storesSourceStates: Bool { schemaVersion >= 4 }
 
     public func metadataValue(_ integer: Int64) -> Value { .integer(integer) }
 

@@ -13,7 +13,8 @@ enum StoreSchema {
     /// 2: transactions count the records re-keyed by key drift (`rekeyed`).
     /// 3: the change tables' own columns start with `importer_` (`ChangeColumns.current`), so that
     ///    no attribute name can collide with them.
-    static let version = 3
+    /// 4: `importer_source` keeps each URL feed's validators with the data (`SourceState`).
+    static let version = 4
 
     /// The statements that bring a store of version `from`, holding `entities`, to the next version.
     static func migration(from version: Int64, entities: [EntityDescription]) -> [String] {
@@ -21,6 +22,7 @@ enum StoreSchema {
         case 1: [#"ALTER TABLE importer_transaction ADD COLUMN "rekeyed" INTEGER NOT NULL DEFAULT 0"#,
                  #"ALTER TABLE importer_transaction_entity ADD COLUMN "rekeyed" INTEGER NOT NULL DEFAULT 0"#]
         case 2: entities.flatMap { EntitySchema(entity: $0, columns: .legacy).renameLegacyColumns }
+        case 3: [sourceTable]
         default: []
         }
     }
@@ -29,6 +31,19 @@ enum StoreSchema {
     static func changeColumns(version: Int) -> ChangeColumns {
         version >= 3 ? .current : .legacy
     }
+
+    static let sourceTable = """
+        CREATE TABLE importer_source (
+          "url" TEXT PRIMARY KEY,
+          "etag" TEXT,
+          "last_modified" TEXT,
+          "sha256" TEXT,
+          "bytes" INTEGER NOT NULL,
+          "status" INTEGER NOT NULL,
+          "fetched_at" TEXT NOT NULL,
+          "transaction_number" INTEGER
+        ) STRICT
+        """
 
     static let create: [String] = [
         """
@@ -118,5 +133,6 @@ enum StoreSchema {
           "registered_at" TEXT NOT NULL
         ) STRICT
         """,
+        sourceTable,
     ]
 }

@@ -34,7 +34,9 @@ import Testing
         #expect(try changeColumns(store).contains("old.magnitude"))
 
         try Self.writeAndUndo(store: store, in: directory)
-        #expect(try schemaVersion(store) == 3)
+        #expect(try schemaVersion(store) == 4)
+        #expect(try importer(["query", "SELECT count(*) FROM importer_source", "--raw", "--store", store]).stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "0",
+                "migrated to hold URL feeds' state")
         let columns = try changeColumns(store)
         #expect(columns.prefix(5) == ["importer_change_id", "importer_transaction_number", "importer_record_id", "importer_type", "importer_changed"])
         #expect(columns.contains("importer_old.magnitude") && !columns.contains("old.magnitude"))
@@ -52,19 +54,22 @@ import Testing
                                    directory: directory.url)
             try #require(run.status == 0, "\(run.stderr)")
         }
-        // The layout the release before wrote: its column names and schema version 1.
+        // The layout the release before wrote: its column names, no importer_source, schema version 1.
         let database = PostgresTestCluster.database(of: store)
         let renames = [("importer_change_id", "change_id"), ("importer_transaction_number", "transaction_number"),
                        ("importer_record_id", "record_id"), ("importer_type", "type"), ("importer_changed", "changed")]
             + ["code", "place", "magnitude", "kind"].map { ("importer_old.\($0)", "old.\($0)") }
         _ = try cluster.psql(renames.map { #"ALTER TABLE importer_change_quake RENAME COLUMN "\#($0.0)" TO "\#($0.1)""# }
-                             + [#"UPDATE importer_metadata SET "value" = '1' WHERE "key" = 'schema_version'"#], database: database)
+                             + ["DROP TABLE importer_source", #"UPDATE importer_metadata SET "value" = '1' WHERE "key" = 'schema_version'"#],
+                             database: database)
         #expect(try Self.history(store) == Self.recordedHistory)
         #expect(try Self.viewRows(store) == Self.viewAfterDay2)
         #expect(try importer(["status", "--store", store, "--format", "json"]).json.flatMap { ($0 as? [String: Any])?["schema_version"] as? Int } == 1)
 
         try Self.writeAndUndo(store: store, in: directory)
-        #expect(try importer(["status", "--store", store, "--format", "json"]).json.flatMap { ($0 as? [String: Any])?["schema_version"] as? Int } == 2)
+        #expect(try importer(["status", "--store", store, "--format", "json"]).json.flatMap { ($0 as? [String: Any])?["schema_version"] as? Int } == 3)
+        #expect(try cluster.psql("SELECT count(*) FROM importer_source", database: database).trimmingCharacters(in: .whitespacesAndNewlines) == "0",
+                "migrated to hold URL feeds' state")
         let columns = try cluster.psql("""
             SELECT string_agg(column_name, ',' ORDER BY ordinal_position) FROM information_schema.columns
             WHERE table_schema = 'public' AND table_name = 'importer_change_quake'

@@ -189,7 +189,7 @@ import Testing
         let status = try importer(["status", "--store", store, "--format", "json"])
         #expect(status.status == 0, "\(status.stderr)")
         let json = try #require(status.json as? [String: Any])
-        #expect(json["schema_version"] as? Int == 3)
+        #expect(json["schema_version"] as? Int == 4)
         #expect((json["entities"] as? [String: [String: Any]])?["Fireball"]?["records"] as? Int == 11)
         let history = try #require(json["history"] as? [String: Any])
         #expect(history["transactions"] as? Int == 2)

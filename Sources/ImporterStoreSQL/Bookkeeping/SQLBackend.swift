@@ -28,6 +28,8 @@ public protocol SQLBackend: StoreIdentity, StoreTransactions {
     var registrationOrder: String { get }
     /// Whether the transaction tables have the `rekeyed` column (stores of schema 1 do not).
     var storesRekeyedCounts: Bool { get }
+    /// Whether the store has `importer_source` (stores of an older schema opened read-only do not).
+    var storesSourceStates: Bool { get }
 }
 
 /// An entity's tables as a backend names them, quoted.

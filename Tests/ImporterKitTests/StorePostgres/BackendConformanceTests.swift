@@ -226,4 +226,29 @@ import Testing
         #expect(try store.write { try store.backend.clearRejects(run: 1) } == 2)
         #expect(try store.read { try store.backend.rejectRuns() }.isEmpty)
     }
+
+    /// A URL feed's state is kept per URL, replaced by the next import of it, and rolls back with
+    /// the transaction it was written in.
+    @Test(arguments: Backend.allCases) func sourceStatesAreKeptPerURL(backend: Backend) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = try backend.open(in: directory)
+        let first = SourceState(url: "https://api.example.org/feed?api_key=REDACTED", etag: "\"v1\"", lastModified: nil, sha256: "ab12",
+                                bytes: 120, status: 200, fetchedAt: "2026-11-27T00:00:00Z", transactionNumber: nil)
+        try store.write { tx in try tx.sources.recordSourceState(first) }
+        var second = first
+        second.etag = "\"v2\""
+        second.lastModified = "Wed, 01 Jan 2025 00:00:00 GMT"
+        second.transactionNumber = 7
+        try store.write { tx in try tx.sources.recordSourceState(second) }
+        let other = SourceState(url: "https://a.example.org/x", etag: nil, lastModified: nil, sha256: nil, bytes: 0, status: 200,
+                                fetchedAt: "2026-11-27T00:00:01Z", transactionNumber: 8)
+        try store.inTransaction { tx in
+            try tx.sources.recordSourceState(other)
+            return .rollback(())
+        }
+        #expect(try store.read { snapshot in try snapshot.sources.sourceStates() } == [second])
+        #expect(try store.read { snapshot in try snapshot.sources.sourceState(url: first.url) }?.etag == "\"v2\"")
+        #expect(try store.read { snapshot in try snapshot.sources.sourceState(url: other.url) } == nil)
+    }
 }
