@@ -78,7 +78,7 @@ let package = Package(
         // An import run: feeds read and mapped, upserted in one store transaction, guards, views.
         .target(
             name: "ImporterPipeline",
-            dependencies: ["ImporterFeeds", "ImporterViews", "ImporterHistory", "ImporterStore", "ImporterModel", "ImporterSupport",
+            dependencies: ["ImporterFeeds", "ImporterFetch", "ImporterViews", "ImporterHistory", "ImporterStore", "ImporterModel", "ImporterSupport",
                            .product(name: "Logging", package: "swift-log")]
         ),
         // Reports of runs and history ranges in every format, and their output files.

@@ -6,12 +6,19 @@ import Foundation
 /// like files, and memory stays bounded by the buffer size whatever the feed's size.
 public final class ByteSource {
     /// The name used in locations: the path, or `<stdin>`.
-    public let name: String
+    public private(set) var name: String
     /// Total size in bytes when known (regular files), for progress.
     public let totalBytes: Int?
     private let descriptor: Int32
     private let ownsDescriptor: Bool
     public private(set) var bytesRead = 0
+
+    /// Opens `path`, or standard input when `path` is `-`; locations name it `name` (the path by
+    /// default; a fetched feed's URL).
+    public convenience init(path: String, name: String) throws(FeedError) {
+        try self.init(path: path)
+        self.name = name
+    }
 
     /// Opens `path`, or standard input when `path` is `-`.
     public init(path: String) throws(FeedError) {

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Crypto
 import Foundation
 import ImporterModel
+import ImporterSupport
 import NIOCore
 import NIOHTTP1
 import NIOSSL
@@ -38,6 +39,19 @@ public struct HTTPFetcher: Sendable {
         }
         try? await client.shutdown()
         return try result.get()
+    }
+
+    /// `fetch()` for synchronous callers (the commands): the task runs on the calling thread
+    /// (`CallingThreadExecutor`).
+    public func fetchBlocking() throws(FetchError) -> FetchOutcome {
+        let fetcher = self
+        do {
+            return try CallingThreadExecutor<FetchOutcome>().run { try await fetcher.fetch() }
+        } catch let error as FetchError {
+            throw error
+        } catch {
+            throw .transport(url: shownURL, reason: "\(error)")
+        }
     }
 
     private func retrying(_ client: HTTPClient) async throws(FetchError) -> FetchOutcome {

@@ -1,5 +1,6 @@
 import Foundation
 import ImporterFeeds
+import ImporterFetch
 import ImporterModel
 import ImporterStore
 import ImporterSupport
@@ -16,6 +17,8 @@ public enum ImportError: Error, Sendable, CustomStringConvertible {
     case interrupted(signal: Int32)
     case model(ModelError)
     case store(StoreError)
+    /// A feed's URL gave nothing to import (see `FetchError`); nothing was read.
+    case fetch(FetchError)
 
     public var description: String {
         switch self {
@@ -32,6 +35,7 @@ public enum ImportError: Error, Sendable, CustomStringConvertible {
             return "interrupted by \(signal == 2 ? "SIGINT" : signal == 15 ? "SIGTERM" : "signal \(signal)"): the import was rolled back, nothing was written"
         case .model(let error): return error.description
         case .store(let error): return error.description
+        case .fetch(let error): return error.description + "\nnothing was written"
         }
     }
 }
@@ -44,6 +48,7 @@ extension ImportError: ExitStatusError {
         case .interrupted(let signal): signal == 15 ? .terminated : .interrupted
         case .model(let error): error.exitStatus
         case .store(let error): error.exitStatus
+        case .fetch(let error): error.exitStatus
         }
     }
 }

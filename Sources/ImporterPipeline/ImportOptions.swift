@@ -1,4 +1,5 @@
 import Foundation
+import ImporterFetch
 import ImporterModel
 
 /// How an import runs.
@@ -17,6 +18,8 @@ public struct ImportOptions: Sendable {
     public var replayViews = true
     /// Do everything, then roll the store transaction back (the report is rendered before).
     public var dryRun = false
+    /// Fetch URL feeds in full, ignoring the validators kept from their last import.
+    public var refetch = false
     /// Sync guard: a feed with no records may delete stored records (`--allow-empty`).
     public var allowEmpty = false
     /// Sync guard: the most records of one entity a sync may delete (`--max-delete`).
@@ -36,14 +39,28 @@ public struct ImportOptions: Sendable {
 
 /// One feed to import: where it is, and the mapping that reads it.
 public struct FeedInput: Sendable {
-    /// A file path, or `-` for standard input.
+    /// A file path, or `-` for standard input (for a feed fetched from a URL: its body, once
+    /// downloaded).
     public var path: String
     public var mapping: FeedMapping
+    /// Where the feed is fetched from, when it comes from a URL (`SourceFetching`).
+    public var request: FetchRequest?
 
     public init(path: String, mapping: FeedMapping) {
         self.path = path
         self.mapping = mapping
     }
+
+    /// A feed fetched from `request`'s URL before the run's transaction opens.
+    public init(request: FetchRequest, mapping: FeedMapping) {
+        self.init(path: "", mapping: mapping)
+        var request = request
+        request.format = request.format ?? mapping.format
+        self.request = request
+    }
+
+    /// The name the feed goes by in history, reports and rejects: its path, or its URL redacted.
+    public var name: String { request.map { RedactedURL.text($0.url) } ?? path }
 }
 
 /// Progress of a running import, reported after each batch.

@@ -1,5 +1,6 @@
 import Foundation
 import ImporterFeeds
+import ImporterFetch
 import ImporterModel
 import ImporterStore
 import ImporterSupport
@@ -25,6 +26,10 @@ public struct ImportResult: Sendable {
     public var refusals: [String] = []
     /// Where the run's time went (see `PhaseTimes`); `commit` is added once the store committed.
     public var phases = PhaseTimes()
+    /// The feeds fetched from URLs, as the store now records them.
+    public var fetched: [SourceFetch] = []
+    /// Every feed is a URL whose source had not changed since its last import: nothing was read.
+    public var notModified = false
 
     public var totals: ChangeCounts { entities.reduce(ChangeCounts()) { $0 + $1.1 } }
 }
@@ -58,12 +63,39 @@ public final class ImportSession {
     }
 
     public func run(_ feeds: [FeedInput]) throws(ImportError) -> ImportResult {
+        let prepared: SourceFetching.Prepared
+        do {
+            prepared = try SourceFetching(store: store, refetch: options.refetch, spoolDirectory: spoolDirectory).prepare(feeds)
+        } catch {
+            throw .fetch(error)
+        }
+        switch prepared {
+        case .notModified(let fetches):
+            var result = ImportResult(transactionNumber: nil, entities: [], rejects: [])
+            result.fetched = fetches
+            result.notModified = true
+            return result
+        case .feeds(let inputs, let fetched):
+            defer { SourceFetching.removeBodies(of: inputs) }
+            var result = try run(inputs, fetched: fetched)
+            result.fetched = fetched
+            return result
+        }
+    }
+
+    /// Where downloaded bodies are kept while the run reads them: beside a store file, else the
+    /// temporary directory.
+    private var spoolDirectory: String {
+        store.path.hasPrefix("postgres") ? FileManager.default.temporaryDirectory.path : URL(fileURLWithPath: store.path).deletingLastPathComponent().path
+    }
+
+    private func run(_ feeds: [FeedInput], fetched: [SourceFetch]) throws(ImportError) -> ImportResult {
         do {
             let clock = ContinuousClock()
             var finished = clock.now
             var committed = false
-            var result = try store.inTransaction {
-                let result = try importAll(feeds)
+            var result = try store.inTransaction { tx in
+                let result = try importAll(feeds, fetched: fetched, in: tx)
                 if result.refusals.isEmpty { try beforeCommit?(result) }
                 onPhase?(.commit)
                 // A dry run or a refused run is rolled back.
@@ -86,7 +118,7 @@ public final class ImportSession {
         }
     }
 
-    private func importAll(_ feeds: [FeedInput]) throws -> ImportResult {
+    private func importAll(_ feeds: [FeedInput], fetched: [SourceFetch], in tx: StoreWriteTransaction) throws -> ImportResult {
         var entityNames: [String] = []
         for feed in feeds where !entityNames.contains(feed.mapping.entity) { entityNames.append(feed.mapping.entity) }
         let entities = try entityNames.map { name throws(ModelError) -> EntityDescription in
@@ -95,8 +127,8 @@ public final class ImportSession {
         }
         try store.ensureEntities(entities)
         let created = options.replayViews ? try ViewRegistry(store: store).ensure(model.views) : []
-        let transaction = try store.records.beginImport(entities)
-        let guards = try SyncGuards(options: options, entities: entities, recordCount: store.records.recordCount(of:))
+        let transaction = try tx.records.beginImport(entities)
+        let guards = try SyncGuards(options: options, entities: entities, recordCount: tx.records.recordCount(of:))
         let rejects = RunRejects(limit: options.maxRejects, sink: rejectSink, transaction: transaction)
         var feedWarnings: [String] = []
         func warn(_ warnings: [String]) {
@@ -140,8 +172,9 @@ public final class ImportSession {
             result.warnings = feedWarnings
             return result
         }
-        let metadata = TransactionMetadata(author: options.author, context: options.context, sources: feeds.map(\.path))
+        let metadata = TransactionMetadata(author: options.author, context: options.context, sources: feeds.map(\.name))
         let wrote = try phases.time("history") { try transaction.finish(metadata: metadata, counts: counts) }
+        try recordSources(fetched, transaction: wrote ? transaction.number : nil, in: tx)
         var result = ImportResult(transactionNumber: wrote ? transaction.number : nil, entities: counts, rejects: rejects.first)
         result.warnings = feedWarnings
         result.rejectRun = transaction.rejectRun
@@ -153,7 +186,7 @@ public final class ImportSession {
     /// Reads feed `index` of the run and upserts its batches; returns the feed's warnings.
     private func read(_ feed: FeedInput, index: Int, of entities: [EntityDescription], into transaction: any ImportTransaction,
                       rejects: RunRejects, duplicates: DuplicateNotes, guards: SyncGuards, phases: inout PhaseTimes) throws -> [String] {
-        duplicates.sources.append(feed.path)
+        duplicates.sources.append(feed.name)
         guard let entity = entities.first(where: { $0.name == feed.mapping.entity }) else { return [] }
         let input = try MappedFeed(feed, entity: entity)
         let source = input.source.name
@@ -182,6 +215,16 @@ public final class ImportSession {
                                phases: inout PhaseTimes) throws -> [(String, ChangeCounts)] {
         try entities.map { entity in
             (entity.name, try phases.time("history") { try transaction.closeEntity(entity) })
+        }
+    }
+
+    /// Records what the store keeps of each fetched feed, in the import's transaction.
+    private func recordSources(_ fetched: [SourceFetch], transaction: Int64?, in tx: StoreWriteTransaction) throws {
+        let now = Timestamp.now()
+        for fetch in fetched {
+            try tx.sources.recordSourceState(SourceState(
+                url: fetch.url, etag: fetch.validators.etag, lastModified: fetch.validators.lastModified, sha256: fetch.validators.sha256,
+                bytes: fetch.bytes, status: fetch.status, fetchedAt: now, transactionNumber: transaction))
         }
     }
 
