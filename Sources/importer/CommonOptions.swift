@@ -141,7 +141,7 @@ struct ReportOutputOptions: ParsableArguments {
             guard !report.isEmpty || !output.isEmpty else { return try ReportTargets(formats: [format], outputs: []) }
             return try ReportTargets(formats: report, outputs: output).addingStandardOutput(format)
         } catch {
-            throw ValidationError(error.description)
+            throw ValidationError(RemedyWording.message(for: error))
         }
     }
 }
@@ -198,7 +198,8 @@ func runReportingErrors(_ logging: LoggingOptions? = nil, interruptible: Bool = 
             error = CommandInterrupted(signal: signal, cause: error)
         }
         let logger = (logging ?? (try? LoggingOptions.parse([])))?.makeLogger()
-        if let logger { logger.error("\(error)") } else { FileHandle.standardError.write(Data("importer: error: \(error)\n".utf8)) }
+        let message = RemedyWording.message(for: error)
+        if let logger { logger.error("\(message)") } else { FileHandle.standardError.write(Data("importer: error: \(message)\n".utf8)) }
         throw ExitCode((error as? CommandInterrupted)?.status.rawValue ?? ExitStatus.forError(error).rawValue)
     }
     if status != .success { throw ExitCode(status.rawValue) }
@@ -210,6 +211,6 @@ struct CommandInterrupted: Error, CustomStringConvertible {
     var cause: any Error
     var status: ExitStatus { signal == SIGTERM ? .terminated : .interrupted }
     var description: String {
-        "interrupted by \(InterruptHandler.name(signal)): the transaction was rolled back, nothing was written (\(cause))"
+        "interrupted by \(InterruptHandler.name(signal)): the transaction was rolled back, nothing was written (\(RemedyWording.message(for: cause)))"
     }
 }

@@ -64,7 +64,7 @@ struct QueryCommand: ParsableCommand {
                 try store.query(sql, parameters: try boundParameters(), columns: { printer.begin($0) }, row: { try printer.row($0) })
             } catch let error as QueryError {
                 if case .store(let storeError) = error { throw storeError }
-                storeOptions.logging.makeLogger().error("\(error)")
+                storeOptions.logging.makeLogger().error("\(RemedyWording.message(for: error))")
                 return error.exitStatus
             }
             printer.end()
