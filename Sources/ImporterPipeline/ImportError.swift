@@ -11,7 +11,7 @@ public enum ImportError: Error, Sendable, RemedialError {
     /// More records were rejected than `maxRejects` allows; `rejects` holds the first ones.
     case tooManyRejects(count: Int, limit: Int, rejects: [Reject])
     /// A sync guard refused the run (an empty feed, or more deletes than `--max-delete`).
-    case refused([String])
+    case refused([Refusal])
     /// The run was interrupted by a signal (SIGINT, SIGTERM) and rolled back.
     case interrupted(signal: Int32)
     case model(ModelError)
@@ -27,7 +27,7 @@ public enum ImportError: Error, Sendable, RemedialError {
             text += "\nnothing was imported"
             return text
         case .refused(let reasons):
-            return reasons.joined(separator: "\n") + "\nnothing was written"
+            return reasons.map { $0.message(words) }.joined(separator: "\n") + "\nnothing was written"
         case .interrupted(let signal):
             return "interrupted by \(signal == 2 ? "SIGINT" : signal == 15 ? "SIGTERM" : "signal \(signal)"): the import was rolled back, nothing was written"
         case .model(let error): return error.message(words)

@@ -21,6 +21,18 @@ public enum Remedy: Sendable, Equatable {
     case chooseMappingOrFormat(candidates: [String])
     /// The limit of tolerated rejects, `limit`, was exceeded.
     case rejectLimit(Int)
+    /// The run's mode that deletes stored records no feed holds.
+    case syncMode
+    /// A sync may be allowed to read an empty feed (and then delete every record).
+    case allowEmptyFeed
+    /// The most records a sync may delete, `bound` (a count or a percentage).
+    case deleteLimit(String)
+    /// The delete limit can be raised.
+    case raiseDeleteLimit
+    /// The most records a run may set one attribute to null on, `bound`.
+    case nulledLimit(String)
+    /// The null limit can be raised.
+    case raiseNulledLimit
     /// A statement's parameter `name` was not given a value.
     case bindParameter(String)
     /// Positional parameters cannot be bound: name them, and bind the names.
@@ -40,6 +52,12 @@ public enum Remedy: Sendable, Equatable {
         case .chooseMappings: "name the mapping, or each mapping to read it with all of them in one transaction"
         case .chooseMappingOrFormat(let candidates): "name a mapping (one of: \(candidates.joined(separator: ", "))) or the feed's format"
         case .rejectLimit(let limit): "the limit of \(limit)"
+        case .syncMode: "a sync"
+        case .allowEmptyFeed: "allow empty feeds (and every delete)"
+        case .deleteLimit(let bound): "the delete limit \(bound)"
+        case .raiseDeleteLimit: "raise the delete limit"
+        case .nulledLimit(let bound): "the null limit \(bound)"
+        case .raiseNulledLimit: "raise the null limit"
         case .bindParameter(let name): "give a value for :\(name)"
         case .nameParameters: "name them (:name) and give their values"
         case .unusedParameter(let name): "a value for :\(name)"

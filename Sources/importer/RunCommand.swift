@@ -94,7 +94,7 @@ struct RunCommand: ParsableCommand {
             run.onPhase = progress.map { line in { line.phase($0) } }
             run.onImported = { progress?.finish() }
             let result = try run.run(open: { temporary in try temporary.map { try Store(path: $0) } ?? storeOptions.open(create: true) },
-                                     reportingTo: try reports.targets(), sources: feeds)
+                                     reportingTo: try reports.targets(), sources: feeds, words: RemedyWording.words)
             summarizeRejects(result, logger: logger)
             return exitCode && result.transactionNumber == nil ? .noChanges : .success
         }
