@@ -43,7 +43,7 @@ public struct HistoryPurger {
         switch bound {
         case .consumers:
             guard let oldestToken else {
-                throw HistoryError.nothingToPurge("the store has no consumers, so nothing tells which history is consumed: give --keep DAYS, or --before DATE|TOKEN --force")
+                throw HistoryError.noConsumers
             }
             through = oldestToken
         case .keepDays(let days):

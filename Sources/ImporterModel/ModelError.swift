@@ -1,6 +1,6 @@
 import ImporterSupport
 /// A model that cannot be used: every problem found, each naming where it is.
-public enum ModelError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum ModelError: Error, Sendable, Equatable, RemedialError {
     case invalid(String)
     case problems([String])
     case unknownFeed(String, known: [String])
@@ -9,7 +9,7 @@ public enum ModelError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The model file does not exist or cannot be read.
     case unreadable(path: String, reason: String)
 
-    public var description: String {
+    public func message(_ words: (Remedy) -> String) -> String {
         switch self {
         case .invalid(let problem): "invalid model: \(problem)"
         case .problems(let problems): "invalid model:\n" + problems.map { "  - \($0)" }.joined(separator: "\n")
@@ -17,8 +17,8 @@ public enum ModelError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unknownFeed(let name, let known): "unknown feed mapping '\(name)' (the model has: \(known.joined(separator: ", ")))"
         case .ambiguousMapping(let path, let candidates):
             candidates.count > 1
-                ? "several feed mappings could read \(path) (\(candidates.joined(separator: ", "))): give --mapping NAME, or --mapping once per mapping to read it with each in one transaction"
-                : "no feed mapping of the model reads \(path)'s format: give --mapping NAME (one of: \(candidates.joined(separator: ", "))) or --feed-format"
+                ? "several feed mappings could read \(path) (\(candidates.joined(separator: ", "))): \(words(.chooseMappings))"
+                : "no feed mapping of the model reads \(path)'s format: \(words(.chooseMappingOrFormat(candidates: candidates)))"
         }
     }
 }

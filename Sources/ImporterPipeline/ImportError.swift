@@ -6,13 +6,13 @@ import ImporterStore
 import ImporterSupport
 
 /// Why an import failed. Nothing was committed.
-public enum ImportError: Error, Sendable, CustomStringConvertible {
+public enum ImportError: Error, Sendable, RemedialError {
     /// A feed is not readable or not well-formed (a bad file).
     case feed(FeedError)
     /// More records were rejected than `maxRejects` allows; `rejects` holds the first ones.
     case tooManyRejects(count: Int, limit: Int, rejects: [Reject])
     /// A sync guard refused the run (an empty feed, or more deletes than `--max-delete`).
-    case refused([String])
+    case refused([Refusal])
     /// The run was interrupted by a signal (SIGINT, SIGTERM) and rolled back.
     case interrupted(signal: Int32)
     case model(ModelError)
@@ -20,21 +20,21 @@ public enum ImportError: Error, Sendable, CustomStringConvertible {
     /// A feed's URL gave nothing to import (see `FetchError`); nothing was read.
     case fetch(FetchError)
 
-    public var description: String {
+    public func message(_ words: (Remedy) -> String) -> String {
         switch self {
         case .feed(let error): return error.description
         case .tooManyRejects(let count, let limit, let rejects):
             var text = rejects.count == 1 && limit == 0
                 ? "rejected record: \(rejects[0])"
-                : "\(count) rejected record(s), more than --max-rejects \(limit); first:\n" + rejects.prefix(10).map { "  \($0)" }.joined(separator: "\n")
+                : "\(count) rejected record(s), more than \(words(.rejectLimit(limit))); first:\n" + rejects.prefix(10).map { "  \($0)" }.joined(separator: "\n")
             text += "\nnothing was imported"
             return text
         case .refused(let reasons):
-            return reasons.joined(separator: "\n") + "\nnothing was written"
+            return reasons.map { $0.message(words) }.joined(separator: "\n") + "\nnothing was written"
         case .interrupted(let signal):
             return "interrupted by \(signal == 2 ? "SIGINT" : signal == 15 ? "SIGTERM" : "signal \(signal)"): the import was rolled back, nothing was written"
-        case .model(let error): return error.description
-        case .store(let error): return error.description
+        case .model(let error): return error.message(words)
+        case .store(let error): return error.message(words)
         case .fetch(let error): return error.description + "\nnothing was written"
         }
     }

@@ -23,7 +23,7 @@ public struct ImportResult: Sendable {
     public var rejectRun: Int64?
     /// Why a sync guard refused the run (empty when it was not refused); a refused run is rolled
     /// back, and its counts are what it would have done.
-    public var refusals: [String] = []
+    public var refusals: [Refusal] = []
     /// Where the run's time went (see `PhaseTimes`); `commit` is added once the store committed.
     public var phases = PhaseTimes()
     /// The feeds fetched from URLs, as the store now records them.
@@ -252,14 +252,12 @@ public final class ImportSession {
 extension ImportSession {
     /// The null-storm guard: why the run must not commit, for each attribute it set to null on more
     /// records than `bound` allows out of those holding a value (one record is never a storm).
-    static func nullStorms(_ nulled: [NulledAttribute], bound: DeleteBound) -> [String] {
+    static func nullStorms(_ nulled: [NulledAttribute], bound: DeleteBound) -> [Refusal] {
         nulled.compactMap { item in
             let limit = bound.limit(stored: item.holding)
             guard item.nulled > limit, item.nulled > 1 else { return nil }
             let percent = Int((Double(item.nulled) * 100 / Double(max(item.holding, 1))).rounded())
-            return "the run would set \(item.entity).\(item.attribute) to null on \(item.nulled) of the \(item.holding) records holding a value (\(percent)%), "
-                + "more than --max-nulled \(bound) allows (\(limit)); check the feed (a field the upstream dropped, a path that no longer matches), "
-                + "or pass --max-nulled with a higher bound"
+            return .nullStorm(entity: item.entity, attribute: item.attribute, count: item.nulled, holding: item.holding, percent: percent, bound: bound, limit: limit)
         }
     }
 

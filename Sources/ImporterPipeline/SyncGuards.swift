@@ -25,15 +25,14 @@ final class SyncGuards {
     }
 
     /// Why the run must not commit, given the records it deleted per entity (empty: it may).
-    func refusals(deleted: [(entity: String, count: Int)]) -> [String] {
+    func refusals(deleted: [(entity: String, count: Int)]) -> [Refusal] {
         guard options.sync else { return [] }
-        var reasons: [String] = []
+        var reasons: [Refusal] = []
         if !options.allowEmpty {
             for feed in emptyFeeds {
                 let held = stored[feed.entity] ?? 0
                 guard held > 0 else { continue }
-                reasons.append("\(feed.source) holds no records: with --sync it would delete the \(held) stored \(feed.entity) records; "
-                    + "pass --allow-empty (with --max-delete 100%) if the source is really empty")
+                reasons.append(.emptyFeed(source: feed.source, entity: feed.entity, held: held))
             }
         }
         for (entity, count) in deleted {
@@ -41,8 +40,7 @@ final class SyncGuards {
             let limit = options.maxDelete.limit(stored: held)
             guard count > limit else { continue }
             let percent = held > 0 ? Int((Double(count) * 100 / Double(held)).rounded()) : 100
-            reasons.append("--sync would delete \(count) of the \(held) stored \(entity) records (\(percent)%), more than --max-delete \(options.maxDelete) allows (\(limit)); "
-                + "check the feed, or pass --max-delete with a higher bound")
+            reasons.append(.tooManyDeletes(entity: entity, count: count, held: held, percent: percent, bound: options.maxDelete, limit: limit))
         }
         return reasons
     }

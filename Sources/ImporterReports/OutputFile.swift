@@ -126,18 +126,18 @@ public struct ReportTargets: Sendable {
                 format = formats[index]
             } else if let path, path != "-" {
                 guard let inferred = ReportFormat(fileExtensionOf: path) else {
-                    throw ReportTargetsError("--output \(path): give its --report FORMAT (the extension does not name one of \(ReportFormat.allCases.map(\.rawValue).joined(separator: ", ")))")
+                    throw ReportTargetsError.formatNotInferred(path: path, known: ReportFormat.allCases.map(\.rawValue))
                 }
                 format = inferred
             } else if path == "-" {
-                throw ReportTargetsError("--output -: give its --report FORMAT, or use --format FORMAT (standard output has no extension)")
+                throw ReportTargetsError.standardOutputWithoutFormat
             } else {
                 format = .text
             }
             targets.append(Target(format: format, path: path == "-" ? nil : path))
         }
         guard targets.filter({ $0.path == nil }).count <= 1 else {
-            throw ReportTargetsError("only one report can go to standard output: give an --output FILE to the others")
+            throw ReportTargetsError.severalOnStandardOutput
         }
         self.targets = targets
     }
@@ -146,7 +146,7 @@ public struct ReportTargets: Sendable {
     /// already goes there.
     public func addingStandardOutput(_ format: ReportFormat) throws(ReportTargetsError) -> ReportTargets {
         if let other = targets.first(where: { $0.path == nil }) {
-            throw ReportTargetsError("--format \(format.rawValue) is the report on standard output, and --report \(other.format.rawValue) has no --output FILE: give it one")
+            throw ReportTargetsError.standardOutputTaken(format: format, other: other.format)
         }
         return ReportTargets(checked: targets + [Target(format: format, path: nil)])
     }
@@ -202,11 +202,3 @@ extension ReportFormat {
     }
 }
 
-public struct ReportTargetsError: Error, CustomStringConvertible {
-    public var description: String
-    init(_ description: String) { self.description = description }
-}
-
-extension ReportTargetsError: ExitStatusError {
-    public var exitStatus: ExitStatus { .usage }
-}

@@ -3,6 +3,7 @@ import ImporterHistory
 import ImporterModel
 import ImporterPipeline
 import ImporterStore
+import ImporterSupport
 
 /// Everything a report shows, read from the history tables: one run (its transaction, or none when
 /// nothing changed) or a range of transactions (`history`, `report`, a consumer's pending changes).
@@ -38,8 +39,9 @@ public struct ReportContent {
     public var through: Int64?
 
     /// The report of a finished import of `sources` (the feeds as given); a dry run's is marked
-    /// as such and its transaction has no token.
-    public init(run result: ImportResult, store: Store, sources: [String] = [], dryRun: Bool = false) throws(StoreError) {
+    /// as such and its transaction has no token; refusals name their remedies in `words`.
+    public init(run result: ImportResult, store: Store, sources: [String] = [], dryRun: Bool = false,
+                words: (Remedy) -> String = Remedy.plain) throws(StoreError) {
         let history = HistoryReader(store: store)
         var transaction = try result.transactionNumber.flatMap { number throws(StoreError) in try history.transaction(number) }
         if dryRun { transaction?.token = "" }
@@ -59,7 +61,7 @@ public struct ReportContent {
         views = result.views
         rejects = result.rejects
         warnings = result.warnings
-        errors = result.refusals
+        errors = result.refusals.map { $0.message(words) }
         filter = .all
     }
 

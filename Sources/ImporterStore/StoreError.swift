@@ -3,7 +3,7 @@ import ImporterModel
 import ImporterSupport
 
 /// Why the store could not do what was asked.
-public enum StoreError: Error, Sendable, CustomStringConvertible {
+public enum StoreError: Error, Sendable, RemedialError {
     /// Another process holds the write lock and did not release it within the wait; `holder`
     /// names it when it is known (`importer run (pid 4242)`).
     case locked(path: String, waitedMilliseconds: Int, holder: String?)
@@ -40,12 +40,12 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     /// Something the store guarantees did not hold, or it was used out of order: a bug.
     case invariant(String)
 
-    public var description: String {
+    public func message(_ words: (Remedy) -> String) -> String {
         switch self {
         case .locked(let path, let waited, let holder):
-            "store \(path) is busy: \(holder ?? "another process") holds its write lock (\(waited == 0 ? "--no-wait: did not wait" : "waited \(Self.seconds(waited)) s; --wait SECONDS waits longer"))"
+            "store \(path) is busy: \(holder ?? "another process") holds its write lock (\(waited == 0 ? words(.didNotWait) : "waited \(Self.seconds(waited)) s; \(words(.waitLonger))"))"
         case .notFound(let path):
-            "no store at \(path) (run 'importer run' to create one, or pass --store)"
+            "no store at \(path) (\(words(.createOrNameStore)))"
         case .notAnImporterStore(let path, let backend):
             "\(path) is \(backend == .sqlite ? "an SQLite" : "a PostgreSQL") database that importer did not create; refusing to use it"
         case .notADatabase(let path):

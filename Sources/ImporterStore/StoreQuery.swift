@@ -12,7 +12,7 @@ public protocol ReadOnlyQuerying: AnyObject {
 }
 
 /// Why a read-only query did not run.
-public enum QueryError: Error, Sendable, CustomStringConvertible {
+public enum QueryError: Error, Sendable, RemedialError {
     /// The statement would write; the database refused it.
     case writeRefused(String)
     /// The database could not run the statement (syntax, unknown table, …).
@@ -21,17 +21,29 @@ public enum QueryError: Error, Sendable, CustomStringConvertible {
     case notOneStatement
     /// A parameter the statement names was not given, one given is not in the statement, or the
     /// statement uses positional parameters.
-    case parameters(String)
+    case parameters(ParameterProblem)
     /// The store could not be opened for the query.
     case store(StoreError)
 
-    public var description: String {
+    /// What is wrong with a statement's parameters.
+    public enum ParameterProblem: Sendable, Equatable {
+        /// Positional parameters (`marker`: `?`, `$1`) cannot be bound by name.
+        case positional(marker: String)
+        /// The statement uses this parameter, and no value was given for it.
+        case missing(String)
+        /// A value was given for this parameter, which the statement does not have.
+        case unused(String)
+    }
+
+    public func message(_ words: (Remedy) -> String) -> String {
         switch self {
         case .writeRefused(let reason): "query refused: the store is opened read-only for queries, and this statement would write (\(reason))"
         case .failed(let reason): "query failed: \(reason)"
         case .notOneStatement: "query: give exactly one SQL statement"
-        case .parameters(let problem): "query: \(problem)"
-        case .store(let error): error.description
+        case .parameters(.positional(let marker)): "query: positional parameters (\(marker)) cannot be bound; \(words(.nameParameters))"
+        case .parameters(.missing(let name)): "query: the statement uses :\(name); \(words(.bindParameter(name)))"
+        case .parameters(.unused(let name)): "query: \(words(.unusedParameter(name))): the statement has no parameter :\(name)"
+        case .store(let error): error.message(words)
         }
     }
 }

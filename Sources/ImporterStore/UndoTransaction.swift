@@ -21,8 +21,8 @@ public protocol UndoTransaction: AnyObject {
 }
 
 /// Why a transaction cannot be undone as asked.
-public enum UndoError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// Later transactions touched records this one changed: undo them first (`--cascade`).
+public enum UndoError: Error, Sendable, Equatable, RemedialError {
+    /// Later transactions touched records this one changed: undo them first, or with it (cascade).
     case laterTransactions(number: Int64, tokens: [String])
     /// A deleted record cannot come back: another record holds its key now.
     case keyTaken(entity: String, key: String, recordID: Int64)
@@ -31,10 +31,10 @@ public enum UndoError: Error, Sendable, Equatable, CustomStringConvertible {
     /// There is no such transaction (or no transaction at all for `--last`).
     case noTransaction(String)
 
-    public var description: String {
+    public func message(_ words: (Remedy) -> String) -> String {
         switch self {
         case .laterTransactions(let number, let tokens):
-            "transaction \(number) cannot be undone alone: later transactions changed the same records (\(tokens.joined(separator: ", "))); undo them first, or pass --cascade to undo them too, newest first"
+            "transaction \(number) cannot be undone alone: later transactions changed the same records (\(tokens.joined(separator: ", "))); undo them first, or \(words(.cascadeUndo))"
         case .keyTaken(let entity, let key, let recordID):
             "cannot restore the deleted \(entity) \(key): record \(recordID) holds that key now"
         case .purged(let number, let purgedThrough):

@@ -24,7 +24,7 @@ struct NamedParameters {
                 sql += "$\((names.firstIndex(of: name) ?? 0) + 1)"
                 characters = characters.dropFirst(name.count + 1)
             } else if character == "$", characters.dropFirst().first?.isNumber ?? false {
-                throw .parameters("positional parameters ($1) cannot be bound; name them (:name) and give --param name=VALUE")
+                throw .parameters(.positional(marker: "$1"))
             } else {
                 sql.append(character)
                 characters = characters.dropFirst()

@@ -17,10 +17,10 @@ extension PostgresStore: ReadOnlyQuerying {
     public func query(_ sql: String, parameters: [String: String], columns: ([String]) throws -> Void, row: ([Value]) throws -> Void) throws {
         let named = try NamedParameters(sql)
         if let missing = named.names.first(where: { parameters[$0] == nil }) {
-            throw QueryError.parameters("the statement uses :\(missing); give --param \(missing)=VALUE")
+            throw QueryError.parameters(.missing(missing))
         }
         if let unused = parameters.keys.sorted().first(where: { !named.names.contains($0) }) {
-            throw QueryError.parameters("--param \(unused): the statement has no parameter :\(unused)")
+            throw QueryError.parameters(.unused(unused))
         }
         if let keyword = Self.firstKeyword(named.sql), Self.writeKeywords.contains(keyword) {
             throw QueryError.writeRefused("\(keyword.uppercased()) is not a query; PostgreSQL stores run SELECT, VALUES and WITH … SELECT")

@@ -98,10 +98,10 @@ extension SQLiteStore: ReadOnlyQuerying {
         var used = Set<String>()
         for index in stride(from: Int32(1), through: sqlite3_bind_parameter_count(statement.handle), by: 1) {
             guard let raw = sqlite3_bind_parameter_name(statement.handle, index) else {
-                throw .parameters("positional parameters (?) cannot be bound; name them (:name) and give --param name=VALUE")
+                throw .parameters(.positional(marker: "?"))
             }
             let name = String(String(cString: raw).dropFirst())
-            guard let value = parameters[name] else { throw .parameters("the statement uses :\(name); give --param \(name)=VALUE") }
+            guard let value = parameters[name] else { throw .parameters(.missing(name)) }
             used.insert(name)
             if let integer = Int64(value), String(integer) == value {
                 statement.bind(.integer(integer), at: index)
@@ -110,7 +110,7 @@ extension SQLiteStore: ReadOnlyQuerying {
             }
         }
         if let unused = parameters.keys.sorted().first(where: { !used.contains($0) }) {
-            throw .parameters("--param \(unused): the statement has no parameter :\(unused)")
+            throw .parameters(.unused(unused))
         }
     }
 

@@ -59,27 +59,16 @@ struct StoreOptions: ParsableArguments {
     }
 }
 
-    /// Prints what a command did: `text` for people, or the members `fill` writes as one JSON object.
-func confirmation(_ text: String, format: ListFormat, _ fill: (inout JSONWriter) -> Void) throws {
-        let output = OutputSink()
-        if format == .text {
-            output.write(text + "\n")
-        } else {
-            JSONWriter.document(to: output) { json in
-                json.beginObject()
-                fill(&json)
-                json.endObject()
-            }
-        }
-        try output.flush()
-    }
+/// Prints what a command did: `text` for people, or the members `fill` writes as one JSON object.
+func confirmation(_ text: String, format: ListFormat, _ fill: @escaping (inout JSONWriter) -> Void) throws {
+    let output = OutputSink()
+    Confirmation(text, fill).render(as: format, to: output)
+    try output.flush()
+}
 
 extension ReportFormat: ExpressibleByArgument {}
 
-/// The output of listing commands: for people, or for programs.
-enum ListFormat: String, ExpressibleByArgument, CaseIterable {
-    case text, json
-}
+extension ListFormat: ExpressibleByArgument {}
 extension FeedFormat: ExpressibleByArgument {}
 
 /// `--after`, `--since` or `--consumer` (at most one): which transactions a history command reads.
@@ -98,34 +87,18 @@ struct HistoryRangeOptions: ParsableArguments {
         if let since { _ = try DateArgument.parse(since, option: "--since") }
     }
 
-    /// The transactions in `store`: after a token, since a date, or pending for a consumer; up to
-    /// `through` (a token) and at most `limit` of them.
-    func resolve(in store: Store, through: String? = nil, limit: Int? = nil) throws -> HistoryRange {
-        var start: Int64 = 0
-        var filter = ChangeFilter.all
-        if let after { start = try store.parseToken(after).transactionNumber }
-        if let since {
-            start = try HistoryReader(store: store).lastTransaction(before: try DateArgument.parse(since, option: "--since"))
-        }
-        if let name = consumer {
-            let registry = ConsumerRegistry(store: store)
-            let consumer = try registry.consumer(named: name)
-            try registry.checkNotExpired(consumer)
-            start = consumer.tokenNumber
-            filter = consumer.filter
-        }
-        var end = try store.lastTransactionNumber()
-        if let through { end = min(end, try store.parseToken(through).transactionNumber) }
-        if let limit { end = min(end, start + Int64(limit)) }
-        return HistoryRange(after: start, through: max(start, end), filter: filter)
+    /// Where the chosen option starts the history read.
+    func start() throws -> HistoryRange.Start {
+        if let after { return .afterToken(after) }
+        if let since { return .since(timestamp: try DateArgument.parse(since, option: "--since")) }
+        if let consumer { return .consumer(consumer) }
+        return .beginning
     }
-}
 
-/// The transactions a history command shows: `after < number <= through`, through `filter`.
-struct HistoryRange {
-    var after: Int64
-    var through: Int64
-    var filter: ChangeFilter
+    /// The transactions in `store` the options name, up to `through` (a token) and at most `limit` of them.
+    func resolve(in store: Store, through: String? = nil, limit: Int? = nil) throws -> HistoryRange {
+        try HistoryRange.resolve(try start(), in: store, through: through, limit: limit)
+    }
 }
 
 /// The token, or the date (`DateArgument`), that an option taking either names.
@@ -168,7 +141,7 @@ struct ReportOutputOptions: ParsableArguments {
             guard !report.isEmpty || !output.isEmpty else { return try ReportTargets(formats: [format], outputs: []) }
             return try ReportTargets(formats: report, outputs: output).addingStandardOutput(format)
         } catch {
-            throw ValidationError(error.description)
+            throw ValidationError(RemedyWording.message(for: error))
         }
     }
 }
@@ -225,7 +198,8 @@ func runReportingErrors(_ logging: LoggingOptions? = nil, interruptible: Bool = 
             error = CommandInterrupted(signal: signal, cause: error)
         }
         let logger = (logging ?? (try? LoggingOptions.parse([])))?.makeLogger()
-        if let logger { logger.error("\(error)") } else { FileHandle.standardError.write(Data("importer: error: \(error)\n".utf8)) }
+        let message = RemedyWording.message(for: error)
+        if let logger { logger.error("\(message)") } else { FileHandle.standardError.write(Data("importer: error: \(message)\n".utf8)) }
         throw ExitCode((error as? CommandInterrupted)?.status.rawValue ?? ExitStatus.forError(error).rawValue)
     }
     if status != .success { throw ExitCode(status.rawValue) }
@@ -237,6 +211,6 @@ struct CommandInterrupted: Error, CustomStringConvertible {
     var cause: any Error
     var status: ExitStatus { signal == SIGTERM ? .terminated : .interrupted }
     var description: String {
-        "interrupted by \(InterruptHandler.name(signal)): the transaction was rolled back, nothing was written (\(cause))"
+        "interrupted by \(InterruptHandler.name(signal)): the transaction was rolled back, nothing was written (\(RemedyWording.message(for: cause)))"
     }
 }

@@ -114,18 +114,7 @@ struct ConsumersCommand: ParsableCommand {
         func run() throws {
             try storeOptions.read { store, output in
                 let purged = try store.purgedThrough()
-                let statuses = try ConsumerRegistry(store: store).statuses()
-                switch format {
-                case .text:
-                    if statuses.isEmpty { output.write("No consumers.\n") }
-                    for status in statuses { output.write(TextFormatting.consumerLine(status, purgedThrough: purged) + "\n") }
-                case .json:
-                    JSONWriter.document(to: output) { json in
-                        json.beginArray()
-                        for status in statuses { json.writeConsumer(status) }
-                        json.endArray()
-                    }
-                }
+                ConsumerListReport(try ConsumerRegistry(store: store).statuses(), purgedThrough: purged).render(as: format, to: output)
             }
         }
     }

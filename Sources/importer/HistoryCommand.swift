@@ -144,22 +144,7 @@ struct HistoryPurgeCommand: ParsableCommand {
                 return try purger.purge(through: through, expiring: expiring)
             }
             let output = OutputSink()
-            switch format {
-            case .json:
-                JSONWriter.document(to: output) { json in
-                    json.beginObject()
-                    json.field("purged_through", result.purgedThrough)
-                    json.field("transactions", result.transactions)
-                    json.field("changes", result.changes)
-                    json.field("expired_consumers", strings: result.expiredConsumers)
-                    json.endObject()
-                }
-            case .text:
-                output.write("Purged \(result.transactions) transaction(s) and \(result.changes) change(s); history is kept after transaction \(result.purgedThrough).\n")
-                if !result.expiredConsumers.isEmpty {
-                    output.write("Expired consumers: \(result.expiredConsumers.joined(separator: ", ")) (views: importer views rebuild NAME; others: importer consumers reset NAME)\n")
-                }
-            }
+            PurgeReport(result).render(as: format, to: output)
             try output.flush()
             return .success
         }

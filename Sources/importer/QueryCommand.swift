@@ -23,11 +23,6 @@ struct QueryCommand: ParsableCommand {
             """
     )
 
-    /// How rows are printed.
-    enum Format: String, ExpressibleByArgument, CaseIterable {
-        case table, json, ndjson, csv
-    }
-
     @OptionGroup(title: "Store and logging options") var storeOptions: StoreOptions
 
     @Argument(help: ArgumentHelp("One SQL statement (SELECT, WITH, read-only PRAGMA, EXPLAIN …).", valueName: "sql"))
@@ -37,7 +32,7 @@ struct QueryCommand: ParsableCommand {
     var parameters: [String] = []
 
     @Option(name: .long, help: "Output format: table, json (an array of objects), ndjson (an object per line) or csv.")
-    var format: Format = .table
+    var format: QueryRowsReport.Format = .table
 
     @Flag(name: .long, help: "Print the first column of the first row as it is, nothing else (for shell variables).")
     var raw = false
@@ -64,12 +59,12 @@ struct QueryCommand: ParsableCommand {
         try runReportingErrors(storeOptions.logging) {
             let store = try storeOptions.openForReading()
             let output = OutputSink()
-            var printer = RowPrinter(format: raw ? nil : format, output: output)
+            var printer = QueryRowsReport(format: raw ? nil : format, output: output)
             do {
                 try store.query(sql, parameters: try boundParameters(), columns: { printer.begin($0) }, row: { try printer.row($0) })
             } catch let error as QueryError {
                 if case .store(let storeError) = error { throw storeError }
-                storeOptions.logging.makeLogger().error("\(error)")
+                storeOptions.logging.makeLogger().error("\(RemedyWording.message(for: error))")
                 return error.exitStatus
             }
             printer.end()
@@ -79,53 +74,4 @@ struct QueryCommand: ParsableCommand {
     }
 }
 
-/// Prints a query's rows as they come (a table is printed at the end, its columns padded).
-struct RowPrinter {
-    /// nil: `--raw`, the first value alone.
-    let format: QueryCommand.Format?
-    let output: OutputSink
-    private var columns: [String] = []
-    private var tableRows: [[String]] = []
-    private var count = 0
-
-    init(format: QueryCommand.Format?, output: OutputSink) {
-        self.format = format
-        self.output = output
-    }
-
-    mutating func begin(_ columns: [String]) {
-        self.columns = columns
-        if format == .csv { output.write(TableCSV.header(columns)) }
-        if format == .json { output.write("[") }
-    }
-
-    mutating func row(_ values: [Value]) throws {
-        defer { count += 1 }
-        switch format {
-        case nil:
-            if count == 0, let first = values.first { output.write((first == .null ? "" : first.description) + "\n") }
-        case .table:
-            tableRows.append(values.map { value in
-                if case .real(let x) = value { return String(format: "%.12g", x) }
-                return value == .null ? "null" : value.description
-            })
-        case .csv:
-            output.write(TableCSV.row(values))
-        case .json, .ndjson:
-            if format == .json { output.write(count == 0 ? "\n" : ",\n") }
-            var json = JSONWriter(output: output)
-            json.beginObject()
-            for (column, value) in zip(columns, values) { json.field(column, value) }
-            json.endObject()
-            if format == .ndjson { output.write("\n") }
-        }
-    }
-
-    func end() {
-        switch format {
-        case .table: output.write(TextTable.render(columns: columns, rows: tableRows))
-        case .json: output.write(count == 0 ? "]\n" : "\n]\n")
-        default: break
-        }
-    }
-}
+extension QueryRowsReport.Format: ExpressibleByArgument {}

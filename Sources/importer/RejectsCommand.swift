@@ -20,28 +20,7 @@ struct RejectsCommand: ParsableCommand {
 
         func run() throws {
             try storeOptions.read { store, output in
-                let runs = try RejectStore(store: store).runs()
-                switch format {
-                case .text:
-                    if runs.isEmpty { output.write("No rejects.\n") }
-                    for run in runs {
-                        output.write("run \(run.run) at \(run.createdAt): \(run.count) reject(s) in \(run.sources.joined(separator: ", "))\(run.transactionNumber.map { ", transaction \($0)" } ?? "")\n")
-                    }
-                case .json:
-                    JSONWriter.document(to: output) { json in
-                        json.beginArray()
-                        for run in runs {
-                            json.beginObject()
-                            json.field("run", run.run)
-                            json.field("transaction", run.transactionNumber.map(Value.integer) ?? .null)
-                            json.field("created_at", run.createdAt)
-                            json.field("rejects", run.count)
-                            json.field("sources", strings: run.sources)
-                            json.endObject()
-                        }
-                        json.endArray()
-                    }
-                }
+                RejectRunsReport(try RejectStore(store: store).runs()).render(as: format, to: output)
             }
         }
     }
@@ -59,33 +38,12 @@ struct RejectsCommand: ParsableCommand {
         )
         @OptionGroup(title: "Store and logging options") var storeOptions: StoreOptions
         @Argument(help: ArgumentHelp("The run number.", valueName: "run")) var runNumber: Int64?
-        @Option(name: .long, help: "Output format: text, json or ndjson.") var format: Format = .text
-
-        /// For people, one JSON object, or one JSON object per reject.
-        enum Format: String, ExpressibleByArgument, CaseIterable {
-            case text, json, ndjson
-        }
+        @Option(name: .long, help: "Output format: text, json or ndjson.") var format: RejectsReport.Format = .text
 
         func run() throws {
             try storeOptions.read { store, output in
                 let (number, rejects) = try RejectStore(store: store).rejects(run: runNumber)
-                switch format {
-                case .text:
-                    if number == nil { output.write("No rejects.\n") }
-                    for reject in rejects { output.write("\(reject)\n") }
-                case .json:
-                    JSONWriter.document(to: output) { json in
-                        json.beginObject()
-                        json.field("run", number.map(Value.integer) ?? .null)
-                        json.key("rejects")
-                        json.beginArray()
-                        for reject in rejects { json.writeReject(reject) }
-                        json.endArray()
-                        json.endObject()
-                    }
-                case .ndjson:
-                    for reject in rejects { JSONWriter.document(to: output) { $0.writeReject(reject) } }
-                }
+                RejectsReport(run: number, rejects: rejects).render(as: format, to: output)
             }
         }
     }
@@ -113,3 +71,5 @@ struct RejectsCommand: ParsableCommand {
         }
     }
 }
+
+extension RejectsReport.Format: ExpressibleByArgument {}

@@ -50,14 +50,7 @@ struct ReplayCommand: ParsableCommand {
                 }
             }
             let output = OutputSink()
-            if format == .text {
-                if effects.isEmpty { output.write("No views.\n") }
-                for effect in effects {
-                    output.write(TextFormatting.viewEffect(effect) + " (transactions \(effect.fromTransaction)→\(effect.throughTransaction))\n")
-                }
-            } else {
-                JSONWriter.document(to: output) { $0.writeViews(effects) }
-            }
+            ReplayReport(effects).render(as: format, to: output)
             try output.flush()
             return .success
         }

@@ -84,72 +84,33 @@ struct RunCommand: ParsableCommand {
     func run() throws {
         try runReportingErrors(storeOptions.logging) {
             let model = try modelOptions.loadModel()
-            let inputs = try modelOptions.inputs(feeds, model: model)
-            // A dry run on a store that does not exist yet works on a temporary one.
-            var temporary: String?
-            if dryRun, !Store.isPostgres(storeOptions.path), !FileManager.default.fileExists(atPath: storeOptions.path) {
-                temporary = FileManager.default.temporaryDirectory.appendingPathComponent("importer-dry-run-\(UUID().uuidString).sqlite").path
-            }
-            defer { if let temporary { for suffix in ["", "-wal", "-shm", "-writer"] { try? FileManager.default.removeItem(atPath: temporary + suffix) } } }
-            let store = try temporary.map { try Store(path: $0) } ?? storeOptions.open(create: true)
-            let environmentAuthor = ProcessInfo.processInfo.environment["IMPORTER_AUTHOR"].flatMap { $0.isEmpty ? nil : $0 }
-            var options = ImportOptions(author: author ?? environmentAuthor ?? ImportOptions.defaultAuthor, context: "run", sync: sync)
-            options.maxRejects = maxRejects
-            options.replayViews = !noReplay
-            options.dryRun = dryRun
-            options.allowEmpty = allowEmpty
-            options.maxDelete = DeleteBound(parsing: maxDelete) ?? .percent(50)
-            options.maxNulled = DeleteBound(parsing: maxNulled) ?? .percent(50)
-            let session = ImportSession(store: store, model: model, options: options)
-            session.cancellation = InterruptHandler.current?.flag
+            let run = ImportRun(model: model, inputs: try modelOptions.inputs(feeds, model: model), options: importOptions, rejectsPath: rejects,
+                                storeExists: Store.isPostgres(storeOptions.path) || FileManager.default.fileExists(atPath: storeOptions.path))
+            run.cancellation = InterruptHandler.current?.flag
             let logger = storeOptions.logging.makeLogger()
-            session.logger = logger
-            let sink = try RejectSink(path: rejects)
-            session.rejectSink = sink
+            run.logger = logger
             let progress = ProgressLine.isTerminal && !storeOptions.logging.quiet ? ProgressLine() : nil
-            session.onProgress = progress.map { line in { line.update($0) } }
-            session.onPhase = progress.map { line in { line.phase($0) } }
-            // Report files are opened before the import: one that cannot be written fails the run
-            // before anything is imported.
-            let targets = try reports.targets().open()
-            func writeReports(_ result: ImportResult) throws {
-                try targets.write(try ReportContent(run: result, store: store, sources: feeds, dryRun: dryRun), store: store)
-            }
-            // A dry run writes its report from inside the transaction, before rolling back; a real
-            // run once the transaction committed.
-            if dryRun {
-                session.beforeCommit = { result in
-                    progress?.finish()
-                    try writeReports(result)
-                }
-            }
-            let result: ImportResult
-            do {
-                result = try session.run(inputs)
-            } catch {
-                progress?.finish()
-                try? sink.finish()
-                throw error
-            }
-            progress?.finish()
-            try sink.finish()
-            if !result.refusals.isEmpty {
-                try writeReports(result)
-                throw ImportError.refused(result.refusals)
-            }
-            let changed = result.transactionNumber != nil
-            if let number = result.transactionNumber, !dryRun {
-                logger.info("committed", metadata: ["transaction": "\(number)", "token": "\(store.token(number))"])
-            }
-            if !dryRun {
-                let clock = ContinuousClock()
-                let began = clock.now
-                try writeReports(result)
-                logger.info("reports written", metadata: ["seconds": "\(String(format: "%.3f", PhaseTimes.seconds(began.duration(to: clock.now))))"])
-            }
+            run.onProgress = progress.map { line in { line.update($0) } }
+            run.onPhase = progress.map { line in { line.phase($0) } }
+            run.onImported = { progress?.finish() }
+            let result = try run.run(open: { temporary in try temporary.map { try Store(path: $0) } ?? storeOptions.open(create: true) },
+                                     reportingTo: try reports.targets(), sources: feeds, words: RemedyWording.words)
             summarizeRejects(result, logger: logger)
-            return exitCode && !changed ? .noChanges : .success
+            return exitCode && result.transactionNumber == nil ? .noChanges : .success
         }
+    }
+
+    /// The import options the flags (and `$IMPORTER_AUTHOR`) give.
+    private var importOptions: ImportOptions {
+        let environmentAuthor = ProcessInfo.processInfo.environment["IMPORTER_AUTHOR"].flatMap { $0.isEmpty ? nil : $0 }
+        var options = ImportOptions(author: author ?? environmentAuthor ?? ImportOptions.defaultAuthor, context: "run", sync: sync)
+        options.maxRejects = maxRejects
+        options.replayViews = !noReplay
+        options.dryRun = dryRun
+        options.allowEmpty = allowEmpty
+        options.maxDelete = DeleteBound(parsing: maxDelete) ?? .percent(50)
+        options.maxNulled = DeleteBound(parsing: maxNulled) ?? .percent(50)
+        return options
     }
 
     /// Tolerated rejects, said on standard error with the command that shows them.

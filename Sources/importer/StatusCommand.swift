@@ -22,76 +22,9 @@ struct StatusCommand: ParsableCommand {
         try runReportingErrors(storeOptions.logging) {
             let status = try StoreStatus(store: try storeOptions.openForReading())
             let output = OutputSink()
-            if format == .json { writeJSON(status, to: output) } else { writeText(status, to: output) }
+            StatusReport(status).render(as: format, to: output)
             try output.flush()
             return .success
-        }
-    }
-
-    private func writeText(_ status: StoreStatus, to output: OutputSink) {
-        let wal = status.walBytes.map { " (+\(megabytes($0)) WAL)" } ?? ""
-        output.write("Store \(status.path): \(megabytes(status.bytes))\(wal), schema \(status.schemaVersion), id \(status.storeID)\n")
-        for entity in status.entities { output.write("  \(entity.name) (table \(entity.table)): \(entity.records) records\n") }
-        let history = status.history
-        output.write("History: \(history.transactions) transaction(s), \(history.changes) change(s)")
-        if let oldest = history.oldest, let newest = history.newest {
-            output.write(", oldest \(oldest.number) (\(oldest.timestamp)), newest \(newest.number) (\(newest.timestamp), token \(newest.token))")
-        }
-        output.write("\n")
-        output.write(history.purgedThrough > 0 ? "Purged: transactions through \(history.purgedThrough) (at \(history.purgedAt ?? "?"))\n" : "Purged: nothing\n")
-        for kind in [Consumer.Kind.external, .view] {
-            let consumers = status.consumers.filter { $0.consumer.kind == kind }
-            output.write(kind == .view ? "Views: " : "Consumers: ")
-            output.write(consumers.isEmpty ? "none\n" : "\n")
-            for entry in consumers { output.write("  " + TextFormatting.consumerLine(entry, purgedThrough: history.purgedThrough) + "\n") }
-        }
-        output.write("Rejects: \(status.rejects) in \(status.rejectRuns) run(s)\n")
-    }
-
-    private func megabytes(_ bytes: Int) -> String { String(format: "%.1f MB", Double(bytes) / 1e6) }
-
-    private func writeJSON(_ status: StoreStatus, to output: OutputSink) {
-        JSONWriter.document(to: output) { json in
-            json.beginObject()
-            json.field("path", status.path)
-            json.field("bytes", status.bytes)
-            json.field("wal_bytes", status.walBytes.map { Value.integer(Int64($0)) } ?? .null)
-            json.field("schema_version", status.schemaVersion)
-            json.field("store_id", status.storeID)
-            json.field("created_at", status.createdAt.map(Value.text) ?? .null)
-            json.key("entities")
-            json.beginObject()
-            for entity in status.entities {
-                json.key(entity.name)
-                json.beginObject()
-                json.field("table", entity.table)
-                json.field("records", entity.records)
-                json.endObject()
-            }
-            json.endObject()
-            json.key("history")
-            json.beginObject()
-            json.field("transactions", status.history.transactions)
-            json.field("changes", status.history.changes)
-            json.field("oldest_token", status.history.oldest.map { Value.text($0.token) } ?? .null)
-            json.field("newest_token", status.history.newest.map { Value.text($0.token) } ?? .null)
-            json.field("oldest_timestamp", status.history.oldest.map { Value.text($0.timestamp) } ?? .null)
-            json.field("newest_timestamp", status.history.newest.map { Value.text($0.timestamp) } ?? .null)
-            json.field("purged_through", status.history.purgedThrough)
-            json.field("purged_at", status.history.purgedAt.map(Value.text) ?? .null)
-            json.endObject()
-            for (key, kind) in [("consumers", Consumer.Kind.external), ("views", .view)] {
-                json.key(key)
-                json.beginArray()
-                for entry in status.consumers where entry.consumer.kind == kind { json.writeConsumer(entry) }
-                json.endArray()
-            }
-            json.key("rejects")
-            json.beginObject()
-            json.field("runs", status.rejectRuns)
-            json.field("records", status.rejects)
-            json.endObject()
-            json.endObject()
         }
     }
 }

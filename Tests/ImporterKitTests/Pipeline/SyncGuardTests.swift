@@ -22,8 +22,9 @@ import Testing
         let result = try importFeeds([sample("fireball-empty.json")], into: path, sync: true)
         #expect(result.transactionNumber == nil)
         #expect(result.refusals.count == 2)
-        #expect(result.refusals[0].contains("holds no records") && result.refusals[0].contains("--allow-empty"))
-        #expect(result.refusals[1].contains("would delete 10 of the 10 stored Fireball records (100%)"))
+        #expect(result.refusals[0] == .emptyFeed(source: sample("fireball-empty.json"), entity: "Fireball", held: 10))
+        #expect(result.refusals[1] == .tooManyDeletes(entity: "Fireball", count: 10, held: 10, percent: 100, bound: .percent(50), limit: 5))
+        #expect(result.refusals[1].description.contains("would delete 10 of the 10 stored Fireball records (100%)"))
         #expect(result.totals.deleted == 10)
         #expect(try fireballRows(path).count == 10)
         #expect(try sha256(path) == before)
@@ -45,7 +46,7 @@ import Testing
         let (path, _) = try store(directory, count: 10)
         let allowEmptyOnly = try importFeeds([sample("fireball-empty.json")], into: path, sync: true) { $0.allowEmpty = true }
         #expect(allowEmptyOnly.refusals.count == 1)
-        #expect(allowEmptyOnly.refusals[0].contains("--max-delete 50% allows (5)"))
+        #expect(allowEmptyOnly.refusals[0].message { if case .deleteLimit(let bound) = $0 { "--max-delete \(bound)" } else { "" } }.contains("--max-delete 50% allows (5)"))
         let result = try importFeeds([sample("fireball-empty.json")], into: path, sync: true) {
             $0.allowEmpty = true
             $0.maxDelete = .percent(100)

@@ -28,7 +28,7 @@ typealias ImporterExitStatus = ImporterSupport.ExitStatus
         (StoreError.notAnImporterStore(path: "postgres://h/db", backend: .postgresql), .badInput),
         (StoreError.unavailable(location: "db", reason: "down"), .unavailable),
         (HistoryError.tokenMoved(consumer: "c"), .locked),
-        (QueryError.parameters("p"), .usage),
+        (QueryError.parameters(.missing("p")), .usage),
         (QueryError.store(.notFound(path: "s")), .noInput),
         (OutputError.writeFailed("out"), .ioError),
         (Undeclared(), .internalFailure),

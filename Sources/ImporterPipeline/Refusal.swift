@@ -1,0 +1,34 @@
+import ImporterSupport
+
+/// Why a guard refused a run, which then writes nothing: the fact, with the limits and remedies
+/// as data (`Remedy`) for the front end to word.
+public enum Refusal: Sendable, Equatable {
+    /// A sync read no records from `source`, and would delete the `held` stored records of `entity`.
+    case emptyFeed(source: String, entity: String, held: Int)
+    /// A sync would delete `count` (`percent`%) of the `held` stored records of `entity`, more than
+    /// `bound` allows (`limit`).
+    case tooManyDeletes(entity: String, count: Int, held: Int, percent: Int, bound: DeleteBound, limit: Int)
+    /// The run would set `entity.attribute` to null on `count` (`percent`%) of the `holding` records
+    /// holding a value for it, more than `bound` allows (`limit`).
+    case nullStorm(entity: String, attribute: String, count: Int, holding: Int, percent: Int, bound: DeleteBound, limit: Int)
+
+    /// The refusal, each limit and remedy in `words`.
+    public func message(_ words: (Remedy) -> String) -> String {
+        switch self {
+        case .emptyFeed(let source, let entity, let held):
+            "\(source) holds no records: with \(words(.syncMode)) it would delete the \(held) stored \(entity) records; "
+                + "\(words(.allowEmptyFeed)) if the source is really empty"
+        case .tooManyDeletes(let entity, let count, let held, let percent, let bound, let limit):
+            "\(words(.syncMode)) would delete \(count) of the \(held) stored \(entity) records (\(percent)%), more than \(words(.deleteLimit(bound.description))) allows (\(limit)); "
+                + "check the feed, or \(words(.raiseDeleteLimit))"
+        case .nullStorm(let entity, let attribute, let count, let holding, let percent, let bound, let limit):
+            "the run would set \(entity).\(attribute) to null on \(count) of the \(holding) records holding a value (\(percent)%), "
+                + "more than \(words(.nulledLimit(bound.description))) allows (\(limit)); check the feed (a field the upstream dropped, a path that no longer matches), "
+                + "or \(words(.raiseNulledLimit))"
+        }
+    }
+}
+
+extension Refusal: CustomStringConvertible {
+    public var description: String { message(Remedy.plain) }
+}

@@ -1,0 +1,19 @@
+import ImporterPipeline
+import ImporterStore
+import ImporterSupport
+
+extension ImportRun {
+    /// Runs the import and writes its report to `targets`, opened before anything is imported (a
+    /// report file that cannot be written fails the run first); `sources` are the feeds as the
+    /// report names them; refusals name their remedies in `words`.
+    public func run(open: (_ temporaryPath: String?) throws -> Store, reportingTo targets: ReportTargets, sources: [String],
+                    words: @escaping (Remedy) -> String = Remedy.plain) throws -> ImportResult {
+        let dryRun = options.dryRun
+        return try run(open: open) {
+            let opened = try targets.open()
+            return { result, store in
+                try opened.write(try ReportContent(run: result, store: store, sources: sources, dryRun: dryRun, words: words), store: store)
+            }
+        }
+    }
+}
