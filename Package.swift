@@ -127,7 +127,7 @@ let package = Package(
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["ImporterKit", "PostgresTestSupport"]
+            dependencies: ["ImporterKit", "PostgresTestSupport", "HTTPTestSupport"]
         ),
     ]
 )

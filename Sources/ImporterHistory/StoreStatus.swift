@@ -32,13 +32,15 @@ public struct StoreStatus: Sendable {
     public var consumers: [ConsumerStatus]
     public var rejectRuns: Int
     public var rejects: Int
+    /// What the store keeps of each feed fetched from a URL.
+    public var sources: [SourceState]
 
     /// Reads the status inside one read transaction (a consistent snapshot).
     public init(store: Store) throws {
         path = store.path
-        (bytes, walBytes, schemaVersion, storeID, createdAt, entities, history, consumers, rejectRuns, rejects) = try store.read {
+        (bytes, walBytes, schemaVersion, storeID, createdAt, entities, history, consumers, rejectRuns, rejects, sources) = try store.read { snapshot in
             try store.reloadEntities()
-            let counts = try store.rejectsAndStatus.statusCounts()
+            let counts = try snapshot.rejects.statusCounts()
             let entities = zip(store.entities, counts.records).map { EntityStatus(name: $0.name, table: $0.tableName, records: $1) }
             let reader = HistoryReader(store: store)
             let history = HistoryStatus(
@@ -48,7 +50,7 @@ public struct StoreStatus: Sendable {
                 purgedThrough: try store.purgedThrough(), purgedAt: counts.purgedAt)
             let consumers = try ConsumerRegistry(store: store).statuses()
             return (counts.bytes, counts.walBytes, counts.schemaVersion, store.storeID.uuidString.lowercased(), counts.createdAt, entities, history, consumers,
-                    counts.rejectRuns, counts.rejects)
+                    counts.rejectRuns, counts.rejects, try snapshot.sources.sourceStates())
         }
     }
 }

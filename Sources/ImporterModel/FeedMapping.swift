@@ -145,6 +145,8 @@ public struct FeedMapping: Sendable, Equatable {
     public var fields: [FieldMapping]
     /// What to do with a record whose key an earlier record of the feed had.
     public var duplicates: DuplicateKeys = .last
+    /// Where the feed is fetched from when no feed is given on the command line (`url:`).
+    public var source: FeedSource?
 
     public init(name: String, entity: String, format: FeedFormat, records: String? = nil, namespaces: [String: String] = [:], fields: [FieldMapping]) {
         self.name = name

@@ -116,6 +116,15 @@ public enum ModelFile {
             pairs.append(("namespaces", .map(feed.namespaces.sorted { $0.key < $1.key }.map { ($0.key, Tree.string($0.value)) })))
         }
         if feed.duplicates != .last { pairs.append(("duplicates", .string(feed.duplicates.rawValue))) }
+        if let source = feed.source {
+            pairs.append(("url", .string(source.url)))
+            if !source.headers.isEmpty {
+                pairs.append(("headers", .list(source.headers.map { header in
+                    .map([("name", .string(header.name))] + (header.environment.map { [("env", Tree.string($0))] } ?? [])
+                         + (header.file.map { [("file", Tree.string($0))] } ?? []))
+                })))
+            }
+        }
         pairs.append(("fields", .list(feed.fields.map { field in
             var pairs: [(String, Tree)] = [("attribute", .string(field.attribute))]
             if let name = field.field { pairs.append(("field", .string(name))) }

@@ -206,7 +206,7 @@ struct ModelReader {
     }
 
     private mutating func feed(_ node: Node, _ path: String, entities: [EntityDescription]) -> FeedMapping? {
-        guard let fields = mapping(node, path, allowed: ["name", "entity", "format", "records", "namespaces", "duplicates", "fields", "doc"]),
+        guard let fields = mapping(node, path, allowed: ["name", "entity", "format", "records", "namespaces", "duplicates", "url", "headers", "fields", "doc"]),
               let name = string(fields, "name", path, required: true, in: node) else { return nil }
         if let mark = node.mark { marks["feed \(name)"] = mark }
         let entity = string(fields, "entity", path, required: entities.count != 1, in: node) ?? entities.first?.name ?? ""
@@ -276,7 +276,33 @@ struct ModelReader {
         var feed = FeedMapping(name: name, entity: entity, format: format, records: string(fields, "records", path, in: node),
                                namespaces: namespaces, fields: mappings)
         feed.duplicates = enumeration(fields, "duplicates", path, required: false, in: node) ?? .last
+        feed.source = source(fields, path, in: node)
         return feed
+    }
+
+    /// `url:` and `headers:` of a feed mapping: an http(s) URL, headers valued from `env` or `file`.
+    private mutating func source(_ fields: [String: Node], _ path: String, in node: Node) -> FeedSource? {
+        let headers = list(fields, "headers", path).enumerated().compactMap { index, item -> FeedSource.Header? in
+            let itemPath = "\(path).headers[\(index)]"
+            guard let header = mapping(item, itemPath, allowed: ["name", "env", "file"]),
+                  let name = string(header, "name", itemPath, required: true, in: item) else { return nil }
+            let environment = string(header, "env", itemPath, in: item), file = string(header, "file", itemPath, in: item)
+            guard (environment == nil) != (file == nil) else {
+                problem(item, itemPath, "give the header's value as 'env: VARIABLE' or 'file: PATH' (a model file never holds a secret)")
+                return nil
+            }
+            return FeedSource.Header(name: name, environment: environment, file: file)
+        }
+        guard let url = string(fields, "url", path, in: node) else {
+            if fields["headers"] != nil { problem(fields["headers"], "\(path).headers", "headers need the feed's 'url'") }
+            return nil
+        }
+        let lowered = url.lowercased()
+        guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else {
+            problem(fields["url"], "\(path).url", "'\(url)' is not an http or https URL")
+            return nil
+        }
+        return FeedSource(url: url, headers: headers)
     }
 
     private mutating func view(_ node: Node, _ path: String, entities: [EntityDescription]) -> ViewDefinition? {

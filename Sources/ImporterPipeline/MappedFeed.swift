@@ -37,7 +37,7 @@ public final class MappedFeed {
 
     /// Opens the feed and reads up to its first record.
     public init(_ input: FeedInput, entity: EntityDescription) throws {
-        source = try ByteSource(path: input.path, name: input.name)
+        source = try input.request == nil ? ByteSource(path: input.path) : ByteSource(path: input.path, name: input.name)
         reader = try FeedReaders.make(for: input.mapping, source: source)
         var mapper = try RecordMapper(entity: entity, mapping: input.mapping)
         try mapper.configure(header: try reader.open(requesting: mapper.requestedFields), sourceName: source.name)

@@ -9,7 +9,7 @@ import ImporterStore
 /// A run whose feeds are all URLs that have not changed is not modified: it writes nothing. When
 /// some changed, those that did not are fetched again in full: a run reads every feed it names,
 /// so that `--sync` sees their records.
-struct SourceFetching {
+public struct SourceFetching {
     let store: Store
     let refetch: Bool
     /// Where bodies are kept while the run reads them: beside the store when it is a file.
@@ -61,7 +61,23 @@ struct SourceFetching {
     }
 
     /// Removes the downloaded bodies of `feeds`.
-    static func removeBodies(of feeds: [FeedInput]) {
+    public static func removeBodies(of feeds: [FeedInput]) {
         for feed in feeds where feed.request != nil && !feed.path.isEmpty { try? FileManager.default.removeItem(atPath: feed.path) }
+    }
+}
+
+extension FeedInput {
+    /// The feed with its URL's body downloaded in full (unconditionally) into `directory`, for
+    /// commands that read a feed without a store (`check`); a file feed as it is. The caller
+    /// removes the body (`SourceFetching.removeBodies`).
+    public func downloaded(to directory: String = FileManager.default.temporaryDirectory.path) throws(FetchError) -> FeedInput {
+        guard var request else { return self }
+        request.validators = nil
+        guard case .body(let body) = try HTTPFetcher(request: request, spoolDirectory: directory).fetchBlocking() else {
+            throw FetchError.refused(url: name, status: 304, firstBytes: "answered 'not modified' to an unconditional request")
+        }
+        var input = self
+        input.path = body.file
+        return input
     }
 }

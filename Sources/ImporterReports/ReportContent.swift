@@ -34,6 +34,8 @@ public struct ReportContent {
     /// A dry run: nothing was written, so the transaction shown has no token (renderers say so
     /// and print none).
     public var dryRun = false
+    /// A run whose feeds are all URLs that had not changed since their last import.
+    public var notModified = false
     /// The last transaction a range report covers (nil for a run): views shown beside it are as
     /// of the store's head, which a report of an older range says.
     public var through: Int64?
@@ -51,10 +53,13 @@ public struct ReportContent {
             title = "importer run: dry run — nothing was written (\(place))"
         } else if let transaction {
             title = "importer run: transaction \(transaction.number) (\(place))"
+        } else if result.notModified {
+            title = "importer run: not modified, nothing was read (\(place))"
         } else {
             title = result.refusals.isEmpty ? "importer run: no changes (\(place))" : "importer run: refused, nothing was written (\(place))"
         }
         self.dryRun = dryRun
+        notModified = result.notModified
         transactions = transaction.map { [$0] } ?? []
         totals = transaction?.totals ?? result.totals
         entities = transaction?.entities ?? result.entities

@@ -18,6 +18,7 @@ public struct RunReportRenderer {
             json.beginObject()
             json.field("transaction", transaction: content.transactions.first)
             json.field("dry_run", content.dryRun)
+            if content.notModified { json.field("not_modified", true) }
             json.key("totals")
             json.writeCounts(content.totals)
             json.key("entities")
@@ -45,6 +46,7 @@ public struct RunReportRenderer {
             header.field("record", "header")
             header.field("transaction", transaction: transaction)
             header.field("dry_run", content.dryRun)
+            if content.notModified { header.field("not_modified", true) }
             header.endObject()
         }
         try content.forEachChange(in: store) { change, _ in

@@ -31,6 +31,13 @@ public struct StatusReport: ListReport {
             for entry in consumers { output.write("  " + TextFormatting.consumerLine(entry, purgedThrough: history.purgedThrough) + "\n") }
         }
         output.write("Rejects: \(status.rejects) in \(status.rejectRuns) run(s)\n")
+        guard !status.sources.isEmpty else { return }
+        output.write("Sources:\n")
+        for source in status.sources {
+            let validators = [source.etag.map { "ETag \($0)" }, source.lastModified.map { "Last-Modified \($0)" }].compactMap { $0 }
+            output.write("  \(source.url): HTTP \(source.status), \(source.bytes) bytes\(validators.isEmpty ? "" : ", " + validators.joined(separator: ", ")), "
+                         + "fetched \(source.fetchedAt)\(source.transactionNumber.map { ", transaction \($0)" } ?? ", no changes")\n")
+        }
     }
 
     static func megabytes(_ bytes: Int) -> String { String(format: "%.1f MB", Double(bytes) / 1e6) }
@@ -67,8 +74,25 @@ public struct StatusReport: ListReport {
             json.field("runs", status.rejectRuns)
             json.field("records", status.rejects)
             json.endObject()
+            json.key("sources")
+            json.beginArray()
+            for source in status.sources { Self.write(source, to: &json) }
+            json.endArray()
             json.endObject()
         }
+    }
+
+    private static func write(_ source: SourceState, to json: inout JSONWriter) {
+        json.beginObject()
+        json.field("url", source.url)
+        json.field("status", source.status)
+        json.field("etag", source.etag.map(Value.text) ?? .null)
+        json.field("last_modified", source.lastModified.map(Value.text) ?? .null)
+        json.field("sha256", source.sha256.map(Value.text) ?? .null)
+        json.field("bytes", Int(source.bytes))
+        json.field("fetched_at", source.fetchedAt)
+        json.field("transaction", source.transactionNumber.map(Value.integer) ?? .null)
+        json.endObject()
     }
 
     private func writeHistory(_ json: inout JSONWriter) {

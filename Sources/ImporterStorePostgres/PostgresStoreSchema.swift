@@ -33,7 +33,7 @@ enum PostgresStoreSchema {
     }
 
     static let sourceTable = """
-        CREATE TABLE importer_source (
+        CREATE TABLE IF NOT EXISTS importer_source (
           "url" text PRIMARY KEY, "etag" text, "last_modified" text, "sha256" text, "bytes" bigint NOT NULL,
           "status" bigint NOT NULL, "fetched_at" text NOT NULL, "transaction_number" bigint
         )

@@ -33,7 +33,7 @@ enum StoreSchema {
     }
 
     static let sourceTable = """
-        CREATE TABLE importer_source (
+        CREATE TABLE IF NOT EXISTS importer_source (
           "url" TEXT PRIMARY KEY,
           "etag" TEXT,
           "last_modified" TEXT,

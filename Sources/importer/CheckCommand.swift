@@ -49,7 +49,8 @@ struct CheckCommand: ParsableCommand {
     func run() throws {
         try runReportingErrors(storeOptions.logging) {
             let model = try modelOptions.loadModel()
-            let inputs = try modelOptions.inputs(feeds, model: model)
+            let inputs = try modelOptions.inputs(feeds, model: model).map { input throws(FetchError) in try input.downloaded() }
+            defer { SourceFetching.removeBodies(of: inputs) }
             let held = try storePath.map { try checkModel(model, inputs: inputs, againstStoreAt: $0) }
             let output = OutputSink()
             var report = FeedCheckReport(format: format, output: output)

@@ -174,8 +174,10 @@ struct ModelOptions: ParsableArguments {
         try path.map { try ModelFile.load(path: $0, checks: FeedMappingProblems.problems) } ?? FireballModel.model
     }
 
-    func inputs(_ paths: [String], model: Model) throws -> [FeedInput] {
-        let selection = FeedSelection(model: model, mappings: mapping + (deprecatedMapping.map { [$0] } ?? []), format: feedFormat)
+    func inputs(_ paths: [String], model: Model, fetchLimits: FetchLimits = FetchLimits()) throws -> [FeedInput] {
+        var selection = FeedSelection(model: model, mappings: mapping + (deprecatedMapping.map { [$0] } ?? []), format: feedFormat)
+        selection.fetchLimits = fetchLimits
+        if paths.isEmpty { return try selection.inputsFromMappingURLs() }
         return try paths.flatMap { try selection.inputs(for: $0) }
     }
 }

@@ -8,7 +8,7 @@ struct RunCommand: ParsableCommand {
         commandName: "run",
         abstract: "Import feeds in one store transaction and print what changed.",
         discussion: """
-            Each FEED (a file, or - for standard input) is read as a stream, mapped by the model \
+            Each FEED (a file, an http(s) URL, or - for standard input) is read as a stream, mapped by the model \
             (the built-in fireball model, or --model FILE), and upserted by its unique key. The whole \
             run is one store transaction: a malformed feed leaves the store exactly as it was. Records \
             equal to the stored ones write nothing; a run that changes nothing records no history \
@@ -21,13 +21,20 @@ struct RunCommand: ParsableCommand {
             the report marked as a dry run, and rolls back. --exit-code exits 1 when nothing \
             changed, for make.
 
+            A URL feed is fetched before the store is locked, conditionally (If-None-Match, \
+            If-Modified-Since) with what the store kept of its last import: when every feed is \
+            a URL that has not changed, the run says "not modified" and writes nothing (exit 0; \
+            1 with --exit-code). 408, 429 (Retry-After honoured), 5xx and connection errors are \
+            retried until --deadline, then exit 75 (try later); another 4xx exits 69; an HTML \
+            answer for a JSON feed exits 65. Nothing is written in any of these cases.
+
             Examples:
               importer run --author nightly SampleData/fireball-2024.json
               importer run --sync --exit-code SampleData/fireball-2026.json
               importer run --sync --dry-run --format json SampleData/fireball-2026.json
               importer run --format json --report html --output run.html feed.json
               importer run --model cneos.yaml --max-rejects 10 --rejects bad.ndjson x.csv
-              curl -fsS "$API_URL" | importer run --sync -
+              importer run --sync --deadline 5m 'https://ssd-api.jpl.nasa.gov/fireball.api'
             """
     )
 
@@ -66,15 +73,24 @@ struct RunCommand: ParsableCommand {
     @Flag(name: .customLong("dry-run"), help: "Do the whole import and replay, print the report, then roll back: the store is unchanged.")
     var dryRun = false
 
-    @Argument(help: ArgumentHelp("Feed files to import; - reads standard input.", valueName: "feed"), completion: .file())
+    @Flag(name: .long, help: "Fetch URL feeds in full, ignoring the ETag, Last-Modified and hash kept from their last import.")
+    var refetch = false
+
+    @Option(name: .long, help: ArgumentHelp("How long URL feeds may take, retries of temporary failures (503, 429, timeouts) included; past it the run exits 75 (try later) and writes nothing (default 90s).", valueName: "90s|5m"))
+    var deadline = "90s"
+
+    @Option(name: .long, help: ArgumentHelp("A PEM file of CA certificates trusted for https feeds, besides the system's.", valueName: "file"), completion: .file())
+    var cacert: String?
+
+    @Argument(help: ArgumentHelp("Feeds to import: files, http(s) URLs, or - for standard input; none: the 'url' of each --mapping (or of every mapping that has one).", valueName: "feed"), completion: .file())
     var feeds: [String]
 
     func validate() throws {
-        guard !feeds.isEmpty else { throw ValidationError("give at least one feed (a file, or - for standard input)") }
         guard feeds.filter({ $0 == "-" }).count <= 1 else { throw ValidationError("standard input (-) can be read only once") }
         if let author, author.isEmpty { throw ValidationError("--author must not be empty") }
         guard maxRejects >= 0 else { throw ValidationError("--max-rejects must be 0 or more") }
         guard DeleteBound(parsing: maxDelete) != nil else { throw ValidationError("--max-delete: '\(maxDelete)' is not a count or a percentage (e.g. 500 or 50%)") }
+        guard FetchDuration(parsing: deadline) != nil else { throw ValidationError("--deadline: '\(deadline)' is not a duration (e.g. 90s, 5m, 1h)") }
         guard DeleteBound(parsing: maxNulled) != nil else { throw ValidationError("--max-nulled: '\(maxNulled)' is not a count or a percentage (e.g. 500 or 50%)") }
         if modelOptions.mapping.count > 1 && feeds.contains("-") {
             throw ValidationError("standard input (-) can be read by one --mapping only; save it to a file to read it with several")
@@ -84,7 +100,11 @@ struct RunCommand: ParsableCommand {
     func run() throws {
         try runReportingErrors(storeOptions.logging) {
             let model = try modelOptions.loadModel()
-            let run = ImportRun(model: model, inputs: try modelOptions.inputs(feeds, model: model), options: importOptions, rejectsPath: rejects,
+            if feeds.isEmpty, modelOptions.mapping.isEmpty, !model.feeds.contains(where: { $0.source != nil }) {
+                throw ValidationError("give at least one feed (a file, an http(s) URL, or - for standard input), or a --mapping that has a 'url'")
+            }
+            let inputs = try modelOptions.inputs(feeds, model: model, fetchLimits: fetchLimits)
+            let run = ImportRun(model: model, inputs: inputs, options: importOptions, rejectsPath: rejects,
                                 storeExists: Store.isPostgres(storeOptions.path) || FileManager.default.fileExists(atPath: storeOptions.path))
             run.cancellation = InterruptHandler.current?.flag
             let logger = storeOptions.logging.makeLogger()
@@ -94,7 +114,8 @@ struct RunCommand: ParsableCommand {
             run.onPhase = progress.map { line in { line.phase($0) } }
             run.onImported = { progress?.finish() }
             let result = try run.run(open: { temporary in try temporary.map { try Store(path: $0) } ?? storeOptions.open(create: true) },
-                                     reportingTo: try reports.targets(), sources: feeds, words: RemedyWording.words)
+                                     reportingTo: try reports.targets(), sources: feeds.map { FeedSelection.url($0).map { RedactedURL.text($0) } ?? $0 },
+                                     words: RemedyWording.words)
             summarizeRejects(result, logger: logger)
             return exitCode && result.transactionNumber == nil ? .noChanges : .success
         }
@@ -110,7 +131,16 @@ struct RunCommand: ParsableCommand {
         options.allowEmpty = allowEmpty
         options.maxDelete = DeleteBound(parsing: maxDelete) ?? .percent(50)
         options.maxNulled = DeleteBound(parsing: maxNulled) ?? .percent(50)
+        options.refetch = refetch
         return options
+    }
+
+    /// The limits of fetching URL feeds the flags give.
+    private var fetchLimits: FetchLimits {
+        var limits = FetchLimits()
+        limits.deadline = FetchDuration(parsing: deadline) ?? limits.deadline
+        limits.caFile = cacert
+        return limits
     }
 
     /// Tolerated rejects, said on standard error with the command that shows them.

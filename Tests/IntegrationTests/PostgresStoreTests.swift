@@ -442,8 +442,8 @@ import Testing
         let url = try cluster.newStoreURL(schema: "feeds")
         let database = String(url.split(separator: "/").last?.split(separator: "?").first ?? "")
         #expect(try importer(["run", sample("fireball-2024.json")], environment: ["IMPORTER_STORE": url]).status == 0)
-        // The store's 7 tables, the entity's table and its change table, the two views' tables.
-        #expect(try cluster.psql("SELECT count(*) FROM pg_tables WHERE schemaname = 'feeds'", database: database) == "11")
+        // The store's 8 tables, the entity's table and its change table, the two views' tables.
+        #expect(try cluster.psql("SELECT count(*) FROM pg_tables WHERE schemaname = 'feeds'", database: database) == "12")
     }
 
     @Test func readingAStoreThatDoesNotExistIsNoInput() throws {

@@ -8,6 +8,9 @@ import Testing
 
 /// The fetcher against a real HTTP server on loopback (`TestHTTPServer`): conditional requests,
 /// retries within the deadline, refusals, cut and stalled bodies, redirects, gzip, secrets.
+///
+/// Through `fetchBlocking`, as the commands call it: its task runs on the calling thread, so the
+/// timings hold however busy Swift's cooperative pool is with the other tests.
 @Suite struct HTTPFetcherTests {
     static let feed = #"{"count":"1","fields":["date"],"data":[["2024-01-01 00:00:00"]]}"#
     static let spool = FileManager.default.temporaryDirectory.path
@@ -27,47 +30,47 @@ import Testing
         return body
     }
 
-    @Test func anETagIsSentBackAndA304IsNotModified() async throws {
+    @Test func anETagIsSentBackAndA304IsNotModified() throws {
         let server = try TestHTTPServer { request in
             request.header("if-none-match") == "\"v1\"" ? .init(status: 304) : .init(headers: [("ETag", "\"v1\""), ("Content-Type", "application/json")], text: Self.feed)
         }
         defer { server.stop() }
-        let first = try body(try await fetcher(server.url()).fetch())
+        let first = try body(try fetcher(server.url()).fetchBlocking())
         defer { first.remove() }
         #expect(try String(contentsOfFile: first.file, encoding: .utf8) == Self.feed)
         #expect(first.fetch.status == 200 && first.fetch.validators.etag == "\"v1\"" && first.fetch.bytes == Int64(Self.feed.utf8.count))
         #expect(first.fetch.validators.sha256?.count == 64)
-        guard case .notModified(let again) = try await fetcher(server.url(), validators: first.fetch.validators).fetch() else {
+        guard case .notModified(let again) = try fetcher(server.url(), validators: first.fetch.validators).fetchBlocking() else {
             Issue.record("a 304 is not modified"); return
         }
         #expect(again.status == 304 && server.requests.last?.header("if-none-match") == "\"v1\"")
     }
 
-    @Test func lastModifiedAloneMakesTheRequestConditional() async throws {
+    @Test func lastModifiedAloneMakesTheRequestConditional() throws {
         let stamp = "Wed, 01 Jan 2025 00:00:00 GMT"
         let server = try TestHTTPServer { request in
             request.header("if-modified-since") == stamp ? .init(status: 304) : .init(headers: [("Last-Modified", stamp)], text: Self.feed)
         }
         defer { server.stop() }
-        let first = try body(try await fetcher(server.url()).fetch())
+        let first = try body(try fetcher(server.url()).fetchBlocking())
         first.remove()
         #expect(first.fetch.validators.lastModified == stamp && first.fetch.validators.etag == nil)
-        guard case .notModified = try await fetcher(server.url(), validators: first.fetch.validators).fetch() else { Issue.record("not a 304"); return }
+        guard case .notModified = try fetcher(server.url(), validators: first.fetch.validators).fetchBlocking() else { Issue.record("not a 304"); return }
     }
 
-    @Test func theSameBodyAgainIsNotModifiedByItsHash() async throws {
+    @Test func theSameBodyAgainIsNotModifiedByItsHash() throws {
         let server = try TestHTTPServer { _ in .init(text: Self.feed) }
         defer { server.stop() }
-        let first = try body(try await fetcher(server.url()).fetch())
+        let first = try body(try fetcher(server.url()).fetchBlocking())
         first.remove()
-        guard case .notModified(let again) = try await fetcher(server.url(), validators: first.fetch.validators).fetch() else {
+        guard case .notModified(let again) = try fetcher(server.url(), validators: first.fetch.validators).fetchBlocking() else {
             Issue.record("the same body again is a no-op"); return
         }
         #expect(again.status == 200 && again.validators.sha256 == first.fetch.validators.sha256)
         #expect(server.requests.last?.header("if-none-match") == nil)
     }
 
-    @Test func temporaryFailuresAreRetried() async throws {
+    @Test func temporaryFailuresAreRetried() throws {
         let server = try TestHTTPServer { request in
             switch request.index {
             case 0, 1: .init(status: 503, text: "busy")
@@ -77,61 +80,61 @@ import Testing
         }
         defer { server.stop() }
         let started = Date()
-        let result = try body(try await fetcher(server.url()).fetch())
+        let result = try body(try fetcher(server.url()).fetchBlocking())
         result.remove()
         #expect(result.fetch.attempts == 4 && server.requests.count == 4)
         #expect(Date().timeIntervalSince(started) >= 1, "Retry-After: 1 was honoured")
     }
 
-    @Test func failuresOutlastingTheDeadlineSayTryLater() async throws {
+    @Test func failuresOutlastingTheDeadlineSayTryLater() throws {
         let server = try TestHTTPServer { _ in .init(status: 503, text: "down for maintenance") }
         defer { server.stop() }
         let started = Date()
-        let error = await #expect(throws: FetchError.self) { try await fetcher(server.url(), deadline: "2s").fetch() }
+        let error = #expect(throws: FetchError.self) { try fetcher(server.url(), deadline: "2s").fetchBlocking() }
         let elapsed = Date().timeIntervalSince(started)
         guard case .tryLater(let url, let attempts, let problem, _)? = error else { Issue.record("expected try later, got \(String(describing: error))"); return }
         #expect(error?.exitStatus.rawValue == 75 && attempts >= 2 && problem == "HTTP 503" && url == server.url().absoluteString)
         #expect(elapsed < 4, "ended near the 2 s deadline, not after")
     }
 
-    @Test func anotherClientErrorIsPermanent() async throws {
+    @Test func anotherClientErrorIsPermanent() throws {
         let server = try TestHTTPServer { _ in .init(status: 404, text: "{\"error\": \"no such dataset\"}") }
         defer { server.stop() }
-        let error = await #expect(throws: FetchError.self) { try await fetcher(server.url()).fetch() }
+        let error = #expect(throws: FetchError.self) { try fetcher(server.url()).fetchBlocking() }
         #expect(error == .refused(url: server.url().absoluteString, status: 404, firstBytes: "{\"error\": \"no such dataset\"}"))
         #expect(error?.exitStatus.rawValue == 69 && server.requests.count == 1)
     }
 
-    @Test func anHTMLPageIsNotTheFeed() async throws {
+    @Test func anHTMLPageIsNotTheFeed() throws {
         let server = try TestHTTPServer { _ in .init(headers: [("Content-Type", "text/html")], text: "<html><body>Please log in</body></html>") }
         defer { server.stop() }
-        let error = await #expect(throws: FetchError.self) { try await fetcher(server.url()).fetch() }
+        let error = #expect(throws: FetchError.self) { try fetcher(server.url()).fetchBlocking() }
         guard case .notTheFeed(_, let type, let first)? = error else { Issue.record("expected not the feed"); return }
         #expect(type == "text/html" && first.contains("Please log in") && error?.exitStatus.rawValue == 65)
     }
 
-    @Test func aBodyCutShortIsNeverKept() async throws {
+    @Test func aBodyCutShortIsNeverKept() throws {
         let server = try TestHTTPServer { _ in .init(body: Array(Self.feed.utf8), cutAfter: 20) }
         defer { server.stop() }
         let spool = FileManager.default.temporaryDirectory.appendingPathComponent("importer-spool-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: spool, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: spool) }
-        let error = await #expect(throws: FetchError.self) { try await fetcher(server.url(), deadline: "2s", spool: spool).fetch() }
+        let error = #expect(throws: FetchError.self) { try fetcher(server.url(), deadline: "2s", spool: spool).fetchBlocking() }
         guard case .tryLater(_, let attempts, let problem, _)? = error else { Issue.record("expected try later, got \(String(describing: error))"); return }
         #expect(attempts >= 2 && problem.contains("cut short after 20 bytes"), "a cut body is retried")
         #expect(try FileManager.default.contentsOfDirectory(atPath: spool).isEmpty, "no partial body left behind")
     }
 
-    @Test func aStalledBodyTimesOut() async throws {
+    @Test func aStalledBodyTimesOut() throws {
         let server = try TestHTTPServer { _ in .init(body: Array(Self.feed.utf8), stallAfter: 10) }
         defer { server.stop() }
         let started = Date()
-        let error = await #expect(throws: FetchError.self) { try await fetcher(server.url(), deadline: "3s").fetch() }
+        let error = #expect(throws: FetchError.self) { try fetcher(server.url(), deadline: "3s").fetchBlocking() }
         #expect(error?.exitStatus.rawValue == 75)
         #expect(Date().timeIntervalSince(started) < 6, "the idle timeout and the deadline bound a stalled server")
     }
 
-    @Test func redirectsAreFollowedButNotInALoop() async throws {
+    @Test func redirectsAreFollowedButNotInALoop() throws {
         let server = try TestHTTPServer { request in
             switch request.uri {
             case "/old": .init(status: 301, headers: [("Location", "/feed")])
@@ -141,15 +144,15 @@ import Testing
             }
         }
         defer { server.stop() }
-        let moved = try body(try await fetcher(server.url("/old")).fetch())
+        let moved = try body(try fetcher(server.url("/old")).fetchBlocking())
         moved.remove()
         #expect(moved.fetch.status == 200)
-        let error = await #expect(throws: FetchError.self) { try await fetcher(server.url("/a")).fetch() }
+        let error = #expect(throws: FetchError.self) { try fetcher(server.url("/a")).fetchBlocking() }
         guard case .redirect(_, let reason)? = error else { Issue.record("expected a redirect error"); return }
         #expect(reason.contains("loop") && error?.exitStatus.rawValue == 69)
     }
 
-    @Test func aSecretHeaderIsSentButNeverShown() async throws {
+    @Test func aSecretHeaderIsSentButNeverShown() throws {
         let server = try TestHTTPServer { request in
             request.header("authorization") == "Bearer tok-123" ? .init(status: 401, text: "expired") : .init(status: 400, text: "no auth")
         }
@@ -158,24 +161,24 @@ import Testing
         request.headers = [("Authorization", .environment("IMPORTER_TEST_TOKEN"))]
         var fetcher = HTTPFetcher(request: request, spoolDirectory: Self.spool)
         fetcher.environment = ["IMPORTER_TEST_TOKEN": "Bearer tok-123"]
-        let error = await #expect(throws: FetchError.self) { try await fetcher.fetch() }
+        let error = #expect(throws: FetchError.self) { try fetcher.fetchBlocking() }
         #expect(error?.description.contains("401") == true && error?.description.contains("tok-123") == false)
         fetcher.environment = [:]
-        let missing = await #expect(throws: FetchError.self) { try await fetcher.fetch() }
+        let missing = #expect(throws: FetchError.self) { try fetcher.fetchBlocking() }
         #expect(missing == .secret("the environment variable IMPORTER_TEST_TOKEN is not set") && missing?.exitStatus.rawValue == 78)
     }
 
-    @Test func aGzipBodyIsKeptDecompressed() async throws {
+    @Test func aGzipBodyIsKeptDecompressed() throws {
         let gzip: [UInt8] = try Self.gzip(Self.feed)
         let server = try TestHTTPServer { _ in .init(headers: [("Content-Encoding", "gzip")], body: gzip) }
         defer { server.stop() }
-        let result = try body(try await fetcher(server.url()).fetch())
+        let result = try body(try fetcher(server.url()).fetchBlocking())
         defer { result.remove() }
         #expect(try String(contentsOfFile: result.file, encoding: .utf8) == Self.feed)
         #expect(server.requests.first?.header("accept-encoding")?.contains("gzip") == true)
     }
 
-    @Test func httpsTrustsTheGivenCAAndNoOther() async throws {
+    @Test func httpsTrustsTheGivenCAAndNoOther() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("importer-tls-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let certificates = try TestCertificates(in: directory)
@@ -185,14 +188,14 @@ import Testing
         defer { server.stop() }
         var trusting = fetcher(server.url())
         trusting.request.limits.caFile = certificates.authority
-        let result = try body(try await trusting.fetch())
+        let result = try body(try trusting.fetchBlocking())
         result.remove()
         #expect(result.fetch.status == 200)
         var wrong = fetcher(server.url())
         wrong.request.limits.caFile = certificates.otherAuthority
         // The client retries a failed handshake until the connect timeout, then names its error.
         wrong.request.limits.connectTimeout = FetchDuration(milliseconds: 2000)
-        let error = await #expect(throws: FetchError.self) { try await wrong.fetch() }
+        let error = #expect(throws: FetchError.self) { try wrong.fetchBlocking() }
         guard case .transport(_, let reason)? = error else { Issue.record("expected a TLS failure, got \(String(describing: error))"); return }
         #expect(reason.hasPrefix("TLS failed") && error?.exitStatus.rawValue == 69 && server.requests.count == 1, "not retried")
     }

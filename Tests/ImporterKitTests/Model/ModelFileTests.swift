@@ -99,6 +99,38 @@ import Testing
         }
     }
 
+    @Test func aFeedMappingHasAURLAndHeadersValuedFromTheEnvironmentOrAFile() throws {
+        let base = """
+            entities:
+            - name: Quake
+              key: [code]
+              attributes: [{name: code, type: text}]
+            feeds:
+            - name: api
+              format: json
+            """
+        let model = try ModelFile.parse(base + """
+
+              url: https://api.example.org/quakes?format=json
+              headers:
+              - {name: Authorization, env: QUAKE_TOKEN}
+              - {name: X-Key, file: /run/secrets/key}
+              fields: [{attribute: code, field: id}]
+            """, name: "m.yaml")
+        let source = try #require(model.feeds.first?.source)
+        #expect(source == FeedSource(url: "https://api.example.org/quakes?format=json",
+                                     headers: [.init(name: "Authorization", environment: "QUAKE_TOKEN"), .init(name: "X-Key", file: "/run/secrets/key")]))
+        #expect(try ModelFile.parse(ModelFile.yaml(model), name: "again.yaml") == model, "url and headers round-trip")
+        let inline = #expect(throws: ModelError.self) {
+            try ModelFile.parse(base + "\n  url: https://api.example.org/q\n  headers: [{name: Authorization, value: secret}]\n  fields: [{attribute: code, field: id}]\n", name: "m.yaml")
+        }
+        #expect(inline?.description.contains("never holds a secret") == true || inline?.description.contains("value") == true)
+        let ftp = #expect(throws: ModelError.self) {
+            try ModelFile.parse(base + "\n  url: ftp://example.org/q\n  fields: [{attribute: code, field: id}]\n", name: "m.yaml")
+        }
+        #expect(ftp?.description.contains("not an http or https URL") == true)
+    }
+
     @Test func yamlSyntaxErrorsNameTheirLine() {
         #expect(throws: ModelError.self) { _ = try ModelFile.parse("entities:\n  - name: [unclosed\n", name: "bad.yaml") }
         do {

@@ -122,7 +122,7 @@ import Testing
 
     static func sampleData(_ name: String) -> String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("SampleData/suggest").appendingPathComponent(name).path
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("SampleData/suggest").appendingPathComponent(name).path
     }
 
     private func suggestion(_ names: [String], format: FeedFormat, limit: Int = 1000) throws -> (ModelSuggestion, Model) {

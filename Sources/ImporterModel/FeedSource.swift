@@ -1,0 +1,26 @@
+/// A feed mapping's own URL (`url:` in a model file) and the headers its requests carry, whose
+/// values are read from the environment or a file when the request is made: a model file never
+/// holds a secret.
+public struct FeedSource: Sendable, Equatable {
+    public var url: String
+    public var headers: [Header]
+
+    /// A header whose value is the environment variable `environment`, or the content of `file`
+    /// (trimmed).
+    public struct Header: Sendable, Equatable {
+        public var name: String
+        public var environment: String?
+        public var file: String?
+
+        public init(name: String, environment: String? = nil, file: String? = nil) {
+            self.name = name
+            self.environment = environment
+            self.file = file
+        }
+    }
+
+    public init(url: String, headers: [Header] = []) {
+        self.url = url
+        self.headers = headers
+    }
+}
