@@ -3,8 +3,7 @@ import ImporterModel
 
 /// A field's text transforms, compiled once per mapping: `capture` (a regular expression's first
 /// group, or its whole match), then `split`/`part`, then `lookup` (see `FieldMapping`).
-struct TextTransform: @unchecked Sendable {
-    // NSRegularExpression is immutable once built and documented as safe to share across threads.
+struct TextTransform: Sendable {
     private let regex: NSRegularExpression?
     private let capture: String?
     private let split: String?

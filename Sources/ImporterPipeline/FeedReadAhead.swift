@@ -1,5 +1,7 @@
+import Dispatch
 import Foundation
 import ImporterModel
+import Synchronization
 
 /// Reads a `MappedFeed` on a thread of its own while the caller writes its batches, so that the
 /// scan and mapping of the next batch overlap the store's work on the current one (two cores:
@@ -13,7 +15,10 @@ import ImporterModel
 /// - Ownership: the reader thread owns the feed until it posts the end of the feed; the caller only
 ///   takes events. When the caller stops early (its handler threw), the queue is cancelled and the
 ///   reader stops at its next event without waiting to be joined (it may be blocked on a pipe).
-final class FeedReadAhead: @unchecked Sendable {
+/// - Synchronization: the queue's state is behind a `Mutex`, locked once per event (a batch or a
+///   reject), never per record; the reader waits for room on one semaphore and the caller for an
+///   event on another.
+final class FeedReadAhead: Sendable {
     /// Where the reader was when it posted an event.
     struct Position {
         var records: Int
@@ -33,18 +38,26 @@ final class FeedReadAhead: @unchecked Sendable {
     /// Thrown inside the reader when the caller cancelled the queue.
     private struct Cancelled: Error {}
 
-    private let condition = NSCondition()
-    private var events: [Event] = []
-    private var batchesWaiting = 0
-    /// Batches the caller has finished with, emptied, for the reader to fill again.
-    private var spares: [RecordBatch] = []
-    private var cancelled = false
+    private struct State {
+        var events: [Event] = []
+        /// Batches the caller has finished with, emptied, for the reader to fill again.
+        var spares: [RecordBatch] = []
+        var cancelled = false
+    }
+
+    private let state = Mutex(State())
+    /// One permit per batch that may wait in the queue (`depth`); taken by the reader before it
+    /// posts a batch, given back when the caller takes it (and on cancel, to wake the reader).
+    private let room = DispatchSemaphore(value: 0)
+    /// Signalled once per event posted.
+    private let ready = DispatchSemaphore(value: 0)
     private let depth: Int
-    /// Seconds the reader waited for room in the queue (reader thread only).
-    private var blockedSeconds: Double = 0
 
     private init(depth: Int) {
         self.depth = depth
+        // Permits are signalled rather than passed to `init(value:)`: a semaphore released below its
+        // initial value (a cancelled reader's) traps when freed.
+        for _ in 0..<depth { room.signal() }
     }
 
     /// Reads `feed` ahead of the caller, handing each batch to `onBatch` and each reject to
@@ -78,6 +91,7 @@ final class FeedReadAhead: @unchecked Sendable {
     private func produce(_ feed: MappedFeed, batchSize: Int) {
         let clock = ContinuousClock()
         let began = clock.now
+        var blockedSeconds = 0.0
         func position() -> Position {
             let progress = feed.progress
             let elapsed = PhaseTimes.seconds(began.duration(to: clock.now))
@@ -89,6 +103,7 @@ final class FeedReadAhead: @unchecked Sendable {
             } handOff: { batch in
                 var full = takeSpare() ?? RecordBatch(columns: batch.columns, keyPositions: batch.keyPositions, capacity: batchSize)
                 swap(&full, &batch)
+                blockedSeconds += waitForRoom()
                 try put(.batch(full, position()))
             }
             try put(.end(position()))
@@ -99,29 +114,27 @@ final class FeedReadAhead: @unchecked Sendable {
         }
     }
 
+    /// Takes a permit for a batch, waiting while `depth` batches wait; the seconds waited.
+    private func waitForRoom() -> Double {
+        guard room.wait(timeout: .now()) == .timedOut else { return 0 }
+        let clock = ContinuousClock()
+        let began = clock.now
+        room.wait()
+        return PhaseTimes.seconds(began.duration(to: clock.now))
+    }
+
     private func put(_ event: Event) throws {
-        condition.lock()
-        defer { condition.unlock() }
-        let isBatch = if case .batch = event { true } else { false }
-        if isBatch, batchesWaiting >= depth, !cancelled {
-            let clock = ContinuousClock()
-            let began = clock.now
-            while batchesWaiting >= depth, !cancelled { condition.wait() }
-            blockedSeconds += PhaseTimes.seconds(began.duration(to: clock.now))
+        try state.withLock { state throws(Cancelled) in
+            guard !state.cancelled else { throw Cancelled() }
+            state.events.append(event)
         }
-        guard !cancelled else { throw Cancelled() }
-        events.append(event)
-        if isBatch { batchesWaiting += 1 }
-        condition.broadcast()
+        ready.signal()
     }
 
     private func take() -> Event {
-        condition.lock()
-        defer { condition.unlock() }
-        while events.isEmpty { condition.wait() }
-        let event = events.removeFirst()
-        if case .batch = event { batchesWaiting -= 1 }
-        condition.broadcast()
+        ready.wait()
+        let event = state.withLock { $0.events.removeFirst() }
+        if case .batch = event { room.signal() }
         return event
     }
 
@@ -129,27 +142,26 @@ final class FeedReadAhead: @unchecked Sendable {
     private func recycle(_ batch: RecordBatch) {
         var batch = batch
         batch.removeAll()
-        condition.lock()
-        if spares.count < depth + 1 { spares.append(batch) }
-        condition.unlock()
+        state.withLock { if $0.spares.count < depth + 1 { $0.spares.append(batch) } }
     }
 
     private func takeSpare() -> RecordBatch? {
-        condition.lock()
-        defer { condition.unlock() }
-        return spares.popLast()
+        state.withLock { $0.spares.popLast() }
     }
 
     private func cancel() {
-        condition.lock()
-        cancelled = true
-        events.removeAll()
-        condition.broadcast()
-        condition.unlock()
+        state.withLock {
+            $0.cancelled = true
+            $0.events.removeAll()
+        }
+        room.signal()
     }
 }
 
 /// The feed handed to the reader thread, which owns it from then on (see `FeedReadAhead`).
+/// Safe unchecked: `read` creates it, the closure of the thread it starts is its only other holder,
+/// and `read` never touches the feed after `thread.start()` (nor does the caller of `read`, whose
+/// feed stays with the reader until the end of the feed is posted, or for good when cancelled).
 private struct UncheckedFeed: @unchecked Sendable {
     let feed: MappedFeed
 }

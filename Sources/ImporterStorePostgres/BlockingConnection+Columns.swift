@@ -7,23 +7,17 @@ extension BlockingConnection {
     /// (see `queryValue`); for `importer query`.
     func rowsWithColumns(_ sql: String, _ arguments: [Value] = []) throws(PostgresError) -> (columns: [String], rows: [[Value]]) {
         try checkAlive(sql)
-        let connection = connection, logger = logger
-        let result = ResultBox()
+        let query = PostgresQuery(unsafeSQL: sql, binds: Self.bindings(arguments))
         do {
-            try Self.blocking {
-                let rows = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: Self.bindings(arguments)), logger: logger)
+            return try Self.blocking {
+                let rows = try await self.connection.query(query, logger: self.logger)
                 var values: [[Value]] = []
                 for try await row in rows { values.append(try Self.values(row)) }
-                result.value = (rows.columns.map(\.name), values)
+                return (rows.columns.map(\.name), values)
             }
         } catch {
             throw failure(error, sql: sql)
         }
-        return result.value
-    }
-
-    private final class ResultBox: @unchecked Sendable {
-        var value: (columns: [String], rows: [[Value]]) = ([], [])
     }
 
     /// A cell of any type as a value: integers and booleans as integers, floats and numerics as

@@ -3,18 +3,21 @@ import ImporterModel
 import ImporterStore
 import Logging
 import PostgresNIO
+import Synchronization
 
-/// One PostgreSQL connection used synchronously: each call sends its request and blocks the calling
-/// thread on the answer (see Docs/ARCHITECTURE.md, "Synchronous, and where async meets it").
+/// One PostgreSQL connection used synchronously: each call sends its request through postgres-nio's
+/// async API and blocks the calling thread on the answer (`blocking`; see Docs/ARCHITECTURE.md,
+/// "Synchronous, and where async meets it").
 ///
 /// Invariant: never called from one of the event loop's threads (the store's caller is a command's
-/// own thread). Errors are `PostgresError`s carrying the statement and the server's SQLSTATE.
-final class BlockingConnection: @unchecked Sendable {
+/// own thread), nor by two threads at once, except `close` (from a signal's thread). Errors are
+/// `PostgresError`s carrying the statement and the server's SQLSTATE.
+final class BlockingConnection: Sendable {
     let connection: PostgresConnection
     let logger: Logger
     /// Set once the connection failed: later calls fail at once instead of waiting on a closed
     /// channel (a statement sent there may never be answered); the server has rolled back.
-    private(set) var isLost = false
+    private let lost = Atomic<Bool>(false)
     /// The batches still being copied (`copy(into:columns:data:)`), finished before any other request.
     private let copies: CopyQueue
 
@@ -24,6 +27,8 @@ final class BlockingConnection: @unchecked Sendable {
         copies = CopyQueue(connection: connection, logger: logger)
     }
 
+    var isLost: Bool { lost.load(ordering: .relaxed) }
+
     /// Connects and authenticates (TLS as `sslmode` says: `PostgresTLS`); the error names host
     /// and database, never the password.
     static func connect(to location: PostgresLocation, timeoutSeconds: Int64 = 10) throws(StoreError) -> BlockingConnection {
@@ -32,9 +37,10 @@ final class BlockingConnection: @unchecked Sendable {
         configuration.options.connectTimeout = .seconds(timeoutSeconds)
         configuration.options.additionalStartupParameters = [("search_path", PostgresStoreSchema.q(location.schema)), ("application_name", "importer")]
         do {
-            let connection = try PostgresConnection.connect(
-                on: PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration, id: 1, logger: logger
-            ).wait()
+            let settings = configuration
+            let connection = try blocking {
+                try await PostgresConnection.connect(on: PostgresConnection.defaultEventLoopGroup.any(), configuration: settings, id: 1, logger: logger)
+            }
             return BlockingConnection(connection: connection, logger: logger)
         } catch {
             let reason = PostgresTLS.failureReason(error, location: location) ?? Self.connectReason(PostgresError(error, sql: nil))
@@ -68,7 +74,7 @@ final class BlockingConnection: @unchecked Sendable {
     func close() {
         copies.discard(timeout: 1, closing: true)
         guard !connection.isClosed else { return }
-        try? connection.close().wait()
+        try? Self.blocking { try await self.connection.close() }
     }
 
     /// Before each request: waits for the queued COPYs (a statement must see the rows copied
@@ -76,14 +82,14 @@ final class BlockingConnection: @unchecked Sendable {
     /// lost (a request written to a channel the server closed is never answered).
     func checkAlive(_ sql: String, finishingCopies: Bool = true) throws(PostgresError) {
         if finishingCopies { try finishCopy() }
-        if connection.isClosed { isLost = true }
+        if connection.isClosed { lost.store(true, ordering: .relaxed) }
         if isLost { throw PostgresError(sqlState: nil, message: "the connection was lost", sql: sql, isConnectionFailure: true) }
     }
 
     /// The error for `error` met running `sql`, remembering a lost connection.
     func failure(_ error: any Error, sql: String) -> PostgresError {
         let failure = PostgresError(error, sql: sql)
-        if failure.isConnectionFailure { isLost = true }
+        if failure.isConnectionFailure { lost.store(true, ordering: .relaxed) }
         return failure
     }
 
@@ -96,36 +102,48 @@ final class BlockingConnection: @unchecked Sendable {
         try? execute("ROLLBACK", finishingCopies: false)
     }
 
-    /// Runs one or more statements without parameters (simple query protocol).
+    /// Runs one statement without parameters (a utility statement such as `BEGIN`, `SET LOCAL`,
+    /// `CREATE …`, or DML whose count is not wanted). One statement only: the extended protocol
+    /// refuses a string of several (SQLSTATE 42601); callers send each statement of a list in turn.
     func execute(_ sql: String, finishingCopies: Bool = true) throws(PostgresError) {
         try checkAlive(sql, finishingCopies: finishingCopies)
         do {
-            _ = try connection.simpleQuery(sql).wait()
+            try Self.blocking {
+                for try await _ in try await self.connection.query(PostgresQuery(unsafeSQL: sql), logger: self.logger) {}
+            }
         } catch {
             throw failure(error, sql: sql)
         }
     }
 
-    /// Runs one statement with `$1…` parameters and returns its rows as values, and the number of
-    /// rows it affected.
+    /// Runs one statement with `$1…` parameters and returns its rows as values.
     @discardableResult
     func rows(_ sql: String, _ arguments: [Value] = []) throws(PostgresError) -> [[Value]] {
         try checkAlive(sql)
+        let query = PostgresQuery(unsafeSQL: sql, binds: Self.bindings(arguments))
         do {
-            let result = try connection.query(PostgresQuery(unsafeSQL: sql, binds: Self.bindings(arguments)), logger: logger).wait()
-            return try result.rows.map(Self.values)
+            return try Self.blocking {
+                var values: [[Value]] = []
+                for try await row in try await self.connection.query(query, logger: self.logger) { values.append(try Self.values(row)) }
+                return values
+            }
         } catch {
             throw failure(error, sql: sql)
         }
     }
 
-    /// The number of rows a statement affected (INSERT, UPDATE, DELETE).
+    /// The number of rows a statement affected (INSERT, UPDATE, DELETE), from the server's command
+    /// tag. postgres-nio's `async` query does not expose the tag (vapor/postgres-nio#504, open), so
+    /// this is the one request made through its row-callback `query`, whose future is awaited in
+    /// the task (never `wait()`ed).
     @discardableResult
     func affected(_ sql: String, _ arguments: [Value] = []) throws(PostgresError) -> Int {
         try checkAlive(sql)
+        let query = PostgresQuery(unsafeSQL: sql, binds: Self.bindings(arguments))
         do {
-            let result = try connection.query(PostgresQuery(unsafeSQL: sql, binds: Self.bindings(arguments)), logger: logger).wait()
-            return result.metadata.rows ?? 0
+            return try Self.blocking {
+                try await self.connection.query(query, logger: self.logger) { _ in }.get().rows ?? 0
+            }
         } catch {
             throw failure(error, sql: sql)
         }
@@ -167,22 +185,15 @@ final class BlockingConnection: @unchecked Sendable {
         }
     }
 
-    /// Runs `operation` on a task and blocks this (non-event-loop) thread until it finishes. The
-    /// task runs on `DispatchTaskExecutor`, so that it needs no thread of the cooperative pool,
-    /// which this thread may be one of.
-    static func blocking(_ operation: @escaping @Sendable () async throws -> Void) throws {
-        let outcome = Outcome()
-        let done = DispatchSemaphore(value: 0)
-        Task(executorPreference: DispatchTaskExecutor.shared) {
-            do { try await operation() } catch { outcome.error = error }
-            done.signal()
-        }
-        done.wait()
-        if let error = outcome.error { throw error }
-    }
-
-    private final class Outcome: @unchecked Sendable {
-        var error: (any Error)?
+    /// The one bridge from the synchronous store to postgres-nio's async API: runs `operation` on
+    /// a task and blocks this thread until it ends, running the task's jobs on this very thread
+    /// (`CallingThreadExecutor`). The task must not need a thread of Swift's cooperative pool:
+    /// this thread may be one of the pool's (a test's, or an async caller's), and when the pool's
+    /// other threads are blocked too (tests run in parallel; `PostgresBlockingCallTests`), a task
+    /// waiting for one would never run, and this wait would never end. Never call it from an event
+    /// loop thread (the answer is read there).
+    static func blocking<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) throws -> T {
+        try CallingThreadExecutor<T>().run(operation)
     }
 
     static func bindings(_ values: [Value]) -> PostgresBindings {

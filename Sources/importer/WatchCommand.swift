@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import ImporterKit
+import Synchronization
 
 struct WatchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -60,34 +61,30 @@ struct WatchCommand: ParsableCommand {
 }
 
 /// SIGINT and SIGTERM as a flag and a wakeable wait, through Dispatch signal sources.
-final class StopSignal: @unchecked Sendable {
+final class StopSignal: Sendable {
     private let semaphore = DispatchSemaphore(value: 0)
-    private let lock = NSLock()
-    private var stopped = false
-    private var sources: [DispatchSourceSignal] = []
+    private let stopped = Mutex(false)
+    /// Kept only so that the sources live as long as the signal.
+    private let sources = Mutex<[any DispatchSourceSignal]>([])
 
     init() {
-        for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [weak self] in self?.stop() }
-            source.resume()
-            sources.append(source)
+        sources.withLock { sources in
+            for number in [SIGINT, SIGTERM] {
+                signal(number, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+                source.setEventHandler { [weak self] in self?.stop() }
+                source.resume()
+                sources.append(source)
+            }
         }
     }
 
     private func stop() {
-        lock.lock()
-        stopped = true
-        lock.unlock()
+        stopped.withLock { $0 = true }
         semaphore.signal()
     }
 
-    var requested: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return stopped
-    }
+    var requested: Bool { stopped.withLock { $0 } }
 
     /// Sleeps up to `seconds`, returning early when a stop signal arrives.
     func wait(seconds: Double) {

@@ -1,0 +1,190 @@
+import PostgresNIO
+
+/// A chunk of COPY text lines for one table's columns: one `COPY … FROM STDIN`.
+struct CopyChunk: Sendable {
+    let table: String
+    let columns: [String]
+    var data: ByteBuffer
+}
+
+/// A COPY the server refused, or one the connection lost or closed before it ran.
+struct CopyFailure: Error {
+    let table: String
+    let error: any Error
+}
+
+
+/// The state of a `CopyQueue`, without locks, threads or a server: each transition returns what
+/// the queue must do (start the copying task, copy a chunk, wake the parked callers, throw, wait).
+///
+/// Chunks flow gathered → queued → in flight. At most `depth` chunks are queued or in flight; the
+/// gathered one is queued when it reaches `chunkBytes`, when a batch goes to another table, or on
+/// `finish`. A caller that must wait for room (or for the copies to end) is parked as a `Waiter`
+/// and woken by the next change of state, then tries its transition again.
+///
+/// Invariants: after a failure nothing more is copied, the queued and gathered chunks are dropped,
+/// and the failure is thrown once (by the next `send` or `finish`); once discarded for a close,
+/// nothing is copied and every later `send` or `finish` fails; at most one copying task runs.
+struct CopyQueueStateMachine<Waiter> {
+    typealias Chunk = CopyChunk
+    typealias Failure = CopyFailure
+
+    enum SendAction {
+        /// The data is taken; start the copying task when asked.
+        case done(startCopying: Bool)
+        /// Nothing is taken: the waiter is parked; once woken, send the same data again.
+        case wait
+        case fail(Failure)
+    }
+
+    enum FinishAction {
+        case done
+        /// The waiter is parked; once woken, call `finish` again.
+        case wait(startCopying: Bool)
+        case fail(Failure)
+    }
+
+    enum NextAction {
+        case copy(Chunk, wake: [Waiter])
+        /// The copying task ends (nothing queued, or closed).
+        case stop(wake: [Waiter])
+    }
+
+    let depth: Int
+    let chunkBytes: Int
+    private var gathering: Chunk?
+    private var queued: [Chunk] = []
+    private var inFlight: Chunk?
+    /// A copying task runs (it stops when `queued` runs out).
+    private(set) var isCopying = false
+    private var failure: Failure?
+    private(set) var isClosed = false
+    private var waiters: [Waiter] = []
+
+    init(depth: Int, chunkBytes: Int) {
+        self.depth = max(depth, 1)
+        self.chunkBytes = chunkBytes
+    }
+
+    /// Chunks queued or in flight (the gathered one excluded).
+    var pending: Int { queued.count + (inFlight == nil ? 0 : 1) }
+
+    private var hasRoom: Bool { pending < depth }
+
+    private static func closedFailure(_ table: String) -> Failure {
+        Failure(table: table, error: PostgresNIO.PostgresError.connectionClosed)
+    }
+
+    /// Adds `data` for `table`'s `columns` to the gathered chunk; the chunk gathered for another
+    /// table is queued first (`wait` when there is no room for it), and a full one is queued when
+    /// there is room (else by the next `send` or `finish`).
+    mutating func send(into table: String, columns: [String], data: ByteBuffer, waiter: Waiter) -> SendAction {
+        if isClosed { return .fail(Self.closedFailure(table)) }
+        var startCopying = false
+        if let chunk = gathering, chunk.table != table || chunk.columns != columns || chunk.data.readableBytes >= chunkBytes {
+            if let failure = takeFailure() { return .fail(failure) }
+            guard hasRoom else {
+                waiters.append(waiter)
+                return .wait
+            }
+            startCopying = queueGathered()
+        }
+        if let failure = takeFailure() { return .fail(failure) }
+        var data = data
+        if gathering == nil { gathering = Chunk(table: table, columns: columns, data: ByteBuffer()) }
+        gathering?.data.writeBuffer(&data)
+        if let chunk = gathering, chunk.data.readableBytes >= chunkBytes, hasRoom { startCopying = queueGathered() || startCopying }
+        return .done(startCopying: startCopying)
+    }
+
+    /// Queues the gathered chunk and waits until every chunk is copied; the failure of a copy.
+    mutating func finish(waiter: Waiter) -> FinishAction {
+        var startCopying = false
+        if gathering != nil, failure == nil, !isClosed {
+            guard hasRoom else {
+                waiters.append(waiter)
+                return .wait(startCopying: false)
+            }
+            startCopying = queueGathered()
+        }
+        if isCopying {
+            waiters.append(waiter)
+            return .wait(startCopying: startCopying)
+        }
+        if let failure = takeFailure() { return .fail(failure) }
+        if isClosed { return .fail(Self.closedFailure(inFlight?.table ?? "")) }
+        return .done
+    }
+
+    /// Drops the gathered and queued chunks (the one in flight goes on); with `closing`, nothing
+    /// is copied any more. Returns the waiters to wake (they then fail or find room).
+    mutating func discard(closing: Bool) -> [Waiter] {
+        if closing { isClosed = true }
+        gathering = nil
+        queued.removeAll()
+        return takeWaiters()
+    }
+
+    /// After `discard`: whether no copy runs any more; else `waiter` is parked until one ends.
+    mutating func waitUntilIdle(waiter: Waiter) -> Bool {
+        guard isCopying else { return true }
+        waiters.append(waiter)
+        return false
+    }
+
+    /// The end of a discard for a rollback: a copy's failure is the rollback's cause or lost with
+    /// it, so it is forgotten (unless closing: then every call fails anyway).
+    mutating func discardEnded(closing: Bool) -> Bool {
+        if !closing { failure = nil }
+        return !isCopying
+    }
+
+    /// The copying task asks for its next chunk (the previous one done).
+    mutating func nextChunk() -> NextAction {
+        inFlight = nil
+        guard !isClosed, !queued.isEmpty else {
+            isCopying = false
+            return .stop(wake: takeWaiters())
+        }
+        let chunk = queued.removeFirst()
+        inFlight = chunk
+        return .copy(chunk, wake: takeWaiters())
+    }
+
+    /// The chunk in flight is in its table.
+    mutating func chunkFinished() -> [Waiter] {
+        inFlight = nil
+        return takeWaiters()
+    }
+
+    /// The chunk in flight failed: nothing more is copied until the failure is thrown.
+    mutating func chunkFailed(_ error: any Error) -> [Waiter] {
+        failure = Failure(table: inFlight?.table ?? "", error: error)
+        inFlight = nil
+        queued.removeAll()
+        gathering = nil
+        return takeWaiters()
+    }
+
+    /// Queues the gathered chunk (room checked by the caller); whether a copying task must start.
+    private mutating func queueGathered() -> Bool {
+        guard let chunk = gathering else { return false }
+        gathering = nil
+        queued.append(chunk)
+        guard !isCopying else { return false }
+        isCopying = true
+        return true
+    }
+
+    private mutating func takeFailure() -> Failure? {
+        defer { failure = nil }
+        return failure
+    }
+
+    private mutating func takeWaiters() -> [Waiter] {
+        defer { waiters.removeAll() }
+        return waiters
+    }
+}
+
+extension CopyQueueStateMachine: Sendable where Waiter: Sendable {}

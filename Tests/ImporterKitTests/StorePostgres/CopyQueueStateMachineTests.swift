@@ -1,0 +1,167 @@
+@testable import ImporterStorePostgres
+import PostgresNIO
+import Testing
+
+/// `CopyQueueStateMachine` without a server: each transition's action, and the invariants (order,
+/// at most `depth` chunks pending, a failure thrown once, nothing copied after a close). Waiters
+/// are plain numbers.
+@Suite struct CopyQueueStateMachineTests {
+    private typealias Machine = CopyQueueStateMachine<Int>
+
+    private static func bytes(_ count: Int) -> ByteBuffer { ByteBuffer(repeating: UInt8(ascii: "x"), count: count) }
+
+    private struct Refused: Error {}
+
+    /// The chunk the copying task is handed next, or nil when it stops.
+    private static func next(_ machine: inout Machine) -> Machine.Chunk? {
+        if case .copy(let chunk, _) = machine.nextChunk() { return chunk }
+        return nil
+    }
+
+    @Test func batchesAreGatheredUntilAChunkIsFullThenCopiedInOrder() {
+        var machine = Machine(depth: 2, chunkBytes: 10)
+        guard case .done(startCopying: false) = machine.send(into: "a", columns: ["n"], data: Self.bytes(4), waiter: 1) else {
+            Issue.record("a batch below the chunk size is only gathered"); return
+        }
+        guard case .done(startCopying: true) = machine.send(into: "a", columns: ["n"], data: Self.bytes(6), waiter: 1) else {
+            Issue.record("a full chunk is queued and starts the copying task"); return
+        }
+        #expect(machine.isCopying && machine.pending == 1)
+        guard case .done(startCopying: false) = machine.send(into: "a", columns: ["n"], data: Self.bytes(10), waiter: 1) else {
+            Issue.record("the task runs already"); return
+        }
+        let first = Self.next(&machine), second = Self.next(&machine)
+        #expect(first?.data.readableBytes == 10 && second?.data.readableBytes == 10)
+        let last = Self.next(&machine)
+        #expect(last == nil && !machine.isCopying, "the task stops when nothing is queued")
+    }
+
+    @Test func anotherTableQueuesTheGatheredChunk() {
+        var machine = Machine(depth: 2, chunkBytes: 100)
+        _ = machine.send(into: "a", columns: ["n"], data: Self.bytes(3), waiter: 1)
+        guard case .done(startCopying: true) = machine.send(into: "b", columns: ["n"], data: Self.bytes(5), waiter: 1) else {
+            Issue.record("the chunk for a is queued when b's batch comes"); return
+        }
+        guard case .wait(startCopying: false) = machine.finish(waiter: 2) else { Issue.record("b's chunk is queued, then waited for"); return }
+        guard case .copy(let first, let woken) = machine.nextChunk() else { Issue.record("a's chunk first"); return }
+        #expect(first.table == "a" && woken == [2], "every change wakes the parked caller, which tries again")
+        guard case .wait = machine.finish(waiter: 2) else { Issue.record("b's chunk is still to copy"); return }
+        let second = Self.next(&machine)
+        #expect(second?.table == "b")
+        guard case .wait = machine.finish(waiter: 2) else { Issue.record("b's chunk is being copied"); return }
+        guard case .stop(let last) = machine.nextChunk() else { Issue.record("nothing left"); return }
+        #expect(last == [2], "the task's end wakes the finishing caller")
+        guard case .done = machine.finish(waiter: 2) else { Issue.record("everything is copied"); return }
+    }
+
+    /// With `depth` chunks pending, a full chunk stays gathered and the next send waits (taking
+    /// nothing) until the task takes one.
+    @Test func aSendWaitsWhileDepthChunksArePending() {
+        var machine = Machine(depth: 2, chunkBytes: 10)
+        for _ in 0..<3 { _ = machine.send(into: "a", columns: ["n"], data: Self.bytes(10), waiter: 1) }
+        #expect(machine.pending == 2)
+        guard case .wait = machine.send(into: "a", columns: ["n"], data: Self.bytes(1), waiter: 7) else {
+            Issue.record("no room: the sender waits"); return
+        }
+        #expect(machine.pending == 2, "the waiting send took nothing")
+        _ = Self.next(&machine)
+        guard case .wait = machine.send(into: "a", columns: ["n"], data: Self.bytes(1), waiter: 7) else {
+            Issue.record("the chunk in flight still counts"); return
+        }
+        let woken = machine.chunkFinished()
+        #expect(woken == [7], "a finished chunk makes room and wakes the sender")
+        guard case .done(startCopying: false) = machine.send(into: "a", columns: ["n"], data: Self.bytes(1), waiter: 7) else {
+            Issue.record("room now: the full chunk is queued and the batch gathered"); return
+        }
+        #expect(machine.pending == 2)
+        guard case .wait = machine.finish(waiter: 8) else { Issue.record("no room for the gathered byte yet"); return }
+        let second = Self.next(&machine)
+        #expect(second?.data.readableBytes == 10)
+        let third = Self.next(&machine)
+        #expect(third?.data.readableBytes == 10)
+        _ = machine.chunkFinished()
+        guard case .wait(startCopying: false) = machine.finish(waiter: 8) else { Issue.record("the byte is queued"); return }
+        let fourth = Self.next(&machine)
+        #expect(fourth?.data.readableBytes == 1, "the send that waited took its byte once")
+    }
+
+    @Test func aFailureDropsTheQueueAndIsThrownOnce() {
+        var machine = Machine(depth: 3, chunkBytes: 10)
+        for _ in 0..<3 { _ = machine.send(into: "d", columns: ["n"], data: Self.bytes(10), waiter: 1) }
+        _ = machine.send(into: "d", columns: ["n"], data: Self.bytes(2), waiter: 1)
+        let inFlight = Self.next(&machine)
+        #expect(inFlight != nil)
+        guard case .wait = machine.finish(waiter: 4) else { Issue.record("the finish waits for the copies"); return }
+        let woken = machine.chunkFailed(Refused())
+        #expect(woken == [4])
+        #expect(machine.pending == 0, "the queued chunks are dropped")
+        let next = Self.next(&machine)
+        #expect(next == nil && !machine.isCopying)
+        guard case .fail(let failure) = machine.finish(waiter: 4) else { Issue.record("the failure is thrown"); return }
+        #expect(failure.table == "d" && failure.error is Refused)
+        guard case .done = machine.finish(waiter: 4) else { Issue.record("once"); return }
+        guard case .done = machine.send(into: "d", columns: ["n"], data: Self.bytes(1), waiter: 1) else { Issue.record("usable again"); return }
+    }
+
+    @Test func aSendAfterAFailureThrowsItAndTakesNothing() {
+        var machine = Machine(depth: 2, chunkBytes: 10)
+        _ = machine.send(into: "d", columns: ["n"], data: Self.bytes(10), waiter: 1)
+        _ = Self.next(&machine)
+        _ = machine.chunkFailed(Refused())
+        guard case .fail(let failure) = machine.send(into: "d", columns: ["n"], data: Self.bytes(1), waiter: 1) else {
+            Issue.record("the earlier failure"); return
+        }
+        #expect(failure.error is Refused)
+        guard case .stop = machine.nextChunk() else { Issue.record("the failed send queued nothing"); return }
+    }
+
+    /// A rollback drops what is not in flight, waits for the chunk in flight and forgets a failure.
+    @Test func aDiscardForARollbackForgetsTheFailure() {
+        var machine = Machine(depth: 2, chunkBytes: 10)
+        for _ in 0..<2 { _ = machine.send(into: "a", columns: ["n"], data: Self.bytes(10), waiter: 1) }
+        _ = machine.send(into: "a", columns: ["n"], data: Self.bytes(3), waiter: 1)
+        _ = Self.next(&machine)
+        guard case .wait = machine.finish(waiter: 5) else { Issue.record("copies pending"); return }
+        let woken = machine.discard(closing: false)
+        #expect(woken == [5], "the parked caller is woken")
+        #expect(machine.pending == 1, "only the chunk in flight is left")
+        let idle = machine.waitUntilIdle(waiter: 6)
+        #expect(!idle)
+        let wokenByFailure = machine.chunkFailed(Refused())
+        #expect(wokenByFailure == [6])
+        let next = Self.next(&machine)
+        #expect(next == nil)
+        let idleAfter = machine.waitUntilIdle(waiter: 6)
+        #expect(idleAfter)
+        let idleAtEnd = machine.discardEnded(closing: false)
+        #expect(idleAtEnd)
+        guard case .done = machine.finish(waiter: 5) else { Issue.record("the failure is forgotten"); return }
+    }
+
+    @Test func aCloseStopsTheCopiesAndRefusesEverything() {
+        var machine = Machine(depth: 2, chunkBytes: 10)
+        for _ in 0..<2 { _ = machine.send(into: "e", columns: ["n"], data: Self.bytes(10), waiter: 1) }
+        let inFlight = Self.next(&machine)
+        #expect(inFlight?.table == "e")
+        _ = machine.discard(closing: true)
+        #expect(machine.isClosed && machine.pending == 1)
+        _ = machine.chunkFinished()
+        guard case .stop = machine.nextChunk() else { Issue.record("nothing is copied after a close"); return }
+        let idle = machine.discardEnded(closing: true)
+        #expect(idle)
+        guard case .fail(let failure) = machine.send(into: "e", columns: ["n"], data: Self.bytes(1), waiter: 1),
+              case .connectionClosed? = failure.error as? PostgresNIO.PostgresError else { Issue.record("a send is refused"); return }
+        guard case .fail = machine.finish(waiter: 1) else { Issue.record("a finish is refused"); return }
+        guard case .fail = machine.finish(waiter: 1) else { Issue.record("every time"); return }
+    }
+
+    @Test func anIdleQueueFinishesAtOnce() {
+        var machine = Machine(depth: 2, chunkBytes: 10)
+        guard case .done = machine.finish(waiter: 1) else { Issue.record("nothing to wait for"); return }
+        let woken = machine.discard(closing: false)
+        #expect(woken == [])
+        let idle = machine.waitUntilIdle(waiter: 1)
+        let idleAtEnd = machine.discardEnded(closing: false)
+        #expect(idle && idleAtEnd)
+    }
+}
