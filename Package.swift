@@ -69,7 +69,7 @@ let package = Package(
         // The PostgreSQL backend: every PostgreSQL statement, COPY staging, the advisory writer lock.
         .target(
             name: "ImporterStorePostgres",
-            dependencies: ["ImporterStoreSQL", "ImporterStore", "ImporterModel", .product(name: "PostgresNIO", package: "postgres-nio")]
+            dependencies: ["ImporterStoreSQL", "ImporterStore", "ImporterModel", "ImporterSupport", .product(name: "PostgresNIO", package: "postgres-nio")]
         ),
         // History over the store: reading, consumers and their tokens, purge, status.
         .target(name: "ImporterHistory", dependencies: ["ImporterStore", "ImporterModel"]),

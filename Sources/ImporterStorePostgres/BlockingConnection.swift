@@ -1,6 +1,7 @@
 import Foundation
 import ImporterModel
 import ImporterStore
+import ImporterSupport
 import Logging
 import PostgresNIO
 import Synchronization
