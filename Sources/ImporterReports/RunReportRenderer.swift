@@ -75,6 +75,8 @@ public struct RunReportRenderer {
         } else if let transaction = content.transactions.first {
             output.write(content.dryRun ? "Transaction \(transaction.number) (not written, no token) by \(transaction.author) at \(transaction.timestamp)\n"
                 : "Transaction \(transaction.number) (token \(transaction.token)) by \(transaction.author) at \(transaction.timestamp)\n")
+        } else if content.notModified {
+            output.write("Not modified: no feed changed since its last import; nothing was read.\n")
         } else {
             output.write("No changes.\n")
         }

@@ -28,7 +28,8 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
             return
         }
         if let legacy = error as? PostgresNIO.PostgresError, case .connectionClosed = legacy {
-            // postgres-nio's older API (`simpleQuery`) says so when the server ended the session.
+            // postgres-nio's older error type, which some of its paths still throw when the server
+            // ended the session.
             self.init(sqlState: nil, message: "connection closed", sql: sql, isConnectionFailure: true)
             return
         }

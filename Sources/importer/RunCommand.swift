@@ -83,7 +83,7 @@ struct RunCommand: ParsableCommand {
     var cacert: String?
 
     @Argument(help: ArgumentHelp("Feeds to import: files, http(s) URLs, or - for standard input; none: the 'url' of each --mapping (or of every mapping that has one).", valueName: "feed"), completion: .file())
-    var feeds: [String]
+    var feeds: [String] = []
 
     func validate() throws {
         guard feeds.filter({ $0 == "-" }).count <= 1 else { throw ValidationError("standard input (-) can be read only once") }

@@ -37,13 +37,15 @@ import Testing
         #expect(first.status == 0, "\(first.stderr)")
         #expect((first.json as? [String: Any])?["totals"].flatMap { ($0 as? [String: Any])?["inserted"] as? Int } == 4)
         let again = try importer(["run", "--store", store, "--exit-code", url])
-        #expect(again.status == 1 && again.stdout.contains("not modified"), "\(again.stdout)\(again.stderr)")
+        #expect(again.status == 1 && again.stdout.contains("Not modified"), "\(again.stdout)\(again.stderr)")
         #expect(server.requests.last?.header("if-none-match") == "\"v1\"")
-        let refetched = try importer(["run", "--store", store, "--refetch", "--format", "json", url])
-        #expect(refetched.status == 0 && server.requests.last?.header("if-none-match") == nil)
         let status = try importer(["status", "--store", store, "--format", "json"])
         let sources = (status.json as? [String: Any])?["sources"] as? [[String: Any]]
         #expect(sources?.first?["etag"] as? String == "\"v1\"" && sources?.first?["transaction"] as? Int == 1)
+        let refetched = try importer(["run", "--store", store, "--refetch", "--format", "json", url])
+        #expect(refetched.status == 0 && server.requests.last?.header("if-none-match") == nil)
+        let after = (try importer(["status", "--store", store, "--format", "json"]).json as? [String: Any])?["sources"] as? [[String: Any]]
+        #expect(after?.first?["transaction"] is NSNull, "the refetch imported the same records: no transaction")
         var everything = first.stdout + first.stderr + again.stdout + again.stderr + status.stdout
         for command in [["history", "--format", "json"], ["report", "--report", "markdown"], ["status"]] {
             everything += try importer(command + ["--store", store]).stdout

@@ -104,7 +104,7 @@ import Testing
             entities:
             - name: Quake
               key: [code]
-              attributes: [{name: code, type: text}]
+              attributes: [{name: code, type: text, required: true}]
             feeds:
             - name: api
               format: json

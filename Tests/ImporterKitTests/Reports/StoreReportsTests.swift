@@ -41,7 +41,7 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let json = try #require(try Self.json(StatusReport(try StoreStatus(store: try Self.store(directory)))) as? [String: Any])
-        #expect(Set(json.keys) == ["path", "bytes", "wal_bytes", "schema_version", "store_id", "created_at", "entities", "history", "consumers", "views", "rejects"])
+        #expect(Set(json.keys) == ["path", "bytes", "wal_bytes", "schema_version", "store_id", "created_at", "entities", "history", "consumers", "views", "rejects", "sources"])
         #expect((json["entities"] as? [String: [String: Any]])?["Fireball"]?["records"] as? Int == 10)
         let history = try #require(json["history"] as? [String: Any])
         #expect(history["transactions"] as? Int == 1 && history["purged_through"] as? Int == 0)

@@ -203,7 +203,7 @@ import Testing
         let readOnly = try Store(path: path, options: Store.Options(create: false, readOnly: true))
         #expect(try HistoryReader(store: readOnly).transactions().map(\.totals.inserted) == [10])
         let store = try Store(path: path)
-        #expect(try connection.integer("PRAGMA user_version") == 3)
+        #expect(try connection.integer("PRAGMA user_version") == 4)
         #expect(try HistoryReader(store: store).transactions().map(\.totals.inserted) == [10])
         _ = try importFeeds([sample("fireball-2026.json")], into: path, sync: true)
         #expect(try HistoryReader(store: store).transactions().map(\.totals.rekeyed) == [0, 1])
