@@ -92,6 +92,9 @@ public struct HTTPFetcher: Sendable {
             throw error
         } catch {
             if let permanent = Self.permanentTransportFailure(error) { throw .transport(url: shownURL, reason: permanent) }
+            if Self.isDecompressionLimit(error) {
+                throw .tooLarge(url: shownURL, reason: "the body expands more than \(request.limits.maxDecompressionRatio) times")
+            }
             return .retry(Self.describe(error), retryAfter: nil)
         }
     }

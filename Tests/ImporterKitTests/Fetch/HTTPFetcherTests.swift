@@ -200,6 +200,41 @@ import Testing
         #expect(reason.hasPrefix("TLS failed") && error?.exitStatus.rawValue == 69 && server.requests.count == 1, "not retried")
     }
 
+    @Test func aSecretHeaderStaysWithItsOrigin() throws {
+        let other = try TestHTTPServer { request in .init(text: request.header("authorization") == nil ? Self.feed : "leaked") }
+        defer { other.stop() }
+        let server = try TestHTTPServer { request in
+            request.uri == "/moved" ? .init(status: 302, headers: [("Location", other.url().absoluteString)]) : .init(text: Self.feed)
+        }
+        defer { server.stop() }
+        var request = FetchRequest(url: server.url("/moved"))
+        request.headers = [("Authorization", .environment("TOKEN"))]
+        var fetcher = HTTPFetcher(request: request, spoolDirectory: Self.spool)
+        fetcher.environment = ["TOKEN": "Bearer tok-9"]
+        let result = try body(try fetcher.fetchBlocking())
+        defer { result.remove() }
+        #expect(server.requests.first?.header("authorization") == "Bearer tok-9", "sent to its own origin")
+        #expect(other.requests.count == 1 && other.requests.first?.header("authorization") == nil, "not carried to another origin")
+        #expect(try String(contentsOfFile: result.file, encoding: .utf8) == Self.feed)
+    }
+
+    @Test func bodiesPastTheSizeOrExpansionLimitAreRefused() throws {
+        let big = Array(repeating: UInt8(ascii: " "), count: 200_000)
+        let server = try TestHTTPServer { request in
+            request.uri == "/bomb" ? .init(headers: [("Content-Encoding", "gzip")], body: (try? Self.gzip(String(repeating: " ", count: 2_000_000))) ?? [])
+                : .init(body: big)
+        }
+        defer { server.stop() }
+        var large = fetcher(server.url("/large"))
+        large.request.limits.maxBytes = 100_000
+        let tooLarge = #expect(throws: FetchError.self) { try large.fetchBlocking() }
+        guard case .tooLarge(_, let reason)? = tooLarge else { Issue.record("expected too large, got \(String(describing: tooLarge))"); return }
+        #expect(reason.contains("larger than 100000 bytes") && tooLarge?.exitStatus.rawValue == 65)
+        let bomb = #expect(throws: FetchError.self) { try fetcher(server.url("/bomb")).fetchBlocking() }
+        guard case .tooLarge(_, let expansion)? = bomb else { Issue.record("expected a refused expansion, got \(String(describing: bomb))"); return }
+        #expect(expansion.contains("expands more than 100 times"))
+    }
+
     /// `text` compressed by the system's gzip.
     static func gzip(_ text: String) throws -> [UInt8] {
         let process = Process()
