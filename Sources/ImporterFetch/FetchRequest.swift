@@ -65,7 +65,9 @@ public enum SecretValue: Sendable, Equatable {
             return value
         case .file(let path):
             guard let data = FileManager.default.contents(atPath: path) else { throw .secret("cannot read the file \(path)") }
-            return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            let value = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !value.isEmpty else { throw .secret("the file \(path) is empty") }
+            return value
         }
     }
 }

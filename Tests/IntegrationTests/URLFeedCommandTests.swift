@@ -79,6 +79,8 @@ import Testing
         #expect(run.status == 0, "\(run.stderr)")
         #expect((run.json as? [String: Any])?["totals"].flatMap { ($0 as? [String: Any])?["inserted"] as? Int } == 2)
         #expect(!(run.stdout + run.stderr).contains("tok-42"))
+        let badDeadline = try importer(["run", "--store", store, "--deadline", "soon", server.url().absoluteString])
+        #expect(badDeadline.status == 64 && badDeadline.stderr.contains("--deadline: 'soon' is not a duration"), "\(badDeadline.stderr)")
         let none = try importer(["run", "--store", store])
         #expect(none.status == 64 && none.stderr.contains("give at least one feed"), "\(none.stderr)")
     }

@@ -235,6 +235,14 @@ import Testing
         #expect(expansion.contains("expands more than 100 times"))
     }
 
+    @Test func aSecretFileThatIsEmptyIsAnErrorNotAnEmptyHeader() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("importer-secret-\(UUID().uuidString)").path
+        try "\n".write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let error = #expect(throws: FetchError.self) { try SecretValue.file(path).resolve() }
+        #expect(error == .secret("the file \(path) is empty") && error?.exitStatus.rawValue == 78)
+    }
+
     /// `text` compressed by the system's gzip.
     static func gzip(_ text: String) throws -> [UInt8] {
         let process = Process()
