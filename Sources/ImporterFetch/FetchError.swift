@@ -14,6 +14,9 @@ public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
     case redirect(url: String, reason: String)
     /// The transport failed for a reason retrying cannot mend (TLS: an untrusted certificate).
     case transport(url: String, reason: String)
+    /// A paged source that cannot be read as one feed: a next page already read (a loop), more
+    /// pages than its bound, or a next-page value that is not usable.
+    case pagination(url: String, reason: String)
     /// A secret header's value could not be read.
     case secret(String)
     /// The body could not be kept while it arrived.
@@ -30,6 +33,7 @@ public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
         case .tooLarge(let url, let reason): "\(url): \(reason)"
         case .redirect(let url, let reason): "\(url): \(reason)"
         case .transport(let url, let reason): "\(url): \(reason)"
+        case .pagination(let url, let reason): "\(url): \(reason)"
         case .secret(let reason): "a secret header: \(reason)"
         case .spool(let reason): "cannot keep the downloaded body: \(reason)"
         }
@@ -41,7 +45,7 @@ extension FetchError: ExitStatusError {
         switch self {
         case .tryLater: .locked
         case .refused, .redirect, .transport: .unavailable
-        case .notTheFeed, .tooLarge: .badInput
+        case .notTheFeed, .tooLarge, .pagination: .badInput
         case .secret: .storeUnusable
         case .spool: .ioError
         }

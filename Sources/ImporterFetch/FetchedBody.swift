@@ -32,6 +32,8 @@ public struct FetchedBody: Sendable {
     public var file: String
     public var fetch: SourceFetch
     public var contentType: String?
+    /// The answer's `Link: <…>; rel="next"`, resolved: where a paged source goes on.
+    public var nextLink: URL?
 
     public func remove() { try? FileManager.default.removeItem(atPath: file) }
 }

@@ -22,7 +22,8 @@ extension HTTPFetcher {
             if ContentTypeCheck.contradicts(contentType, format: request.format) {
                 throw .notTheFeed(url: shownURL, contentType: contentType ?? "", firstBytes: await Self.firstBytes(response.body))
             }
-            return try await keep(response.body, status: status, validators: validators, contentType: contentType, attempts: attempts)
+            let next = LinkHeader.next(response.headers["link"], base: request.url)
+            return try await keep(response.body, status: status, validators: validators, contentType: contentType, next: next, attempts: attempts)
         case 408, 429, 500 ..< 600:
             let wait = RetryAfter.delay(response.headers.first(name: "retry-after"), now: Date())
             return .retry("HTTP \(status)", retryAfter: wait)
@@ -33,7 +34,7 @@ extension HTTPFetcher {
 
     /// Streams the body into a temporary file, hashing it; the file is removed unless the body
     /// arrived whole and differs from the last import's. A body cut short is retried.
-    private func keep(_ body: HTTPClientResponse.Body, status: Int, validators: SourceValidators, contentType: String?,
+    private func keep(_ body: HTTPClientResponse.Body, status: Int, validators: SourceValidators, contentType: String?, next: URL?,
                       attempts: Int) async throws(FetchError) -> Attempt {
         let path = (spoolDirectory as NSString).appendingPathComponent("importer-fetch-\(UUID().uuidString).body")
         guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
@@ -66,7 +67,7 @@ extension HTTPFetcher {
             try? FileManager.default.removeItem(atPath: path)
             return .done(.notModified(fetch))
         }
-        return .done(.body(FetchedBody(file: path, fetch: fetch, contentType: contentType)))
+        return .done(.body(FetchedBody(file: path, fetch: fetch, contentType: contentType, nextLink: next)))
     }
 
     /// Up to 200 bytes of a refused answer, on one line, for the error message.

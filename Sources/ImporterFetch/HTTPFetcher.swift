@@ -135,7 +135,8 @@ public struct HTTPFetcher: Sendable {
         return http
     }
 
-    static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
+    /// Whether `a` and `b` share scheme, host and port (where secret headers may go).
+    public static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
         a.scheme?.lowercased() == b.scheme?.lowercased() && a.host?.lowercased() == b.host?.lowercased() && a.port == b.port
     }
 

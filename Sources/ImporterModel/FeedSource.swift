@@ -4,6 +4,8 @@
 public struct FeedSource: Sendable, Equatable {
     public var url: String
     public var headers: [Header]
+    /// How the source's pages follow one another; nil for a source of one page.
+    public var pages: Pagination?
 
     /// A header whose value is the environment variable `environment`, or the content of `file`
     /// (trimmed).
@@ -19,8 +21,9 @@ public struct FeedSource: Sendable, Equatable {
         }
     }
 
-    public init(url: String, headers: [Header] = []) {
+    public init(url: String, headers: [Header] = [], pages: Pagination? = nil) {
         self.url = url
         self.headers = headers
+        self.pages = pages
     }
 }

@@ -109,6 +109,20 @@ public enum ModelFile {
         return .map(pairs)
     }
 
+    private static func tree(_ pages: Pagination) -> Tree {
+        var pairs: [(String, Tree)] = [("follow", .string(pages.kind))]
+        switch pages.follow {
+        case .link: break
+        case .url(let pointer): pairs.append(("pointer", .string(pointer)))
+        case .cursor(let pointer, let parameter): pairs += [("pointer", .string(pointer)), ("parameter", .string(parameter))]
+        case .offset(let parameter, let size, let start):
+            pairs += [("parameter", .string(parameter)), ("size", .integer(Int64(size))), ("start", .integer(Int64(start)))]
+        case .page(let parameter, let start): pairs += [("parameter", .string(parameter)), ("start", .integer(Int64(start)))]
+        }
+        if pages.maxPages != Pagination.defaultMaxPages { pairs.append(("max", .integer(Int64(pages.maxPages)))) }
+        return .map(pairs)
+    }
+
     private static func tree(_ feed: FeedMapping) -> Tree {
         var pairs: [(String, Tree)] = [("name", .string(feed.name)), ("entity", .string(feed.entity)), ("format", .string(feed.format.rawValue))]
         if let records = feed.records { pairs.append(("records", .string(records))) }
@@ -124,6 +138,7 @@ public enum ModelFile {
                          + (header.file.map { [("file", Tree.string($0))] } ?? []))
                 })))
             }
+            if let pages = source.pages { pairs.append(("pages", tree(pages))) }
         }
         pairs.append(("fields", .list(feed.fields.map { field in
             var pairs: [(String, Tree)] = [("attribute", .string(field.attribute))]

@@ -17,7 +17,7 @@ struct ModelReader {
         return "\(name):\(mark.line):\(mark.column)"
     }
 
-    private mutating func problem(_ node: Node?, _ path: String, _ message: String) {
+    mutating func problem(_ node: Node?, _ path: String, _ message: String) {
         problems.append("\(at(node)): \(path): \(message)")
     }
 
@@ -41,7 +41,7 @@ struct ModelReader {
 
     // MARK: Node access
 
-    private mutating func mapping(_ node: Node, _ path: String, allowed: [String]) -> [String: Node]? {
+    mutating func mapping(_ node: Node, _ path: String, allowed: [String]) -> [String: Node]? {
         guard let mapping = node.mapping else {
             problem(node, path, "expected a mapping (key: value)")
             return nil
@@ -57,7 +57,7 @@ struct ModelReader {
         return result
     }
 
-    private mutating func string(_ fields: [String: Node], _ key: String, _ path: String, required: Bool = false, in parent: Node) -> String? {
+    mutating func string(_ fields: [String: Node], _ key: String, _ path: String, required: Bool = false, in parent: Node) -> String? {
         guard let node = fields[key] else {
             if required { problem(parent, path, "missing '\(key)'") }
             return nil
@@ -206,7 +206,7 @@ struct ModelReader {
     }
 
     private mutating func feed(_ node: Node, _ path: String, entities: [EntityDescription]) -> FeedMapping? {
-        guard let fields = mapping(node, path, allowed: ["name", "entity", "format", "records", "namespaces", "duplicates", "url", "headers", "fields", "doc"]),
+        guard let fields = mapping(node, path, allowed: ["name", "entity", "format", "records", "namespaces", "duplicates", "url", "headers", "pages", "fields", "doc"]),
               let name = string(fields, "name", path, required: true, in: node) else { return nil }
         if let mark = node.mark { marks["feed \(name)"] = mark }
         let entity = string(fields, "entity", path, required: entities.count != 1, in: node) ?? entities.first?.name ?? ""
@@ -277,6 +277,10 @@ struct ModelReader {
                                namespaces: namespaces, fields: mappings)
         feed.duplicates = enumeration(fields, "duplicates", path, required: false, in: node) ?? .last
         feed.source = source(fields, path, in: node)
+        if let pagesNode = fields["pages"] {
+            if feed.source == nil { problem(pagesNode, "\(path).pages", "pages need the feed's 'url'") }
+            feed.source?.pages = pages(pagesNode, "\(path).pages", format: format)
+        }
         return feed
     }
 

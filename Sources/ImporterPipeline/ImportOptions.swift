@@ -59,8 +59,16 @@ public struct FeedInput: Sendable {
         self.request = request
     }
 
-    /// The name the feed goes by in history, reports and rejects: its path, or its URL redacted.
+    /// For a page of a paged source: the source's name (its first page's URL, redacted).
+    public var source: String?
+
+    /// The name the feed goes by in reports, rejects and error locations: its path, or its URL
+    /// redacted (a page's own URL).
     public var name: String { request.map { RedactedURL.text($0.url) } ?? path }
+
+    /// The name of what the feed was read from, in history and in the store's source states: a
+    /// paged source's pages share it.
+    public var sourceName: String { source ?? name }
 }
 
 /// Progress of a running import, reported after each batch.

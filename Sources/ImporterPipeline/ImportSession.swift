@@ -63,13 +63,7 @@ public final class ImportSession {
     }
 
     public func run(_ feeds: [FeedInput]) throws(ImportError) -> ImportResult {
-        let prepared: SourceFetching.Prepared
-        do {
-            prepared = try SourceFetching(store: store, refetch: options.refetch, spoolDirectory: spoolDirectory).prepare(feeds)
-        } catch {
-            throw .fetch(error)
-        }
-        switch prepared {
+        switch try SourceFetching(store: store, refetch: options.refetch, spoolDirectory: spoolDirectory).prepare(feeds) {
         case .notModified(let fetches):
             var result = ImportResult(transactionNumber: nil, entities: [], rejects: [])
             result.fetched = fetches
@@ -172,7 +166,7 @@ public final class ImportSession {
             result.warnings = feedWarnings
             return result
         }
-        let metadata = TransactionMetadata(author: options.author, context: options.context, sources: feeds.map(\.name))
+        let metadata = TransactionMetadata(author: options.author, context: options.context, sources: Self.sources(of: feeds))
         let wrote = try phases.time("history") { try transaction.finish(metadata: metadata, counts: counts) }
         try recordSources(fetched, transaction: wrote ? transaction.number : nil, in: tx)
         var result = ImportResult(transactionNumber: wrote ? transaction.number : nil, entities: counts, rejects: rejects.first)
@@ -250,6 +244,14 @@ public final class ImportSession {
 }
 
 extension ImportSession {
+    /// What a run read from, each once, in order: the feeds' files and URLs (a paged source by its
+    /// first page).
+    static func sources(of feeds: [FeedInput]) -> [String] {
+        var names: [String] = []
+        for feed in feeds where !names.contains(feed.sourceName) { names.append(feed.sourceName) }
+        return names
+    }
+
     /// The null-storm guard: why the run must not commit, for each attribute it set to null on more
     /// records than `bound` allows out of those holding a value (one record is never a storm).
     static func nullStorms(_ nulled: [NulledAttribute], bound: DeleteBound) -> [Refusal] {

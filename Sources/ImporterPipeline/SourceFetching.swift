@@ -1,14 +1,18 @@
 import Foundation
 import ImporterFetch
+import ImporterModel
 import ImporterStore
 
 /// The URL feeds of a run, fetched before its store transaction opens (so a slow or stalled server
 /// never holds the store's write lock): conditionally, with the validators the store kept from
-/// their last import, unless `refetch`.
+/// their last import, unless `refetch`; a paged source page by page (`PageWalk`), compared with
+/// its last import by the hash of its pages.
 ///
 /// A run whose feeds are all URLs that have not changed is not modified: it writes nothing. When
-/// some changed, those that did not are fetched again in full: a run reads every feed it names,
-/// so that `--sync` sees their records.
+/// some changed, those that did not are read too (fetched again in full when only a 304 came
+/// back): a run reads every feed it names, so that `--sync` sees their records.
+///
+/// Invariant: when `prepare` throws, no downloaded body is left behind.
 public struct SourceFetching {
     let store: Store
     let refetch: Bool
@@ -23,40 +27,63 @@ public struct SourceFetching {
         case feeds([FeedInput], fetched: [SourceFetch])
     }
 
-    func prepare(_ feeds: [FeedInput]) throws(FetchError) -> Prepared {
-        guard feeds.contains(where: { $0.request != nil }) else { return .feeds(feeds, fetched: []) }
-        var outcomes: [Int: FetchOutcome] = [:]
-        for (index, feed) in feeds.enumerated() {
-            guard var request = feed.request else { continue }
-            request.validators = refetch ? nil : storedValidators(of: feed)
-            outcomes[index] = try fetch(request)
-        }
-        let unchanged = outcomes.values.compactMap { if case .notModified(let fetch) = $0 { fetch } else { nil } }
-        if outcomes.count == feeds.count, unchanged.count == feeds.count { return .notModified(unchanged) }
-        var inputs = feeds
-        var fetched: [SourceFetch] = []
-        for index in outcomes.keys.sorted() {
-            guard var request = feeds[index].request, var outcome = outcomes[index] else { continue }
-            if case .notModified = outcome {
-                request.validators = nil
-                outcome = try fetch(request)
-            }
-            guard case .body(let body) = outcome else {
-                throw FetchError.refused(url: RedactedURL.text(request.url), status: 304, firstBytes: "answered 'not modified' to an unconditional request")
-            }
-            inputs[index].path = body.file
-            fetched.append(body.fetch)
-        }
-        return .feeds(inputs, fetched: fetched)
+    /// One feed's fetch: its inputs (nil when a 304 left nothing to read) and what to record.
+    private struct Fetched {
+        var inputs: [FeedInput]?
+        var fetch: SourceFetch?
+        var unchanged: Bool
     }
 
-    private func fetch(_ request: FetchRequest) throws(FetchError) -> FetchOutcome {
-        try HTTPFetcher(request: request, spoolDirectory: spoolDirectory).fetchBlocking()
+    func prepare(_ feeds: [FeedInput]) throws(ImportError) -> Prepared {
+        guard feeds.contains(where: { $0.request != nil }) else { return .feeds(feeds, fetched: []) }
+        var done: [Fetched] = []
+        do {
+            for feed in feeds { done.append(try fetch(feed)) }
+            if done.allSatisfy({ $0.fetch != nil && $0.unchanged }) {
+                SourceFetching.removeBodies(of: done.flatMap { $0.inputs ?? [] })
+                return .notModified(done.compactMap(\.fetch))
+            }
+            for index in done.indices where done[index].inputs == nil {
+                done[index] = try fetch(feeds[index], conditionally: false)
+            }
+        } catch {
+            SourceFetching.removeBodies(of: done.flatMap { $0.inputs ?? [] })
+            throw error
+        }
+        return .feeds(done.flatMap { $0.inputs ?? [] }, fetched: done.compactMap(\.fetch))
+    }
+
+    private func fetch(_ feed: FeedInput, conditionally: Bool = true) throws(ImportError) -> Fetched {
+        guard var request = feed.request else { return Fetched(inputs: [feed], fetch: nil, unchanged: false) }
+        let stored = refetch ? nil : storedValidators(of: feed)
+        if let pages = feed.mapping.source?.pages {
+            let walked = try PageWalk(feed: feed, request: request, pages: pages, spoolDirectory: spoolDirectory).walk()
+            let unchanged = conditionally && stored?.sha256 != nil && stored?.sha256 == walked.fetch.validators.sha256
+            return Fetched(inputs: walked.inputs, fetch: walked.fetch, unchanged: unchanged)
+        }
+        request.validators = conditionally ? stored : nil
+        let outcome: FetchOutcome
+        do {
+            outcome = try HTTPFetcher(request: request, spoolDirectory: spoolDirectory).fetchBlocking()
+        } catch {
+            throw .fetch(error)
+        }
+        switch outcome {
+        case .notModified(let fetch):
+            guard conditionally else {
+                throw .fetch(.refused(url: RedactedURL.text(request.url), status: 304, firstBytes: "answered 'not modified' to an unconditional request"))
+            }
+            return Fetched(inputs: nil, fetch: fetch, unchanged: true)
+        case .body(let body):
+            var input = feed
+            input.path = body.file
+            return Fetched(inputs: [input], fetch: body.fetch, unchanged: false)
+        }
     }
 
     /// The validators kept from the last import of the feed's URL (none when the store cannot tell).
     private func storedValidators(of feed: FeedInput) -> SourceValidators? {
-        guard let state = try? store.read({ (snapshot: StoreSnapshot) in try snapshot.sources.sourceState(url: feed.name) }) else { return nil }
+        guard let state = try? store.read({ (snapshot: StoreSnapshot) in try snapshot.sources.sourceState(url: feed.sourceName) }) else { return nil }
         return SourceValidators(etag: state.etag, lastModified: state.lastModified, sha256: state.sha256)
     }
 
@@ -67,17 +94,26 @@ public struct SourceFetching {
 }
 
 extension FeedInput {
-    /// The feed with its URL's body downloaded in full (unconditionally) into `directory`, for
-    /// commands that read a feed without a store (`check`); a file feed as it is. The caller
-    /// removes the body (`SourceFetching.removeBodies`).
-    public func downloaded(to directory: String = FileManager.default.temporaryDirectory.path) throws(FetchError) -> FeedInput {
-        guard var request else { return self }
+    /// The feed with its URL's body downloaded in full (unconditionally) into `directory`, every
+    /// page of a paged source, for commands that read a feed without a store (`check`); a file
+    /// feed as it is. The caller removes the bodies (`SourceFetching.removeBodies`).
+    public func downloaded(to directory: String = FileManager.default.temporaryDirectory.path) throws(ImportError) -> [FeedInput] {
+        guard var request else { return [self] }
         request.validators = nil
-        guard case .body(let body) = try HTTPFetcher(request: request, spoolDirectory: directory).fetchBlocking() else {
-            throw FetchError.refused(url: name, status: 304, firstBytes: "answered 'not modified' to an unconditional request")
+        if let pages = mapping.source?.pages {
+            return try PageWalk(feed: self, request: request, pages: pages, spoolDirectory: directory).walk().inputs
+        }
+        let outcome: FetchOutcome
+        do {
+            outcome = try HTTPFetcher(request: request, spoolDirectory: directory).fetchBlocking()
+        } catch {
+            throw .fetch(error)
+        }
+        guard case .body(let body) = outcome else {
+            throw .fetch(.refused(url: name, status: 304, firstBytes: "answered 'not modified' to an unconditional request"))
         }
         var input = self
         input.path = body.file
-        return input
+        return [input]
     }
 }

@@ -49,8 +49,9 @@ struct CheckCommand: ParsableCommand {
     func run() throws {
         try runReportingErrors(storeOptions.logging) {
             let model = try modelOptions.loadModel()
-            let inputs = try modelOptions.inputs(feeds, model: model).map { input throws(FetchError) in try input.downloaded() }
+            var inputs: [FeedInput] = []
             defer { SourceFetching.removeBodies(of: inputs) }
+            for input in try modelOptions.inputs(feeds, model: model) { inputs += try input.downloaded() }
             let held = try storePath.map { try checkModel(model, inputs: inputs, againstStoreAt: $0) }
             let output = OutputSink()
             var report = FeedCheckReport(format: format, output: output)

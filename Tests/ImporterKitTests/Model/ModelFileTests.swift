@@ -131,6 +131,52 @@ import Testing
         #expect(ftp?.description.contains("not an http or https URL") == true)
     }
 
+    @Test func aFeedMappingsPagesSayHowTheyFollowEachOther() throws {
+        let base = """
+            entities:
+            - name: Quake
+              key: [code]
+              attributes: [{name: code, type: text, required: true}]
+            feeds:
+            - name: api
+              format: json
+              records: /data
+              url: https://api.example.org/quakes
+              fields: [{attribute: code, field: id}]
+            """
+        let cases: [(String, Pagination)] = [
+            ("{follow: link}", Pagination(follow: .link)),
+            ("{follow: url, pointer: /links/next, max: 20}", Pagination(follow: .url(pointer: "/links/next"), maxPages: 20)),
+            ("{follow: cursor, pointer: /meta/next, parameter: after}", Pagination(follow: .cursor(pointer: "/meta/next", parameter: "after"))),
+            ("{follow: offset, parameter: offset, size: 100}", Pagination(follow: .offset(parameter: "offset", size: 100, start: 0))),
+            ("{follow: page, parameter: p, start: 0}", Pagination(follow: .page(parameter: "p", start: 0))),
+        ]
+        for (yaml, expected) in cases {
+            let model = try ModelFile.parse(base + "\n  pages: \(yaml)\n", name: "m.yaml")
+            #expect(model.feeds.first?.source?.pages == expected, "\(yaml)")
+            #expect(try ModelFile.parse(ModelFile.yaml(model), name: "again.yaml") == model, "\(yaml) round-trips")
+        }
+        let problems: [(String, String)] = [
+            ("{follow: scroll}", "not a way of paging"),
+            ("{follow: cursor, pointer: /meta/next}", "missing 'parameter'"),
+            ("{follow: url, pointer: links.next}", "not a JSON pointer"),
+            ("{follow: offset, parameter: offset, size: 0}", "at least 1"),
+            ("{follow: link, max: many}", "whole number"),
+            ("{follow: link, every: 2}", "unknown key 'every'"),
+        ]
+        for (yaml, message) in problems {
+            let error = #expect(throws: ModelError.self) { try ModelFile.parse(base + "\n  pages: \(yaml)\n", name: "m.yaml") }
+            #expect(error?.description.contains(message) == true, "\(yaml): \(String(describing: error))")
+            #expect(error?.description.contains("m.yaml:") == true, "located")
+        }
+        let csv = base.replacingOccurrences(of: "format: json", with: "format: csv").replacingOccurrences(of: "records: /data", with: "")
+        let error = #expect(throws: ModelError.self) { try ModelFile.parse(csv + "\n  pages: {follow: url, pointer: /next}\n", name: "m.yaml") }
+        #expect(error?.description.contains("needs a JSON feed") == true)
+        let noURL = base.replacingOccurrences(of: "  url: https://api.example.org/quakes\n", with: "")
+        let orphan = #expect(throws: ModelError.self) { try ModelFile.parse(noURL + "\n  pages: {follow: link}\n", name: "m.yaml") }
+        #expect(orphan?.description.contains("pages need the feed's 'url'") == true)
+    }
+
     @Test func yamlSyntaxErrorsNameTheirLine() {
         #expect(throws: ModelError.self) { _ = try ModelFile.parse("entities:\n  - name: [unclosed\n", name: "bad.yaml") }
         do {

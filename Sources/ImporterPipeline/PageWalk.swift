@@ -1,0 +1,158 @@
+import Crypto
+import Foundation
+import ImporterFeeds
+import ImporterFetch
+import ImporterModel
+
+/// The pages of a paged source (`pages:` in its mapping), fetched in order into one feed: each
+/// page is an input of the run, named by its own URL, and all of them record one source state
+/// (the first page's URL, the hash of every page's hash, the bytes of all).
+///
+/// Invariants: the whole walk keeps within the request's deadline; secret headers go to the
+/// source's own origin only; a next page already read, or more pages than the bound, is an error
+/// and every page fetched so far is removed: a walk gives all its pages or none.
+struct PageWalk {
+    let feed: FeedInput
+    let request: FetchRequest
+    let pages: Pagination
+    let spoolDirectory: String
+
+    struct Walked {
+        var inputs: [FeedInput]
+        var fetch: SourceFetch
+    }
+
+    private var shownSource: String { RedactedURL.text(request.url) }
+
+    func walk() throws(ImportError) -> Walked {
+        var inputs: [FeedInput] = []
+        do {
+            return try walk(into: &inputs)
+        } catch {
+            SourceFetching.removeBodies(of: inputs)
+            throw error
+        }
+    }
+
+    private func walk(into inputs: inout [FeedInput]) throws(ImportError) -> Walked {
+        let started = Date()
+        var url = try first()
+        var seen: Set<String> = [url.absoluteString]
+        var hasher = SHA256()
+        var total = SourceFetch(url: shownSource, status: 200, validators: SourceValidators(), bytes: 0, attempts: 0)
+        while true {
+            guard inputs.count < pages.maxPages else {
+                throw .fetch(.pagination(url: shownSource, reason: "more than \(pages.maxPages) pages; nothing was imported (a larger 'max' under the mapping's 'pages' reads more)"))
+            }
+            let body = try fetch(url, started: started)
+            var input = feed
+            input.path = body.file
+            input.request?.url = url
+            input.source = shownSource
+            inputs.append(input)
+            hasher.update(data: Data((body.fetch.validators.sha256 ?? "").utf8))
+            total.bytes += body.fetch.bytes
+            total.attempts += body.fetch.attempts
+            total.status = body.fetch.status
+            guard let next = try next(after: body, of: url, page: inputs.count) else { break }
+            guard seen.insert(next.absoluteString).inserted else {
+                throw .fetch(.pagination(url: RedactedURL.text(url), reason: "page \(inputs.count) leads back to \(RedactedURL.text(next)), a page already read"))
+            }
+            url = next
+        }
+        total.validators.sha256 = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        return Walked(inputs: inputs, fetch: total)
+    }
+
+    /// The first page's URL: the source's, with the counting parameter at its start.
+    private func first() throws(ImportError) -> URL {
+        switch pages.follow {
+        case .offset(let parameter, _, let start), .page(let parameter, let start): try setting(parameter, to: String(start))
+        case .link, .url, .cursor: request.url
+        }
+    }
+
+    /// One page, in full, within what is left of the deadline. Secret headers go with it only
+    /// when it is on the source's own origin.
+    private func fetch(_ url: URL, started: Date) throws(ImportError) -> FetchedBody {
+        var page = request
+        page.url = url
+        page.validators = nil
+        if !HTTPFetcher.sameOrigin(url, request.url) { page.headers = [] }
+        let left = request.limits.deadline.milliseconds - Int64(Date().timeIntervalSince(started) * 1000)
+        guard left > 0 else {
+            throw .fetch(.tryLater(url: RedactedURL.text(url), attempts: 0, lastProblem: "the pages before it used the deadline", deadline: request.limits.deadline))
+        }
+        page.limits.deadline = FetchDuration(milliseconds: left)
+        let outcome: FetchOutcome
+        do {
+            outcome = try HTTPFetcher(request: page, spoolDirectory: spoolDirectory).fetchBlocking()
+        } catch {
+            throw .fetch(error)
+        }
+        guard case .body(let body) = outcome else {
+            throw .fetch(.refused(url: RedactedURL.text(url), status: 304, firstBytes: "answered 'not modified' to an unconditional request"))
+        }
+        return body
+    }
+
+    /// The page after `body` (page number `page`, fetched from `url`), or nil when it was the last.
+    private func next(after body: FetchedBody, of url: URL, page: Int) throws(ImportError) -> URL? {
+        let shown = RedactedURL.text(url)
+        switch pages.follow {
+        case .link:
+            return body.nextLink
+        case .url(let pointer):
+            guard let text = try value(at: pointer, in: body, shown: shown) else { return nil }
+            guard let next = URL(string: text, relativeTo: url)?.absoluteURL, FeedSelection.url(next.absoluteString) != nil else {
+                throw .fetch(.pagination(url: shown, reason: "\(pointer) holds '\(text.prefix(200))', not an http(s) URL"))
+            }
+            return next
+        case .cursor(let pointer, let parameter):
+            guard let cursor = try value(at: pointer, in: body, shown: shown) else { return nil }
+            return try setting(parameter, to: cursor)
+        case .offset(let parameter, let size, let start):
+            guard try records(in: body, shown: shown) >= size else { return nil }
+            return try setting(parameter, to: String(start + size * page))
+        case .page(let parameter, let start):
+            guard try records(in: body, shown: shown) > 0 else { return nil }
+            return try setting(parameter, to: String(start + page))
+        }
+    }
+
+    /// The text at `pointer` in the page; nil when absent, null or empty.
+    private func value(at pointer: String, in body: FetchedBody, shown: String) throws(ImportError) -> String? {
+        do {
+            let text = try JSONPointerValue.scalar(at: pointer, in: try ByteSource(path: body.file, name: shown))
+            return text?.isEmpty == false ? text : nil
+        } catch {
+            throw .feed(error)
+        }
+    }
+
+    private func records(in body: FetchedBody, shown: String) throws(ImportError) -> Int {
+        do {
+            return try FeedReaders.countRecords(for: feed.mapping, source: try ByteSource(path: body.file, name: shown))
+        } catch {
+            throw .feed(error)
+        }
+    }
+
+    /// The source's URL with the query parameter `name` set to `value` (added when absent),
+    /// percent-encoded so that a cursor's `+`, `/` and `=` arrive as sent.
+    private func setting(_ name: String, to value: String) throws(ImportError) -> URL {
+        guard var components = URLComponents(url: request.url, resolvingAgainstBaseURL: false) else {
+            throw .fetch(.pagination(url: shownSource, reason: "cannot set the query parameter '\(name)' of this URL"))
+        }
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        let encoded = value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value
+        var items = (components.percentEncodedQueryItems ?? []).filter { $0.name != name }
+        items.append(URLQueryItem(name: name, value: encoded))
+        components.percentEncodedQueryItems = items
+        guard let url = components.url else {
+            throw .fetch(.pagination(url: shownSource, reason: "cannot set the query parameter '\(name)' of this URL"))
+        }
+        return url
+    }
+}
