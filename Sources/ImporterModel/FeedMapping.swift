@@ -230,6 +230,9 @@ public struct Model: Sendable, Equatable {
                     problems.append("feed \(feed.name): attribute '\(field.attribute)': time zone '\(zone)' is not UTC or ±hh:mm")
                 }
             }
+            for value in feed.source?.values ?? [] where entity.attribute(named: value.attribute) == nil {
+                problems.append("feed \(feed.name): url-values '\(value.name)': '\(value.attribute)' is not an attribute of \(entity.name)")
+            }
             for key in entity.uniqueKey where !feed.fields.contains(where: { $0.attribute == key }) {
                 problems.append("feed \(feed.name): the unique key attribute '\(key)' of \(entity.name) is not mapped")
             }

@@ -6,6 +6,8 @@ public struct FeedSource: Sendable, Equatable {
     public var headers: [Header]
     /// How the source's pages follow one another; nil for a source of one page.
     public var pages: Pagination?
+    /// The values of the URL's `{name}` placeholders, computed from the store; none for a fixed URL.
+    public var values: [URLValue] = []
 
     /// A header whose value is the environment variable `environment`, or the content of `file`
     /// (trimmed).

@@ -138,6 +138,14 @@ public enum ModelFile {
                          + (header.file.map { [("file", Tree.string($0))] } ?? []))
                 })))
             }
+            if !source.values.isEmpty {
+                pairs.append(("url-values", .map(source.values.map { value in
+                    var fields: [(String, Tree)] = [(value.extreme.rawValue, .string(value.attribute))]
+                    if let initial = value.initial { fields.append(("initial", .string(initial))) }
+                    if value.format != .stored { fields.append(("format", .string(value.format.rawValue))) }
+                    return (value.name, Tree.map(fields))
+                })))
+            }
             if let pages = source.pages { pairs.append(("pages", tree(pages))) }
         }
         pairs.append(("fields", .list(feed.fields.map { field in

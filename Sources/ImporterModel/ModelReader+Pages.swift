@@ -54,3 +54,41 @@ extension ModelReader {
         return number
     }
 }
+
+extension ModelReader {
+    /// `url-values:` of a feed mapping: `{name: {max|min: attribute, initial: text, format: stored|date|iso8601}}`,
+    /// one for each `{name}` in the URL.
+    mutating func urlValues(_ node: Node?, _ path: String, url: String, in parent: Node) -> [URLValue] {
+        let used = URLValue.placeholders(in: url)
+        guard let node else {
+            if let name = used.first { problem(parent, "\(path).url", "'{\(name)}' has no value: declare it under 'url-values'") }
+            return []
+        }
+        guard let pairs = node.mapping else {
+            problem(node, "\(path).url-values", "expected a mapping of names to {max: attribute} or {min: attribute}")
+            return []
+        }
+        var values: [URLValue] = []
+        for (key, item) in pairs {
+            guard let name = key.string else { continue }
+            let itemPath = "\(path).url-values.\(name)"
+            guard let fields = mapping(item, itemPath, allowed: ["max", "min", "initial", "format"]) else { continue }
+            let ends = Extreme.allCases.filter { fields[$0.rawValue] != nil }
+            guard ends.count == 1, let end = ends.first, let attribute = string(fields, end.rawValue, itemPath, in: item) else {
+                problem(item, itemPath, "give exactly one of 'max: attribute' or 'min: attribute'")
+                continue
+            }
+            let formatText = string(fields, "format", itemPath, in: item) ?? "stored"
+            guard let format = URLValue.Format(rawValue: formatText) else {
+                problem(fields["format"], "\(itemPath).format", "'\(formatText)' is not one of: stored, date, iso8601")
+                continue
+            }
+            if !used.contains(name) { problem(key, itemPath, "the url has no '{\(name)}'") }
+            values.append(URLValue(name: name, extreme: end, attribute: attribute, initial: string(fields, "initial", itemPath, in: item), format: format))
+        }
+        for name in used where !values.contains(where: { $0.name == name }) {
+            problem(node, "\(path).url-values", "'{\(name)}' in the url has no value here")
+        }
+        return values
+    }
+}

@@ -206,7 +206,7 @@ struct ModelReader {
     }
 
     private mutating func feed(_ node: Node, _ path: String, entities: [EntityDescription]) -> FeedMapping? {
-        guard let fields = mapping(node, path, allowed: ["name", "entity", "format", "records", "namespaces", "duplicates", "url", "headers", "pages", "fields", "doc"]),
+        guard let fields = mapping(node, path, allowed: ["name", "entity", "format", "records", "namespaces", "duplicates", "url", "url-values", "headers", "pages", "fields", "doc"]),
               let name = string(fields, "name", path, required: true, in: node) else { return nil }
         if let mark = node.mark { marks["feed \(name)"] = mark }
         let entity = string(fields, "entity", path, required: entities.count != 1, in: node) ?? entities.first?.name ?? ""
@@ -306,7 +306,9 @@ struct ModelReader {
             problem(fields["url"], "\(path).url", "'\(url)' is not an http or https URL")
             return nil
         }
-        return FeedSource(url: url, headers: headers)
+        var source = FeedSource(url: url, headers: headers)
+        source.values = urlValues(fields["url-values"], path, url: url, in: node)
+        return source
     }
 
     private mutating func view(_ node: Node, _ path: String, entities: [EntityDescription]) -> ViewDefinition? {

@@ -58,7 +58,7 @@ public struct FeedSelection: Sendable {
         if mappings.isEmpty { chosen = model.feeds.filter { $0.source != nil } }
         guard !chosen.isEmpty else { throw ModelError.invalid("no feed given, and no feed mapping of the model has a 'url'") }
         return try chosen.map { mapping throws(ModelError) in
-            guard let text = mapping.source?.url, let url = Self.url(text) else { throw ModelError.invalid("feed mapping '\(mapping.name)': its 'url' is not an http(s) URL") }
+            guard let source = mapping.source, let url = Self.url(of: source) else { throw ModelError.invalid("feed mapping '\(mapping.name)': its 'url' is not an http(s) URL") }
             return input(url, format.map(mapping.reading) ?? mapping)
         }
     }
@@ -68,13 +68,21 @@ public struct FeedSelection: Sendable {
     private func input(_ url: URL, _ mapping: FeedMapping) -> FeedInput {
         var request = FetchRequest(url: url)
         request.limits = fetchLimits
-        if let source = mapping.source, let own = Self.url(source.url), own.host?.lowercased() == url.host?.lowercased(), own.scheme == url.scheme {
+        if let source = mapping.source, let own = Self.url(of: source), own.host?.lowercased() == url.host?.lowercased(), own.scheme == url.scheme {
             request.headers = source.headers.compactMap { header in
                 if let variable = header.environment { return (header.name, .environment(variable)) }
                 return header.file.map { (header.name, .file($0)) }
             }
         }
         return FeedInput(request: request, mapping: mapping)
+    }
+
+    /// A mapping's own URL, its `{name}` placeholders kept as percent-encoded braces for
+    /// `URLTemplate` to fill.
+    static func url(of source: FeedSource) -> URL? {
+        url(source.values.reduce(source.url) { text, value in
+            text.replacingOccurrences(of: "{\(value.name)}", with: URLTemplate.marker(value.name))
+        })
     }
 
     /// `argument` as an http or https URL, or nil when it names a file.

@@ -19,6 +19,11 @@ public enum ImportError: Error, Sendable, RemedialError {
     case store(StoreError)
     /// A feed's URL gave nothing to import (see `FetchError`); nothing was read.
     case fetch(FetchError)
+    /// A URL value computed from the store (`url-values`) changed between the fetch and the
+    /// run's transaction: another run imported meanwhile.
+    case sourceMoved(name: String, fetched: String, now: String)
+    /// `--sync` with a URL whose values come from the store: its answer holds only what is new.
+    case syncOfIncrementalSource(feed: String)
 
     public func message(_ words: (Remedy) -> String) -> String {
         switch self {
@@ -36,6 +41,10 @@ public enum ImportError: Error, Sendable, RemedialError {
         case .model(let error): return error.message(words)
         case .store(let error): return error.message(words)
         case .fetch(let error): return error.description + "\nnothing was written"
+        case .sourceMoved(let name, let fetched, let now):
+            return "'{\(name)}' was \(fetched) when the feed was fetched and is \(now) now: another run imported meanwhile; nothing was written, run again"
+        case .syncOfIncrementalSource(let feed):
+            return "feed mapping '\(feed)' fetches only what is new since the store's last values (url-values), so it cannot sync: a sync would delete every record the answer leaves out"
         }
     }
 }
@@ -49,6 +58,8 @@ extension ImportError: ExitStatusError {
         case .model(let error): error.exitStatus
         case .store(let error): error.exitStatus
         case .fetch(let error): error.exitStatus
+        case .sourceMoved: .locked
+        case .syncOfIncrementalSource: .usage
         }
     }
 }

@@ -63,6 +63,7 @@ public final class ImportSession {
     }
 
     public func run(_ feeds: [FeedInput]) throws(ImportError) -> ImportResult {
+        let (feeds, filled) = try fillTemplates(feeds)
         switch try SourceFetching(store: store, refetch: options.refetch, spoolDirectory: spoolDirectory).prepare(feeds) {
         case .notModified(let fetches):
             var result = ImportResult(transactionNumber: nil, entities: [], rejects: [])
@@ -71,7 +72,7 @@ public final class ImportSession {
             return result
         case .feeds(let inputs, let fetched):
             defer { SourceFetching.removeBodies(of: inputs) }
-            var result = try run(inputs, fetched: fetched)
+            var result = try run(inputs, fetched: fetched, filled: filled)
             result.fetched = fetched
             return result
         }
@@ -83,12 +84,31 @@ public final class ImportSession {
         store.path.hasPrefix("postgres") ? FileManager.default.temporaryDirectory.path : URL(fileURLWithPath: store.path).deletingLastPathComponent().path
     }
 
-    private func run(_ feeds: [FeedInput], fetched: [SourceFetch]) throws(ImportError) -> ImportResult {
+    /// The feeds with their URL values filled from the store (`URLTemplate`); a sync of such a
+    /// feed is refused.
+    private func fillTemplates(_ feeds: [FeedInput]) throws(ImportError) -> ([FeedInput], [URLTemplate.Filled]) {
+        guard feeds.contains(where: { !($0.mapping.source?.values.isEmpty ?? true) && $0.request != nil }) else { return (feeds, []) }
+        if options.sync, let feed = feeds.first(where: { !($0.mapping.source?.values.isEmpty ?? true) }) {
+            throw .syncOfIncrementalSource(feed: feed.mapping.name)
+        }
+        do {
+            return try store.read { (snapshot: StoreSnapshot) throws -> ([FeedInput], [URLTemplate.Filled]) in
+                try URLTemplate.fill(feeds, model: model, from: snapshot)
+            }
+        } catch let error as ImportError {
+            throw error
+        } catch {
+            throw .store(store.storeError(from: error))
+        }
+    }
+
+    private func run(_ feeds: [FeedInput], fetched: [SourceFetch], filled: [URLTemplate.Filled]) throws(ImportError) -> ImportResult {
         do {
             let clock = ContinuousClock()
             var finished = clock.now
             var committed = false
             var result = try store.inTransaction { tx in
+                try URLTemplate.check(filled, model: model, in: tx)
                 let result = try importAll(feeds, fetched: fetched, in: tx)
                 if result.refusals.isEmpty { try beforeCommit?(result) }
                 onPhase?(.commit)

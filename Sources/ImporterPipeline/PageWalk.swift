@@ -22,7 +22,8 @@ struct PageWalk {
         var fetch: SourceFetch
     }
 
-    private var shownSource: String { RedactedURL.text(request.url) }
+    /// The source's name: its first page's URL, redacted (or its template, when filled from the store).
+    private var shownSource: String { feed.source ?? RedactedURL.text(request.url) }
 
     func walk() throws(ImportError) -> Walked {
         var inputs: [FeedInput] = []

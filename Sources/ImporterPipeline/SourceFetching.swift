@@ -55,7 +55,9 @@ public struct SourceFetching {
 
     private func fetch(_ feed: FeedInput, conditionally: Bool = true) throws(ImportError) -> Fetched {
         guard var request = feed.request else { return Fetched(inputs: [feed], fetch: nil, unchanged: false) }
-        let stored = refetch ? nil : storedValidators(of: feed)
+        var stored = refetch ? nil : storedValidators(of: feed)
+        // A URL filled from the store changes with it: only the body's hash says it is unchanged.
+        if feed.source != nil { stored?.etag = nil; stored?.lastModified = nil }
         if let pages = feed.mapping.source?.pages {
             let walked = try PageWalk(feed: feed, request: request, pages: pages, spoolDirectory: spoolDirectory).walk()
             let unchanged = conditionally && stored?.sha256 != nil && stored?.sha256 == walked.fetch.validators.sha256
@@ -68,7 +70,7 @@ public struct SourceFetching {
         } catch {
             throw .fetch(error)
         }
-        switch outcome {
+        switch outcome.recorded(as: feed.sourceName) {
         case .notModified(let fetch):
             guard conditionally else {
                 throw .fetch(.refused(url: RedactedURL.text(request.url), status: 304, firstBytes: "answered 'not modified' to an unconditional request"))
@@ -90,6 +92,20 @@ public struct SourceFetching {
     /// Removes the downloaded bodies of `feeds`.
     public static func removeBodies(of feeds: [FeedInput]) {
         for feed in feeds where feed.request != nil && !feed.path.isEmpty { try? FileManager.default.removeItem(atPath: feed.path) }
+    }
+}
+
+extension FetchOutcome {
+    /// The outcome with its source recorded under `name` (a templated URL's template).
+    func recorded(as name: String) -> FetchOutcome {
+        switch self {
+        case .notModified(var fetch):
+            fetch.url = name
+            return .notModified(fetch)
+        case .body(var body):
+            body.fetch.url = name
+            return .body(body)
+        }
     }
 }
 

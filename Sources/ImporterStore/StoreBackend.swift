@@ -86,7 +86,11 @@ public protocol RecordReading: AnyObject {
     func forEachRecord(of entity: EntityDescription, _ body: (Int64, [Value]) throws -> Void) throws
     /// How many records of `entity` the store holds.
     func recordCount(of entity: EntityDescription) throws(StoreError) -> Int
+    /// The largest (or smallest) value of `attribute` among `entity`'s records, in the attribute
+    /// type's order; null when no record holds one (or the entity has no table yet).
+    func extreme(_ which: Extreme, of attribute: AttributeDescription, in entity: EntityDescription) throws(StoreError) -> Value
 }
+
 
 /// The records: reading them, and the entities' tables, imports and undos writing them (inside a
 /// write transaction).

@@ -251,4 +251,21 @@ import Testing
         #expect(try store.read { snapshot in try snapshot.sources.sourceState(url: first.url) }?.etag == "\"v2\"")
         #expect(try store.read { snapshot in try snapshot.sources.sourceState(url: other.url) } == nil)
     }
+
+    /// The largest and smallest stored values (`url-values`), alike on both: datetimes in their
+    /// canonical text, numbers as numbers, null for an entity with no table yet or no value.
+    @Test(arguments: Backend.allCases) func extremesOfAnAttribute(backend: Backend) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = try backend.open(in: directory)
+        let entity = try #require(Self.model.entity(named: FireballModel.apiFeed.entity))
+        let date = try #require(entity.attribute(named: "date")), altitude = try #require(entity.attribute(named: "altitude"))
+        #expect(try store.read { snapshot in try snapshot.records.extreme(.max, of: date, in: entity) } == .null, "no table yet")
+        _ = try run(store, [row("2024-01-02 03:04:05", altitude: "\"35.5\""), row("2023-12-31 23:00:00", altitude: "\"7\""),
+                            row("2024-01-01 00:00:00")], in: directory)
+        #expect(try store.read { snapshot in try snapshot.records.extreme(.max, of: date, in: entity) } == .text("2024-01-02 03:04:05"))
+        #expect(try store.read { snapshot in try snapshot.records.extreme(.min, of: date, in: entity) } == .text("2023-12-31 23:00:00"))
+        #expect(try store.read { snapshot in try snapshot.records.extreme(.max, of: altitude, in: entity) }.doubleValue == 35.5)
+        #expect(try store.read { snapshot in try snapshot.records.extreme(.min, of: altitude, in: entity) }.doubleValue == 7)
+    }
 }

@@ -1,0 +1,85 @@
+import Foundation
+import ImporterFetch
+import ImporterModel
+import ImporterStore
+
+/// The `{name}` placeholders of URL feeds, filled from the store (`url-values:`) before the run
+/// fetches, and checked again inside its write transaction: the values a run fetched with are the
+/// values of the data it writes into, so an incremental cursor cannot drift from the store.
+struct URLTemplate {
+    /// One placeholder as a run filled it.
+    struct Filled: Equatable {
+        var value: URLValue
+        var entity: String
+        /// What the store held when the URL was fetched (null: the `initial` text was used).
+        var stored: Value
+    }
+
+    /// A placeholder as it stands in a parsed URL (braces percent-encoded).
+    static func marker(_ name: String) -> String { "%7B\(name)%7D" }
+
+    /// The template as it is written in a model file: a URL whose placeholders `FeedSelection` kept
+    /// as percent-encoded braces.
+    static func template(_ url: String) -> String {
+        url.replacingOccurrences(of: "%7B", with: "{").replacingOccurrences(of: "%7D", with: "}")
+    }
+
+    /// `feeds` with their placeholders filled from `snapshot`, and what was filled.
+    static func fill(_ feeds: [FeedInput], model: Model, from snapshot: StoreSnapshot) throws(ImportError) -> ([FeedInput], [Filled]) {
+        var filled: [Filled] = []
+        var result = feeds
+        for index in result.indices {
+            guard var request = result[index].request, let values = result[index].mapping.source?.values, !values.isEmpty else { continue }
+            var text = request.url.absoluteString
+            for value in values where text.contains(marker(value.name)) {
+                let entityName = result[index].mapping.entity
+                let stored = try current(value, entity: entityName, model: model) { entity, attribute throws(StoreError) in
+                    try snapshot.records.extreme(value.extreme, of: attribute, in: entity)
+                }
+                guard let replacement = value.text(of: stored) ?? value.initial else {
+                    throw .model(.invalid("feed mapping '\(result[index].mapping.name)': the store holds no \(value.attribute) yet for '{\(value.name)}', and it has no 'initial'"))
+                }
+                text = text.replacingOccurrences(of: marker(value.name), with: encoded(replacement))
+                filled.append(Filled(value: value, entity: entityName, stored: stored))
+            }
+            guard let url = URL(string: text) else {
+                throw .model(.invalid("feed mapping '\(result[index].mapping.name)': the url with its values filled in is not a URL"))
+            }
+            result[index].source = result[index].source ?? template(RedactedURL.text(request.url))
+            request.url = url
+            result[index].request = request
+        }
+        return (result, filled)
+    }
+
+    /// Throws unless each filled value is still what the store holds, read in the run's
+    /// transaction `tx`.
+    static func check(_ filled: [Filled], model: Model, in tx: StoreWriteTransaction) throws(ImportError) {
+        for item in filled {
+            let now = try current(item.value, entity: item.entity, model: model) { entity, attribute throws(StoreError) in
+                try tx.records.extreme(item.value.extreme, of: attribute, in: entity)
+            }
+            guard now.isSame(as: item.stored) else {
+                throw .sourceMoved(name: item.value.name, fetched: item.stored.description, now: now.description)
+            }
+        }
+    }
+
+    private static func current(_ value: URLValue, entity name: String, model: Model,
+                                read: (EntityDescription, AttributeDescription) throws(StoreError) -> Value) throws(ImportError) -> Value {
+        guard let entity = model.entity(named: name), let attribute = entity.attribute(named: value.attribute) else {
+            throw .model(.invalid("url-values '\(value.name)': '\(value.attribute)' is not an attribute of \(name)"))
+        }
+        do {
+            return try read(entity, attribute)
+        } catch {
+            throw .store(error)
+        }
+    }
+
+    private static func encoded(_ text: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~:")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+    }
+}
