@@ -9,10 +9,11 @@ struct BenchOptions {
     var noPostgres = false
     /// Runs only the PostgreSQL rows (after writing the feeds they need).
     var onlyPostgres = false
+    var onlyURL = false
     var help = false
 
     static let usage = """
-        usage: importer-bench [--records N] [--dir DIR] [--importer PATH] [--repeats N] [--no-postgres | --only-postgres]
+        usage: importer-bench [--records N] [--dir DIR] [--importer PATH] [--repeats N] [--no-postgres | --only-postgres | --only-url]
 
         End-to-end import figures beside a raw-SQLite baseline, the PostgreSQL store beside psql
         alone, the feed formats, and view replay.
@@ -33,6 +34,7 @@ struct BenchOptions {
           --no-postgres    skip the PostgreSQL rows (skipped anyway, saying so, when no server
                            binaries are installed under /usr/lib/postgresql/*/bin)
           --only-postgres  run only the PostgreSQL rows (importer against psql alone)
+          --only-url       run only the URL feed rows (the file against loopback HTTP)
           -h, --help       show this help
         """
 
@@ -55,6 +57,7 @@ struct BenchOptions {
             case "--repeats": repeats = try count(argument)
             case "--no-postgres": noPostgres = true
             case "--only-postgres": onlyPostgres = true
+            case "--only-url": onlyURL = true
             case "-h", "--help": help = true
             default: throw BenchError.usage("unknown argument \(argument)")
             }

@@ -42,6 +42,11 @@ enum Benchmark {
         let generator = Generator(count: n)
         let size = try generator.writeFeed(to: base)
         if options.onlyPostgres { return try onlyPostgres(options, generator: generator, baseFeed: base) }
+        if options.onlyURL {
+            progress("URL feed: the file against loopback HTTP")
+            let outcome = try URLFeedBenchmark.run(importer: options.importer, feed: base, directory: directory, records: n, repeats: options.repeats)
+            return print(URLFeedBenchmark.table(outcome, records: n).render())
+        }
         try generator.writeFeed(changeFraction: 0.1, to: changed)
         print("importer benchmark: \(n) records; feed \((Double(size) / 1e6).formatted(1)) MB (API order, newest first); files in \(directory)")
 
@@ -78,6 +83,9 @@ enum Benchmark {
         let formats = try FormatBenchmark.inputs(generator, apiFeed: base, apiBytes: size, directory: directory)
         let formatRuns = try FormatBenchmark.endToEnd(formats, importer: options.importer, directory: directory, records: n)
 
+        progress("URL feed: the file against loopback HTTP")
+        let urlFeed = try URLFeedBenchmark.run(importer: options.importer, feed: base, directory: directory, records: n, repeats: options.repeats)
+
         // 3. Parsing alone; still no rows in memory, so peak RSS growth is the readers' own.
         let formatTable = try FormatBenchmark.table(formats, endToEnd: formatRuns, records: n, repeats: options.repeats)
 
@@ -98,6 +106,8 @@ enum Benchmark {
         print(render(postgres))
         print()
         print(formatTable.render())
+        print()
+        print(URLFeedBenchmark.table(urlFeed, records: n).render())
         print()
         print(viewReplay.table.render())
         guard viewReplay.passed else { throw BenchError.failed("view replay benchmark: a replayed view differs from its recomputation (see above)") }
