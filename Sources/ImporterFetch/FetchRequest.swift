@@ -8,6 +8,9 @@ public struct FetchRequest: Sendable {
     /// Headers sent with each request to the source's origin (never carried to another origin on a
     /// redirect).
     public var headers: [(name: String, value: SecretValue)] = []
+    /// Query parameters added to each request to the source's origin (an API key), never part of
+    /// `url`: nothing importer records or prints holds them.
+    public var parameters: [(name: String, value: SecretValue)] = []
     /// The validators of the last import of this URL: sent as `If-None-Match` / `If-Modified-Since`.
     public var validators: SourceValidators?
     /// The format the mapping expects: a body whose `Content-Type` contradicts it is refused.

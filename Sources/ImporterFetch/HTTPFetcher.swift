@@ -115,25 +115,45 @@ public struct HTTPFetcher: Sendable {
                 throw FetchError.redirect(url: shownURL, reason: "a \(response.status.code) redirect without a usable Location")
             }
             if url.scheme == "https", next.scheme != "https" {
-                throw FetchError.redirect(url: shownURL, reason: "redirected from https to \(RedactedURL.text(next)); importer does not downgrade")
+                throw FetchError.redirect(url: shownURL, reason: "redirected from https to \(RedactedURL.text(next, secretParameters: secretParameterNames)); importer does not downgrade")
             }
             guard !visited.contains(next.absoluteString) else {
-                throw FetchError.redirect(url: shownURL, reason: "a redirect loop through \(RedactedURL.text(next))")
+                throw FetchError.redirect(url: shownURL, reason: "a redirect loop through \(RedactedURL.text(next, secretParameters: secretParameterNames))")
             }
             url = next
         }
     }
 
     private func httpRequest(for url: URL) throws(FetchError) -> HTTPClientRequest {
-        var http = HTTPClientRequest(url: url.absoluteString)
+        let origin = Self.sameOrigin(url, request.url)
+        var http = HTTPClientRequest(url: origin ? try withSecretParameters(url).absoluteString : url.absoluteString)
         http.headers.add(name: "User-Agent", value: userAgent)
         http.headers.add(name: "Accept", value: Self.accept(request.format))
-        guard Self.sameOrigin(url, request.url) else { return http }
+        guard origin else { return http }
         for (name, value) in request.headers { http.headers.add(name: name, value: try value.resolve(environment: environment)) }
         if let etag = request.validators?.etag { http.headers.add(name: "If-None-Match", value: etag) }
         if let lastModified = request.validators?.lastModified { http.headers.add(name: "If-Modified-Since", value: lastModified) }
         return http
     }
+
+    /// `url` with the request's secret query parameters added, their values percent-encoded.
+    private func withSecretParameters(_ url: URL) throws(FetchError) -> URL {
+        guard !request.parameters.isEmpty else { return url }
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url }
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        var items = components.percentEncodedQueryItems ?? []
+        for (name, value) in request.parameters {
+            let text = try value.resolve(environment: environment)
+            items.removeAll { $0.name == name }
+            items.append(URLQueryItem(name: name, value: text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text))
+        }
+        components.percentEncodedQueryItems = items
+        return components.url ?? url
+    }
+
+    /// The names of query parameters whose values are never printed.
+    var secretParameterNames: Set<String> { Set(request.parameters.map(\.name)) }
 
     /// Whether `a` and `b` share scheme, host and port (where secret headers may go).
     public static func sameOrigin(_ a: URL, _ b: URL) -> Bool {

@@ -2,7 +2,8 @@ import AsyncHTTPClient
 import Foundation
 
 /// The proxy curl would use: `https_proxy`/`HTTPS_PROXY` for https URLs, `http_proxy`/`HTTP_PROXY`
-/// for http ones, none for hosts `no_proxy`/`NO_PROXY` lists (exact names, `.suffix` domains or `*`).
+/// for http ones, none for hosts `no_proxy`/`NO_PROXY` lists (exact names, `.suffix` domains or `*`);
+/// credentials in the proxy's URL (`http://user:pass@proxy:3128`) go to the proxy as Basic.
 struct ProxySettings {
     let environment: [String: String]
 
@@ -12,6 +13,9 @@ struct ProxySettings {
         guard let value = names.lazy.compactMap({ environment[$0] }).first(where: { !$0.isEmpty }) else { return nil }
         let withScheme = value.contains("://") ? value : "http://" + value
         guard let proxy = URL(string: withScheme), let proxyHost = proxy.host else { return nil }
+        if let user = proxy.user(percentEncoded: false), let password = proxy.password(percentEncoded: false) {
+            return .server(host: proxyHost, port: proxy.port ?? 80, authorization: .basic(username: user, password: password))
+        }
         return .server(host: proxyHost, port: proxy.port ?? 80)
     }
 

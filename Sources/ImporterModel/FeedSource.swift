@@ -4,6 +4,9 @@
 public struct FeedSource: Sendable, Equatable {
     public var url: String
     public var headers: [Header]
+    /// Query parameters added to each request to the source's origin, valued like headers (an API
+    /// key the API takes in the query): never part of the URL importer records or prints.
+    public var parameters: [Header] = []
     /// How the source's pages follow one another; nil for a source of one page.
     public var pages: Pagination?
     /// The values of the URL's `{name}` placeholders, computed from the store; none for a fixed URL.

@@ -132,8 +132,8 @@ public enum ModelFile {
         if feed.duplicates != .last { pairs.append(("duplicates", .string(feed.duplicates.rawValue))) }
         if let source = feed.source {
             pairs.append(("url", .string(source.url)))
-            if !source.headers.isEmpty {
-                pairs.append(("headers", .list(source.headers.map { header in
+            for (key, secrets) in [("headers", source.headers), ("parameters", source.parameters)] where !secrets.isEmpty {
+                pairs.append((key, .list(secrets.map { header in
                     .map([("name", .string(header.name))] + (header.environment.map { [("env", Tree.string($0))] } ?? [])
                          + (header.file.map { [("file", Tree.string($0))] } ?? []))
                 })))

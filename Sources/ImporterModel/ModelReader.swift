@@ -206,7 +206,7 @@ struct ModelReader {
     }
 
     private mutating func feed(_ node: Node, _ path: String, entities: [EntityDescription]) -> FeedMapping? {
-        guard let fields = mapping(node, path, allowed: ["name", "entity", "format", "records", "namespaces", "duplicates", "url", "url-values", "headers", "pages", "fields", "doc"]),
+        guard let fields = mapping(node, path, allowed: ["name", "entity", "format", "records", "namespaces", "duplicates", "url", "url-values", "headers", "parameters", "pages", "fields", "doc"]),
               let name = string(fields, "name", path, required: true, in: node) else { return nil }
         if let mark = node.mark { marks["feed \(name)"] = mark }
         let entity = string(fields, "entity", path, required: entities.count != 1, in: node) ?? entities.first?.name ?? ""
@@ -286,8 +286,27 @@ struct ModelReader {
 
     /// `url:` and `headers:` of a feed mapping: an http(s) URL, headers valued from `env` or `file`.
     private mutating func source(_ fields: [String: Node], _ path: String, in node: Node) -> FeedSource? {
-        let headers = list(fields, "headers", path).enumerated().compactMap { index, item -> FeedSource.Header? in
-            let itemPath = "\(path).headers[\(index)]"
+        let headers = secrets(fields, "headers", path)
+        let parameters = secrets(fields, "parameters", path)
+        guard let url = string(fields, "url", path, in: node) else {
+            for key in ["headers", "parameters"] where fields[key] != nil { problem(fields[key], "\(path).\(key)", "\(key) need the feed's 'url'") }
+            return nil
+        }
+        let lowered = url.lowercased()
+        guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else {
+            problem(fields["url"], "\(path).url", "'\(url)' is not an http or https URL")
+            return nil
+        }
+        var source = FeedSource(url: url, headers: headers)
+        source.parameters = parameters
+        source.values = urlValues(fields["url-values"], path, url: url, in: node)
+        return source
+    }
+
+    /// `headers:` or `parameters:`: names valued from `env` or `file`, never inline.
+    private mutating func secrets(_ fields: [String: Node], _ key: String, _ path: String) -> [FeedSource.Header] {
+        list(fields, key, path).enumerated().compactMap { index, item -> FeedSource.Header? in
+            let itemPath = "\(path).\(key)[\(index)]"
             guard let header = mapping(item, itemPath, allowed: ["name", "env", "file"]),
                   let name = string(header, "name", itemPath, required: true, in: item) else { return nil }
             let environment = string(header, "env", itemPath, in: item), file = string(header, "file", itemPath, in: item)
@@ -297,18 +316,6 @@ struct ModelReader {
             }
             return FeedSource.Header(name: name, environment: environment, file: file)
         }
-        guard let url = string(fields, "url", path, in: node) else {
-            if fields["headers"] != nil { problem(fields["headers"], "\(path).headers", "headers need the feed's 'url'") }
-            return nil
-        }
-        let lowered = url.lowercased()
-        guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else {
-            problem(fields["url"], "\(path).url", "'\(url)' is not an http or https URL")
-            return nil
-        }
-        var source = FeedSource(url: url, headers: headers)
-        source.values = urlValues(fields["url-values"], path, url: url, in: node)
-        return source
     }
 
     private mutating func view(_ node: Node, _ path: String, entities: [EntityDescription]) -> ViewDefinition? {

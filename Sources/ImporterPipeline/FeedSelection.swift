@@ -69,10 +69,12 @@ public struct FeedSelection: Sendable {
         var request = FetchRequest(url: url)
         request.limits = fetchLimits
         if let source = mapping.source, let own = Self.url(of: source), own.host?.lowercased() == url.host?.lowercased(), own.scheme == url.scheme {
-            request.headers = source.headers.compactMap { header in
+            let secret = { (header: FeedSource.Header) -> (String, SecretValue)? in
                 if let variable = header.environment { return (header.name, .environment(variable)) }
                 return header.file.map { (header.name, .file($0)) }
             }
+            request.headers = source.headers.compactMap(secret)
+            request.parameters = source.parameters.compactMap(secret)
         }
         return FeedInput(request: request, mapping: mapping)
     }

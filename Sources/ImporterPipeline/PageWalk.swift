@@ -55,7 +55,7 @@ struct PageWalk {
             total.bytes += body.fetch.bytes
             total.attempts += body.fetch.attempts
             total.status = body.fetch.status
-            guard let next = try next(after: body, of: url, page: inputs.count) else { break }
+            guard let next = try next(after: body, of: url, page: inputs.count).map(withoutSecretParameters) else { break }
             guard seen.insert(next.absoluteString).inserted else {
                 throw .fetch(.pagination(url: RedactedURL.text(url), reason: "page \(inputs.count) leads back to \(RedactedURL.text(next)), a page already read"))
             }
@@ -137,6 +137,17 @@ struct PageWalk {
         } catch {
             throw .feed(error)
         }
+    }
+
+    /// `url` without the source's secret query parameters, should a server echo them into its
+    /// next link (they are added again to each request, and never recorded).
+    private func withoutSecretParameters(_ url: URL) -> URL {
+        let names = Set(request.parameters.map(\.name))
+        guard !names.isEmpty, var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+              let items = components.percentEncodedQueryItems else { return url }
+        components.percentEncodedQueryItems = items.filter { !names.contains($0.name) }
+        if components.percentEncodedQueryItems?.isEmpty == true { components.percentEncodedQuery = nil }
+        return components.url ?? url
     }
 
     /// The source's URL with the query parameter `name` set to `value` (added when absent),

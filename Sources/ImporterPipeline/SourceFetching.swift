@@ -55,7 +55,7 @@ public struct SourceFetching {
 
     private func fetch(_ feed: FeedInput, conditionally: Bool = true) throws(ImportError) -> Fetched {
         guard var request = feed.request else { return Fetched(inputs: [feed], fetch: nil, unchanged: false) }
-        var stored = refetch ? nil : storedValidators(of: feed)
+        var stored = refetch ? nil : try storedValidators(of: feed)
         // A URL filled from the store changes with it: only the body's hash says it is unchanged.
         if feed.source != nil { stored?.etag = nil; stored?.lastModified = nil }
         if let pages = feed.mapping.source?.pages {
@@ -83,10 +83,15 @@ public struct SourceFetching {
         }
     }
 
-    /// The validators kept from the last import of the feed's URL (none when the store cannot tell).
-    private func storedValidators(of feed: FeedInput) -> SourceValidators? {
-        guard let state = try? store.read({ (snapshot: StoreSnapshot) in try snapshot.sources.sourceState(url: feed.sourceName) }) else { return nil }
-        return SourceValidators(etag: state.etag, lastModified: state.lastModified, sha256: state.sha256)
+    /// The validators kept from the last import of the feed's URL (none for a source not seen yet).
+    private func storedValidators(of feed: FeedInput) throws(ImportError) -> SourceValidators? {
+        let state: SourceState?
+        do {
+            state = try store.read { (snapshot: StoreSnapshot) in try snapshot.sources.sourceState(url: feed.sourceName) }
+        } catch {
+            throw .store(store.storeError(from: error))
+        }
+        return state.map { SourceValidators(etag: $0.etag, lastModified: $0.lastModified, sha256: $0.sha256) }
     }
 
     /// Removes the downloaded bodies of `feeds`.

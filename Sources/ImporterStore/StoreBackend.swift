@@ -33,6 +33,9 @@ public protocol StoreIdentity: AnyObject {
     var path: String { get }
     var options: Store.Options { get }
     var storeID: UUID { get }
+    /// The directory holding the store's files, where files that must live on the store's disk are
+    /// kept (downloaded feed bodies); nil for a store on a server.
+    var directory: String? { get }
     /// The entities the store holds, as registered.
     var entities: [EntityDescription] { get }
     func entity(named name: String) -> EntityDescription?

@@ -15,6 +15,7 @@ public final class PostgresStore {
     public let location: PostgresLocation
     public let options: Options
     public private(set) var storeID = UUID()
+    public let directory: String? = nil
     public internal(set) var entities: [EntityDescription] = []
     /// The schema version the store is read with (older only when opened read-only).
     var schemaVersion = PostgresStoreSchema.version

@@ -17,6 +17,7 @@ public final class SQLiteStore {
     package let connection: Connection
     public let options: Options
     public private(set) var storeID = UUID()
+    public var directory: String? { URL(fileURLWithPath: path).deletingLastPathComponent().path }
     /// The schema version the store is read with (older only when opened read-only).
     private(set) var schemaVersion = StoreSchema.version
     /// The names of the change tables' own columns, as the store's schema version has them.

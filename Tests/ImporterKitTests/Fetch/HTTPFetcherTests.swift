@@ -258,4 +258,49 @@ import Testing
         process.waitUntilExit()
         return Array(data)
     }
+
+    /// A live proxy: async-http-client tunnels through a proxy with CONNECT (for http URLs too);
+    /// the test server, standing in for the proxy, sees the CONNECT for the feed's host with the
+    /// proxy's credentials as Basic, and refuses it, which fails the fetch. A host `NO_PROXY`
+    /// lists is fetched directly.
+    @Test func anHTTPProxyFromTheEnvironmentIsUsedUnlessNoProxyListsTheHost() throws {
+        let proxy = try TestHTTPServer { _ in .init(status: 403, text: "") }
+        defer { proxy.stop() }
+        let origin = try TestHTTPServer { _ in .init(headers: [("Content-Type", "application/json")], text: Self.feed) }
+        defer { origin.stop() }
+        var through = fetcher(try #require(URL(string: "http://feeds.example.invalid/fireball.api")), deadline: "1s")
+        through.environment = ["HTTP_PROXY": "http://squid:s3cret@127.0.0.1:\(proxy.port)", "NO_PROXY": "localhost"]
+        let refused = #expect(throws: FetchError.self) { try through.fetchBlocking() }
+        #expect(refused != nil && proxy.requests.count >= 1)
+        #expect(proxy.requests.first?.method == "CONNECT" && proxy.requests.first?.uri == "feeds.example.invalid:80", "the request went to the proxy")
+        #expect(proxy.requests.first?.header("proxy-authorization") == "Basic " + Data("squid:s3cret".utf8).base64EncodedString())
+        #expect(refused?.description.contains("s3cret") == false)
+
+        let before = proxy.requests.count
+        var direct = fetcher(origin.url())
+        direct.environment = ["http_proxy": "127.0.0.1:\(proxy.port)", "no_proxy": "example.org, 127.0.0.1"]
+        let fetched = try body(try direct.fetchBlocking())
+        fetched.remove()
+        #expect(origin.requests.count == 1 && proxy.requests.count == before, "NO_PROXY: straight to the origin")
+    }
+
+    /// A secret query parameter is added to each request to the source's origin, and appears in
+    /// nothing importer reports: not in the fetch's URL, not in an error.
+    @Test func aSecretQueryParameterIsSentButNeverShown() throws {
+        let server = try TestHTTPServer { request in
+            request.uri.contains("apiKey=k%2By%3D1") ? .init(status: 404, text: "no such feed") : .init(status: 401, text: "key missing: \(request.uri)")
+        }
+        defer { server.stop() }
+        var request = FetchRequest(url: server.url("/quakes?limit=5"))
+        request.parameters = [("apiKey", .environment("QUAKE_KEY"))]
+        var fetcher = HTTPFetcher(request: request, spoolDirectory: Self.spool)
+        fetcher.environment = ["QUAKE_KEY": "k+y=1"]
+        let error = #expect(throws: FetchError.self) { try fetcher.fetchBlocking() }
+        #expect(server.requests.first?.uri == "/quakes?limit=5&apiKey=k%2By%3D1", "sent, percent-encoded")
+        #expect(error?.exitStatus == .unavailable && error?.description.contains("404") == true, "\(String(describing: error))")
+        #expect(error?.description.contains("k+y") == false && error?.description.contains("apiKey") == false)
+        fetcher.environment = [:]
+        let missing = #expect(throws: FetchError.self) { try fetcher.fetchBlocking() }
+        #expect(missing?.description.contains("QUAKE_KEY is not set") == true)
+    }
 }
