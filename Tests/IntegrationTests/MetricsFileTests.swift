@@ -1,5 +1,7 @@
 import Foundation
+import HTTPTestSupport
 import PostgresTestSupport
+import Synchronization
 import Testing
 
 /// `--metrics-file` and `status --format prometheus` of the built binary: the values match the
@@ -180,5 +182,44 @@ import Testing
         let samples = Self.samples(try Self.read(metrics))
         #expect(Self.value(samples, "importer_last_run_exit_code", ["job": "run"]) == 69)
         #expect(Self.value(samples, "importer_last_success_timestamp_seconds", ["job": "run"]) == Self.value(Self.samples(text), "importer_last_success_timestamp_seconds", ["job": "run"]))
+    }
+
+    /// A URL feed's answers (200, then 304 to its ETag, then 404), labelled by the redacted URL:
+    /// no credential reaches the file; "not modified" is a success, the 404 (69) is not.
+    @Test func aURLFeedsFetchResultsAreLabelledByTheRedactedSource() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let status = Mutex(200)
+        let body = URLFeedCommandTests.feed(3)
+        let server = try TestHTTPServer { request in
+            let answer = status.withLock { $0 }
+            if answer == 200, request.header("if-none-match") == "\"v1\"" { return .init(status: 304) }
+            return .init(status: answer, headers: [("Content-Type", "application/json"), ("ETag", "\"v1\"")], text: answer == 200 ? body : "gone")
+        }
+        defer { server.stop() }
+        let store = directory.path("s.sqlite"), metrics = directory.path("importer.prom")
+        let url = "http://cron:hunter2@127.0.0.1:\(server.port)/fireball.api?api_key=s3cr3t"
+        let source = ["job": "fireballs", "source": "http://127.0.0.1:\(server.port)/fireball.api?api_key=REDACTED"]
+        var successes: [Double] = []
+        for (expected, exitCode, notModified) in [(200.0, Int32(0), 0.0), (304, 1, 1)] {
+            let run = try importer(["run", "--store", store, "--exit-code", "--metrics-file", metrics, "--job", "fireballs", url])
+            #expect(run.status == exitCode, "\(run.stderr)")
+            let text = try Self.read(metrics)
+            #expect(try Self.promtoolProblems(text) ?? "" == "")
+            #expect(!text.contains("hunter2") && !text.contains("s3cr3t"), "no credential in the metrics file")
+            let samples = Self.samples(text)
+            #expect(Self.value(samples, "importer_last_run_source_http_status", source) == expected, "\(text)")
+            #expect(Self.value(samples, "importer_last_run_source_not_modified", source) == notModified)
+            #expect(Self.value(samples, "importer_last_run_source_attempts", source) == 1)
+            #expect(Self.value(samples, "importer_last_run_exit_code", ["job": "fireballs"]) == Double(exitCode))
+            successes.append(try #require(Self.value(samples, "importer_last_success_timestamp_seconds", ["job": "fireballs"])))
+        }
+        #expect(successes[1] > successes[0], "a run that found nothing new succeeded")
+        status.withLock { $0 = 404 }
+        let refused = try importer(["run", "--store", store, "--refetch", "--metrics-file", metrics, "--job", "fireballs", url])
+        #expect(refused.status == 69, "\(refused.stderr)")
+        let samples = Self.samples(try Self.read(metrics))
+        #expect(Self.value(samples, "importer_last_run_exit_code", ["job": "fireballs"]) == 69)
+        #expect(Self.value(samples, "importer_last_success_timestamp_seconds", ["job": "fireballs"]) == successes[1])
     }
 }
