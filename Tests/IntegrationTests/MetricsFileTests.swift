@@ -222,4 +222,16 @@ import Testing
         #expect(Self.value(samples, "importer_last_run_exit_code", ["job": "fireballs"]) == 69)
         #expect(Self.value(samples, "importer_last_success_timestamp_seconds", ["job": "fireballs"]) == successes[1])
     }
+
+    /// `--job` labels the metrics file: alone, or empty, it is a usage error (64), and no file is written.
+    @Test func jobWithoutAMetricsFileIsAUsageError() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = directory.path("s.sqlite")
+        let alone = try importer(["run", "--store", store, "--job", "nightly", sample("fireball-2024.json")])
+        #expect(alone.status == 64 && alone.stderr.contains("--job labels the metrics of --metrics-file"), "\(alone.stderr)")
+        let empty = try importer(["replay", "--store", store, "--metrics-file", directory.path("m.prom"), "--job", ""])
+        #expect(empty.status == 64 && empty.stderr.contains("--job must not be empty"), "\(empty.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: store) && !FileManager.default.fileExists(atPath: directory.path("m.prom")))
+    }
 }
