@@ -16,8 +16,9 @@ RECORDS    ?= 1000000
 DEMO       := .demo
 APT_PACKAGES := libsqlite3-dev libxml2-dev
 # The HTML report's test renders it in a real headless browser; the PostgreSQL tests start a
-# throwaway cluster of their own (initdb + pg_ctl) with the server binaries.
-TEST_PACKAGES := chromium postgresql
+# throwaway cluster of their own (initdb + pg_ctl) with the server binaries; the metrics tests check
+# the metrics files with promtool (prometheus).
+TEST_PACKAGES := chromium postgresql prometheus
 
 MANDIR     := .build/man
 

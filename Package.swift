@@ -18,6 +18,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.100.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.30.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.26.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // The system libsqlite3, with the session extension and preupdate hook declarations enabled.
@@ -86,6 +87,13 @@ let package = Package(
             name: "ImporterReports",
             dependencies: ["ImporterPipeline", "ImporterViews", "ImporterHistory", "ImporterStore", "ImporterModel", "ImporterSupport"]
         ),
+        // Prometheus metrics of a run and of a store (swift-prometheus' text exposition), written as
+        // node_exporter textfiles atomically.
+        .target(
+            name: "ImporterMetrics",
+            dependencies: ["ImporterReports", "ImporterPipeline", "ImporterFetch", "ImporterHistory", "ImporterStore", "ImporterModel", "ImporterSupport",
+                           .product(name: "Prometheus", package: "swift-prometheus")]
+        ),
         // The composition root: re-exports the stages with the SQLite backend; exit statuses, watch.
         .target(
             name: "ImporterKit",
@@ -97,7 +105,7 @@ let package = Package(
         .executableTarget(
             name: "importer",
             dependencies: [
-                "ImporterKit",
+                "ImporterKit", "ImporterMetrics",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -120,7 +128,7 @@ let package = Package(
             name: "ImporterKitTests",
             dependencies: ["ImporterKit", "ImporterModel", "ImporterFeeds", "ImporterFetch", "ImporterSupport", "ImporterStore", "ImporterStoreSQLite",
                            "ImporterStorePostgres", "PostgresTestSupport", "HTTPTestSupport",
-                           "ImporterHistory", "ImporterViews", "ImporterPipeline", "ImporterReports", "CSQLite",
+                           "ImporterHistory", "ImporterViews", "ImporterPipeline", "ImporterReports", "ImporterMetrics", "CSQLite",
                            .product(name: "PropertyBased", package: "swift-property-based"),
                            .product(name: "PostgresNIO", package: "postgres-nio"),
                            .product(name: "NIOSSL", package: "swift-nio-ssl")]

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ImporterKit
+import ImporterMetrics
 
 /// `--store`, `--pg-schema`, `--wait`/`--no-wait` and the logging options, shared by every command that opens a store.
 struct StoreOptions: ParsableArguments {
@@ -186,25 +187,81 @@ struct ModelOptions: ParsableArguments {
 /// documented code. SIGINT and SIGTERM roll the command's transaction back and exit 130 or 143
 /// (`InterruptHandler`), unless `interruptible` is false (a command that handles them itself).
 func runReportingErrors(_ logging: LoggingOptions? = nil, interruptible: Bool = true, _ body: () throws -> ExitStatus) throws {
-    let interrupts = interruptible ? InterruptHandler() : nil
-    let status: ExitStatus
+    try runReportingErrors(logging, interruptible: interruptible, metrics: nil) { _ in try body() }
+}
+
+/// `runReportingErrors`, writing the run's metrics file (`--metrics-file`) once its exit code is
+/// known, whatever it is: the body records what it observed; an error that ends the command early
+/// (a bad feed, a refused fetch, a usage error) is written with its exit code. A metrics file that
+/// cannot be written fails a command that succeeded (74) and is logged beside one that failed.
+func runReportingErrors(_ logging: LoggingOptions? = nil, interruptible: Bool = true, metrics: MetricsTarget?,
+                        _ body: (inout RunObservation) throws -> ExitStatus) throws {
+    let clock = ContinuousClock()
+    let began = clock.now
+    var observed = RunObservation()
+    let outcome = commandOutcome(logging, interruptible: interruptible) { try body(&observed) }
+    guard let metrics else { return try outcome.get() }
     do {
-        status = try InterruptHandler.$current.withValue(interrupts) { try body() }
+        try metrics.write(exitCode: outcome.exitCode, succeeded: outcome.succeeded, durationSeconds: PhaseTimes.seconds(began.duration(to: clock.now)), observed: observed)
+    } catch {
+        logError(error, logging)
+        if outcome.succeeded && outcome.exitCode == ExitStatus.success.rawValue { throw ExitCode(ExitStatus.forError(error).rawValue) }
+    }
+    try outcome.get()
+}
+
+/// How a command body ended: the status it returned, or the error it threw, already logged (an
+/// `ExitCode` or a `ValidationError` is left to ArgumentParser, as it was thrown).
+private struct CommandOutcome {
+    var status: ExitStatus?
+    var error: (any Error)?
+
+    /// The body returned (whatever status it chose, e.g. 1 for `run --exit-code` with no changes).
+    var succeeded: Bool { status != nil }
+
+    /// The code the process exits with.
+    var exitCode: Int32 {
+        if let status { return status.rawValue }
+        if let error = error as? ExitCode { return error.rawValue }
+        if error is ValidationError { return ExitCode.validationFailure.rawValue }
+        return ExitStatus.internalFailure.rawValue
+    }
+
+    /// Returns for success, else throws what ends the process with `exitCode`.
+    func get() throws {
+        if let error { throw error }
+        if let status, status != .success { throw ExitCode(status.rawValue) }
+    }
+}
+
+/// Runs `body` with the interrupt handler, logging a library error and turning it into the
+/// `ExitCode` of its documented status.
+private func commandOutcome(_ logging: LoggingOptions?, interruptible: Bool, _ body: () throws -> ExitStatus) -> CommandOutcome {
+    let interrupts = interruptible ? InterruptHandler() : nil
+    do {
+        return CommandOutcome(status: try InterruptHandler.$current.withValue(interrupts) { try body() })
     } catch let error as ExitCode {
-        throw error
+        return CommandOutcome(error: error)
     } catch let error as ValidationError {
-        throw error
+        return CommandOutcome(error: error)
     } catch {
         var error = error
         if let signal = interrupts?.flag.raised, !(error is ImportError) {
             error = CommandInterrupted(signal: signal, cause: error)
         }
-        let logger = (logging ?? (try? LoggingOptions.parse([])))?.makeLogger()
-        let message = RemedyWording.message(for: error)
-        if let logger { logger.error("\(message)") } else { FileHandle.standardError.write(Data("importer: error: \(message)\n".utf8)) }
-        throw ExitCode((error as? CommandInterrupted)?.status.rawValue ?? ExitStatus.forError(error).rawValue)
+        logError(error, logging)
+        return CommandOutcome(error: ExitCode((error as? CommandInterrupted)?.status.rawValue ?? ExitStatus.forError(error).rawValue))
     }
-    if status != .success { throw ExitCode(status.rawValue) }
+}
+
+/// Logs `error` on standard error, in the command line's words.
+private func logError(_ error: any Error, _ logging: LoggingOptions?) {
+    let message = RemedyWording.message(for: error)
+    if let logger = (logging ?? (try? LoggingOptions.parse([])))?.makeLogger() {
+        logger.error("\(message)")
+    } else {
+        FileHandle.standardError.write(Data("importer: error: \(message)\n".utf8))
+    }
 }
 
 /// A command stopped by a signal: what it was doing failed, and its transaction rolled back.

@@ -121,6 +121,8 @@ struct HistoryPurgeCommand: ParsableCommand {
     @Option(name: .long, help: "Output format: text or json.")
     var format: ListFormat = .text
 
+    @OptionGroup(title: "Metrics options") var metrics: MetricsOptions
+
     func validate() throws {
         if keep != nil && before != nil { throw ValidationError("give --keep or --before, not both") }
         if let keep, keep < 0 { throw ValidationError("--keep must be 0 or more days") }
@@ -128,7 +130,7 @@ struct HistoryPurgeCommand: ParsableCommand {
     }
 
     func run() throws {
-        try runReportingErrors(storeOptions.logging) {
+        try runReportingErrors(storeOptions.logging, metrics: metrics.target(command: "history_purge", store: storeOptions)) { _ in
             let store = try storeOptions.open(create: false)
             let purger = HistoryPurger(store: store)
             let result = try store.write { () throws -> PurgeResult in

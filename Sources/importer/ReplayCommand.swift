@@ -33,8 +33,10 @@ struct ReplayCommand: ParsableCommand {
     @Option(name: .long, help: "Output format: text or json.")
     var format: ListFormat = .text
 
+    @OptionGroup(title: "Metrics options") var metrics: MetricsOptions
+
     func run() throws {
-        try runReportingErrors(storeOptions.logging) {
+        try runReportingErrors(storeOptions.logging, metrics: metrics.target(command: "replay", store: storeOptions)) { _ in
             let store = try storeOptions.open(create: false)
             let effects = try store.write { () throws -> [ViewEffect] in
                 let registry = ViewRegistry(store: store)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ImporterKit
+import ImporterMetrics
 import Logging
 
 struct RunCommand: ParsableCommand {
@@ -58,6 +59,8 @@ struct RunCommand: ParsableCommand {
 
     @OptionGroup(title: "Report options") var reports: ReportOutputOptions
 
+    @OptionGroup(title: "Metrics options") var metrics: MetricsOptions
+
     @Flag(name: .long, help: "Exit with 1 when nothing changed (like git diff --exit-code).")
     var exitCode = false
 
@@ -98,7 +101,7 @@ struct RunCommand: ParsableCommand {
     }
 
     func run() throws {
-        try runReportingErrors(storeOptions.logging) {
+        try runReportingErrors(storeOptions.logging, metrics: metrics.target(command: "run", store: storeOptions)) { observed in
             let model = try modelOptions.loadModel()
             if feeds.isEmpty, modelOptions.mapping.isEmpty, !model.feeds.contains(where: { $0.source != nil }) {
                 throw ValidationError("give at least one feed (a file, an http(s) URL, or - for standard input), or a --mapping that has a 'url'")
@@ -116,6 +119,7 @@ struct RunCommand: ParsableCommand {
             let result = try run.run(open: { temporary in try temporary.map { try Store(path: $0) } ?? storeOptions.open(create: true) },
                                      reportingTo: try reports.targets(), sources: feeds.map { FeedSelection.url($0).map { RedactedURL.text($0) } ?? $0 },
                                      words: RemedyWording.words)
+            observed.record(result)
             summarizeRejects(result, logger: logger)
             return exitCode && result.transactionNumber == nil ? .noChanges : .success
         }

@@ -1,0 +1,26 @@
+import ImporterFetch
+import ImporterPipeline
+import ImporterStore
+
+/// What a command saw of its own work, for its metrics file: an import's phases, records per
+/// entity and outcome, and fetches. Empty for a command that does not import, or one that failed
+/// before its import returned (its counts were never final).
+public struct RunObservation: Sendable {
+    /// An import's phases (`PhaseTimes`), in the order they ran.
+    public var phases: [(name: String, seconds: Double)] = []
+    /// An import's records per entity (in model order) and outcome.
+    public var entities: [(name: String, counts: ChangeCounts)] = []
+    /// The URL feeds an import fetched (redacted URLs), and whether none of them had changed.
+    public var fetched: [SourceFetch] = []
+    public var notModified = false
+
+    public init() {}
+
+    /// Records what an import returned: its phases, its counts per entity, its fetches.
+    public mutating func record(_ result: ImportResult) {
+        phases = result.phases.phases
+        entities = result.entities.map { (name: $0.0, counts: $0.1) }
+        fetched = result.fetched
+        notModified = result.notModified
+    }
+}
