@@ -57,7 +57,6 @@ public struct CommandReceiver: Receiver {
         variables["IMPORTER_TOKEN"] = delivery.attempt.token
         variables["IMPORTER_CONSUMER"] = delivery.attempt.consumer
         variables["IMPORTER_STORE"] = delivery.store
-        variables["IMPORTER_DELIVERY_FORMAT"] = delivery.format.rawValue
         return variables.map { "\($0.key)=\($0.value)" }
     }
 

@@ -77,8 +77,9 @@ public struct DeliveryLoop {
         guard end > token else { return false }
         for transaction in transactions {
             guard pending.filter.includes(author: transaction.author) else { summary.skipped += 1; continue }
-            let attempt = DeliveryAttempt(consumer: consumer, transaction: transaction.number, token: store.token(transaction.number).description,
-                                          deliveryID: DeliveryID.make(storeID: store.storeID, consumer: consumer, token: store.token(transaction.number).description))
+            let printed = store.token(transaction.number).description
+            let attempt = DeliveryAttempt(consumer: consumer, transaction: transaction.number, token: printed,
+                                          deliveryID: DeliveryID.make(storeID: store.storeID, consumer: consumer, token: printed))
             if cancellation?.raised != nil { throw DeliveryError.stopped(attempt) }
             let payload = try store.read {
                 try DeliveryPayload.render(store: store, transaction: transaction, consumer: pending, deliveryID: attempt.deliveryID, format: format)

@@ -132,9 +132,23 @@ import Testing
     @Test func aKilledDeliverResumesWithTheSameIdsAndSkipsNothing() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
-        let store = directory.path("store.sqlite")
-        let expected = try Self.storeWithHistory(store, in: directory, rounds: 8)
-        let command = try Self.receiver(directory, "sleep 0.3")
+        try killedDeliverResumes(directory.path("store.sqlite"), directory: directory)
+    }
+
+    /// On PostgreSQL the killed process's session, and with it the consumer's advisory lock, ends.
+    @Test func aKilledDeliverResumesWithTheSameIdsAndSkipsNothingOnPostgreSQL() throws {
+        let cluster = try PostgresTestCluster.start()
+        let url = try cluster.newStoreURL()
+        defer { try? cluster.dropStore(url) }
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        try killedDeliverResumes(url, directory: directory)
+    }
+
+    func killedDeliverResumes(_ store: String, directory: TemporaryDirectory) throws {
+        let expected = try Self.storeWithHistory(store, in: directory, rounds: 6)
+        // Long enough that the kill, made as the third attempt starts, lands while it works.
+        let command = try Self.receiver(directory, "sleep 1")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: importerBinary)
         process.arguments = ["deliver", "--consumer", "mailer", "--exec", command, "--store", store]
@@ -147,7 +161,6 @@ import Testing
         process.waitUntilExit()
         let before = Self.log(directory.path("attempts.log"))
         try #require(before.count >= 3 && before.count < expected.count, "killed mid-batch")
-        usleep(400_000)
 
         let rerun = try importer(["deliver", "--consumer", "mailer", "--exec", command, "--wait", "30", "--store", store])
         #expect(rerun.status == 0, "\(rerun.stderr)")
@@ -167,7 +180,19 @@ import Testing
     @Test func concurrentDeliversLoseNothing() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
-        let store = directory.path("store.sqlite")
+        try concurrentDelivers(directory.path("store.sqlite"), directory: directory)
+    }
+
+    @Test func concurrentDeliversLoseNothingOnPostgreSQL() throws {
+        let cluster = try PostgresTestCluster.start()
+        let url = try cluster.newStoreURL()
+        defer { try? cluster.dropStore(url) }
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        try concurrentDelivers(url, directory: directory)
+    }
+
+    func concurrentDelivers(_ store: String, directory: TemporaryDirectory) throws {
         let expected = try Self.storeWithHistory(store, in: directory, rounds: 8)
         let command = try Self.receiver(directory, "sleep 0.05")
         let statuses = Statuses()
