@@ -94,12 +94,23 @@ let package = Package(
             dependencies: ["ImporterReports", "ImporterPipeline", "ImporterFetch", "ImporterHistory", "ImporterStore", "ImporterModel", "ImporterSupport",
                            .product(name: "Prometheus", package: "swift-prometheus")]
         ),
+        // Delivering consumers' changes at least once: to a command or a signed webhook, the token
+        // moved by compare-and-set after each transaction is received; stable delivery ids.
+        .target(
+            name: "ImporterDelivery",
+            dependencies: ["ImporterReports", "ImporterHistory", "ImporterFetch", "ImporterStore", "ImporterModel", "ImporterSupport",
+                           .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                           .product(name: "Crypto", package: "swift-crypto"),
+                           .product(name: "NIOCore", package: "swift-nio"),
+                           .product(name: "NIOHTTP1", package: "swift-nio"),
+                           .product(name: "NIOSSL", package: "swift-nio-ssl")]
+        ),
         // The composition root: re-exports the stages with the SQLite backend; exit statuses, watch.
         .target(
             name: "ImporterKit",
             dependencies: [
                 "ImporterSupport", "ImporterModel", "ImporterFeeds", "ImporterFetch", "ImporterStore", "ImporterStoreSQLite",
-                "ImporterStorePostgres", "ImporterHistory", "ImporterViews", "ImporterPipeline", "ImporterReports",
+                "ImporterStorePostgres", "ImporterHistory", "ImporterViews", "ImporterPipeline", "ImporterReports", "ImporterDelivery",
             ]
         ),
         .executableTarget(
@@ -128,14 +139,14 @@ let package = Package(
             name: "ImporterKitTests",
             dependencies: ["ImporterKit", "ImporterModel", "ImporterFeeds", "ImporterFetch", "ImporterSupport", "ImporterStore", "ImporterStoreSQLite",
                            "ImporterStorePostgres", "PostgresTestSupport", "HTTPTestSupport",
-                           "ImporterHistory", "ImporterViews", "ImporterPipeline", "ImporterReports", "ImporterMetrics", "CSQLite",
+                           "ImporterHistory", "ImporterViews", "ImporterPipeline", "ImporterReports", "ImporterMetrics", "ImporterDelivery", "CSQLite",
                            .product(name: "PropertyBased", package: "swift-property-based"),
                            .product(name: "PostgresNIO", package: "postgres-nio"),
                            .product(name: "NIOSSL", package: "swift-nio-ssl")]
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["ImporterKit", "PostgresTestSupport", "HTTPTestSupport"]
+            dependencies: ["ImporterKit", "PostgresTestSupport", "HTTPTestSupport", .product(name: "Crypto", package: "swift-crypto")]
         ),
     ]
 )

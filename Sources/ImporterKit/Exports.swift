@@ -1,5 +1,6 @@
 // The library's stages, re-exported: clients (the CLI, tests, the benchmark) import ImporterKit,
 // the composition root that also links the SQLite backend.
+@_exported import ImporterDelivery
 @_exported import ImporterFeeds
 @_exported import ImporterFetch
 @_exported import ImporterHistory

@@ -96,6 +96,8 @@ public final class Store {
     public var consumerTokens: any ConsumerStore { backend }
     /// The rejects kept with their runs, and the store's counts.
     public var rejectsAndStatus: any RejectAndStatusStore { backend }
+    /// The per-consumer locks that keep deliveries of one consumer from overlapping.
+    public var consumerLocks: any ConsumerLocking { backend }
 
     /// A value that changes whenever another process commits to the store (watch polls it).
     public func commitMarker() throws(StoreError) -> Int64 { try backend.commitMarker() }

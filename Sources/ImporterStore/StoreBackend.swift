@@ -26,7 +26,7 @@ import ImporterModel
 /// its event loop on its own threads and blocking the caller's thread until each call's answer;
 /// see Docs/ARCHITECTURE.md and Docs/DECISIONS.md.
 public protocol StoreBackend: StoreIdentity, StoreTransactions, HistoryStore, RecordStore, ViewStore, ConsumerStore,
-                              RejectAndStatusStore, SourceStateStore, ReadOnlyQuerying {}
+                              RejectAndStatusStore, SourceStateStore, ReadOnlyQuerying, ConsumerLocking {}
 
 /// Which store this is: where, how opened, its id and tokens, and the entities it holds.
 public protocol StoreIdentity: AnyObject {

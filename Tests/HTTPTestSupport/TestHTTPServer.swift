@@ -15,6 +15,8 @@ public final class TestHTTPServer: Sendable {
         public var method: String
         public var uri: String
         public var headers: [(String, String)]
+        /// The request's body, whole.
+        public var body: [UInt8] = []
 
         public func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
     }
@@ -61,10 +63,10 @@ public final class TestHTTPServer: Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     if let context { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context)) }
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                    try channel.pipeline.syncOperations.addHandler(Responder { head in
+                    try channel.pipeline.syncOperations.addHandler(Responder { head, body in
                         let request = log.requests.withLock { requests in
                             let request = Request(index: requests.count, method: head.method.rawValue, uri: head.uri,
-                                                  headers: head.headers.map { ($0.name, $0.value) })
+                                                  headers: head.headers.map { ($0.name, $0.value) }, body: body)
                             requests.append(request)
                             return request
                         }
@@ -93,20 +95,23 @@ private final class Responder: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
-    private let respond: (HTTPRequestHead) -> TestHTTPServer.Reply
+    private let respond: (HTTPRequestHead, [UInt8]) -> TestHTTPServer.Reply
     private var head: HTTPRequestHead?
+    private var body: [UInt8] = []
 
-    init(_ respond: @escaping (HTTPRequestHead) -> TestHTTPServer.Reply) {
+    init(_ respond: @escaping (HTTPRequestHead, [UInt8]) -> TestHTTPServer.Reply) {
         self.respond = respond
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
-        case .head(let head): self.head = head
-        case .body: break
+        case .head(let head):
+            self.head = head
+            body = []
+        case .body(let buffer): body.append(contentsOf: buffer.readableBytesView)
         case .end:
             guard let head else { return }
-            reply(respond(head), context: context)
+            reply(respond(head, body), context: context)
         }
     }
 

@@ -9,7 +9,7 @@ import Testing
     static let storeCommands: [[String]] = [
         ["run"], ["check"], ["undo"], ["export"], ["history", "list"], ["history", "purge"], ["report"], ["query"],
         ["consumers", "add"], ["consumers", "list"], ["consumers", "remove"], ["consumers", "reset"], ["replay"],
-        ["views", "list"], ["views", "show"], ["views", "rebuild"], ["views", "verify"], ["watch"],
+        ["views", "list"], ["views", "show"], ["views", "rebuild"], ["views", "verify"], ["watch"], ["deliver"],
         ["rejects", "list"], ["rejects", "show"], ["rejects", "clear"], ["status"],
     ]
 

@@ -1,0 +1,109 @@
+import Foundation
+import Glibc
+import ImporterHistory
+import ImporterReports
+import ImporterStore
+import ImporterSupport
+
+/// How a transaction's changes are written for a receiver.
+public enum DeliveryFormat: String, Sendable, CaseIterable {
+    /// One JSON document: the delivery id, consumer and store id, the transaction's fields and its
+    /// `changes` array (the history JSON's objects).
+    case json
+    /// One line per change, each with its transaction's token, number, timestamp and author and
+    /// the consumer (as `watch` prints them).
+    case ndjson
+
+    public var contentType: String {
+        switch self {
+        case .json: "application/json"
+        case .ndjson: "application/x-ndjson"
+        }
+    }
+}
+
+/// One transaction's changes for one consumer, written once into an anonymous temporary file
+/// (bounded memory however large the transaction), and handed to every attempt from its start.
+///
+/// Invariant: owns `descriptor` (unlinked, so the file vanishes with it) and closes it once.
+public final class DeliveryPayload {
+    public let descriptor: Int32
+    public let byteCount: Int
+    /// The changes the consumer's filter selected (0: nothing to deliver).
+    public let changeCount: Int
+
+    private init(descriptor: Int32, byteCount: Int, changeCount: Int) {
+        self.descriptor = descriptor
+        self.byteCount = byteCount
+        self.changeCount = changeCount
+    }
+
+    deinit { close(descriptor) }
+
+    /// Writes `transaction`'s changes that `consumer`'s filter selects. Call inside a read of `store`.
+    public static func render(store: Store, transaction: HistoryTransaction, consumer: Consumer, deliveryID: String,
+                              format: DeliveryFormat) throws -> DeliveryPayload {
+        let descriptor = try AnonymousFile.create(prefix: "importer-delivery")
+        do {
+            let output = OutputSink(descriptor: descriptor)
+            var changes = 0
+            let reader = HistoryReader(store: store)
+            switch format {
+            case .json:
+                try JSONWriter.document(to: output) { json in
+                    json.beginObject()
+                    json.field("delivery_id", deliveryID)
+                    json.field("consumer", consumer.name)
+                    json.field("store_id", store.storeID.uuidString.lowercased())
+                    json.writeTransactionFields(transaction)
+                    json.key("totals")
+                    json.writeCounts(transaction.totals)
+                    json.key("entities")
+                    json.writeEntities(transaction.entities)
+                    json.key("changes")
+                    json.beginArray()
+                    try reader.forEachChange(in: [transaction], filter: consumer.filter) { change, _ in
+                        json.writeChange(change)
+                        changes += 1
+                    }
+                    json.endArray()
+                    json.endObject()
+                }
+            case .ndjson:
+                try reader.forEachChange(in: [transaction], filter: consumer.filter) { change, transaction in
+                    JSONWriter.document(to: output) { $0.writeChange(change, transaction: transaction, consumer: consumer.name) }
+                    changes += 1
+                }
+            }
+            try output.flush()
+            let size = lseek(descriptor, 0, SEEK_END)
+            return DeliveryPayload(descriptor: descriptor, byteCount: Int(max(size, 0)), changeCount: changes)
+        } catch let error as OutputError {
+            close(descriptor)
+            throw DeliveryError.payload("cannot write the changes for the receiver: \(error)")
+        } catch {
+            close(descriptor)
+            throw error
+        }
+    }
+
+    /// The whole payload (for a webhook's body and its signature).
+    public func bytes() throws(DeliveryError) -> [UInt8] {
+        var result = [UInt8](repeating: 0, count: byteCount)
+        var offset = 0
+        while offset < byteCount {
+            let read = result.withUnsafeMutableBytes { buffer in
+                buffer.baseAddress.map { pread(descriptor, $0 + offset, byteCount - offset, off_t(offset)) } ?? -1
+            }
+            if read < 0 && errno == EINTR { continue }
+            guard read > 0 else { throw .payload("cannot read back the changes for the receiver: \(String(cString: strerror(errno)))") }
+            offset += read
+        }
+        return result
+    }
+
+    /// Puts the file's offset back at its start, for the next receiver reading it as its input.
+    public func rewind() {
+        lseek(descriptor, 0, SEEK_SET)
+    }
+}

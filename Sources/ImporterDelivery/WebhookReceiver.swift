@@ -1,0 +1,111 @@
+import AsyncHTTPClient
+import Foundation
+import ImporterFetch
+import ImporterSupport
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+
+/// Delivers each transaction as a POST to a URL with the Standard Webhooks headers: `webhook-id`
+/// (the delivery id, the same on every attempt), `webhook-timestamp` (Unix seconds of the attempt)
+/// and `webhook-signature` (`WebhookSignature`, signed again on every attempt). A 2xx answer is
+/// received; 408, 429, 5xx, connection errors and timeouts are retried (`Retry-After` honoured);
+/// any other answer (redirects are not followed) is a refusal quoting its first bytes.
+///
+/// Synchronous for the command, through `CallingThreadExecutor`; one client for all deliveries.
+public final class WebhookReceiver: Receiver {
+    public let url: URL
+    let secret: WebhookSecret
+    private let client: HTTPClient
+    var shownURL: String { RedactedURL.text(url) }
+
+    /// `caFile`: a PEM file of certificates trusted besides the system's.
+    public init(url: URL, secret: WebhookSecret, caFile: String? = nil, connectTimeout: FetchDuration = FetchDuration(milliseconds: 10_000)) throws(DeliveryError) {
+        guard let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host != nil else {
+            throw .receiver("\(RedactedURL.text(url)) is not an http(s) URL")
+        }
+        self.url = url
+        self.secret = secret
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if let caFile { tls.additionalTrustRoots = [.file(caFile)] }
+        var configuration = HTTPClient.Configuration(tlsConfiguration: tls, redirectConfiguration: .disallow,
+                                                     timeout: .init(connect: .milliseconds(connectTimeout.milliseconds)))
+        configuration.httpVersion = .http1Only
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    public func deliver(_ delivery: Delivery, within seconds: Double) -> ReceiverOutcome {
+        let body: [UInt8]
+        do { body = try delivery.payload.bytes() } catch { return .permanent("\(error)") }
+        let timestamp = Int64(Date().timeIntervalSince1970)
+        var request = HTTPClientRequest(url: url.absoluteString)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: delivery.format.contentType)
+        request.headers.add(name: "User-Agent", value: "importer")
+        request.headers.add(name: "webhook-id", value: delivery.attempt.deliveryID)
+        request.headers.add(name: "webhook-timestamp", value: String(timestamp))
+        request.headers.add(name: "webhook-signature", value: WebhookSignature.sign(secret: secret, id: delivery.attempt.deliveryID, timestamp: timestamp, body: body))
+        request.body = .bytes(ByteBuffer(bytes: body))
+        let client = self.client
+        let sent = request
+        let shown = shownURL
+        let deadline = NIODeadline.now() + .milliseconds(Int64(max(seconds, 0.001) * 1000))
+        do {
+            return try CallingThreadExecutor<ReceiverOutcome>().run {
+                do {
+                    let response = try await client.execute(sent, deadline: deadline)
+                    return await Self.judge(response, url: shown)
+                } catch {
+                    return Self.judge(error, url: shown)
+                }
+            }
+        } catch {
+            return .temporary("\(shown): \(error)", retryAfter: nil)
+        }
+    }
+
+    /// 2xx received; 408, 429, 5xx retried; anything else refused.
+    static func judge(_ response: HTTPClientResponse, url: String) async -> ReceiverOutcome {
+        let status = Int(response.status.code)
+        let firstBytes = await Self.firstBytes(response.body)
+        switch status {
+        case 200 ..< 300:
+            return .delivered
+        case 408, 429, 500 ..< 600:
+            let wait = RetryAfter.delay(response.headers.first(name: "retry-after"), now: Date())
+            return .temporary("\(url) answered \(status)", retryAfter: wait)
+        default:
+            return .permanent("\(url) answered \(status)\(firstBytes.isEmpty ? "" : ": \(firstBytes)")")
+        }
+    }
+
+    /// A failed request: TLS failures are refusals (retrying cannot mend them), the others retried.
+    static func judge(_ error: any Error, url: String) -> ReceiverOutcome {
+        if error is NIOSSLError || error is NIOSSLExtraError || error is BoringSSLError {
+            return .permanent("\(url): TLS failed: \(error)")
+        }
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .connectTimeout: return .temporary("\(url): the connection timed out", retryAfter: nil)
+            case .deadlineExceeded, .readTimeout: return .temporary("\(url): no answer in time", retryAfter: nil)
+            case .remoteConnectionClosed: return .temporary("\(url): the server closed the connection", retryAfter: nil)
+            default: break
+            }
+        }
+        return .temporary("\(url): \(error)", retryAfter: nil)
+    }
+
+    /// Up to 200 bytes of an answer, on one line, for the error message.
+    static func firstBytes(_ body: HTTPClientResponse.Body) async -> String {
+        guard let buffer = try? await body.collect(upTo: 1 << 20) else { return "" }
+        return String(CommandReceiver.quote(Array(buffer.readableBytesView)).dropFirst(2))
+    }
+
+    public func close() {
+        let client = self.client
+        _ = try? CallingThreadExecutor<Bool>().run {
+            try await client.shutdown()
+            return true
+        }
+    }
+}

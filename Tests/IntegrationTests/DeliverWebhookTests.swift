@@ -1,0 +1,67 @@
+import Crypto
+import Foundation
+import HTTPTestSupport
+import Testing
+
+/// `importer deliver --webhook`: a server started here verifies every request with the Standard
+/// Webhooks algorithm, written out in this test (not importer's code): HMAC-SHA256 with the
+/// secret's decoded key over `webhook-id.webhook-timestamp.body`, base64, among the `v1,`
+/// signatures of `webhook-signature`, and a timestamp within five minutes.
+@Suite struct DeliverWebhookTests {
+    static let key = Array("a test key, thirty-two bytes long".utf8)
+    static var secret: String { "whsec_" + Data(key).base64EncodedString() }
+
+    /// Whether `request` carries a valid Standard Webhooks signature.
+    static func verifies(_ request: TestHTTPServer.Request) -> Bool {
+        guard let id = request.header("webhook-id"), let timestamp = request.header("webhook-timestamp"),
+              let signatures = request.header("webhook-signature"), let seconds = Double(timestamp),
+              abs(Date().timeIntervalSince1970 - seconds) < 300 else { return false }
+        let signed = Array("\(id).\(timestamp).".utf8) + request.body
+        let expected = Data(HMAC<SHA256>.authenticationCode(for: signed, using: SymmetricKey(data: key))).base64EncodedString()
+        return signatures.split(separator: " ").contains { $0 == "v1,\(expected)" }
+    }
+
+    @Test func everyDeliveryIsSignedAndARetryKeepsItsId() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = directory.path("store.sqlite")
+        let expected = try DeliverTests.storeWithHistory(store, in: directory, rounds: 4)
+        let secretFile = directory.path("hook.secret")
+        try Data((Self.secret + "\n").utf8).write(to: URL(fileURLWithPath: secretFile))
+        let server = try TestHTTPServer { request in
+            if request.index == 0 { return .init(status: 503, headers: [("Retry-After", "1")], text: "warming up") }
+            return Self.verifies(request) ? .init(status: 204) : .init(status: 401, text: "bad signature")
+        }
+        defer { server.stop() }
+        let run = try importer(["deliver", "--consumer", "mailer", "--webhook", server.url("/hooks").absoluteString,
+                                "--webhook-secret-file", secretFile, "--deadline", "30s", "--store", store])
+        #expect(run.status == 0, "\(run.stderr)")
+        let requests = server.requests
+        #expect(requests.count == expected.count + 1)
+        #expect(requests.allSatisfy { Self.verifies($0) && $0.method == "POST" && $0.header("content-type") == "application/json" })
+        #expect(requests[0].header("webhook-id") == requests[1].header("webhook-id"), "a retry keeps the id")
+        let ids = requests.dropFirst().compactMap { $0.header("webhook-id") }
+        #expect(Set(ids).count == expected.count)
+        let documents = requests.dropFirst().compactMap { try? JSONSerialization.jsonObject(with: Data($0.body)) as? [String: Any] }
+        #expect(documents.compactMap { $0["token"] as? String } == expected)
+        #expect(documents.compactMap { $0["delivery_id"] as? String } == ids)
+        #expect(try DeliverTests.pendingTokens(store).isEmpty)
+        #expect(!run.stderr.contains(Self.secret) && !run.stdout.contains(Self.secret))
+    }
+
+    @Test func aRefusalStopsAtTheTransactionAndExits65() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = directory.path("store.sqlite")
+        let expected = try DeliverTests.storeWithHistory(store, in: directory, rounds: 2)
+        let secretFile = directory.path("hook.secret")
+        try Data(Self.secret.utf8).write(to: URL(fileURLWithPath: secretFile))
+        let server = try TestHTTPServer { _ in .init(status: 410, text: "this endpoint is gone for good") }
+        defer { server.stop() }
+        let run = try importer(["deliver", "--consumer", "mailer", "--webhook", server.url("/hooks").absoluteString,
+                                "--webhook-secret-file", secretFile, "--store", store])
+        #expect(run.status == 65 && run.stderr.contains("410") && run.stderr.contains("gone for good") && run.stderr.contains(expected[0]), "\(run.stderr)")
+        #expect(server.requests.count == 1)
+        #expect(try DeliverTests.pendingTokens(store) == expected)
+    }
+}
