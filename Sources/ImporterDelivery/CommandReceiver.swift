@@ -5,7 +5,9 @@ import Glibc
 /// redirections and `$IMPORTER_…` expansions work), the changes on its standard input, and
 /// `IMPORTER_DELIVERY_ID`, `IMPORTER_TOKEN`, `IMPORTER_CONSUMER`, `IMPORTER_STORE` in its
 /// environment. Exit 0 is received, 75 (EX_TEMPFAIL) or death by a signal is retried, any other
-/// exit is a refusal quoting the first bytes of its standard error.
+/// exit is a refusal quoting the first bytes of its standard error. A command still running when
+/// the deadline passes is stopped (SIGTERM, then SIGKILL 2 seconds later) and counts as a temporary
+/// failure: a hung receiver cannot hold the consumer's lock past `--deadline`.
 ///
 /// The command's standard output is importer's; its standard error is kept in a temporary file and
 /// copied to importer's standard error once it ends. It inherits no other descriptor (no lock, no
@@ -25,8 +27,13 @@ public struct CommandReceiver: Receiver {
         let status: Int32
         do {
             let errorFile = try CapturedOutput()
-            status = try spawnAndWait(input: delivery.payload.descriptor, errorOutput: errorFile.descriptor, delivery: delivery)
+            let ended = try spawnAndWait(input: delivery.payload.descriptor, errorOutput: errorFile.descriptor, delivery: delivery, within: seconds)
             errors = errorFile.contents()
+            guard let ended else {
+                if !errors.isEmpty { FileHandle.standardError.write(Data(errors)) }
+                return .temporary("the command did not finish within the deadline and was stopped", retryAfter: nil)
+            }
+            status = ended
         } catch {
             return .permanent("\(error)")
         }
@@ -61,8 +68,8 @@ public struct CommandReceiver: Receiver {
     }
 
     /// Runs the command with `input` as its standard input and `errorOutput` as its standard
-    /// error; its wait status.
-    private func spawnAndWait(input: Int32, errorOutput: Int32, delivery: Delivery) throws(DeliveryError) -> Int32 {
+    /// error; its wait status, or nil when it was stopped for outliving `seconds`.
+    private func spawnAndWait(input: Int32, errorOutput: Int32, delivery: Delivery, within seconds: Double) throws(DeliveryError) -> Int32? {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -86,9 +93,25 @@ public struct CommandReceiver: Receiver {
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, "/bin/sh", &actions, &attributes, argv, envp)
         guard spawned == 0 else { throw .receiver("cannot run /bin/sh: \(String(cString: strerror(spawned)))") }
+        if let status = Self.wait(for: pid, until: Date().addingTimeInterval(max(seconds, 0.001))) { return status }
+        kill(pid, SIGTERM)
+        if Self.wait(for: pid, until: Date().addingTimeInterval(2)) != nil { return nil }
+        kill(pid, SIGKILL)
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        return status
+        return nil
+    }
+
+    /// `pid`'s wait status once it ends, polling every 10 ms; nil if it still runs at `deadline`.
+    static func wait(for pid: pid_t, until deadline: Date) -> Int32? {
+        var status: Int32 = 0
+        while true {
+            let ended = waitpid(pid, &status, WNOHANG)
+            if ended == pid { return status }
+            if ended == -1 && errno != EINTR { return status }
+            guard Date() < deadline else { return nil }
+            usleep(10_000)
+        }
     }
 
     /// Closes every descriptor above 2 in the child (glibc's `posix_spawn_file_actions_addclosefrom_np`,

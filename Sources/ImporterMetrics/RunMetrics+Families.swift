@@ -21,6 +21,14 @@ extension RunMetrics {
         }
         families.append(records)
         families += fetchFamilies(job: job)
+        if let delivered = observed.delivered {
+            let labels = [job, MetricFamily.Label("consumer", delivered.consumer)]
+            families.append(MetricFamily(name: "importer_last_run_delivered_transactions", help: "Transactions the last deliver's receiver took.",
+                                         samples: [.init(labels, Double(delivered.transactions))]))
+            families.append(MetricFamily(name: "importer_last_run_passed_over_transactions",
+                                         help: "Transactions the last deliver passed over (nothing in them for the consumer).",
+                                         samples: [.init(labels, Double(delivered.passedOver))]))
+        }
         families += Self.lagFamilies(consumerLags, leading: [job])
         return families
     }

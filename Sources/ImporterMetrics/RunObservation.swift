@@ -13,6 +13,9 @@ public struct RunObservation: Sendable {
     /// The URL feeds an import fetched (redacted URLs), and whether none of them had changed.
     public var fetched: [SourceFetch] = []
     public var notModified = false
+    /// What a `deliver` handed on: the consumer, the transactions its receiver took, and those with
+    /// nothing for it that were passed over.
+    public var delivered: (consumer: String, transactions: Int, passedOver: Int)?
 
     public init() {}
 

@@ -42,11 +42,7 @@ enum Benchmark {
         let generator = Generator(count: n)
         let size = try generator.writeFeed(to: base)
         if options.onlyPostgres { return try onlyPostgres(options, generator: generator, baseFeed: base) }
-        if options.onlyURL {
-            progress("URL feed: the file against loopback HTTP")
-            let outcome = try URLFeedBenchmark.run(importer: options.importer, feed: base, directory: directory, records: n, repeats: options.repeats)
-            return print(URLFeedBenchmark.table(outcome, records: n).render())
-        }
+        if options.onlyURL { return print(try urlFeed(options, feed: base, directory: directory, records: n).render()) }
         try generator.writeFeed(changeFraction: 0.1, to: changed)
         print("importer benchmark: \(n) records; feed \((Double(size) / 1e6).formatted(1)) MB (API order, newest first); files in \(directory)")
 
@@ -83,8 +79,7 @@ enum Benchmark {
         let formats = try FormatBenchmark.inputs(generator, apiFeed: base, apiBytes: size, directory: directory)
         let formatRuns = try FormatBenchmark.endToEnd(formats, importer: options.importer, directory: directory, records: n)
 
-        progress("URL feed: the file against loopback HTTP")
-        let urlFeed = try URLFeedBenchmark.run(importer: options.importer, feed: base, directory: directory, records: n, repeats: options.repeats)
+        let urlTable = try urlFeed(options, feed: base, directory: directory, records: n)
 
         // 3. Parsing alone; still no rows in memory, so peak RSS growth is the readers' own.
         let formatTable = try FormatBenchmark.table(formats, endToEnd: formatRuns, records: n, repeats: options.repeats)
@@ -99,17 +94,8 @@ enum Benchmark {
         print()
         var main = mainTable(baselines + importerRows, records: n, spawnerPeakKiB: spawnerPeakKiB)
         main.notes += ["importer's reports:"] + summaries
-        print(main.render())
-        print()
-        print(PhaseLog.table(importerRows).render())
-        print()
-        print(render(postgres))
-        print()
-        print(formatTable.render())
-        print()
-        print(URLFeedBenchmark.table(urlFeed, records: n).render())
-        print()
-        print(viewReplay.table.render())
+        let sections = [main.render(), PhaseLog.table(importerRows).render(), render(postgres), formatTable.render(), urlTable.render(), viewReplay.table.render()]
+        print(sections.joined(separator: "\n\n"))
         guard viewReplay.passed else { throw BenchError.failed("view replay benchmark: a replayed view differs from its recomputation (see above)") }
         if case .failed(let reason) = postgres { throw BenchError.failed("PostgreSQL rows: \(reason)") }
     }
@@ -119,6 +105,13 @@ enum Benchmark {
         let postgres = PostgresBenchmark.run(options, generator: generator, baseFeed: baseFeed)
         print(render(postgres))
         if case .failed(let reason) = postgres { throw BenchError.failed("PostgreSQL rows: \(reason)") }
+    }
+
+    /// The URL feed rows: the API feed from its file and over loopback HTTP.
+    static func urlFeed(_ options: BenchOptions, feed: String, directory: String, records: Int) throws -> TextTable {
+        progress("URL feed: the file against loopback HTTP")
+        let outcome = try URLFeedBenchmark.run(importer: options.importer, feed: feed, directory: directory, records: records, repeats: options.repeats)
+        return URLFeedBenchmark.table(outcome, records: records)
     }
 
     /// The PostgreSQL tables, or the line saying why there are none.

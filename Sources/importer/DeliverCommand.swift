@@ -37,12 +37,14 @@ struct DeliverCommand: ParsableCommand {
 
     @OptionGroup(title: "Receiver options") var receiverOptions: ReceiverOptions
 
+    @OptionGroup(title: "Metrics options") var metrics: MetricsOptions
+
     func validate() throws {
         guard receiverOptions.given else { throw ValidationError("give one receiver: --exec COMMAND or --webhook URL") }
     }
 
     func run() throws {
-        try runReportingErrors(storeOptions.logging) {
+        try runReportingErrors(storeOptions.logging, metrics: metrics.target(command: "deliver", store: storeOptions)) { observed in
             let logger = storeOptions.logging.makeLogger()
             let receiver = try receiverOptions.makeReceiver()
             defer { receiver.close() }
@@ -50,6 +52,7 @@ struct DeliverCommand: ParsableCommand {
             var loop = receiverOptions.loop(store: store, consumer: consumer, receiver: receiver, storeOptions: storeOptions, logger: logger)
             loop.cancellation = InterruptHandler.current?.flag
             let summary = try loop.run()
+            observed.delivered = (consumer, summary.delivered, summary.skipped)
             logger.notice("\(summary.delivered) transaction\(summary.delivered == 1 ? "" : "s") delivered to consumer '\(consumer)'\(summary.skipped > 0 ? ", \(summary.skipped) with nothing for it passed over" : ""); its token is \(store.token(summary.through))")
             return .success
         }

@@ -127,6 +127,25 @@ import Testing
         #expect(try Self.pendingTokens(store) == pending)
     }
 
+    /// A receiver that hangs is stopped when the deadline passes: exit 75 within a few seconds of
+    /// it, the token where it was, the hung command gone.
+    @Test func aHungReceiverIsStoppedAtTheDeadline() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = directory.path("store.sqlite")
+        let expected = try Self.storeWithHistory(store, in: directory, rounds: 1)
+        let marker = directory.path("hung.pid")
+        let started = Date()
+        let hung = try importer(["deliver", "--consumer", "mailer", "--exec", "cat > /dev/null; echo $$ > '\(marker)'; exec sleep 300",
+                                 "--deadline", "2s", "--store", store])
+        let took = Date().timeIntervalSince(started)
+        #expect(hung.status == 75 && hung.stderr.contains("did not finish within the deadline"), "\(hung.stderr)")
+        #expect(took < 15, "stopped near the deadline, not after the command's 300 s (took \(took) s)")
+        #expect(try Self.pendingTokens(store) == expected)
+        let pid = try #require(Int32(try String(contentsOfFile: marker, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        #expect(kill(pid, 0) == -1, "the hung command was stopped")
+    }
+
     /// `kill -9` of deliver while its receiver works, then a rerun: the transaction in flight
     /// comes again under the same id, and none is skipped.
     @Test func aKilledDeliverResumesWithTheSameIdsAndSkipsNothing() throws {

@@ -160,6 +160,30 @@ import Testing
         #expect(try #require(Self.value(samples, "importer_consumer_lag_seconds", ["consumer": "mailer"])) >= 0)
     }
 
+    @Test func deliverWritesWhatItHandedOnAndTheConsumersLag() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = directory.path("s.sqlite"), metrics = directory.path("deliver.prom")
+        #expect(try importer(["run", "--store", store, sample("fireball-2024.json")]).status == 0)
+        #expect(try importer(["consumers", "add", "mailer", "--store", store]).status == 0)
+        #expect(try importer(["run", "--store", store, "--sync", sample("fireball-2026.json")]).status == 0)
+        let refused = try importer(["deliver", "--store", store, "--consumer", "mailer", "--exec", "exit 3", "--metrics-file", metrics])
+        #expect(refused.status == 65, "\(refused.stderr)")
+        var samples = Self.samples(try Self.read(metrics))
+        #expect(Self.value(samples, "importer_last_run_exit_code", ["job": "deliver"]) == 65)
+        #expect(Self.value(samples, "importer_last_success_timestamp_seconds", ["job": "deliver"]) == 0, "never succeeded")
+        #expect(Self.value(samples, "importer_consumer_lag_transactions", ["job": "deliver", "consumer": "mailer"]) == 1)
+
+        let delivered = try importer(["deliver", "--store", store, "--consumer", "mailer", "--exec", "cat > /dev/null", "--metrics-file", metrics])
+        #expect(delivered.status == 0, "\(delivered.stderr)")
+        let text = try Self.read(metrics)
+        #expect(try Self.promtoolProblems(text) ?? "" == "")
+        samples = Self.samples(text)
+        #expect(Self.value(samples, "importer_last_run_delivered_transactions", ["job": "deliver", "consumer": "mailer"]) == 1)
+        #expect(Self.value(samples, "importer_last_run_exit_code", ["job": "deliver"]) == 0)
+        #expect(Self.value(samples, "importer_consumer_lag_transactions", ["job": "deliver", "consumer": "mailer"]) == 0)
+    }
+
     @Test func aPostgreSQLStoreHasTheSameMetrics() throws {
         let cluster = try PostgresTestCluster.start()
         let url = try cluster.newStoreURL()
