@@ -116,13 +116,14 @@ extension FetchOutcome {
 
 extension FeedInput {
     /// The feed with its URL's body downloaded in full (unconditionally) into `directory`, every
-    /// page of a paged source, for commands that read a feed without a store (`check`); a file
-    /// feed as it is. The caller removes the bodies (`SourceFetching.removeBodies`).
+    /// page of a paged source, for commands that read a feed without a store (`check`), a URL's
+    /// `url-values` at their `initial` values; a file feed as it is. The caller removes the bodies (`SourceFetching.removeBodies`).
     public func downloaded(to directory: String = FileManager.default.temporaryDirectory.path) throws(ImportError) -> [FeedInput] {
-        guard var request else { return [self] }
+        let feed = try URLTemplate.initialValues(self)
+        guard var request = feed.request else { return [self] }
         request.validators = nil
         if let pages = mapping.source?.pages {
-            return try PageWalk(feed: self, request: request, pages: pages, spoolDirectory: directory).walk().inputs
+            return try PageWalk(feed: feed, request: request, pages: pages, spoolDirectory: directory).walk().inputs
         }
         let outcome: FetchOutcome
         do {
@@ -131,9 +132,9 @@ extension FeedInput {
             throw .fetch(error)
         }
         guard case .body(let body) = outcome else {
-            throw .fetch(.refused(url: name, status: 304, firstBytes: "answered 'not modified' to an unconditional request"))
+            throw .fetch(.refused(url: feed.name, status: 304, firstBytes: "answered 'not modified' to an unconditional request"))
         }
-        var input = self
+        var input = feed
         input.path = body.file
         return [input]
     }

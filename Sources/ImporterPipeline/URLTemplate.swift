@@ -52,6 +52,27 @@ struct URLTemplate {
         return (result, filled)
     }
 
+    /// `feed` with its placeholders filled with their `initial` values: what `check` fetches (it
+    /// reads no store's values).
+    static func initialValues(_ feed: FeedInput) throws(ImportError) -> FeedInput {
+        guard var request = feed.request, let values = feed.mapping.source?.values, !values.isEmpty else { return feed }
+        var text = request.url.absoluteString
+        for value in values where text.contains(marker(value.name)) {
+            guard let initial = value.initial else {
+                throw .model(.invalid("feed mapping '\(feed.mapping.name)': '{\(value.name)}' has no 'initial' value to fetch the feed with"))
+            }
+            text = text.replacingOccurrences(of: marker(value.name), with: encoded(initial))
+        }
+        guard let url = URL(string: text) else {
+            throw .model(.invalid("feed mapping '\(feed.mapping.name)': the url with its values filled in is not a URL"))
+        }
+        var filled = feed
+        filled.source = feed.source ?? template(RedactedURL.text(request.url))
+        request.url = url
+        filled.request = request
+        return filled
+    }
+
     /// Throws unless each filled value is still what the store holds, read in the run's
     /// transaction `tx`.
     static func check(_ filled: [Filled], model: Model, in tx: StoreWriteTransaction) throws(ImportError) {

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import HTTPTestSupport
+import PostgresTestSupport
 import Testing
 
 /// `importer deliver --webhook`: a server started here verifies every request with the Standard
@@ -21,10 +22,12 @@ import Testing
         return signatures.split(separator: " ").contains { $0 == "v1,\(expected)" }
     }
 
-    @Test func everyDeliveryIsSignedAndARetryKeepsItsId() throws {
+    @Test(arguments: ["sqlite", "postgres"]) func everyDeliveryIsSignedAndARetryKeepsItsId(backend: String) throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
-        let store = directory.path("store.sqlite")
+        let cluster = backend == "postgres" ? try PostgresTestCluster.start() : nil
+        let store = try cluster?.newStoreURL() ?? directory.path("store.sqlite")
+        defer { if let cluster { try? cluster.dropStore(store) } }
         let expected = try DeliverTests.storeWithHistory(store, in: directory, rounds: 4)
         let secretFile = directory.path("hook.secret")
         try Data((Self.secret + "\n").utf8).write(to: URL(fileURLWithPath: secretFile))

@@ -73,6 +73,10 @@ import Testing
         #expect(fourth.notModified && fourth.transactionNumber == nil, "the same answer for the same cursor is not modified")
         #expect(try store.read { snapshot in try snapshot.sources.sourceStates() }.count == 1, "one source state, under the template")
 
+        let checked = try #require(try FeedSelection(model: model).inputsFromMappingURLs().first).downloaded(to: directory.url.path)
+        SourceFetching.removeBodies(of: checked)
+        #expect(server.requests.last?.uri == "/quakes?since=2024-01-01&limit=50", "check fetches with the initial value")
+
         let sync = #expect(throws: ImportError.self) { try run(store, model, sync: true) }
         #expect(sync?.exitStatus == ImporterSupport.ExitStatus.usage && sync?.description.contains("cannot sync") == true)
     }
