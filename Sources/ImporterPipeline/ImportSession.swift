@@ -165,6 +165,7 @@ public final class ImportSession {
         }
 
         phases.add("read wait", PhaseTimes.seconds(readingBegan.duration(to: clock.now)) - (phases["upsert"] ?? 0))
+        for entity in entities { try phases.time("upsert") { try transaction.applyUpserts(entity) } }
         try checkCancellation()
         if options.sync || entities.contains(where: { $0.drift?.on == .always }) { onPhase?(.sync) }
         for entity in entities {

@@ -23,6 +23,12 @@ public protocol ImportTransaction: AnyObject {
     /// `batch.duplicates` says (last, or first: rejected ones are dropped too); by another feed,
     /// the batch's supplied attributes are merged over it. Each is reported to `onDuplicate`.
     func upsert(_ batch: RecordBatch, of entity: EntityDescription, columns: [Int]) throws
+    /// Makes every upsert of `entity` so far take effect in the store (a backend that stages
+    /// records, PostgreSQL, merges them here; one that writes them as they come has nothing to do).
+    /// Called once the feeds are read, before drift, sync deletes and `closeEntity`, which would
+    /// otherwise do it themselves: so the merge is timed as part of the upsert, not of what
+    /// happens to come next.
+    func applyUpserts(_ entity: EntityDescription) throws
     /// Keeps a rejected record with this import's run.
     func recordReject(_ reject: Reject, at timestamp: String) throws
     /// Key drift (`entity.drift`): re-keys each stored record this import did not write that
@@ -41,4 +47,8 @@ public protocol ImportTransaction: AnyObject {
     /// Writes the history transaction with `counts` (per entity) when something changed; returns
     /// whether it did.
     func finish(metadata: TransactionMetadata, counts: [(String, ChangeCounts)]) throws -> Bool
+}
+
+extension ImportTransaction {
+    public func applyUpserts(_ entity: EntityDescription) throws {}
 }

@@ -179,6 +179,8 @@ final class PostgresImportTransaction: ImportTransaction {
     /// On a first load: nothing left when every batch went straight into the table; one ordered
     /// insert when none did; else the staged rows applied to the run's own inserts like a re-load,
     /// without update changes (each of these records is recorded once, as an insert, at the close).
+    func applyUpserts(_ entity: EntityDescription) throws { try apply(entity) }
+
     private func apply(_ entity: EntityDescription) throws {
         let run = try run(entity)
         guard !run.applied else { return }
