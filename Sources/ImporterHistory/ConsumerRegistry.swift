@@ -25,12 +25,10 @@ public enum HistoryError: Error, Sendable, Equatable, RemedialError {
         case .expiredPoint(let number, let purgedThrough):
             return "expired token: the store cannot be read as of transaction \(number), history through transaction \(purgedThrough) was purged"
         case .expiredToken(let consumer, let kind, let token, let purgedThrough):
-            let recovery = kind == .view
-                ? "rebuild it: importer views rebuild \(consumer) (or importer replay --rebuild-expired)"
-                : "reset it: importer consumers reset \(consumer) --to beginning (it will see the kept history again) or --to now"
+            let recovery = words(kind == .view ? .rebuildView(consumer) : .resetConsumer(consumer))
             return "expired token: consumer '\(consumer)' has consumed history through transaction \(token), but transactions through \(purgedThrough) were purged; \(recovery)"
         case .unknownConsumer(let name):
-            return "no consumer named '\(name)' (see importer consumers list)"
+            return "no consumer named '\(name)' (\(words(.listConsumers)))"
         case .consumerExists(let name):
             return "a consumer named '\(name)' already exists"
         case .invalidName(let problem):

@@ -40,6 +40,13 @@ public enum Remedy: Sendable, Equatable {
     /// A value given for parameter `name`, which the statement does not have.
     case unusedParameter(String)
 
+    /// A derived view whose token expired is rebuilt from the records.
+    case rebuildView(String)
+    /// An external consumer whose token expired is reset: to the beginning of the kept history, or to now.
+    case resetConsumer(String)
+    /// The consumers the store knows can be listed.
+    case listConsumers
+
     /// The library's words, naming no front end's options.
     public static func plain(_ remedy: Remedy) -> String {
         switch remedy {
@@ -58,6 +65,9 @@ public enum Remedy: Sendable, Equatable {
         case .raiseDeleteLimit: "raise the delete limit"
         case .nulledLimit(let bound): "the null limit \(bound)"
         case .raiseNulledLimit: "raise the null limit"
+        case .rebuildView(let name): "rebuild view \(name) (or replay, rebuilding expired views)"
+        case .resetConsumer(let name): "reset consumer \(name) to the beginning (it will see the kept history again) or to now"
+        case .listConsumers: "list the store's consumers"
         case .bindParameter(let name): "give a value for :\(name)"
         case .nameParameters: "name them (:name) and give their values"
         case .unusedParameter(let name): "a value for :\(name)"

@@ -31,6 +31,9 @@ enum RemedyWording {
         case .bindParameter(let name): "give --param \(name)=VALUE"
         case .nameParameters: "name them (:name) and give --param name=VALUE"
         case .unusedParameter(let name): "--param \(name)"
+        case .rebuildView(let name): "rebuild it: importer views rebuild \(name) (or importer replay --rebuild-expired)"
+        case .resetConsumer(let name): "reset it: importer consumers reset \(name) --to beginning (it will see the kept history again) or --to now"
+        case .listConsumers: "see importer consumers list"
         }
     }
 

@@ -248,10 +248,12 @@ import Testing
     }
 
     /// `watch --deliver` delivers what is pending, then each transaction as it is committed.
-    @Test func watchDeliversAsTransactionsAreCommitted() throws {
+    @Test(arguments: ["sqlite", "postgres"]) func watchDeliversAsTransactionsAreCommitted(backend: String) throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
-        let store = directory.path("store.sqlite")
+        let cluster = backend == "postgres" ? try PostgresTestCluster.start() : nil
+        let store = try cluster?.newStoreURL() ?? directory.path("store.sqlite")
+        defer { if let cluster { try? cluster.dropStore(store) } }
         _ = try Self.storeWithHistory(store, in: directory, rounds: 2)
         let command = try Self.receiver(directory, "")
         let process = Process()

@@ -12,6 +12,9 @@ import Testing
         StoreError.notFound(path: "s.sqlite"),
         HistoryError.purgeNeedsForce(consumers: ["mailer"]),
         HistoryError.noConsumers,
+        HistoryError.expiredToken(consumer: "mailer", kind: .external, token: 1, purgedThrough: 4),
+        HistoryError.expiredToken(consumer: "by_year", kind: .view, token: 1, purgedThrough: 4),
+        HistoryError.unknownConsumer("mailre"),
         UndoError.laterTransactions(number: 2, tokens: ["t3"]),
         ModelError.ambiguousMapping(path: "f.json", candidates: ["a", "b"]),
         ModelError.ambiguousMapping(path: "f.json", candidates: ["a"]),
@@ -29,6 +32,9 @@ import Testing
     @Test func libraryMessagesNameNoFlag() {
         for error in Self.errors {
             #expect(!error.description.contains("--"), "\(error.description)")
+            for command in ["importer consumers", "importer views", "importer replay", "importer history", "importer run '"] {
+                #expect(!error.description.contains(command), "names no command: \(error.description)")
+            }
             #expect(error.description == error.message(Remedy.plain))
         }
     }
