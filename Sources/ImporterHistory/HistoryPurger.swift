@@ -25,20 +25,18 @@ public enum PurgeBound: Sendable, Equatable {
 }
 
 /// Deletes history (Core Data's `deleteHistory(before:)`), recording the purged range so expired
-/// tokens are exact, never guessed from gaps.
+/// tokens are exact, never guessed from gaps. A service over the handle it is given (GRDB style):
+/// what it reads and deletes is the caller's transaction.
 public struct HistoryPurger {
-    public let store: Store
+    public init() {}
 
-    public init(store: Store) {
-        self.store = store
-    }
-
-    /// The transaction number to purge through for `bound`. Throws when that would expire
-    /// consumers and `force` is false, or when the bound needs consumers and there are none.
-    public func target(_ bound: PurgeBound, force: Bool) throws -> (through: Int64, expiring: [String]) {
-        let consumers = try ConsumerRegistry(store: store).all()
+    /// The transaction number to purge through for `bound`, as `snapshot` sees the store. Throws
+    /// when that would expire consumers and `force` is false, or when the bound needs consumers and
+    /// there are none.
+    public func target(_ bound: PurgeBound, force: Bool, in snapshot: StoreSnapshot) throws -> (through: Int64, expiring: [String]) {
+        let consumers = try snapshot.consumers.consumers()
         let oldestToken = consumers.map(\.tokenNumber).min()
-        let head = try store.lastTransactionNumber()
+        let head = try snapshot.history.lastTransactionNumber()
         var through: Int64
         switch bound {
         case .consumers:
@@ -48,13 +46,13 @@ public struct HistoryPurger {
             through = oldestToken
         case .keepDays(let days):
             let cutoff = Timestamp.format(Date().addingTimeInterval(-Double(days) * 86400))
-            through = try HistoryReader(store: store).lastTransaction(before: cutoff)
+            through = try Self.lastTransaction(before: cutoff, in: snapshot)
             if let oldestToken { through = min(through, oldestToken) }
         case .beforeDate(let date):
             guard let cutoff = Self.normalized(date) else {
                 throw HistoryError.nothingToPurge("'\(date)' is not a date (YYYY-MM-DD) or UTC datetime (YYYY-MM-DDThh:mm:ssZ)")
             }
-            through = try HistoryReader(store: store).lastTransaction(before: cutoff)
+            through = try Self.lastTransaction(before: cutoff, in: snapshot)
         case .throughTransaction(let number):
             through = number
         }
@@ -92,13 +90,18 @@ public struct HistoryPurger {
         return valid ? date + "T" + time + fraction + "Z" : nil
     }
 
-    /// Deletes the history of transactions up to `through`. Call inside a write transaction.
-    public func purge(through: Int64, expiring: [String]) throws -> PurgeResult {
-        let already = try store.purgedThrough()
+    /// The last transaction committed before `timestamp` (the purged range's end when none is kept).
+    private static func lastTransaction(before timestamp: String, in snapshot: StoreSnapshot) throws -> Int64 {
+        try snapshot.history.lastTransaction(before: timestamp) ?? snapshot.history.purgedThrough()
+    }
+
+    /// Deletes the history of transactions up to `through`, in the write transaction `tx`.
+    public func purge(through: Int64, expiring: [String], in tx: StoreWriteTransaction) throws -> PurgeResult {
+        let already = try tx.history.purgedThrough()
         guard through > already else {
             return PurgeResult(purgedThrough: already, transactions: 0, changes: 0, expiredConsumers: [])
         }
-        let (transactions, changes) = try store.history.purgeHistory(through: through)
+        let (transactions, changes) = try tx.history.purgeHistory(through: through)
         return PurgeResult(purgedThrough: through, transactions: transactions, changes: changes, expiredConsumers: expiring)
     }
 }

@@ -132,8 +132,8 @@ struct HistoryPurgeCommand: ParsableCommand {
     func run() throws {
         try runReportingErrors(storeOptions.logging, metrics: metrics.target(command: "history_purge", store: storeOptions)) { _ in
             let store = try storeOptions.open(create: false)
-            let purger = HistoryPurger(store: store)
-            let result = try store.write { () throws -> PurgeResult in
+            let purger = HistoryPurger()
+            let result = try store.write { (tx: StoreWriteTransaction) throws -> PurgeResult in
                 var bound = PurgeBound.consumers
                 if let keep { bound = .keepDays(keep) }
                 if let before {
@@ -142,8 +142,8 @@ struct HistoryPurgeCommand: ParsableCommand {
                     case .token(let token): bound = .throughTransaction(try store.parseToken(token).transactionNumber)
                     }
                 }
-                let (through, expiring) = try purger.target(bound, force: force)
-                return try purger.purge(through: through, expiring: expiring)
+                let (through, expiring) = try purger.target(bound, force: force, in: tx.snapshot)
+                return try purger.purge(through: through, expiring: expiring, in: tx)
             }
             let output = OutputSink()
             PurgeReport(result).render(as: format, to: output)
