@@ -41,6 +41,14 @@ public struct HTTPFetcher: Sendable {
         return try result.get()
     }
 
+    /// The body in full, for a request without validators (a 304 then is the server's error).
+    public func fetchWholeBody() throws(FetchError) -> FetchedBody {
+        guard case .body(let body) = try fetchBlocking() else {
+            throw .refused(url: shownURL, status: 304, firstBytes: "answered 'not modified' to an unconditional request")
+        }
+        return body
+    }
+
     /// `fetch()` for synchronous callers (the commands): the task runs on the calling thread
     /// (`CallingThreadExecutor`).
     public func fetchBlocking() throws(FetchError) -> FetchOutcome {
@@ -136,20 +144,12 @@ public struct HTTPFetcher: Sendable {
         return http
     }
 
-    /// `url` with the request's secret query parameters added, their values percent-encoded.
+    /// `url` with the request's secret query parameters added.
     private func withSecretParameters(_ url: URL) throws(FetchError) -> URL {
         guard !request.parameters.isEmpty else { return url }
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url }
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        var items = components.percentEncodedQueryItems ?? []
-        for (name, value) in request.parameters {
-            let text = try value.resolve(environment: environment)
-            items.removeAll { $0.name == name }
-            items.append(URLQueryItem(name: name, value: text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text))
-        }
-        components.percentEncodedQueryItems = items
-        return components.url ?? url
+        var values: [(name: String, value: String)] = []
+        for (name, value) in request.parameters { values.append((name, try value.resolve(environment: environment))) }
+        return QueryParameters.setting(values, in: url) ?? url
     }
 
     /// The names of query parameters whose values are never printed.

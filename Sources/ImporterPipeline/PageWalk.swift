@@ -85,16 +85,11 @@ struct PageWalk {
             throw .fetch(.tryLater(url: RedactedURL.text(url), attempts: 0, lastProblem: "the pages before it used the deadline", deadline: request.limits.deadline))
         }
         page.limits.deadline = FetchDuration(milliseconds: left)
-        let outcome: FetchOutcome
         do {
-            outcome = try HTTPFetcher(request: page, spoolDirectory: spoolDirectory).fetchBlocking()
+            return try HTTPFetcher(request: page, spoolDirectory: spoolDirectory).fetchWholeBody()
         } catch {
             throw .fetch(error)
         }
-        guard case .body(let body) = outcome else {
-            throw .fetch(.refused(url: RedactedURL.text(url), status: 304, firstBytes: "answered 'not modified' to an unconditional request"))
-        }
-        return body
     }
 
     /// The page after `body` (page number `page`, fetched from `url`), or nil when it was the last.
@@ -142,27 +137,12 @@ struct PageWalk {
     /// `url` without the source's secret query parameters, should a server echo them into its
     /// next link (they are added again to each request, and never recorded).
     private func withoutSecretParameters(_ url: URL) -> URL {
-        let names = Set(request.parameters.map(\.name))
-        guard !names.isEmpty, var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
-              let items = components.percentEncodedQueryItems else { return url }
-        components.percentEncodedQueryItems = items.filter { !names.contains($0.name) }
-        if components.percentEncodedQueryItems?.isEmpty == true { components.percentEncodedQuery = nil }
-        return components.url ?? url
+        QueryParameters.removing(Set(request.parameters.map(\.name)), from: url)
     }
 
-    /// The source's URL with the query parameter `name` set to `value` (added when absent),
-    /// percent-encoded so that a cursor's `+`, `/` and `=` arrive as sent.
+    /// The source's URL with the query parameter `name` set to `value` (added when absent).
     private func setting(_ name: String, to value: String) throws(ImportError) -> URL {
-        guard var components = URLComponents(url: request.url, resolvingAgainstBaseURL: false) else {
-            throw .fetch(.pagination(url: shownSource, reason: "cannot set the query parameter '\(name)' of this URL"))
-        }
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        let encoded = value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value
-        var items = (components.percentEncodedQueryItems ?? []).filter { $0.name != name }
-        items.append(URLQueryItem(name: name, value: encoded))
-        components.percentEncodedQueryItems = items
-        guard let url = components.url else {
+        guard let url = QueryParameters.setting([(name, value)], in: request.url) else {
             throw .fetch(.pagination(url: shownSource, reason: "cannot set the query parameter '\(name)' of this URL"))
         }
         return url

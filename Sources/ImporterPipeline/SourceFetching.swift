@@ -125,14 +125,11 @@ extension FeedInput {
         if let pages = mapping.source?.pages {
             return try PageWalk(feed: feed, request: request, pages: pages, spoolDirectory: directory).walk().inputs
         }
-        let outcome: FetchOutcome
+        let body: FetchedBody
         do {
-            outcome = try HTTPFetcher(request: request, spoolDirectory: directory).fetchBlocking()
+            body = try HTTPFetcher(request: request, spoolDirectory: directory).fetchWholeBody()
         } catch {
             throw .fetch(error)
-        }
-        guard case .body(let body) = outcome else {
-            throw .fetch(.refused(url: feed.name, status: 304, firstBytes: "answered 'not modified' to an unconditional request"))
         }
         var input = feed
         input.path = body.file

@@ -39,7 +39,7 @@ struct URLTemplate {
                 guard let replacement = value.text(of: stored) ?? value.initial else {
                     throw .model(.invalid("feed mapping '\(result[index].mapping.name)': the store holds no \(value.attribute) yet for '{\(value.name)}', and it has no 'initial'"))
                 }
-                text = text.replacingOccurrences(of: marker(value.name), with: encoded(replacement))
+                text = text.replacingOccurrences(of: marker(value.name), with: QueryParameters.encoded(replacement))
                 filled.append(Filled(value: value, entity: entityName, stored: stored))
             }
             guard let url = URL(string: text) else {
@@ -61,7 +61,7 @@ struct URLTemplate {
             guard let initial = value.initial else {
                 throw .model(.invalid("feed mapping '\(feed.mapping.name)': '{\(value.name)}' has no 'initial' value to fetch the feed with"))
             }
-            text = text.replacingOccurrences(of: marker(value.name), with: encoded(initial))
+            text = text.replacingOccurrences(of: marker(value.name), with: QueryParameters.encoded(initial))
         }
         guard let url = URL(string: text) else {
             throw .model(.invalid("feed mapping '\(feed.mapping.name)': the url with its values filled in is not a URL"))
@@ -96,11 +96,5 @@ struct URLTemplate {
         } catch {
             throw .store(error)
         }
-    }
-
-    private static func encoded(_ text: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~:")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
     }
 }
