@@ -70,9 +70,10 @@ public final class ImportSession {
             result.fetched = fetches
             result.notModified = true
             return result
-        case .feeds(let inputs, let fetched):
+        case .feeds(let inputs, let fetched, let warnings):
             defer { SourceFetching.removeBodies(of: inputs) }
-            var result = try run(inputs, fetched: fetched, filled: filled)
+            for warning in warnings { logger.warning("\(warning)") }
+            var result = try run(inputs, fetched: fetched, filled: filled, warnings: warnings)
             result.fetched = fetched
             return result
         }
@@ -102,14 +103,15 @@ public final class ImportSession {
         }
     }
 
-    private func run(_ feeds: [FeedInput], fetched: [SourceFetch], filled: [URLTemplate.Filled]) throws(ImportError) -> ImportResult {
+    private func run(_ feeds: [FeedInput], fetched: [SourceFetch], filled: [URLTemplate.Filled], warnings: [String]) throws(ImportError) -> ImportResult {
         do {
             let clock = ContinuousClock()
             var finished = clock.now
             var committed = false
             var result = try store.inTransaction { tx in
                 try URLTemplate.check(filled, model: model, in: tx)
-                let result = try importAll(feeds, fetched: fetched, in: tx)
+                var result = try importAll(feeds, fetched: fetched, in: tx)
+                result.warnings = warnings + result.warnings
                 if result.refusals.isEmpty { try beforeCommit?(result) }
                 onPhase?(.commit)
                 // A dry run or a refused run is rolled back.

@@ -10,7 +10,10 @@ import ImporterModel
 ///
 /// Invariants: the whole walk keeps within the request's deadline; secret headers go to the
 /// source's own origin only; a next page already read, or more pages than the bound, is an error
-/// and every page fetched so far is removed: a walk gives all its pages or none.
+/// and every page fetched so far is removed: a walk gives all its pages or none. A next-page
+/// pointer is never trusted to be right by its silence: when the first page lacks an object the
+/// pointer goes through, the walk fails (65); when it lacks only the pointer's last member, the
+/// walk ends with a warning (a one-page answer, or a misspelt member).
 struct PageWalk {
     let feed: FeedInput
     let request: FetchRequest
@@ -20,6 +23,8 @@ struct PageWalk {
     struct Walked {
         var inputs: [FeedInput]
         var fetch: SourceFetch
+        /// What the run's report should say about the walk (a pointer the first page lacks).
+        var warnings: [String] = []
     }
 
     /// The source's name: its first page's URL, redacted (or its template, when filled from the store).
@@ -41,6 +46,7 @@ struct PageWalk {
         var seen: Set<String> = [url.absoluteString]
         var hasher = SHA256()
         var total = SourceFetch(url: shownSource, status: 200, validators: SourceValidators(), bytes: 0, attempts: 0)
+        var warnings: [String] = []
         while true {
             guard inputs.count < pages.maxPages else {
                 throw .fetch(.pagination(url: shownSource, reason: "more than \(pages.maxPages) pages; nothing was imported (a larger 'max' under the mapping's 'pages' reads more)"))
@@ -55,14 +61,14 @@ struct PageWalk {
             total.bytes += body.fetch.bytes
             total.attempts += body.fetch.attempts
             total.status = body.fetch.status
-            guard let next = try next(after: body, of: url, page: inputs.count).map(withoutSecretParameters) else { break }
+            guard let next = try next(after: body, of: url, page: inputs.count, warnings: &warnings).map(withoutSecretParameters) else { break }
             guard seen.insert(next.absoluteString).inserted else {
                 throw .fetch(.pagination(url: RedactedURL.text(url), reason: "page \(inputs.count) leads back to \(RedactedURL.text(next)), a page already read"))
             }
             url = next
         }
         total.validators.sha256 = hasher.finalize().map { String(format: "%02x", $0) }.joined()
-        return Walked(inputs: inputs, fetch: total)
+        return Walked(inputs: inputs, fetch: total, warnings: warnings)
     }
 
     /// The first page's URL: the source's, with the counting parameter at its start.
@@ -93,19 +99,19 @@ struct PageWalk {
     }
 
     /// The page after `body` (page number `page`, fetched from `url`), or nil when it was the last.
-    private func next(after body: FetchedBody, of url: URL, page: Int) throws(ImportError) -> URL? {
+    private func next(after body: FetchedBody, of url: URL, page: Int, warnings: inout [String]) throws(ImportError) -> URL? {
         let shown = RedactedURL.text(url)
         switch pages.follow {
         case .link:
             return body.nextLink
         case .url(let pointer):
-            guard let text = try value(at: pointer, in: body, shown: shown) else { return nil }
+            guard let text = try value(at: pointer, in: body, shown: shown, page: page, warnings: &warnings) else { return nil }
             guard let next = URL(string: text, relativeTo: url)?.absoluteURL, FeedSelection.url(next.absoluteString) != nil else {
                 throw .fetch(.pagination(url: shown, reason: "\(pointer) holds '\(text.prefix(200))', not an http(s) URL"))
             }
             return next
         case .cursor(let pointer, let parameter):
-            guard let cursor = try value(at: pointer, in: body, shown: shown) else { return nil }
+            guard let cursor = try value(at: pointer, in: body, shown: shown, page: page, warnings: &warnings) else { return nil }
             return try setting(parameter, to: cursor)
         case .offset(let parameter, let size, let start):
             guard try records(in: body, shown: shown) >= size else { return nil }
@@ -116,14 +122,26 @@ struct PageWalk {
         }
     }
 
-    /// The text at `pointer` in the page; nil when absent, null or empty.
-    private func value(at pointer: String, in body: FetchedBody, shown: String) throws(ImportError) -> String? {
+    /// The text at `pointer` in page number `page`; nil when null or empty, or absent from a page
+    /// after the first. On the first page, a missing object on the pointer's way is an error and
+    /// a missing last member a warning.
+    private func value(at pointer: String, in body: FetchedBody, shown: String, page: Int, warnings: inout [String]) throws(ImportError) -> String? {
+        let found: JSONPointerValue.Found
         do {
-            let text = try JSONPointerValue.scalar(at: pointer, in: try ByteSource(path: body.file, name: shown))
-            return text?.isEmpty == false ? text : nil
+            found = try JSONPointerValue.find(pointer, in: try ByteSource(path: body.file, name: shown))
         } catch {
             throw .feed(error)
         }
+        if case .absent(let missing) = found, page == 1 {
+            guard missing == pointer else {
+                throw .fetch(.pagination(url: shown, reason: "the first page has no \(missing), so the next-page pointer \(pointer) "
+                    + "names nothing; nothing was imported (check 'pointer' under the mapping's 'pages')"))
+            }
+            warnings.append("\(shown): the first page has no \(pointer), so it was read as the only page "
+                + "(if the API has more, check 'pointer' under the mapping's 'pages')")
+        }
+        guard let text = found.text, !text.isEmpty else { return nil }
+        return text
     }
 
     private func records(in body: FetchedBody, shown: String) throws(ImportError) -> Int {

@@ -23,8 +23,9 @@ public struct SourceFetching {
     enum Prepared {
         /// Every feed is a URL whose source has not changed since its last import.
         case notModified([SourceFetch])
-        /// The feeds to read (URL feeds point at their downloaded bodies) and what to record.
-        case feeds([FeedInput], fetched: [SourceFetch])
+        /// The feeds to read (URL feeds point at their downloaded bodies), what to record, and
+        /// what the run's report should warn about the fetches.
+        case feeds([FeedInput], fetched: [SourceFetch], warnings: [String])
     }
 
     /// One feed's fetch: its inputs (nil when a 304 left nothing to read) and what to record.
@@ -32,10 +33,11 @@ public struct SourceFetching {
         var inputs: [FeedInput]?
         var fetch: SourceFetch?
         var unchanged: Bool
+        var warnings: [String] = []
     }
 
     func prepare(_ feeds: [FeedInput]) throws(ImportError) -> Prepared {
-        guard feeds.contains(where: { $0.request != nil }) else { return .feeds(feeds, fetched: []) }
+        guard feeds.contains(where: { $0.request != nil }) else { return .feeds(feeds, fetched: [], warnings: []) }
         var done: [Fetched] = []
         do {
             for feed in feeds { done.append(try fetch(feed)) }
@@ -50,7 +52,7 @@ public struct SourceFetching {
             SourceFetching.removeBodies(of: done.flatMap { $0.inputs ?? [] })
             throw error
         }
-        return .feeds(done.flatMap { $0.inputs ?? [] }, fetched: done.compactMap(\.fetch))
+        return .feeds(done.flatMap { $0.inputs ?? [] }, fetched: done.compactMap(\.fetch), warnings: done.flatMap(\.warnings))
     }
 
     private func fetch(_ feed: FeedInput, conditionally: Bool = true) throws(ImportError) -> Fetched {
@@ -61,7 +63,7 @@ public struct SourceFetching {
         if let pages = feed.mapping.source?.pages {
             let walked = try PageWalk(feed: feed, request: request, pages: pages, spoolDirectory: spoolDirectory).walk()
             let unchanged = conditionally && stored?.sha256 != nil && stored?.sha256 == walked.fetch.validators.sha256
-            return Fetched(inputs: walked.inputs, fetch: walked.fetch, unchanged: unchanged)
+            return Fetched(inputs: walked.inputs, fetch: walked.fetch, unchanged: unchanged, warnings: walked.warnings)
         }
         request.validators = conditionally ? stored : nil
         let outcome: FetchOutcome
@@ -117,13 +119,17 @@ extension FetchOutcome {
 extension FeedInput {
     /// The feed with its URL's body downloaded in full (unconditionally) into `directory`, every
     /// page of a paged source, for commands that read a feed without a store (`check`), a URL's
-    /// `url-values` at their `initial` values; a file feed as it is. The caller removes the bodies (`SourceFetching.removeBodies`).
-    public func downloaded(to directory: String = FileManager.default.temporaryDirectory.path) throws(ImportError) -> [FeedInput] {
+    /// `url-values` at their `initial` values; a file feed as it is. `warn` hears what a paged
+    /// walk warns about. The caller removes the bodies (`SourceFetching.removeBodies`).
+    public func downloaded(to directory: String = FileManager.default.temporaryDirectory.path,
+                           warn: (String) -> Void = { _ in }) throws(ImportError) -> [FeedInput] {
         let feed = try URLTemplate.initialValues(self)
         guard var request = feed.request else { return [self] }
         request.validators = nil
         if let pages = mapping.source?.pages {
-            return try PageWalk(feed: feed, request: request, pages: pages, spoolDirectory: directory).walk().inputs
+            let walked = try PageWalk(feed: feed, request: request, pages: pages, spoolDirectory: directory).walk()
+            walked.warnings.forEach(warn)
+            return walked.inputs
         }
         let body: FetchedBody
         do {

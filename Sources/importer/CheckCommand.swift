@@ -51,13 +51,19 @@ struct CheckCommand: ParsableCommand {
             let model = try modelOptions.loadModel()
             var inputs: [FeedInput] = []
             defer { SourceFetching.removeBodies(of: inputs) }
-            for input in try modelOptions.inputs(feeds, model: model) { inputs += try input.downloaded() }
+            // What a paged walk warns about goes with its first page's check.
+            var walkWarnings: [Int: [String]] = [:]
+            for input in try modelOptions.inputs(feeds, model: model) {
+                let first = inputs.count
+                inputs += try input.downloaded { walkWarnings[first, default: []].append($0) }
+            }
             let held = try storePath.map { try checkModel(model, inputs: inputs, againstStoreAt: $0) }
             let output = OutputSink()
             var report = FeedCheckReport(format: format, output: output)
             var rejected = 0
-            for input in inputs {
-                let check = try FeedChecker(model: model).check(input) { report.reject($0) }
+            for (index, input) in inputs.enumerated() {
+                var check = try FeedChecker(model: model).check(input) { report.reject($0) }
+                check.warnings = (walkWarnings[index] ?? []) + check.warnings
                 rejected += check.rejected
                 report.feed(check)
             }

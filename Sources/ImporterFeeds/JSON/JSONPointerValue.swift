@@ -5,24 +5,46 @@ import ImporterModel
 /// elements before it are skipped one at a time, so a page's records never need to fit in memory
 /// at once; nothing after it is read.
 public enum JSONPointerValue {
-    /// The scalar's text (a string's content, a number as written, `true` or `false`); nil when
-    /// the pointer names nothing or null. An object or array there is a shape error, bad JSON a
-    /// syntax error, each located in `source`.
-    public static func scalar(at pointer: String, in source: ByteSource) throws(FeedError) -> String? {
-        let scanner = JSONScanner(source: source)
-        let tokens = pointer.isEmpty || pointer == "/" ? [] : JSONRecordsReader.referenceTokens(pointer)
-        return try descend(scanner, through: tokens[...], pointer: pointer)
+    /// What a pointer names in a document.
+    public enum Found: Equatable, Sendable {
+        /// A scalar's text: a string's content, a number as written, `true` or `false`.
+        case value(String)
+        /// JSON `null`.
+        case null
+        /// Nothing: `missing` is the shortest prefix of the pointer that names nothing (the
+        /// pointer itself when only its last member is absent; `/meta` for `/meta/next` in a
+        /// document without `meta`, or whose `meta` is not an object).
+        case absent(missing: String)
+
+        /// The scalar's text; nil when null or absent.
+        public var text: String? {
+            if case .value(let text) = self { text } else { nil }
+        }
     }
 
-    private static func descend(_ scanner: JSONScanner, through tokens: ArraySlice<String>, pointer: String) throws(FeedError) -> String? {
+    /// What `pointer` names in `source`. An object or array there is a shape error, bad JSON a
+    /// syntax error, each located in `source`.
+    public static func find(_ pointer: String, in source: ByteSource) throws(FeedError) -> Found {
+        let scanner = JSONScanner(source: source)
+        let tokens = pointer.isEmpty || pointer == "/" ? [] : JSONRecordsReader.referenceTokens(pointer)
+        return try descend(scanner, through: tokens[...], pointer: pointer, depth: 0)
+    }
+
+    /// The pointer's first `count` reference tokens, as a pointer (escaped as written).
+    private static func prefix(of pointer: String, tokens count: Int) -> String {
+        pointer.split(separator: "/", omittingEmptySubsequences: false).prefix(count + 1).joined(separator: "/")
+    }
+
+    private static func descend(_ scanner: JSONScanner, through tokens: ArraySlice<String>, pointer: String, depth: Int) throws(FeedError) -> Found {
         guard let token = tokens.first else { return try scalar(scanner, pointer: pointer) }
+        let absent = Found.absent(missing: prefix(of: pointer, tokens: depth + 1))
         let open = try scanner.unit { () throws(ScanError) -> UInt8 in
             let byte = try scanner.peek()
             guard byte != 0 else { throw scanner.syntaxError(expected: "a JSON value") }
             return byte
         }
         let isObject = open == UInt8(ascii: "{")
-        guard isObject || (open == UInt8(ascii: "[") && Int(token) != nil) else { return nil }
+        guard isObject || (open == UInt8(ascii: "[") && Int(token) != nil) else { return absent }
         try scanner.unit { () throws(ScanError) in scanner.position += 1 }
         var index = 0
         while true {
@@ -35,8 +57,8 @@ public enum JSONPointerValue {
                 try scanner.expect(UInt8(ascii: ":"), "':' after a key")
                 return .some(String(decoding: name, as: UTF8.self))
             }
-            guard case .some(let name?) = member else { return nil }
-            if name == token { return try descend(scanner, through: tokens.dropFirst(), pointer: pointer) }
+            guard case .some(let name?) = member else { return absent }
+            if name == token { return try descend(scanner, through: tokens.dropFirst(), pointer: pointer, depth: depth + 1) }
             try skip(scanner, depth: 0)
             index += 1
         }
@@ -71,7 +93,7 @@ public enum JSONPointerValue {
         }
     }
 
-    private static func scalar(_ scanner: JSONScanner, pointer: String) throws(FeedError) -> String? {
+    private static func scalar(_ scanner: JSONScanner, pointer: String) throws(FeedError) -> Found {
         let location = scanner.location()
         let read = try scanner.unit { () throws(ScanError) -> (RawKind, [UInt8])? in
             var bytes: [UInt8] = []
@@ -94,10 +116,10 @@ public enum JSONPointerValue {
             throw FeedError.shape(location, "\(pointer) is an object or array, not a value")
         }
         switch kind {
-        case .null: return nil
-        case .boolTrue: return "true"
-        case .boolFalse: return "false"
-        default: return String(decoding: bytes, as: UTF8.self)
+        case .null: return .null
+        case .boolTrue: return .value("true")
+        case .boolFalse: return .value("false")
+        default: return .value(String(decoding: bytes, as: UTF8.self))
         }
     }
 }

@@ -6,11 +6,15 @@ import Testing
 /// the records, inside arrays, absent or null as the last page, and a composite or bad JSON as an
 /// error located in the page.
 @Suite struct JSONPointerValueTests {
-    private func value(_ pointer: String, in json: String) throws -> String? {
+    private func found(_ pointer: String, in json: String) throws -> JSONPointerValue.Found {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let path = try directory.write("page.json", json)
-        return try JSONPointerValue.scalar(at: pointer, in: try ByteSource(path: path, name: "page 2"))
+        return try JSONPointerValue.find(pointer, in: try ByteSource(path: path, name: "page 2"))
+    }
+
+    private func value(_ pointer: String, in json: String) throws -> String? {
+        try found(pointer, in: json).text
     }
 
     @Test func aScalarIsFoundWhereverItSits() throws {
@@ -25,13 +29,18 @@ import Testing
         #expect(try value("/links/next", in: #"{"links":{"next":"https://x/?p=2\u0026q=1"}}"#) == "https://x/?p=2&q=1")
     }
 
-    @Test func absentOrNullIsNoValue() throws {
+    /// Null and absent differ, and an absent pointer says which of its prefixes is missing, so
+    /// that a misspelt pointer can be told from a last page.
+    @Test func nullAndAbsentAreToldApart() throws {
+        #expect(try found("/meta/next", in: #"{"meta":{"next":null}}"#) == .null)
+        #expect(try found("/meta/next", in: #"{"meta":{}}"#) == .absent(missing: "/meta/next"))
+        #expect(try found("/meta/next", in: #"{"data":[]}"#) == .absent(missing: "/meta"))
+        #expect(try found("/meta/next", in: #"{"meta":"flat"}"#) == .absent(missing: "/meta/next"))
+        #expect(try found("/a/b/c", in: #"{"a":{"x":1}}"#) == .absent(missing: "/a/b"))
+        #expect(try found("/data/5", in: #"{"data":[1,2]}"#) == .absent(missing: "/data/5"))
+        #expect(try found("/data/x", in: #"{"data":[1,2]}"#) == .absent(missing: "/data/x"))
+        #expect(try found("/a~1b/c", in: #"{"x":1}"#) == .absent(missing: "/a~1b"), "escaped as written")
         #expect(try value("/meta/next", in: #"{"meta":{"next":null}}"#) == nil)
-        #expect(try value("/meta/next", in: #"{"meta":{}}"#) == nil)
-        #expect(try value("/meta/next", in: #"{"data":[]}"#) == nil)
-        #expect(try value("/meta/next", in: #"{"meta":"flat"}"#) == nil)
-        #expect(try value("/data/5", in: #"{"data":[1,2]}"#) == nil)
-        #expect(try value("/data/x", in: #"{"data":[1,2]}"#) == nil)
     }
 
     @Test func aCompositeOrBadJSONIsAnErrorInThePage() throws {

@@ -146,6 +146,37 @@ import Testing
         #expect(try spoolFiles(directory).isEmpty, "the pages fetched before the loop are removed")
     }
 
+    /// A misspelt pointer never passes for a last page: an object on its way that the first page
+    /// lacks fails the run with the store untouched; a missing last member reads the one page with
+    /// a warning in the result; absence on a later page is the normal end.
+    @Test func aPointerTheFirstPageLacksIsAnErrorOrAWarningNeverSilence() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let path = directory.path("s.sqlite")
+        let server = try TestHTTPServer { request in
+            let body = Self.parameter("after", of: request) == nil
+                ? #"{"items":[\#(Self.items(1 ... 2))],"meta":{"next_cursor":"c2"}}"#
+                : #"{"items":[\#(Self.items(3 ... 3))],"meta":{}}"#
+            return .init(headers: [("Content-Type", "application/json")], text: body)
+        }
+        defer { server.stop() }
+        _ = try run(try Store(path: path), try Self.model("{follow: cursor, pointer: /meta/next_cursor, parameter: after}"), server.url("/seed"))
+        let before = try sha256(path)
+        let wrongObject = try Self.model("{follow: cursor, pointer: /metadata/next_cursor, parameter: after}")
+        let error = #expect(throws: ImportError.self) { try run(try Store(path: path), wrongObject, server.url("/quakes"), sync: true) }
+        #expect(error?.exitStatus == ImporterSupport.ExitStatus.badInput)
+        #expect(error?.description.contains("no /metadata") == true, "\(String(describing: error))")
+        #expect(try sha256(path) == before && (try spoolFiles(directory)).isEmpty)
+
+        let wrongMember = try Self.model("{follow: cursor, pointer: /meta/nextCursor, parameter: after}")
+        let onePage = try run(try Store(path: directory.path("t.sqlite")), wrongMember, server.url("/quakes"))
+        #expect(onePage.totals.inserted == 2)
+        #expect(onePage.warnings.contains { $0.contains("no /meta/nextCursor") && $0.contains("only page") }, "\(onePage.warnings)")
+
+        let right = try run(try Store(path: directory.path("u.sqlite")), try Self.model("{follow: cursor, pointer: /meta/next_cursor, parameter: after}"), server.url("/quakes"))
+        #expect(right.totals.inserted == 3 && right.warnings.isEmpty, "the last page without the member just ends the walk")
+    }
+
     @Test func offsetsStopAtAShortPageAndPageNumbersAtAnEmptyOne() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
