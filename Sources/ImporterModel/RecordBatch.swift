@@ -152,6 +152,33 @@ public struct RecordBatch: Sendable {
         return 0
     }
 
+    /// Orders record `a` of batch `x` against record `b` of batch `y` by their unique key, as
+    /// `compareKeys` orders two records of one batch (the batches' key positions must agree).
+    @inlinable
+    public static func compareKeys(_ x: RecordBatch, _ a: Int, _ y: RecordBatch, _ b: Int) -> Int {
+        x.arena.withUnsafeBufferPointer { xs in
+            y.arena.withUnsafeBufferPointer { ys in
+                for (position, other) in zip(x.keyPositions, y.keyPositions) {
+                    let order = compare(x.value(record: a, position: position), xs.baseAddress ?? emptyBytes,
+                                        y.value(record: b, position: other), ys.baseAddress ?? emptyBytes)
+                    if order != 0 { return order }
+                }
+                return 0
+            }
+        }
+    }
+
+    /// Two values ordered as the unique index orders them, each text in its own arena.
+    @inlinable @inline(__always)
+    package static func compare(_ x: BatchValue, _ xBase: UnsafePointer<UInt8>, _ y: BatchValue, _ yBase: UnsafePointer<UInt8>) -> Int {
+        switch (x, y) {
+        case (.text(let s1, let c1), .text(let s2, let c2)):
+            let order = memcmp(xBase + Int(s1), yBase + Int(s2), Int(min(c1, c2)))
+            return order != 0 ? Int(order) : Int(c1) - Int(c2)
+        default: return compare(x, y, []) // no two texts: the arena is not read
+        }
+    }
+
     @inlinable @inline(__always)
     package static func compare(_ x: BatchValue, _ y: BatchValue, _ arena: [UInt8]) -> Int {
         switch (x, y) {

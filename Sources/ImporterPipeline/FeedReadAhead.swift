@@ -65,25 +65,59 @@ final class FeedReadAhead: Sendable {
     static func read(_ feed: MappedFeed, batchSize: Int, depth: Int = 2, onReject: (Reject) throws -> Void,
                      onBatch: (RecordBatch, Position) throws -> Void) throws -> Position {
         let queue = FeedReadAhead(depth: max(depth, 1))
-        let owned = UncheckedFeed(feed: feed)
-        let thread = Thread { queue.produce(owned.feed, batchSize: batchSize) }
-        thread.name = "importer feed reader"
+        let owned = Owned(value: feed)
+        return try queue.run(named: "importer feed reader", { queue.produce(owned.value, batchSize: batchSize) }, onReject: onReject, onBatch: onBatch)
+    }
+
+    /// Merges sorted runs (`RunMerge`) ahead of the caller in the same way, handing each batch of
+    /// `batchSize` records in key order to `onBatch` on the calling thread.
+    static func merge(_ merge: RunMerge, batchSize: Int, depth: Int = 2, onBatch: (RecordBatch) throws -> Void) throws {
+        let queue = FeedReadAhead(depth: max(depth, 1))
+        let owned = Owned(value: merge)
+        _ = try queue.run(named: "importer run merger", { queue.produceMerged(owned.value, batchSize: batchSize) }, onReject: { _ in }) { batch, _ in
+            try onBatch(batch)
+        }
+    }
+
+    /// Starts `produce` on a thread and takes its events on this one until its end.
+    private func run(named name: String, _ produce: @escaping @Sendable () -> Void, onReject: (Reject) throws -> Void,
+                     onBatch: (RecordBatch, Position) throws -> Void) throws -> Position {
+        let thread = Thread(block: produce)
+        thread.name = name
         thread.stackSize = 8 << 20
         thread.start()
         do {
             while true {
-                switch queue.take() {
+                switch take() {
                 case .batch(let batch, let position):
                     try onBatch(batch, position)
-                    queue.recycle(batch)
+                    recycle(batch)
                 case .reject(let reject): try onReject(reject)
                 case .end(let position): return position
                 case .failed(let error): throw error
                 }
             }
         } catch {
-            queue.cancel()
+            cancel()
             throw error
+        }
+    }
+
+    /// The merger thread's body: every merged batch, then the end or the error.
+    private func produceMerged(_ merge: RunMerge, batchSize: Int) {
+        var merge = merge
+        do {
+            try merge.merge(batchSize: batchSize) { batch in
+                var full = takeSpare() ?? RecordBatch(columns: batch.columns, keyPositions: batch.keyPositions, capacity: batchSize)
+                swap(&full, &batch)
+                _ = waitForRoom()
+                try put(.batch(full, Position(records: 0, bytesRead: 0)))
+            }
+            try put(.end(Position(records: 0, bytesRead: 0)))
+        } catch is Cancelled {
+            return
+        } catch {
+            try? put(.failed(error))
         }
     }
 
@@ -158,10 +192,11 @@ final class FeedReadAhead: Sendable {
     }
 }
 
-/// The feed handed to the reader thread, which owns it from then on (see `FeedReadAhead`).
-/// Safe unchecked: `read` creates it, the closure of the thread it starts is its only other holder,
-/// and `read` never touches the feed after `thread.start()` (nor does the caller of `read`, whose
-/// feed stays with the reader until the end of the feed is posted, or for good when cancelled).
-private struct UncheckedFeed: @unchecked Sendable {
-    let feed: MappedFeed
+/// What is handed to the producer thread (a feed, or the runs to merge), which owns it from then
+/// on (see `FeedReadAhead`). Safe unchecked: `read` or `merge` creates it, the closure of the
+/// thread it starts is its only other holder, and neither touches the value after the thread
+/// starts (nor does their caller, whose feed or runs stay with the producer until the end is
+/// posted, or for good when cancelled).
+private struct Owned<Value>: @unchecked Sendable {
+    let value: Value
 }

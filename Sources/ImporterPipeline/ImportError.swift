@@ -24,6 +24,9 @@ public enum ImportError: Error, Sendable, RemedialError {
     case sourceMoved(name: String, fetched: String, now: String)
     /// `--sync` with a URL whose values come from the store: its answer holds only what is new.
     case syncOfIncrementalSource(feed: String)
+    /// A feed out of key order could not be sorted through temporary files in `directory` (a
+    /// full disk, most often).
+    case spill(directory: String, reason: String)
 
     public func message(_ words: (Remedy) -> String) -> String {
         switch self {
@@ -45,6 +48,9 @@ public enum ImportError: Error, Sendable, RemedialError {
             return "'{\(name)}' was \(fetched) when the feed was fetched and is \(now) now: another run imported meanwhile; nothing was written, run again"
         case .syncOfIncrementalSource(let feed):
             return "feed mapping '\(feed)' fetches only what is new since the store's last values (url-values), so it cannot sync: a sync would delete every record the answer leaves out"
+        case .spill(let directory, let reason):
+            return "cannot sort the feed through temporary files in \(directory): \(reason); nothing was written "
+                + "(free space there, or give \(words(.temporaryDirectory)))"
         }
     }
 }
@@ -60,6 +66,7 @@ extension ImportError: ExitStatusError {
         case .fetch(let error): error.exitStatus
         case .sourceMoved: .locked
         case .syncOfIncrementalSource: .usage
+        case .spill: .ioError
         }
     }
 }

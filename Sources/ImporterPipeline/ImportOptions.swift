@@ -27,6 +27,11 @@ public struct ImportOptions: Sendable {
     /// Null-storm guard: the most records of one entity on which a run may set one attribute from a
     /// value to null (`--max-nulled`), out of the records holding a value for it.
     public var maxNulled = DeleteBound.percent(50)
+    /// Where a feed out of key order is sorted (`--temp-dir`): nil, beside the store when it is
+    /// a file, else the temporary directory.
+    public var temporaryDirectory: String?
+    /// Memory a feed out of key order may hold before a sorted run is spilled (`KeyOrderedBatches`).
+    public var sortRunBytes = 16 << 20
 
     public static let defaultAuthor = "importer-run"
 

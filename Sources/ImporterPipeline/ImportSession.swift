@@ -166,7 +166,7 @@ public final class ImportSession {
             warn(try read(feed, index: index, of: entities, into: transaction, rejects: rejects, duplicates: duplicates, guards: guards, phases: &phases))
         }
 
-        phases.add("read wait", PhaseTimes.seconds(readingBegan.duration(to: clock.now)) - (phases["upsert"] ?? 0))
+        phases.add("read wait", PhaseTimes.seconds(readingBegan.duration(to: clock.now)) - (phases["upsert"] ?? 0) - (phases["sort"] ?? 0))
         for entity in entities { try phases.time("upsert") { try transaction.applyUpserts(entity) } }
         try checkCancellation()
         if options.sync || entities.contains(where: { $0.drift?.on == .always }) { onPhase?(.sync) }
@@ -212,13 +212,23 @@ public final class ImportSession {
         func progress(_ position: FeedReadAhead.Position) -> ImportProgress {
             ImportProgress(source: source, records: position.records, bytesRead: position.bytesRead, totalBytes: position.totalBytes)
         }
+        let ordered = transaction.prefersKeyOrder
+            ? KeyOrderedBatches(directory: options.temporaryDirectory ?? spoolDirectory, runBytes: options.sortRunBytes, batchSize: options.batchSize)
+            : nil
+        func upsert(_ batch: RecordBatch) throws {
+            try phases.time("upsert") { try Self.upsert(batch, of: entity, columns: batch.columns, into: transaction, from: source) }
+            try checkCancellation()
+        }
         let end = try FeedReadAhead.read(input, batchSize: options.batchSize, onReject: rejects.record) { batch, position in
             var batch = batch
             batch.feed = index
             batch.duplicates = feed.mapping.duplicates
-            try phases.time("upsert") { try Self.upsert(batch, of: entity, columns: batch.columns, into: transaction, from: source) }
-            try checkCancellation()
+            if let ordered { try ordered.add(batch, upsert: upsert) } else { try upsert(batch) }
             onProgress?(progress(position))
+        }
+        if let ordered {
+            try ordered.finish(upsert: upsert)
+            if ordered.sortingSeconds > 0 { phases.add("sort", ordered.sortingSeconds) }
         }
         logger.info("read feed", metadata: ["source": "\(source)", "records": "\(end.records)", "rejected": "\(rejects.counts[entity.name] ?? 0)"])
         guards.feedRead(source: source, entity: entity.name, records: end.records)

@@ -3,7 +3,8 @@ import Foundation
 /// Where an import run spent its wall-clock time, phase by phase, in the order the phases ran.
 ///
 /// Phases: `read` (reading and mapping the feeds, on the reader thread: it overlaps `upsert`),
-/// `read wait` (the writer waiting for the reader), `upsert` (writing record batches), `drift`,
+/// `read wait` (the writer waiting for the reader), `upsert` (writing record batches), `sort` (a
+/// feed out of key order sorted through temporary files, `KeyOrderedBatches`), `drift`,
 /// `sync deletes`, `history` (change rows and the transaction row), `views` (replay and build) and
 /// `commit`. Wall time is the sum of all phases but `read`.
 public struct PhaseTimes: Sendable, Equatable {

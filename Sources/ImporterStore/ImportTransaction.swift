@@ -23,6 +23,10 @@ public protocol ImportTransaction: AnyObject {
     /// `batch.duplicates` says (last, or first: rejected ones are dropped too); by another feed,
     /// the batch's supplied attributes are merged over it. Each is reported to `onDuplicate`.
     func upsert(_ batch: RecordBatch, of entity: EntityDescription, columns: [Int]) throws
+    /// Whether upserts in key order across batches are markedly cheaper (a store whose unique
+    /// index is written record by record, SQLite): the importer then hands it a feed that is not in
+    /// key order sorted, through temporary files, when the feed is too large to sort in memory.
+    var prefersKeyOrder: Bool { get }
     /// Makes every upsert of `entity` so far take effect in the store (a backend that stages
     /// records, PostgreSQL, merges them here; one that writes them as they come has nothing to do).
     /// Called once the feeds are read, before drift, sync deletes and `closeEntity`, which would
@@ -51,4 +55,5 @@ public protocol ImportTransaction: AnyObject {
 
 extension ImportTransaction {
     public func applyUpserts(_ entity: EntityDescription) throws {}
+    public var prefersKeyOrder: Bool { false }
 }

@@ -51,6 +51,8 @@ final class SQLiteImportTransaction: ImportTransaction {
     }
 
     var number: Int64 { transaction.number }
+    /// Key order makes each batch's stored rows one index range, and inserts appends.
+    var prefersKeyOrder: Bool { true }
 
     private func run(_ entity: EntityDescription) throws -> EntityRun {
         guard let run = runs[entity.name] else { throw StoreError.invariant("entity \(entity.name) is not part of this import") }

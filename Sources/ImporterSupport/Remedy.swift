@@ -33,6 +33,8 @@ public enum Remedy: Sendable, Equatable {
     case nulledLimit(String)
     /// The null limit can be raised.
     case raiseNulledLimit
+    /// Temporary files (a feed sorted by key) can go to another directory.
+    case temporaryDirectory
     /// A statement's parameter `name` was not given a value.
     case bindParameter(String)
     /// Positional parameters cannot be bound: name them, and bind the names.
@@ -68,6 +70,7 @@ public enum Remedy: Sendable, Equatable {
         case .rebuildView(let name): "rebuild view \(name) (or replay, rebuilding expired views)"
         case .resetConsumer(let name): "reset consumer \(name) to the beginning (it will see the kept history again) or to now"
         case .listConsumers: "list the store's consumers"
+        case .temporaryDirectory: "another directory for temporary files"
         case .bindParameter(let name): "give a value for :\(name)"
         case .nameParameters: "name them (:name) and give their values"
         case .unusedParameter(let name): "a value for :\(name)"

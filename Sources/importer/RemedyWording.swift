@@ -28,6 +28,7 @@ enum RemedyWording {
         case .raiseDeleteLimit: "pass --max-delete with a higher bound"
         case .nulledLimit(let bound): "--max-nulled \(bound)"
         case .raiseNulledLimit: "pass --max-nulled with a higher bound"
+        case .temporaryDirectory: "--temp-dir DIR"
         case .bindParameter(let name): "give --param \(name)=VALUE"
         case .nameParameters: "name them (:name) and give --param name=VALUE"
         case .unusedParameter(let name): "--param \(name)"

@@ -85,6 +85,12 @@ struct RunCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("A PEM file of CA certificates trusted for https feeds, besides the system's.", valueName: "file"), completion: .file())
     var cacert: String?
 
+    @Option(name: .customLong("temp-dir"), help: ArgumentHelp("Where a large feed out of key order is sorted, in unnamed temporary files removed however the run ends (default: the store's directory, or $TMPDIR for a PostgreSQL store). A full disk there is exit 74, the store untouched.", valueName: "dir"), completion: .directory)
+    var temporaryDirectory: String?
+
+    @Option(name: .customLong("sort-memory"), help: ArgumentHelp("How much memory a feed out of key order may fill before a sorted run of it goes to a temporary file (default 16M; K, M, G).", valueName: "size"))
+    var sortMemory = "16M"
+
     @Argument(help: ArgumentHelp("Feeds to import: files, http(s) URLs, or - for standard input; none: the 'url' of each --mapping (or of every mapping that has one).", valueName: "feed"), completion: .file())
     var feeds: [String] = []
 
@@ -94,6 +100,7 @@ struct RunCommand: ParsableCommand {
         guard maxRejects >= 0 else { throw ValidationError("--max-rejects must be 0 or more") }
         guard DeleteBound(parsing: maxDelete) != nil else { throw ValidationError("--max-delete: '\(maxDelete)' is not a count or a percentage (e.g. 500 or 50%)") }
         guard FetchDuration(parsing: deadline) != nil else { throw ValidationError("--deadline: '\(deadline)' is not a duration (e.g. 90s, 5m, 1h)") }
+        guard ByteSize(parsing: sortMemory) != nil else { throw ValidationError("--sort-memory: '\(sortMemory)' is not a size (e.g. 64M)") }
         guard DeleteBound(parsing: maxNulled) != nil else { throw ValidationError("--max-nulled: '\(maxNulled)' is not a count or a percentage (e.g. 500 or 50%)") }
         if modelOptions.mapping.count > 1 && feeds.contains("-") {
             throw ValidationError("standard input (-) can be read by one --mapping only; save it to a file to read it with several")
@@ -136,6 +143,8 @@ struct RunCommand: ParsableCommand {
         options.maxDelete = DeleteBound(parsing: maxDelete) ?? .percent(50)
         options.maxNulled = DeleteBound(parsing: maxNulled) ?? .percent(50)
         options.refetch = refetch
+        options.temporaryDirectory = temporaryDirectory
+        options.sortRunBytes = ByteSize(parsing: sortMemory)?.bytes ?? options.sortRunBytes
         return options
     }
 

@@ -3,17 +3,19 @@ import ImporterKit
 import Testing
 
 @Suite struct CrashTests {
-    /// A large feed of `count` records starting at `offset` seconds after 2000-01-01.
-    static func largeFeed(count: Int, offset: Int) -> String {
+    /// A large feed of `count` records, dates ascending from `offset` seconds after 2000-01-01;
+    /// `shuffled`, in a scrambled key order instead, then `repeats` of them again with other values.
+    static func largeFeed(count: Int, offset: Int, shuffled: Bool = false, repeats: Int = 0) -> String {
         var rows: [String] = []
-        rows.reserveCapacity(count)
-        for i in 0..<count {
+        rows.reserveCapacity(count + repeats)
+        let order = shuffled ? (0..<count).map { $0 * 7919 % count } + (0..<repeats).map { $0 * 13 % count } : Array(0..<count)
+        for (n, i) in order.enumerated() {
             let t = offset + i * 37
             let date = String(format: "%04d-%02d-%02d %02d:%02d:%02d", 2000 + t / 31_104_000 % 20, 1 + t / 2_592_000 % 12, 1 + t / 86400 % 28,
                               t / 3600 % 24, t / 60 % 60, t % 60)
-            rows.append("[\"\(date)\",\"\(Double(i % 97) / 4)\",\"0.\(i % 9 + 1)\",\"\(i % 80)\",\"\(i % 2 == 0 ? "N" : "S")\",\"\(i % 170)\",\"E\",null,\"\(i % 30)\"]")
+            rows.append("[\"\(date)\",\"\(Double((n < count ? i : n) % 97) / 4)\",\"0.\(i % 9 + 1)\",\"\(i % 80)\",\"\(i % 2 == 0 ? "N" : "S")\",\"\(i % 170)\",\"E\",null,\"\(i % 30)\"]")
         }
-        return #"{"signature":{"version":"1.2"},"count":"\#(count)","fields":["date","energy","impact-e","lat","lat-dir","lon","lon-dir","alt","vel"],"data":[\#(rows.joined(separator: ",\n"))]}"#
+        return #"{"signature":{"version":"1.2"},"count":"\#(count + repeats)","fields":["date","energy","impact-e","lat","lat-dir","lon","lon-dir","alt","vel"],"data":[\#(rows.joined(separator: ",\n"))]}"#
     }
 
     /// A run killed with SIGKILL at any moment leaves the store as it was, or with the whole run.

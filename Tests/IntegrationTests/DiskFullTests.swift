@@ -45,4 +45,28 @@ import Testing
         #expect(try StoreDigest.of(store) == before)
         #expect(try importer(["views", "verify", "--store", store]).status == 0)
     }
+
+    /// The disk of `--temp-dir` fills while a shuffled feed is sorted: 74, naming the directory,
+    /// and the store keeps its last committed state.
+    @Test func aFullDiskWhileSortingFailsWith74AndKeepsTheStore() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let disk = directory.path("disk")
+        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
+        guard getuid() == 0, Self.mountTmpfs(at: disk, size: "256k") else {
+            print("DiskFullTests: skipped (mounting a tmpfs needs root and a system that allows it)")
+            return
+        }
+        defer { Self.unmount(disk) }
+        let store = directory.path("s.sqlite")
+        try #require(try importer(["run", "--store", store, sample("fireball-2024.json")]).status == 0)
+        let before = try StoreDigest.of(store)
+        try Data(CrashTests.largeFeed(count: 40_000, offset: 1, shuffled: true).utf8).write(to: URL(fileURLWithPath: directory.path("large.json")))
+        let run = try importer(["run", "--store", store, "--temp-dir", disk, "--sort-memory", "128K", directory.path("large.json")])
+        #expect(run.status == 74, "\(run.stderr)")
+        #expect(run.stderr.contains("cannot sort the feed through temporary files in \(disk): No space left on device"), "\(run.stderr)")
+        #expect(run.stderr.contains("--temp-dir DIR"), "\(run.stderr)")
+        #expect(try StoreDigest.of(store) == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: disk).isEmpty)
+    }
 }

@@ -23,6 +23,13 @@ enum StoreDigest {
         try of(path, ignoring: volatileColumns.union(["token", "rekeyed", "id", "record_id", "importer_record_id"]), ignoringMetadata: ["store_id"])
     }
 
+    /// `withoutRecordIDs`, without change ids either (`importer_change_id` and each transaction's
+    /// range of them): what runs that write the same records in another order must agree on.
+    static func withoutIDs(_ path: String) throws -> String {
+        try of(path, ignoring: volatileColumns.union(["token", "rekeyed", "id", "record_id", "importer_record_id", "importer_change_id",
+                                                      "first_change_id", "last_change_id"]), ignoringMetadata: ["store_id"])
+    }
+
     static func of(_ path: String) throws -> String {
         try of(path, ignoring: volatileColumns, ignoringMetadata: [])
     }

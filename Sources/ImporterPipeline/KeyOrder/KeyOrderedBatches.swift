@@ -1,0 +1,147 @@
+import ImporterModel
+
+/// Hands a feed's batches to the store in key order, with memory bounded whatever the feed's size
+/// and order: an external merge sort that only runs when it is needed.
+///
+/// - While each batch's key range lies wholly after (or wholly before) the previous batch's, as
+///   in a feed sorted by key either way, batches pass straight through (each is sorted within
+///   itself by the store).
+/// - From the first batch whose range overlaps the previous one, batches are held until they
+///   reach `runBytes`; each full run is sorted and spilled to an unnamed `SpillFile` in
+///   `directory`, and `finish` merges the runs (`RunMerge`, on a thread of its own while the
+///   store writes) into batches of `batchSize` in key order. Held batches that never filled a
+///   run are passed on as they came.
+///
+/// Invariant: what the store receives is what the feed held, each record once, with its origin;
+/// records of equal key keep their feed order (the sort is stable), so the `duplicates` choice of
+/// the feed's mapping (last, first, reject) picks the same record as in feed order.
+final class KeyOrderedBatches {
+    private let directory: String
+    private let runBytes: Int
+    private let batchSize: Int
+    /// The last batch passed on while streaming, and its smallest and largest key's records.
+    private var previous: (batch: RecordBatch, low: Int, high: Int)?
+    private var holding = false
+    private var held: [RecordBatch] = []
+    private var heldBytes = 0
+    private var file: SpillFile?
+    private var runs: [SortedRun] = []
+    /// A batch spilled: the runs' columns, feed and duplicates choice (all of one feed).
+    private var lastLayout: RecordBatch?
+    /// Seconds spent sorting, spilling and merging (the merge's upserts not included).
+    private(set) var sortingSeconds = 0.0
+
+    init(directory: String, runBytes: Int, batchSize: Int) {
+        self.directory = directory
+        self.runBytes = runBytes
+        self.batchSize = batchSize
+    }
+
+    /// Takes the feed's next batch; `upsert` receives what can be written now.
+    func add(_ batch: RecordBatch, upsert: (RecordBatch) throws -> Void) throws {
+        guard !batch.isEmpty else { return }
+        if !holding {
+            let (low, high) = Self.extremes(of: batch)
+            if let previous, Self.overlap(previous, (batch, low, high)) {
+                holding = true
+                self.previous = nil
+            } else {
+                previous = (batch, low, high)
+                return try upsert(batch)
+            }
+        }
+        held.append(batch)
+        heldBytes += Self.bytes(of: batch)
+        if heldBytes >= runBytes { try timed { try spillHeld() } }
+    }
+
+    /// Writes what is held: the runs merged in key order, or the held batches as they came when
+    /// none was spilled.
+    func finish(upsert: (RecordBatch) throws -> Void) throws {
+        guard !runs.isEmpty else {
+            for batch in held { try upsert(batch) }
+            held = []
+            return
+        }
+        if !held.isEmpty { try timed { try spillHeld() } }
+        try mergeRuns(upsert: upsert)
+    }
+
+    private func mergeRuns(upsert: (RecordBatch) throws -> Void) throws {
+        guard let file, let template = lastLayout else { return }
+        let readers = try runs.map { run throws(ImportError) in
+            try SortedRun.Reader(run, in: file, columns: template.columns, keyPositions: template.keyPositions)
+        }
+        let clock = ContinuousClock()
+        var upserting = Duration.zero
+        let began = clock.now
+        // Merged on a thread of its own while this one writes: the merge overlaps the store's work.
+        try FeedReadAhead.merge(RunMerge(readers), batchSize: batchSize) { batch in
+            var batch = batch
+            batch.feed = template.feed
+            batch.duplicates = template.duplicates
+            let start = clock.now
+            try upsert(batch)
+            upserting += start.duration(to: clock.now)
+        }
+        sortingSeconds += PhaseTimes.seconds(began.duration(to: clock.now) - upserting)
+        runs = []
+        self.file = nil
+    }
+
+    /// Sorts the held batches' records by key (stable) and writes them as one run.
+    private func spillHeld() throws {
+        guard let last = held.last else { return }
+        let file = try self.file ?? SpillFile(directory: directory)
+        self.file = file
+        lastLayout = last
+        let kind = KeyPrefix.kind(of: held)
+        var order: [(prefix: KeyPrefix, reference: UInt64)] = []
+        order.reserveCapacity(held.reduce(0) { $0 + $1.count })
+        for (index, batch) in held.enumerated() {
+            batch.arena.withUnsafeBufferPointer { arena in
+                for record in 0..<batch.count {
+                    order.append((KeyPrefix(batch, record, kind: kind, arena: arena.baseAddress ?? emptyBytes), UInt64(index) << 32 | UInt64(record)))
+                }
+            }
+        }
+        let batches = held
+        order.sort { a, b in
+            if a.prefix != b.prefix { return a.prefix < b.prefix }
+            let order = RecordBatch.compareKeys(batches[Int(a.reference >> 32)], Int(a.reference & 0xFFFF_FFFF),
+                                                batches[Int(b.reference >> 32)], Int(b.reference & 0xFFFF_FFFF))
+            return order != 0 ? order < 0 : a.reference < b.reference
+        }
+        runs.append(try SortedRun.write(order.lazy.map { (batches[Int($0.reference >> 32)], Int($0.reference & 0xFFFF_FFFF)) }, to: file))
+        held = []
+        heldBytes = 0
+    }
+
+    private func timed(_ body: () throws -> Void) throws {
+        let clock = ContinuousClock()
+        let began = clock.now
+        defer { sortingSeconds += PhaseTimes.seconds(began.duration(to: clock.now)) }
+        try body()
+    }
+
+    /// The records of `batch` with its smallest and its largest key.
+    private static func extremes(of batch: RecordBatch) -> (Int, Int) {
+        var low = 0, high = 0
+        for record in 1..<batch.count {
+            if batch.compareKeys(record, low) < 0 { low = record }
+            if batch.compareKeys(record, high) > 0 { high = record }
+        }
+        return (low, high)
+    }
+
+    /// Whether two batches' key ranges overlap (touching at one key does not: a repeated key is
+    /// the store's to merge, in order).
+    private static func overlap(_ a: (batch: RecordBatch, low: Int, high: Int), _ b: (batch: RecordBatch, low: Int, high: Int)) -> Bool {
+        RecordBatch.compareKeys(a.batch, a.high, b.batch, b.low) > 0 && RecordBatch.compareKeys(b.batch, b.high, a.batch, a.low) > 0
+    }
+
+    /// About what `batch` holds in memory.
+    private static func bytes(of batch: RecordBatch) -> Int {
+        batch.values.count * MemoryLayout<BatchValue>.stride + batch.arena.count + batch.count * MemoryLayout<RecordOrigin>.stride
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+@testable import ImporterModel
+@testable import ImporterPipeline
+import ImporterSupport
+import Testing
+
+/// The external sort in front of the store: a feed in key order (either way) passes through as it
+/// came; a shuffled one larger than its memory is spilled in sorted runs and merged, every record
+/// once with its values and origin, equal keys in feed order; a shuffled one that fits is passed
+/// on as it came; no temporary file ever has a name.
+@Suite struct KeyOrderedBatchesTests {
+    /// One record: key text, then an integer, a real, a null or text value.
+    struct Row: Equatable {
+        var key: String
+        var number: Int64
+        var real: Double
+        var note: String?
+        var recordIndex: Int
+    }
+
+    static func batches(_ rows: [Row], size: Int) -> [RecordBatch] {
+        stride(from: 0, to: rows.count, by: size).map { start in
+            var batch = RecordBatch(columns: [0, 1, 2, 3], keyPositions: [0])
+            for row in rows[start ..< min(start + size, rows.count)] {
+                batch.append(text(row.key, into: &batch))
+                batch.append(.integer(row.number))
+                batch.append(.real(row.real))
+                batch.append(row.note.map { text($0, into: &batch) } ?? .null)
+                batch.commitRecord(RecordOrigin(recordIndex: row.recordIndex, line: Int32(row.recordIndex + 1), column: 3))
+            }
+            batch.feed = 2
+            batch.duplicates = .first
+            return batch
+        }
+    }
+
+    static func text(_ text: String, into batch: inout RecordBatch) -> BatchValue {
+        Array(text.utf8).withUnsafeBufferPointer { batch.appendText($0.baseAddress ?? emptyBytes, count: $0.count) }
+    }
+
+    static func rows(of batch: RecordBatch) -> [Row] {
+        (0 ..< batch.count).map { record in
+            guard case .text(let keyStart, let keyCount) = batch.value(record: record, position: 0),
+                  case .integer(let number) = batch.value(record: record, position: 1),
+                  case .real(let real) = batch.value(record: record, position: 2) else { return Row(key: "?", number: 0, real: 0, recordIndex: -1) }
+            var note: String?
+            if case .text(let start, let count) = batch.value(record: record, position: 3) { note = batch.text(start, count) }
+            return Row(key: batch.text(keyStart, keyCount), number: number, real: real, note: note, recordIndex: batch.origins[record].recordIndex)
+        }
+    }
+
+    /// `count` rows whose keys come in a scrambled order, every seventh key repeated later.
+    static func shuffledRows(_ count: Int) -> [Row] {
+        var rows = (0 ..< count).map { index in
+            let key = (index * 7919) % count
+            return Row(key: String(format: "k%06d", key), number: Int64(index), real: Double(index) / 3, note: index % 3 == 0 ? nil : "n\(index)", recordIndex: index)
+        }
+        for index in stride(from: 0, to: count, by: 7) {
+            rows.append(Row(key: rows[index].key, number: -Int64(index), real: 0.5, note: "again", recordIndex: rows.count))
+        }
+        return rows
+    }
+
+    private func run(_ batches: [RecordBatch], runBytes: Int, directory: String) throws -> (out: [RecordBatch], sorter: KeyOrderedBatches) {
+        let sorter = KeyOrderedBatches(directory: directory, runBytes: runBytes, batchSize: 100)
+        var out: [RecordBatch] = []
+        for batch in batches { try sorter.add(batch) { out.append($0) } }
+        try sorter.finish { out.append($0) }
+        return (out, sorter)
+    }
+
+    @Test func aFeedInKeyOrderEitherWayPassesThroughAsItCame() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let ascending = (0 ..< 1000).map { Row(key: String(format: "k%04d", $0), number: Int64($0), real: 1, recordIndex: $0) }
+        for rows in [ascending, ascending.reversed()] {
+            let batches = Self.batches(rows, size: 64)
+            let (out, sorter) = try run(batches, runBytes: 1024, directory: directory.url.path)
+            #expect(out.count == batches.count && out.map(Self.rows) == batches.map(Self.rows))
+            #expect(sorter.sortingSeconds == 0)
+        }
+    }
+
+    @Test func aShuffledFeedLargerThanItsMemoryComesOutInKeyOrderEveryRecordOnce() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let rows = Self.shuffledRows(5000)
+        let (out, sorter) = try run(Self.batches(rows, size: 64), runBytes: 16 * 1024, directory: directory.url.path)
+        let merged = out.flatMap(Self.rows)
+        #expect(merged.count > 64 && sorter.sortingSeconds > 0)
+        // The first batch passed before the feed was seen out of order; the rest is one sorted stream.
+        let sorted = Array(merged.dropFirst(64))
+        #expect(zip(sorted, sorted.dropFirst()).allSatisfy { $0.key < $1.key || ($0.key == $1.key && $0.recordIndex < $1.recordIndex) },
+                "key order, equal keys in feed order")
+        #expect(merged.sorted { $0.recordIndex < $1.recordIndex } == rows, "every record once, values and origins as read")
+        #expect(out.allSatisfy { $0.feed == 2 && $0.duplicates == .first && $0.count <= 100 })
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).isEmpty, "the spill file never has a name")
+    }
+
+    @Test func aShuffledFeedThatFitsItsMemoryIsPassedOnAsItCame() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let batches = Self.batches(Self.shuffledRows(500), size: 64)
+        let (out, sorter) = try run(batches, runBytes: 1 << 30, directory: directory.url.path)
+        #expect(out.map(Self.rows) == batches.map(Self.rows) && sorter.sortingSeconds == 0)
+    }
+
+    @Test func aDirectoryThatCannotHoldTheRunsIsASpillError() throws {
+        let batches = Self.batches(Self.shuffledRows(500), size: 64)
+        let error = #expect(throws: ImportError.self) { try run(batches, runBytes: 1024, directory: "/nonexistent/dir") }
+        #expect(error?.exitStatus == .ioError && error?.description.contains("/nonexistent/dir") == true, "\(String(describing: error))")
+    }
+}
