@@ -10,10 +10,12 @@ struct BenchOptions {
     /// Runs only the PostgreSQL rows (after writing the feeds they need).
     var onlyPostgres = false
     var onlyURL = false
+    /// Runs only the feed-order rows (`ShuffledFeedBenchmark`).
+    var onlyShuffled = false
     var help = false
 
     static let usage = """
-        usage: importer-bench [--records N] [--dir DIR] [--importer PATH] [--repeats N] [--no-postgres | --only-postgres | --only-url]
+        usage: importer-bench [--records N] [--dir DIR] [--importer PATH] [--repeats N] [--no-postgres | --only-postgres | --only-url | --only-shuffled]
 
         End-to-end import figures beside a raw-SQLite baseline, the PostgreSQL store beside psql
         alone, the feed formats, and view replay.
@@ -35,6 +37,7 @@ struct BenchOptions {
                            binaries are installed under /usr/lib/postgresql/*/bin)
           --only-postgres  run only the PostgreSQL rows (importer against psql alone)
           --only-url       run only the URL feed rows (the file against loopback HTTP)
+          --only-shuffled  run only the feed-order rows (sorted against shuffled feeds)
           -h, --help       show this help
         """
 
@@ -58,6 +61,7 @@ struct BenchOptions {
             case "--no-postgres": noPostgres = true
             case "--only-postgres": onlyPostgres = true
             case "--only-url": onlyURL = true
+            case "--only-shuffled": onlyShuffled = true
             case "-h", "--help": help = true
             default: throw BenchError.usage("unknown argument \(argument)")
             }

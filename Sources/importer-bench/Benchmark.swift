@@ -44,6 +44,7 @@ enum Benchmark {
         if options.onlyPostgres { return try onlyPostgres(options, generator: generator, baseFeed: base) }
         if options.onlyURL { return print(try urlFeed(options, feed: base, directory: directory, records: n).render()) }
         try generator.writeFeed(changeFraction: 0.1, to: changed)
+        if options.onlyShuffled { return print(try shuffledFeed(options, feed: base, changed: changed, records: n).render()) }
         print("importer benchmark: \(n) records; feed \((Double(size) / 1e6).formatted(1)) MB (API order, newest first); files in \(directory)")
 
         // 2. The importer, while this process is still small.
@@ -80,6 +81,7 @@ enum Benchmark {
         let formatRuns = try FormatBenchmark.endToEnd(formats, importer: options.importer, directory: directory, records: n)
 
         let urlTable = try urlFeed(options, feed: base, directory: directory, records: n)
+        let orderTable = try shuffledFeed(options, feed: base, changed: changed, records: n)
 
         // 3. Parsing alone; still no rows in memory, so peak RSS growth is the readers' own.
         let formatTable = try FormatBenchmark.table(formats, endToEnd: formatRuns, records: n, repeats: options.repeats)
@@ -94,7 +96,7 @@ enum Benchmark {
         print()
         var main = mainTable(baselines + importerRows, records: n, spawnerPeakKiB: spawnerPeakKiB)
         main.notes += ["importer's reports:"] + summaries
-        let sections = [main.render(), PhaseLog.table(importerRows).render(), render(postgres), formatTable.render(), urlTable.render(), viewReplay.table.render()]
+        let sections = [main.render(), PhaseLog.table(importerRows).render(), render(postgres), formatTable.render(), urlTable.render(), orderTable.render(), viewReplay.table.render()]
         print(sections.joined(separator: "\n\n"))
         guard viewReplay.passed else { throw BenchError.failed("view replay benchmark: a replayed view differs from its recomputation (see above)") }
         if case .failed(let reason) = postgres { throw BenchError.failed("PostgreSQL rows: \(reason)") }
@@ -112,6 +114,13 @@ enum Benchmark {
         progress("URL feed: the file against loopback HTTP")
         let outcome = try URLFeedBenchmark.run(importer: options.importer, feed: feed, directory: directory, records: records, repeats: options.repeats)
         return URLFeedBenchmark.table(outcome, records: records)
+    }
+
+    /// The feed-order rows: the API feed sorted and shuffled.
+    static func shuffledFeed(_ options: BenchOptions, feed: String, changed: String, records: Int) throws -> TextTable {
+        progress("feed order: sorted against shuffled")
+        let outcome = try ShuffledFeedBenchmark.run(importer: options.importer, feed: feed, changed: changed, directory: options.directory, repeats: options.repeats)
+        return ShuffledFeedBenchmark.table(outcome, records: records)
     }
 
     /// The PostgreSQL tables, or the line saying why there are none.
