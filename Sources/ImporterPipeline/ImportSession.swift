@@ -82,7 +82,7 @@ public final class ImportSession {
     /// Where downloaded bodies are kept while the run reads them: beside a store file, else the
     /// temporary directory.
     private var spoolDirectory: String {
-        store.backend.directory ?? FileManager.default.temporaryDirectory.path
+        store.directory ?? FileManager.default.temporaryDirectory.path
     }
 
     /// The feeds with their URL values filled from the store (`URLTemplate`); a sync of such a

@@ -54,6 +54,9 @@ public final class Store {
     public var storeID: UUID { backend.storeID }
     /// The entities the store holds, as registered (the store's own model of itself).
     public var entities: [EntityDescription] { backend.entities }
+    /// The directory holding the store's files (see `StoreIdentity.directory`); nil for a store on
+    /// a server.
+    public var directory: String? { backend.directory }
 
     /// Runs `body` in a write transaction, handing it the transaction (`StoreWriteTransaction`):
     /// takes the store's write lock up front (waiting up to the busy timeout, then
