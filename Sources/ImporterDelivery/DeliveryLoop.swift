@@ -53,7 +53,7 @@ public struct DeliveryLoop {
 
     /// Delivers everything pending now; returns when nothing is, or throws where it stopped.
     public func run() throws -> DeliverySummary {
-        _ = try store.read { try ConsumerRegistry(store: store).consumer(named: consumer) }
+        _ = try store.read { (snapshot: StoreSnapshot) throws -> Consumer in try ConsumerRegistry().consumer(named: consumer, in: snapshot) }
         let lock = try ConsumerLock(store: store, consumer: consumer).acquire(waitMilliseconds: lockWaitMilliseconds)
         defer { lock.release() }
         var summary = DeliverySummary()
@@ -63,13 +63,13 @@ public struct DeliveryLoop {
 
     /// One page of pending transactions; false when nothing was pending.
     private func deliverPage(_ summary: inout DeliverySummary) throws -> Bool {
-        let (pending, transactions, end) = try store.read { () throws -> (Consumer, [HistoryTransaction], Int64) in
-            let registry = ConsumerRegistry(store: store)
-            let pending = try registry.consumer(named: consumer)
+        let (pending, transactions, end) = try store.read { (snapshot: StoreSnapshot) throws -> (Consumer, [HistoryTransaction], Int64) in
+            let registry = ConsumerRegistry()
+            let pending = try registry.consumer(named: consumer, in: snapshot)
             guard pending.kind == .external else { throw DeliveryError.notExternal(consumer: consumer) }
-            try registry.checkNotExpired(pending)
-            let head = try store.lastTransactionNumber()
-            let page = try HistoryReader(store: store).transactions(after: pending.tokenNumber, through: head, limit: pageSize)
+            try registry.checkNotExpired(pending, in: snapshot)
+            let head = try snapshot.history.lastTransactionNumber()
+            let page = try HistoryReader().transactions(after: pending.tokenNumber, through: head, limit: pageSize, in: snapshot)
             return (pending, page, page.last?.number ?? head)
         }
         var token = pending.tokenNumber
@@ -81,8 +81,9 @@ public struct DeliveryLoop {
             let attempt = DeliveryAttempt(consumer: consumer, transaction: transaction.number, token: printed,
                                           deliveryID: DeliveryID.make(storeID: store.storeID, consumer: consumer, token: printed))
             if cancellation?.raised != nil { throw DeliveryError.stopped(attempt) }
-            let payload = try store.read {
-                try DeliveryPayload.render(store: store, transaction: transaction, consumer: pending, deliveryID: attempt.deliveryID, format: format)
+            let payload = try store.read { (snapshot: StoreSnapshot) throws -> DeliveryPayload in
+                try DeliveryPayload.render(storeID: store.storeID, transaction: transaction, consumer: pending, deliveryID: attempt.deliveryID,
+                                           format: format, in: snapshot)
             }
             guard payload.changeCount > 0 else { summary.skipped += 1; continue }
             let attempts = try deliverWithRetries(Delivery(attempt: attempt, store: store.path, payload: payload, format: format))

@@ -40,21 +40,22 @@ public final class DeliveryPayload {
 
     deinit { close(descriptor) }
 
-    /// Writes `transaction`'s changes that `consumer`'s filter selects. Call inside a read of `store`.
-    public static func render(store: Store, transaction: HistoryTransaction, consumer: Consumer, deliveryID: String,
-                              format: DeliveryFormat) throws -> DeliveryPayload {
+    /// Writes `transaction`'s changes that `consumer`'s filter selects, read from `snapshot` of the
+    /// store `storeID`.
+    public static func render(storeID: UUID, transaction: HistoryTransaction, consumer: Consumer, deliveryID: String,
+                              format: DeliveryFormat, in snapshot: StoreSnapshot) throws -> DeliveryPayload {
         let descriptor = try AnonymousFile.create(prefix: "importer-delivery")
         do {
             let output = OutputSink(descriptor: descriptor)
             var changes = 0
-            let reader = HistoryReader(store: store)
+            let reader = HistoryReader()
             switch format {
             case .json:
                 try JSONWriter.document(to: output) { json in
                     json.beginObject()
                     json.field("delivery_id", deliveryID)
                     json.field("consumer", consumer.name)
-                    json.field("store_id", store.storeID.uuidString.lowercased())
+                    json.field("store_id", storeID.uuidString.lowercased())
                     json.writeTransactionFields(transaction)
                     json.key("totals")
                     json.writeCounts(transaction.totals)
@@ -62,7 +63,7 @@ public final class DeliveryPayload {
                     json.writeEntities(transaction.entities)
                     json.key("changes")
                     json.beginArray()
-                    try reader.forEachChange(in: [transaction], filter: consumer.filter) { change, _ in
+                    try reader.forEachChange(in: [transaction], filter: consumer.filter, in: snapshot) { change, _ in
                         json.writeChange(change)
                         changes += 1
                     }
@@ -70,7 +71,7 @@ public final class DeliveryPayload {
                     json.endObject()
                 }
             case .ndjson:
-                try reader.forEachChange(in: [transaction], filter: consumer.filter) { change, transaction in
+                try reader.forEachChange(in: [transaction], filter: consumer.filter, in: snapshot) { change, transaction in
                     JSONWriter.document(to: output) { $0.writeChange(change, transaction: transaction, consumer: consumer.name) }
                     changes += 1
                 }

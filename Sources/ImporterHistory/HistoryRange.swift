@@ -1,3 +1,4 @@
+import Foundation
 import ImporterStore
 
 /// The transactions a history read shows: `after < number <= through`, through `filter`.
@@ -25,27 +26,29 @@ public struct HistoryRange: Sendable, Equatable {
         case consumer(String)
     }
 
-    /// The range of `store` from `start` up to the newest transaction, or `through` (a token) when
-    /// that is older, and at most `limit` transactions; never ending before it starts.
-    public static func resolve(_ start: Start, in store: Store, through: String? = nil, limit: Int? = nil) throws -> HistoryRange {
+    /// The range from `start` up to the newest transaction `snapshot` sees, or `through` (a token of
+    /// the store `storeID`) when that is older, and at most `limit` transactions; never ending
+    /// before it starts.
+    public static func resolve(_ start: Start, storeID: UUID, in snapshot: StoreSnapshot, through: String? = nil,
+                               limit: Int? = nil) throws -> HistoryRange {
         var first: Int64 = 0
         var filter = ChangeFilter.all
         switch start {
         case .beginning:
             break
         case .afterToken(let token):
-            first = try store.parseToken(token).transactionNumber
+            first = try Token(parsing: token, of: storeID).transactionNumber
         case .since(let timestamp):
-            first = try HistoryReader(store: store).lastTransaction(before: timestamp)
+            first = try HistoryReader().lastTransaction(before: timestamp, in: snapshot)
         case .consumer(let name):
-            let registry = ConsumerRegistry(store: store)
-            let consumer = try registry.consumer(named: name)
-            try registry.checkNotExpired(consumer)
+            let registry = ConsumerRegistry()
+            let consumer = try registry.consumer(named: name, in: snapshot)
+            try registry.checkNotExpired(consumer, in: snapshot)
             first = consumer.tokenNumber
             filter = consumer.filter
         }
-        var end = try store.lastTransactionNumber()
-        if let through { end = min(end, try store.parseToken(through).transactionNumber) }
+        var end = try snapshot.history.lastTransactionNumber()
+        if let through { end = min(end, try Token(parsing: through, of: storeID).transactionNumber) }
         if let limit { end = min(end, first + Int64(limit)) }
         return HistoryRange(after: first, through: max(first, end), filter: filter)
     }

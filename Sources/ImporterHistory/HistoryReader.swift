@@ -1,39 +1,37 @@
 import Foundation
 import ImporterStore
 
-/// Reads history transactions and their changes from the store, streaming.
+/// Reads history transactions and their changes, streaming, from the snapshot it is given (GRDB
+/// style: the caller's read or write transaction).
 ///
 /// Changes come in transaction order, and within a transaction by entity (registration order), then
 /// updates and deletes in the order they were made, then inserts by record id. Decoding uses the
 /// entities as the store registered them.
 public struct HistoryReader {
-    public let store: Store
-
-    public init(store: Store) {
-        self.store = store
-    }
+    public init() {}
 
     /// Transactions with `after < number <= through`, oldest first.
-    public func transactions(after: Int64 = 0, through: Int64 = .max, limit: Int? = nil) throws(StoreError) -> [HistoryTransaction] {
-        try store.history.transactions(after: after, through: through, limit: limit)
+    public func transactions(after: Int64 = 0, through: Int64 = .max, limit: Int? = nil,
+                             in snapshot: StoreSnapshot) throws(StoreError) -> [HistoryTransaction] {
+        try snapshot.history.transactions(after: after, through: through, limit: limit)
     }
 
     /// The last transaction with a timestamp before `timestamp` (history form), or the purged
     /// boundary when none is kept.
-    public func lastTransaction(before timestamp: String) throws -> Int64 {
-        try store.history.lastTransaction(before: timestamp) ?? store.purgedThrough()
+    public func lastTransaction(before timestamp: String, in snapshot: StoreSnapshot) throws -> Int64 {
+        try snapshot.history.lastTransaction(before: timestamp) ?? snapshot.history.purgedThrough()
     }
 
-    public func transaction(_ number: Int64) throws(StoreError) -> HistoryTransaction? {
-        try transactions(after: number - 1, through: number).first
+    public func transaction(_ number: Int64, in snapshot: StoreSnapshot) throws(StoreError) -> HistoryTransaction? {
+        try transactions(after: number - 1, through: number, in: snapshot).first
     }
 
     /// Calls `body` with each change of the transactions `after < number <= through` that `filter`
     /// selects, in order, stopping after `limit` changes. Memory stays bounded: changes are decoded
     /// one at a time.
     public func forEachChange(after: Int64 = 0, through: Int64 = .max, filter: ChangeFilter = .all, limit: Int? = nil,
-                              _ body: (Change) throws -> Void) throws {
-        try store.history.forEachChange(after: after, through: through, filter: filter, limit: limit, body)
+                              in snapshot: StoreSnapshot, _ body: (Change) throws -> Void) throws {
+        try snapshot.history.forEachChange(after: after, through: through, filter: filter, limit: limit, body)
     }
 
     /// Calls `body` with each change of `transactions` that `filter` selects, paired with its
@@ -42,10 +40,10 @@ public struct HistoryReader {
     /// returns them (filtered by `filter`'s authors); changes of transactions not among them are
     /// skipped.
     public func forEachChange(in transactions: [HistoryTransaction], filter: ChangeFilter = .all, limit: Int? = nil,
-                              _ body: (Change, HistoryTransaction) throws -> Void) throws {
+                              in snapshot: StoreSnapshot, _ body: (Change, HistoryTransaction) throws -> Void) throws {
         guard let first = transactions.first, let last = transactions.last else { return }
         var index = 0
-        try forEachChange(after: first.number - 1, through: last.number, filter: filter, limit: limit) { change in
+        try forEachChange(after: first.number - 1, through: last.number, filter: filter, limit: limit, in: snapshot) { change in
             while index < transactions.count, transactions[index].number < change.transactionNumber { index += 1 }
             guard index < transactions.count, transactions[index].number == change.transactionNumber else { return }
             try body(change, transactions[index])
@@ -53,9 +51,9 @@ public struct HistoryReader {
     }
 
     /// All changes of one transaction (for small transactions and tests).
-    public func changes(in number: Int64) throws -> [Change] {
+    public func changes(in number: Int64, in snapshot: StoreSnapshot) throws -> [Change] {
         var result: [Change] = []
-        try forEachChange(after: number - 1, through: number) { result.append($0) }
+        try forEachChange(after: number - 1, through: number, in: snapshot) { result.append($0) }
         return result
     }
 }

@@ -23,18 +23,16 @@ public struct ConsumerLag: Sendable, Equatable {
         self.seconds = seconds
     }
 
-    /// The lag of every consumer of `store`, as of `now` (Unix seconds), read in one snapshot.
-    public static func read(from store: Store, now: Double) throws -> [ConsumerLag] {
-        try store.read {
-            let purged = try store.purgedThrough()
-            let reader = HistoryReader(store: store)
-            return try ConsumerRegistry(store: store).all().map { consumer in
-                let expired = consumer.isExpired(purgedThrough: purged)
-                let pending = expired ? [] : try reader.transactions(after: consumer.tokenNumber).filter { consumer.filter.includes(author: $0.author) }
-                let oldest = pending.first.flatMap { unixSeconds(of: $0.timestamp) }
-                return ConsumerLag(consumer: consumer.name, kind: consumer.kind, expired: expired, transactions: pending.count,
-                                   seconds: oldest.map { max(0, now - $0) } ?? 0)
-            }
+    /// The lag of every consumer, as of `now` (Unix seconds), as `snapshot` sees them.
+    public static func read(in snapshot: StoreSnapshot, now: Double) throws -> [ConsumerLag] {
+        let purged = try snapshot.history.purgedThrough()
+        let reader = HistoryReader()
+        return try ConsumerRegistry().all(in: snapshot).map { consumer in
+            let expired = consumer.isExpired(purgedThrough: purged)
+            let pending = expired ? [] : try reader.transactions(after: consumer.tokenNumber, in: snapshot).filter { consumer.filter.includes(author: $0.author) }
+            let oldest = pending.first.flatMap { unixSeconds(of: $0.timestamp) }
+            return ConsumerLag(consumer: consumer.name, kind: consumer.kind, expired: expired, transactions: pending.count,
+                               seconds: oldest.map { max(0, now - $0) } ?? 0)
         }
     }
 

@@ -15,32 +15,38 @@ import ImporterViews
 /// (deletes, restores, put-backs, the order the inverse needs), and record ids are handed on
 /// `chunk` at a time; what remains is the SQLite backend's list of put-back ids (8 bytes each).
 /// Holding the changes instead grew with the transaction (figures: Docs/PERFORMANCE.md, "Measurements behind the code").
+///
+/// A service over the handle it is given (GRDB style): it plans in the caller's snapshot and writes
+/// in the caller's write transaction.
 public struct HistoryUndo {
-    public let store: Store
+    /// The store's id (the tokens it names) and its entities, as registered.
+    public let storeID: UUID
+    public let entities: [EntityDescription]
     public var cascade = false
     public var author = "undo"
     /// Record ids handed to the store at a time.
     static let chunk = 10_000
 
-    public init(store: Store) {
-        self.store = store
+    public init(storeID: UUID, entities: [EntityDescription]) {
+        self.storeID = storeID
+        self.entities = entities
     }
 
     /// The transactions to undo for `number`, newest first: `number` alone, or with `cascade` every
     /// later transaction that changed its records (and, in turn, theirs). Throws when one is purged,
     /// or when later ones exist without `cascade`.
-    public func plan(_ number: Int64) throws -> [Int64] {
-        guard number > 0, number <= (try store.lastTransactionNumber()) else { throw UndoError.noTransaction("there is no transaction \(number)") }
-        let purged = try store.purgedThrough()
+    public func plan(_ number: Int64, in snapshot: StoreSnapshot) throws -> [Int64] {
+        guard number > 0, number <= (try snapshot.history.lastTransactionNumber()) else { throw UndoError.noTransaction("there is no transaction \(number)") }
+        let purged = try snapshot.history.purgedThrough()
         guard number > purged else { throw UndoError.purged(number: number, purgedThrough: purged) }
         var planned: Set<Int64> = [number]
         var frontier = [number]
-        let direct = try laterTouching(number)
+        let direct = try laterTouching(number, in: snapshot)
         guard cascade || direct.isEmpty else {
-            throw UndoError.laterTransactions(number: number, tokens: direct.map { store.token($0).description })
+            throw UndoError.laterTransactions(number: number, tokens: direct.map { token($0).description })
         }
         while let current = frontier.popLast() {
-            for later in try current == number ? direct : laterTouching(current) where !planned.contains(later) {
+            for later in try current == number ? direct : laterTouching(current, in: snapshot) where !planned.contains(later) {
                 planned.insert(later)
                 frontier.append(later)
             }
@@ -48,22 +54,24 @@ public struct HistoryUndo {
         return planned.sorted(by: >)
     }
 
+    private func token(_ number: Int64) -> Token { Token(storeID: storeID, transactionNumber: number) }
+
     /// The later transactions that changed records `number` changed.
-    private func laterTouching(_ number: Int64) throws -> [Int64] {
+    private func laterTouching(_ number: Int64, in snapshot: StoreSnapshot) throws -> [Int64] {
         var later = Set<Int64>()
-        for (entity, _) in try entities(of: number) {
-            try forEachChunk(of: number, entity: entity, where: { _ in true }) { ids in
-                later.formUnion(try store.history.transactionsTouching(entity, recordIDs: ids, after: number))
+        for (entity, _) in try entities(of: number, in: snapshot) {
+            try forEachChunk(of: number, entity: entity, in: snapshot, where: { _ in true }) { ids in
+                later.formUnion(try snapshot.history.transactionsTouching(entity, recordIDs: ids, after: number))
             }
         }
         return later.sorted()
     }
 
     /// The entities transaction `number` changed, in name order, with its counts of them.
-    private func entities(of number: Int64) throws -> [(EntityDescription, ChangeCounts)] {
-        let transaction = try store.history.transactions(after: number - 1, through: number, limit: nil).first
+    private func entities(of number: Int64, in snapshot: StoreSnapshot) throws -> [(EntityDescription, ChangeCounts)] {
+        let transaction = try snapshot.history.transactions(after: number - 1, through: number, limit: nil).first
         return try (transaction?.entities ?? []).filter { $0.1.changes > 0 }.sorted { $0.0 < $1.0 }.map { name, counts in
-            guard let entity = store.entity(named: name) else {
+            guard let entity = self.entities.first(where: { $0.name == name }) else {
                 throw UndoError.noTransaction("transaction \(number) changed entity \(name), which the store no longer holds")
             }
             return (entity, counts)
@@ -71,15 +79,16 @@ public struct HistoryUndo {
     }
 
     /// Each change of `entity` in transaction `number`, streamed.
-    private func forEachChange(of number: Int64, entity: EntityDescription, _ body: (Change) throws -> Void) throws {
-        try store.history.forEachChange(after: number - 1, through: number, filter: ChangeFilter(entities: [entity.name]), limit: nil, body)
+    private func forEachChange(of number: Int64, entity: EntityDescription, in snapshot: StoreSnapshot,
+                               _ body: (Change) throws -> Void) throws {
+        try snapshot.history.forEachChange(after: number - 1, through: number, filter: ChangeFilter(entities: [entity.name]), limit: nil, body)
     }
 
     /// The record ids of the changes of `entity` in `number` that pass `include`, `chunk` at a time.
-    private func forEachChunk(of number: Int64, entity: EntityDescription, where include: (Change) -> Bool,
+    private func forEachChunk(of number: Int64, entity: EntityDescription, in snapshot: StoreSnapshot, where include: (Change) -> Bool,
                               _ body: ([Int64]) throws -> Void) throws {
         var ids: [Int64] = []
-        try forEachChange(of: number, entity: entity) { change in
+        try forEachChange(of: number, entity: entity, in: snapshot) { change in
             guard include(change) else { return }
             ids.append(change.recordID)
             if ids.count == Self.chunk {
@@ -91,42 +100,43 @@ public struct HistoryUndo {
     }
 
     /// Undoes `number` as `plan` says, then replays the views; returns the transactions written
-    /// (one per undone transaction that changed something). Call inside `store.write`.
-    public func run(_ number: Int64) throws -> (undone: [Int64], written: [Int64], warnings: [String]) {
-        let order = try plan(number)
+    /// (one per undone transaction that changed something), all in `tx`.
+    public func run(_ number: Int64, in tx: StoreWriteTransaction) throws -> (undone: [Int64], written: [Int64], warnings: [String]) {
+        let order = try plan(number, in: tx.snapshot)
         var written: [Int64] = []
         for transaction in order {
-            if let number = try undoOne(transaction) { written.append(number) }
+            if let number = try undoOne(transaction, in: tx) { written.append(number) }
         }
         var warnings: [String] = []
-        _ = try ViewMaintainer(store: store).replay(try ViewRegistry(store: store).all()) { warnings.append("\($0)") }
+        _ = try ViewMaintainer(entities: self.entities).replay(try ViewRegistry().all(in: tx.snapshot), in: tx) { warnings.append("\($0)") }
         return (order, written, warnings)
     }
 
     /// Writes the inverse of one transaction; returns its number, or nil when it changed nothing.
-    private func undoOne(_ number: Int64) throws -> Int64? {
-        let entities = try entities(of: number)
+    private func undoOne(_ number: Int64, in tx: StoreWriteTransaction) throws -> Int64? {
+        let snapshot = tx.snapshot
+        let entities = try entities(of: number, in: snapshot)
         guard !entities.isEmpty else { return nil }
-        let undo = try store.records.beginUndo(entities.map(\.0))
+        let undo = try tx.records.beginUndo(entities.map(\.0))
         // A pass reads the transaction's changes of the entity: only the passes it needs run.
         for (entity, counts) in entities {
             if counts.inserted > 0 {
-                try forEachChunk(of: number, entity: entity, where: { $0.type == .insert }) { try undo.delete(entity, ids: $0) }
+                try forEachChunk(of: number, entity: entity, in: snapshot, where: { $0.type == .insert }) { try undo.delete(entity, ids: $0) }
             }
             if counts.updated > 0 {
-                try forEachChange(of: number, entity: entity) { change in
+                try forEachChange(of: number, entity: entity, in: snapshot) { change in
                     guard change.type == .update else { return }
                     try undo.restore(entity, id: change.recordID, values: change.changed.map { ($0.attribute, $0.old) })
                 }
             }
             if counts.deleted > 0 {
-                try forEachChange(of: number, entity: entity) { change in
+                try forEachChange(of: number, entity: entity, in: snapshot) { change in
                     guard change.type == .delete else { return }
                     try undo.reinsert(entity, id: change.recordID, values: change.values)
                 }
             }
         }
-        let metadata = TransactionMetadata(author: author, context: "undo \(store.token(number))", sources: [])
+        let metadata = TransactionMetadata(author: author, context: "undo \(token(number))", sources: [])
         let counts = try undo.finish(metadata: metadata, entities: entities.map(\.0))
         return counts.reduce(0) { $0 + $1.1.changes } > 0 ? undo.number : nil
     }

@@ -33,8 +33,9 @@ public final class ImportRun {
         self.storeExists = storeExists
     }
 
-    /// Writes a run's reports.
-    public typealias Reporter = (ImportResult, Store) throws -> Void
+    /// Writes a run's reports from the store, as the snapshot it is handed sees it (the run's
+    /// transaction for a dry run, a read transaction after it otherwise).
+    public typealias Reporter = (ImportResult, Store, StoreSnapshot) throws -> Void
 
     /// Runs the import on the store `open` returns (given a temporary path for a dry run on a store
     /// that does not exist, nil for the store itself) and hands the result to the reporter
@@ -53,9 +54,9 @@ public final class ImportRun {
         session.rejectSink = sink
         let report = try reporter()
         if options.dryRun {
-            session.beforeCommit = { [onImported] result in
+            session.beforeCommit = { [onImported] result, snapshot in
                 onImported?()
-                try report(result, store)
+                try report(result, store, snapshot)
             }
         }
         let result: ImportResult
@@ -76,7 +77,7 @@ public final class ImportRun {
     /// run's reports written.
     private func finish(_ result: ImportResult, store: Store, report: Reporter) throws {
         if !result.refusals.isEmpty {
-            try report(result, store)
+            try store.read { (snapshot: StoreSnapshot) throws in try report(result, store, snapshot) }
             throw ImportError.refused(result.refusals)
         }
         guard !options.dryRun else { return }
@@ -85,7 +86,7 @@ public final class ImportRun {
         }
         let clock = ContinuousClock()
         let began = clock.now
-        try report(result, store)
+        try store.read { (snapshot: StoreSnapshot) throws in try report(result, store, snapshot) }
         logger.info("reports written", metadata: ["seconds": "\(String(format: "%.3f", PhaseTimes.seconds(began.duration(to: clock.now))))"])
     }
 

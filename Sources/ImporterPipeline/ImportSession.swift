@@ -52,9 +52,10 @@ public final class ImportSession {
     /// Polled between batches: once raised, the import stops and rolls back
     /// (`ImportError.interrupted`).
     public var cancellation: CancellationFlag?
-    /// Called inside the store transaction, after the import and the views, with the result;
-    /// the report is rendered here for a dry run, whose transaction is then rolled back.
-    public var beforeCommit: ((ImportResult) throws -> Void)?
+    /// Called inside the store transaction, after the import and the views, with the result and
+    /// the transaction's snapshot; the report is rendered here for a dry run, whose transaction is
+    /// then rolled back.
+    public var beforeCommit: ((ImportResult, StoreSnapshot) throws -> Void)?
 
     public init(store: Store, model: Model, options: ImportOptions) {
         self.store = store
@@ -82,7 +83,7 @@ public final class ImportSession {
     /// Where downloaded bodies are kept while the run reads them: beside a store file, else the
     /// temporary directory.
     private var spoolDirectory: String {
-        store.backend.directory ?? FileManager.default.temporaryDirectory.path
+        store.directory ?? FileManager.default.temporaryDirectory.path
     }
 
     /// The feeds with their URL values filled from the store (`URLTemplate`); a sync of such a
@@ -112,7 +113,7 @@ public final class ImportSession {
                 try URLTemplate.check(filled, model: model, in: tx)
                 var result = try importAll(feeds, fetched: fetched, in: tx)
                 result.warnings = warnings + result.warnings
-                if result.refusals.isEmpty { try beforeCommit?(result) }
+                if result.refusals.isEmpty { try beforeCommit?(result, tx.snapshot) }
                 onPhase?(.commit)
                 // A dry run or a refused run is rolled back.
                 committed = !options.dryRun && result.refusals.isEmpty
@@ -142,7 +143,7 @@ public final class ImportSession {
             return entity
         }
         try store.ensureEntities(entities)
-        let created = options.replayViews ? try ViewRegistry(store: store).ensure(model.views) : []
+        let created = options.replayViews ? try ViewRegistry().ensure(model.views, entities: store.entities, in: tx) : []
         let transaction = try tx.records.beginImport(entities)
         let guards = try SyncGuards(options: options, entities: entities, recordCount: tx.records.recordCount(of:))
         let rejects = RunRejects(limit: options.maxRejects, sink: rejectSink, transaction: transaction)
@@ -195,7 +196,7 @@ public final class ImportSession {
         var result = ImportResult(transactionNumber: wrote ? transaction.number : nil, entities: counts, rejects: rejects.first)
         result.warnings = feedWarnings
         result.rejectRun = transaction.rejectRun
-        if options.replayViews { try phases.time("views") { try replayViews(into: &result, created: created) } }
+        if options.replayViews { try phases.time("views") { try replayViews(into: &result, created: created, in: tx) } }
         result.phases = phases
         return result
     }
@@ -260,17 +261,18 @@ public final class ImportSession {
     }
 
     /// Builds the views this run created and replays the others through the new head; a view whose
-    /// token expired is skipped with a warning (rebuilding it is the user's call).
-    private func replayViews(into result: inout ImportResult, created: [ViewDefinition]) throws {
+    /// token expired is skipped with a warning (rebuilding it is the user's call). In the import's
+    /// transaction `tx`.
+    private func replayViews(into result: inout ImportResult, created: [ViewDefinition], in tx: StoreWriteTransaction) throws {
         onPhase?(.views)
-        let maintainer = ViewMaintainer(store: store)
-        let views = try ViewRegistry(store: store).all()
+        let maintainer = ViewMaintainer(entities: store.entities)
+        let views = try ViewRegistry().all(in: tx.snapshot)
         var warnings: [String] = []
-        let replayed = try maintainer.replay(views.filter { view in !created.contains { $0.name == view.name } }) { [logger] error in
+        let replayed = try maintainer.replay(views.filter { view in !created.contains { $0.name == view.name } }, in: tx) { [logger] error in
             warnings.append("\(error)")
             logger.warning("\(error)")
         }
-        let effects = replayed + (try maintainer.rebuild(created))
+        let effects = replayed + (try maintainer.rebuild(created, in: tx))
         result.views = views.compactMap { view in effects.first { $0.view == view.name } }
         result.warnings += warnings
     }

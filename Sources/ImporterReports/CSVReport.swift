@@ -18,17 +18,18 @@ import ImporterSupport
 ///
 /// Streams: each change is written as it is read.
 public struct CSVReportRenderer {
-    public var store: Store
+    /// What the changes are read from (the caller's transaction).
+    public var snapshot: StoreSnapshot
 
     public static let header = "token,transaction,entity,key,type,attribute,old,new"
 
-    public init(store: Store) {
-        self.store = store
+    public init(snapshot: StoreSnapshot) {
+        self.snapshot = snapshot
     }
 
     public func render(_ content: ReportContent, to output: OutputSink) throws {
         output.write(Self.header + "\r\n")
-        try content.forEachChange(in: store) { change, transaction in
+        try content.forEachChange(in: snapshot) { change, transaction in
             var prefix = Self.quoted(transaction.token)
             prefix += ","
             prefix += String(transaction.number)

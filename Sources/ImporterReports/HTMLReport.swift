@@ -9,7 +9,10 @@ import ImporterViews
 /// of each single-group derived view of the store, and the changes table (at most `changeLimit`
 /// rows, then the exact number of changes not shown), so the page of a huge run stays small.
 public struct HTMLReportRenderer {
+    /// The store reported on (its path and entities) and the snapshot of it the report reads (the caller's
+    /// transaction).
     public var store: Store
+    public var snapshot: StoreSnapshot
     /// Rows of the changes table; the rest is counted, not shown.
     public var changeLimit = 1_000
     /// Rows of the transactions table of a range report.
@@ -20,8 +23,9 @@ public struct HTMLReportRenderer {
     /// Characters of a text value shown in the changes table.
     public var valueLimit = 160
 
-    public init(store: Store) {
+    public init(store: Store, snapshot: StoreSnapshot) {
         self.store = store
+        self.snapshot = snapshot
     }
 
     public func render(_ content: ReportContent, to output: OutputSink) throws {
@@ -121,12 +125,12 @@ public struct HTMLReportRenderer {
     func writeViews(_ content: ReportContent, to output: OutputSink) {
         let e = HTMLEscaping.escape
         // Views are optional: a store without the views table, or an unreadable one, shows none.
-        let definitions = ((try? ViewRegistry(store: store).all()) ?? []).filter { $0.groupBy.count == 1 }
-        let maintainer = ViewMaintainer(store: store)
-        let charted = definitions.compactMap { view in (try? maintainer.rows(view)).map { (view, $0.columns, $0.rows) } }
+        let definitions = ((try? ViewRegistry().all(in: snapshot)) ?? []).filter { $0.groupBy.count == 1 }
+        let maintainer = ViewMaintainer(entities: store.entities)
+        let charted = definitions.compactMap { view in (try? maintainer.rows(view, in: snapshot)).map { (view, $0.columns, $0.rows) } }
         guard !content.views.isEmpty || !charted.isEmpty else { return }
         output.write("<section class=\"card\" id=\"views\">\n<h2>Views</h2>\n")
-        if let through = content.through, let head = try? store.lastTransactionNumber(), through < head, !charted.isEmpty {
+        if let through = content.through, let head = try? snapshot.history.lastTransactionNumber(), through < head, !charted.isEmpty {
             output.write("<p class=\"note\" id=\"views-current\">The views are shown as they are now (through transaction \(head)), not as they stood at the end of this report (transaction \(through)).</p>\n")
         }
         if !content.views.isEmpty {
@@ -238,7 +242,7 @@ public struct HTMLReportRenderer {
         output.write("<section class=\"card\" id=\"changes\">\n<h2>Changes</h2>\n")
         var total = 0
         var byType: [ChangeType: Int] = [:]
-        try content.forEachChange(in: store) { change, transaction in
+        try content.forEachChange(in: snapshot) { change, transaction in
             total += 1
             byType[change.type, default: 0] += 1
             guard total <= changeLimit else { return }

@@ -7,12 +7,16 @@ import ImporterSupport
 /// JSON: `{"store_id": "...", "transactions": [{<transaction fields>, "totals", "entities",
 /// "changes": [<change>...]}]}`, with the same change objects as the run report.
 public struct HistoryRenderer {
+    /// The store reported on (its id) and the snapshot of it the report reads (the caller's
+    /// transaction).
     public var store: Store
+    public var snapshot: StoreSnapshot
     /// Changes listed per transaction in text before "and N more".
     public var textChangeLimit = 20
 
-    public init(store: Store) {
+    public init(store: Store, snapshot: StoreSnapshot) {
         self.store = store
+        self.snapshot = snapshot
     }
 
     public func renderJSON(_ content: ReportContent, to output: OutputSink) throws {
@@ -22,7 +26,7 @@ public struct HistoryRenderer {
             json.field("dry_run", content.dryRun)
             json.key("transactions")
             json.beginArray()
-            try content.forEachTransaction(in: store, begin: { transaction in
+            try content.forEachTransaction(in: snapshot, begin: { transaction in
                 json.beginObject()
                 json.writeTransactionFields(transaction)
                 json.key("totals")
@@ -43,7 +47,7 @@ public struct HistoryRenderer {
     }
 
     public func renderNDJSON(_ content: ReportContent, to output: OutputSink) throws {
-        try content.forEachChange(in: store) { change, transaction in
+        try content.forEachChange(in: snapshot) { change, transaction in
             JSONWriter.document(to: output) { $0.writeChange(change, transaction: transaction) }
         }
     }
@@ -53,7 +57,7 @@ public struct HistoryRenderer {
         if content.transactions.isEmpty { output.write("No history transactions.\n") }
         var shown = 0
         var total = 0
-        try content.forEachTransaction(in: store, begin: { transaction in
+        try content.forEachTransaction(in: snapshot, begin: { transaction in
             output.write("Transaction \(transaction.number) (\(transaction.token.isEmpty ? "not written, no token" : "token \(transaction.token)")) by \(transaction.author) [\(transaction.context)] at \(transaction.timestamp) on \(transaction.host) pid \(transaction.processID)\n")
             if !transaction.sources.isEmpty { output.write("  sources: \(transaction.sources.joined(separator: ", "))\n") }
             for (name, counts) in transaction.entities { output.write("  \(name): \(TextFormatting.counts(counts))\n") }

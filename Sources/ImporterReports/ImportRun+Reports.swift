@@ -11,8 +11,9 @@ extension ImportRun {
         let dryRun = options.dryRun
         return try run(open: open) {
             let opened = try targets.open()
-            return { result, store in
-                try opened.write(try ReportContent(run: result, store: store, sources: sources, dryRun: dryRun, words: words), store: store)
+            return { result, store, snapshot in
+                let content = try ReportContent(run: result, storePath: store.path, in: snapshot, sources: sources, dryRun: dryRun, words: words)
+                try opened.write(content, store: store, in: snapshot)
             }
         }
     }

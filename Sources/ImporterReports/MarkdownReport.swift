@@ -10,12 +10,16 @@ import ImporterSupport
 /// characters and leading or trailing spaces are numeric character references (`&#32;`). A reader
 /// undoes `\x`, `<br>` and `&#N;`; everything else is literal. Values use `ReportLiteral`.
 public struct MarkdownReportRenderer {
+    /// The store reported on (its path) and the snapshot of it the report reads (the caller's
+    /// transaction).
     public var store: Store
+    public var snapshot: StoreSnapshot
     /// Rows of the changes table before "… and N more changes".
     public var changeLimit = 1_000
 
-    public init(store: Store) {
+    public init(store: Store, snapshot: StoreSnapshot) {
         self.store = store
+        self.snapshot = snapshot
     }
 
     public func render(_ content: ReportContent, to output: OutputSink) throws {
@@ -103,7 +107,7 @@ public struct MarkdownReportRenderer {
     private func writeChanges(_ content: ReportContent, to output: OutputSink) throws {
         output.write("## Changes\n\n")
         var total = 0
-        try content.forEachChange(in: store) { change, transaction in
+        try content.forEachChange(in: snapshot) { change, transaction in
             total += 1
             guard total <= changeLimit else { return }
             if total == 1 {

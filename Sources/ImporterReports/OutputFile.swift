@@ -155,9 +155,10 @@ public struct ReportTargets: Sendable {
         self.targets = targets
     }
 
-    /// Writes every report: files in full or not at all, standard output as it is rendered.
-    public func write(_ content: ReportContent, store: Store) throws {
-        try open().write(content, store: store)
+    /// Writes every report, reading `snapshot` of `store`: files in full or not at all, standard
+    /// output as it is rendered.
+    public func write(_ content: ReportContent, store: Store, in snapshot: StoreSnapshot) throws {
+        try open().write(content, store: store, in: snapshot)
     }
 
     /// Opens every destination now (a file that cannot be written fails before any work is
@@ -176,9 +177,9 @@ public final class OpenReportTargets {
         self.files = files
     }
 
-    /// Writes and commits every report.
-    public func write(_ content: ReportContent, store: Store) throws {
-        let writer = ReportWriter(store: store)
+    /// Writes and commits every report, reading `snapshot` of `store`.
+    public func write(_ content: ReportContent, store: Store, in snapshot: StoreSnapshot) throws {
+        let writer = ReportWriter(store: store, snapshot: snapshot)
         for (file, format) in files {
             try writer.write(content, as: format, to: file.sink)
             try file.commit()

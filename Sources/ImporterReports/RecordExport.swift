@@ -11,20 +11,18 @@ public struct RecordExport {
         case json, ndjson, csv
     }
 
-    public let store: Store
+    public init() {}
 
-    public init(store: Store) {
-        self.store = store
-    }
-
-    /// Writes `entity`'s records as they stood after transaction `number`; returns how many.
+    /// Writes `entity`'s records as they stood after transaction `number`, read from `snapshot`;
+    /// returns how many.
     @discardableResult
-    public func write(_ entity: EntityDescription, asOf number: Int64, as format: Format, to output: OutputSink) throws -> Int {
+    public func write(_ entity: EntityDescription, asOf number: Int64, as format: Format, in snapshot: StoreSnapshot,
+                      to output: OutputSink) throws -> Int {
         let names = entity.attributes.map(\.name)
         var count = 0
         if format == .json { output.write("[") }
         if format == .csv { output.write(TableCSV.header(names)) }
-        try RecordsAsOf(store: store).forEach(entity, asOf: number) { values in
+        try RecordsAsOf().forEach(entity, asOf: number, in: snapshot) { values in
             switch format {
             case .json:
                 output.write(count == 0 ? "\n" : ",\n")

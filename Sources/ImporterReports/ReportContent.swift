@@ -40,15 +40,16 @@ public struct ReportContent {
     /// of the store's head, which a report of an older range says.
     public var through: Int64?
 
-    /// The report of a finished import of `sources` (the feeds as given); a dry run's is marked
-    /// as such and its transaction has no token; refusals name their remedies in `words`.
-    public init(run result: ImportResult, store: Store, sources: [String] = [], dryRun: Bool = false,
+    /// The report of a finished import of `sources` (the feeds as given) into the store at
+    /// `storePath`, read from `snapshot`; a dry run's is marked as such and its transaction has no
+    /// token; refusals name their remedies in `words`.
+    public init(run result: ImportResult, storePath: String, in snapshot: StoreSnapshot, sources: [String] = [], dryRun: Bool = false,
                 words: (Remedy) -> String = Remedy.plain) throws(StoreError) {
-        let history = HistoryReader(store: store)
-        var transaction = try result.transactionNumber.flatMap { number throws(StoreError) in try history.transaction(number) }
+        let history = HistoryReader()
+        var transaction = try result.transactionNumber.flatMap { number throws(StoreError) in try history.transaction(number, in: snapshot) }
         if dryRun { transaction?.token = "" }
         kind = .run
-        let place = Self.place(store: store, sources: transaction?.sources ?? sources)
+        let place = Self.place(storePath: storePath, sources: transaction?.sources ?? sources)
         if dryRun {
             title = "importer run: dry run — nothing was written (\(place))"
         } else if let transaction {
@@ -70,10 +71,12 @@ public struct ReportContent {
         filter = .all
     }
 
-    /// The report of the transactions `after < number <= through`, through `filter`.
-    public init(store: Store, after: Int64, through: Int64, filter: ChangeFilter = .all, title: String? = nil) throws {
+    /// The report of the transactions `after < number <= through`, through `filter`, of the store
+    /// at `storePath`, read from `snapshot`.
+    public init(storePath: String, after: Int64, through: Int64, filter: ChangeFilter = .all, title: String? = nil,
+                in snapshot: StoreSnapshot) throws {
         kind = .range
-        transactions = try HistoryReader(store: store).transactions(after: after, through: through).filter { filter.includes(author: $0.author) }
+        transactions = try HistoryReader().transactions(after: after, through: through, in: snapshot).filter { filter.includes(author: $0.author) }
         var perEntity: [String: ChangeCounts] = [:]
         for transaction in transactions {
             for (name, counts) in transaction.entities where filter.includes(entity: name) {
@@ -89,8 +92,8 @@ public struct ReportContent {
         errors = []
         self.filter = filter
         self.through = through
-        let place = Self.place(store: store, sources: transactions.flatMap(\.sources))
-        self.title = title.map { "\($0) (\(Self.place(store: store, sources: [])))" } ?? (transactions.isEmpty ? "importer history: no transactions (\(place))"
+        let place = Self.place(storePath: storePath, sources: transactions.flatMap(\.sources))
+        self.title = title.map { "\($0) (\(Self.place(storePath: storePath, sources: [])))" } ?? (transactions.isEmpty ? "importer history: no transactions (\(place))"
             : "importer history: transactions \(transactions.first?.number ?? 0)–\(transactions.last?.number ?? 0) (\(place))")
     }
 
@@ -104,13 +107,13 @@ public struct ReportContent {
 
     /// `fireballs.sqlite from fireball-2024.json, fireball-2026.json`: the store's file name and
     /// the feeds' (each once, standard input as `standard input`, at most three then how many more).
-    static func place(store: Store, sources: [String]) -> String {
+    static func place(storePath: String, sources: [String]) -> String {
         var names: [String] = []
         for source in sources {
             let name = source == "-" ? "standard input" : URL(fileURLWithPath: source).lastPathComponent
             if !names.contains(name) { names.append(name) }
         }
-        let storeName = URL(fileURLWithPath: store.path).lastPathComponent
+        let storeName = URL(fileURLWithPath: storePath).lastPathComponent
         guard !names.isEmpty else { return storeName }
         let shown = names.prefix(3).joined(separator: ", ")
         return "\(storeName) from \(shown)\(names.count > 3 ? " and \(names.count - 3) more" : "")"
@@ -118,19 +121,19 @@ public struct ReportContent {
 
     /// The timeline of the records of `entity` whose key ever was `key` (its values joined with
     /// ", "): every kept transaction that changed them, re-keys included, with only their changes.
-    public init(store: Store, timelineOf key: String, entity: EntityDescription) throws {
-        let head = try store.lastTransactionNumber()
-        let after = try store.purgedThrough()
+    public init(storePath: String, timelineOf key: String, entity: EntityDescription, in snapshot: StoreSnapshot) throws {
+        let head = try snapshot.history.lastTransactionNumber()
+        let after = try snapshot.history.purgedThrough()
         var records = Set<Int64>()
         var numbers = Set<Int64>()
         var counts = ChangeCounts()
-        let reader = HistoryReader(store: store)
-        try reader.forEachChange(after: after, through: head, filter: ChangeFilter(entities: [entity.name])) { change in
+        let reader = HistoryReader()
+        try reader.forEachChange(after: after, through: head, filter: ChangeFilter(entities: [entity.name]), in: snapshot) { change in
             if change.keyDescription == key || (change.isRekey && change.previousKeyDescription == key) { records.insert(change.recordID) }
         }
         let filter = ChangeFilter(entities: [entity.name], records: records)
         if !records.isEmpty {
-            try reader.forEachChange(after: after, through: head, filter: filter) { change in
+            try reader.forEachChange(after: after, through: head, filter: filter, in: snapshot) { change in
                 numbers.insert(change.transactionNumber)
                 switch change.type {
                 case .insert: counts.inserted += 1
@@ -139,20 +142,21 @@ public struct ReportContent {
                 }
             }
         }
-        try self.init(store: store, after: after, through: head, filter: filter, title: "importer history: \(entity.name) \(key)")
+        try self.init(storePath: storePath, after: after, through: head, filter: filter, title: "importer history: \(entity.name) \(key)",
+                      in: snapshot)
         transactions = transactions.filter { numbers.contains($0.number) }
         entities = [(entity.name, counts)]
         totals = counts
     }
 
     /// Streams the changes the report shows (the first `limit` of them), each with its transaction.
-    public func forEachChange(in store: Store, limit: Int? = nil, _ body: (Change, HistoryTransaction) throws -> Void) throws {
-        try HistoryReader(store: store).forEachChange(in: transactions, filter: filter, limit: limit, body)
+    public func forEachChange(in snapshot: StoreSnapshot, limit: Int? = nil, _ body: (Change, HistoryTransaction) throws -> Void) throws {
+        try HistoryReader().forEachChange(in: transactions, filter: filter, limit: limit, in: snapshot, body)
     }
 
     /// Streams the report's transactions with their changes: `begin` for each transaction (those
     /// without changes too), `change` for each of its changes, `end` after them.
-    public func forEachTransaction(in store: Store, begin: (HistoryTransaction) throws -> Void,
+    public func forEachTransaction(in snapshot: StoreSnapshot, begin: (HistoryTransaction) throws -> Void,
                                    change: (Change, HistoryTransaction) throws -> Void, end: (HistoryTransaction) throws -> Void) throws {
         var begun = 0
         // Begins (and ends the one before) each transaction up to the one numbered `number`.
@@ -163,7 +167,7 @@ public struct ReportContent {
                 begun += 1
             }
         }
-        try forEachChange(in: store) { item, transaction in
+        try forEachChange(in: snapshot) { item, transaction in
             try advance(to: transaction.number)
             try change(item, transaction)
         }

@@ -5,12 +5,13 @@ import ImporterSupport
 /// Renders a run report: `text` for people, `json` for programs (one object, see Docs/COMMANDS.md, "JSON report"),
 /// `ndjson` as a header line, one line per change and a footer with the totals.
 public struct RunReportRenderer {
-    public var store: Store
+    /// What the changes are read from (the caller's transaction).
+    public var snapshot: StoreSnapshot
     /// Changes listed in the text report before "and N more".
     public var textChangeLimit = 20
 
-    public init(store: Store) {
-        self.store = store
+    public init(snapshot: StoreSnapshot) {
+        self.snapshot = snapshot
     }
 
     public func renderJSON(_ content: ReportContent, to output: OutputSink) throws {
@@ -25,7 +26,7 @@ public struct RunReportRenderer {
             json.writeEntities(content.entities)
             json.key("changes")
             json.beginArray()
-            try content.forEachChange(in: store) { change, _ in json.writeChange(change) }
+            try content.forEachChange(in: snapshot) { change, _ in json.writeChange(change) }
             json.endArray()
             json.key("views")
             json.writeViews(content.views)
@@ -49,7 +50,7 @@ public struct RunReportRenderer {
             if content.notModified { header.field("not_modified", true) }
             header.endObject()
         }
-        try content.forEachChange(in: store) { change, _ in
+        try content.forEachChange(in: snapshot) { change, _ in
             JSONWriter.document(to: output) { $0.writeChange(change, token: transaction?.token) }
         }
         JSONWriter.document(to: output) { footer in
@@ -88,7 +89,7 @@ public struct RunReportRenderer {
         for reject in content.rejects.prefix(textChangeLimit) { output.write("rejected: \(reject)\n") }
         guard content.totals.changes > 0, !content.transactions.isEmpty else { return }
         var shown = 0
-        try content.forEachChange(in: store, limit: textChangeLimit) { change, _ in
+        try content.forEachChange(in: snapshot, limit: textChangeLimit) { change, _ in
             output.write(TextFormatting.changeLine(change) + "\n")
             shown += 1
         }

@@ -18,15 +18,14 @@ public struct ViewListReport: ListReport {
         self.purgedThrough = purgedThrough
     }
 
-    /// The views of `store` (inside a read transaction); a view without its consumer is
-    /// `HistoryError.unknownConsumer`.
-    public init(store: Store) throws {
-        let consumers = Dictionary(try ConsumerRegistry(store: store).all().map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        let views = try ViewRegistry(store: store).all().map { view in
+    /// The views `snapshot` sees; a view without its consumer is `HistoryError.unknownConsumer`.
+    public init(in snapshot: StoreSnapshot) throws {
+        let consumers = Dictionary(try ConsumerRegistry().all(in: snapshot).map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let views = try ViewRegistry().all(in: snapshot).map { view in
             guard let consumer = consumers[view.name] else { throw HistoryError.unknownConsumer(view.name) }
             return (view, consumer)
         }
-        self.init(views: views, head: try store.lastTransactionNumber(), purgedThrough: try store.purgedThrough())
+        self.init(views: views, head: try snapshot.history.lastTransactionNumber(), purgedThrough: try snapshot.history.purgedThrough())
     }
 
     public func renderText(to output: OutputSink) {

@@ -1,3 +1,5 @@
+import Foundation
+import ImporterModel
 import ImporterStore
 import ImporterSupport
 import ImporterViews
@@ -22,15 +24,16 @@ public struct ViewRebuildReport: ListReport {
         self.token = token
     }
 
-    /// Rebuilds the view `name` of `store` (inside the caller's write transaction) and reports it.
-    public static func rebuild(_ name: String, in store: Store) throws -> ViewRebuildReport {
-        let view = try ViewRegistry(store: store).view(named: name)
-        let maintainer = ViewMaintainer(store: store)
-        let effect = try maintainer.rebuild(view)
-        let records = try store.entity(named: view.entity).map { try store.records.recordCount(of: $0) } ?? 0
-        let groups = try maintainer.rows(view).rows.count
+    /// Rebuilds the view `name` over the store's `entities` in `tx` and reports it (tokens of the
+    /// store `storeID`).
+    public static func rebuild(_ name: String, storeID: UUID, entities: [EntityDescription], in tx: StoreWriteTransaction) throws -> ViewRebuildReport {
+        let view = try ViewRegistry().view(named: name, in: tx.snapshot)
+        let maintainer = ViewMaintainer(entities: entities)
+        let effect = try maintainer.rebuild(view, in: tx)
+        let records = try entities.first { $0.name == view.entity }.map { try tx.records.recordCount(of: $0) } ?? 0
+        let groups = try maintainer.rows(view, in: tx.snapshot).rows.count
         return ViewRebuildReport(view: name, entity: view.entity, records: records, groups: groups, effect: effect,
-                                 token: store.token(effect.throughTransaction).description)
+                                 token: Token(storeID: storeID, transactionNumber: effect.throughTransaction).description)
     }
 
     public func renderText(to output: OutputSink) {

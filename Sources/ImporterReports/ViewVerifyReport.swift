@@ -1,3 +1,4 @@
+import ImporterModel
 import ImporterStore
 import ImporterSupport
 import ImporterViews
@@ -15,12 +16,12 @@ public struct ViewVerifyReport: ListReport {
         self.differences = differences
     }
 
-    /// Verifies the view `name` of `store`, or all its views (inside the caller's read transaction).
-    public static func verify(_ name: String?, in store: Store) throws -> ViewVerifyReport {
-        let registry = ViewRegistry(store: store)
-        let views = try name.map { [try registry.view(named: $0)] } ?? registry.all()
-        let maintainer = ViewMaintainer(store: store)
-        return ViewVerifyReport(views: views.map(\.name), differences: try views.flatMap { try maintainer.verify($0) })
+    /// Verifies the view `name`, or all views, over the store's `entities`, as `snapshot` sees them.
+    public static func verify(_ name: String?, entities: [EntityDescription], in snapshot: StoreSnapshot) throws -> ViewVerifyReport {
+        let registry = ViewRegistry()
+        let views = try name.map { [try registry.view(named: $0, in: snapshot)] } ?? registry.all(in: snapshot)
+        let maintainer = ViewMaintainer(entities: entities)
+        return ViewVerifyReport(views: views.map(\.name), differences: try views.flatMap { try maintainer.verify($0, in: snapshot) })
     }
 
     public func renderText(to output: OutputSink) {

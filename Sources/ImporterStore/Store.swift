@@ -54,6 +54,9 @@ public final class Store {
     public var storeID: UUID { backend.storeID }
     /// The entities the store holds, as registered (the store's own model of itself).
     public var entities: [EntityDescription] { backend.entities }
+    /// The directory holding the store's files (see `StoreIdentity.directory`); nil for a store on
+    /// a server.
+    public var directory: String? { backend.directory }
 
     /// Runs `body` in a write transaction, handing it the transaction (`StoreWriteTransaction`):
     /// takes the store's write lock up front (waiting up to the busy timeout, then
@@ -75,28 +78,8 @@ public final class Store {
         try backend.read { try body(StoreSnapshot(backend)) }
     }
 
-    /// `write` for a body that does not use the handle. Transitional: callers move to the handle.
-    public func write<T>(_ body: () throws -> T) throws -> T { try backend.write { .commit(try body()) } }
-
-    /// `inTransaction` for a body that does not use the handle. Transitional.
-    public func inTransaction<T>(_ body: () throws -> TransactionCompletion<T>) throws -> T { try backend.write(body) }
-
-    /// `read` for a body that does not use the handle. Transitional.
-    public func read<T>(_ body: () throws -> T) throws -> T { try backend.read(body) }
-
-    // MARK: Roles (see `StoreBackend`): a stage names the one it uses.
-
-    /// The history: transactions, their changes, purging.
-    public var history: any HistoryStore { backend }
-    /// The entities' records: imports and undos writing them, reading them.
-    public var records: any RecordStore { backend }
-    /// The derived views' tables.
-    public var viewTables: any ViewStore { backend }
-    /// The named consumers of history and their tokens.
-    public var consumerTokens: any ConsumerStore { backend }
-    /// The rejects kept with their runs, and the store's counts.
-    public var rejectsAndStatus: any RejectAndStatusStore { backend }
-    /// The per-consumer locks that keep deliveries of one consumer from overlapping.
+    /// The per-consumer locks that keep deliveries of one consumer from overlapping. Not a role of
+    /// the transaction handles: a lock is held across transactions, apart from the writer lock.
     public var consumerLocks: any ConsumerLocking { backend }
 
     /// A value that changes whenever another process commits to the store (watch polls it).

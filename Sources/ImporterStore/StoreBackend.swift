@@ -195,10 +195,6 @@ extension StoreIdentity {
     }
 
     public func parseToken(_ text: String) throws(StoreError) -> Token {
-        let token = try Token(parsing: text)
-        guard token.storeID == storeID else {
-            throw StoreError.invalidToken(text, reason: "it belongs to another store (\(token.storeID.uuidString.lowercased())), not \(storeID.uuidString.lowercased())")
-        }
-        return token
+        try Token(parsing: text, of: storeID)
     }
 }

@@ -16,7 +16,15 @@ public struct Token: Sendable, Hashable, Comparable, CustomStringConvertible {
         self.transactionNumber = transactionNumber
     }
 
-    /// Decodes a printed token. The store id is not checked here; see `Store.validate(_:)`.
+    /// Decodes a printed token that must belong to the store `storeID`.
+    public init(parsing text: String, of storeID: UUID) throws(StoreError) {
+        try self.init(parsing: text)
+        guard self.storeID == storeID else {
+            throw StoreError.invalidToken(text, reason: "it belongs to another store (\(self.storeID.uuidString.lowercased())), not \(storeID.uuidString.lowercased())")
+        }
+    }
+
+    /// Decodes a printed token. The store id is not checked here; see `init(parsing:of:)`.
     public init(parsing text: String) throws(StoreError) {
         var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while base64.count % 4 != 0 { base64 += "=" }

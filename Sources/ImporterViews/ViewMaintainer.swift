@@ -9,46 +9,48 @@ import ImporterStore
 /// applies the change in record count and aggregates (a before-image leaves its group, an
 /// after-image enters one): cost follows the changes, not the table. Sums and counts apply exactly;
 /// a minimum or maximum that leaves its group is recomputed from the entity table for that group
-/// only. The view's rows and its token are written in the caller's transaction: exactly once.
+/// only. The view's rows and its token are written in the caller's transaction (GRDB style: each
+/// method takes the handle it works in): exactly once.
 public struct ViewMaintainer {
-    public let store: Store
+    /// The store's entities, as registered (the tables the views read).
+    public let entities: [EntityDescription]
     /// A view is rebuilt instead of replayed when its delta's change rows × this factor exceed its
     /// entity's records; 0 always replays the delta (tests use it to exercise that path).
     public var rebuildFactor: Int64 = 3
 
-    public init(store: Store) {
-        self.store = store
+    public init(entities: [EntityDescription]) {
+        self.entities = entities
     }
 
     func entity(of view: ViewDefinition) throws -> EntityDescription {
-        guard let entity = store.entity(named: view.entity) else {
+        guard let entity = entities.first(where: { $0.name == view.entity }) else {
             throw StoreError.incompatibleModel(entity: view.entity, reason: "view \(view.name) reads an entity the store does not hold")
         }
         return entity
     }
 
-    /// Replays `view` from its token through the head. Call inside a write transaction. Throws
-    /// `HistoryError.expiredToken` when the history it needs is purged.
+    /// Replays `view` from its token through the head, in `tx`. Throws `HistoryError.expiredToken`
+    /// when the history it needs is purged.
     ///
     /// Always to the head: a minimum or maximum recomputed from the entity table reflects the
     /// table now, so a view is exact once its token is the head.
-    public func replay(_ view: ViewDefinition) throws -> ViewEffect {
-        guard let effect = try replay([view]).first else { throw ViewError.unknownView(view.name) }
+    public func replay(_ view: ViewDefinition, in tx: StoreWriteTransaction) throws -> ViewEffect {
+        guard let effect = try replay([view], in: tx).first else { throw ViewError.unknownView(view.name) }
         return effect
     }
 
     /// Replays views through the head; views whose delta is as large as a good part of their table
     /// are rebuilt instead, together (one scan per entity). A view whose token expired is passed to
     /// `onExpired` and skipped; without `onExpired`, the first expired view throws.
-    public func replay(_ views: [ViewDefinition], onExpired: ((HistoryError) -> Void)? = nil) throws -> [ViewEffect] {
-        let registry = ConsumerRegistry(store: store)
-        let head = try store.lastTransactionNumber()
+    public func replay(_ views: [ViewDefinition], in tx: StoreWriteTransaction, onExpired: ((HistoryError) -> Void)? = nil) throws -> [ViewEffect] {
+        let registry = ConsumerRegistry()
+        let head = try tx.history.lastTransactionNumber()
         var effects: [String: ViewEffect] = [:]
         var rebuild: [(ViewDefinition, Int64)] = []
         for view in views {
-            let consumer = try registry.consumer(named: view.name)
+            let consumer = try registry.consumer(named: view.name, in: tx.snapshot)
             do {
-                try registry.checkNotExpired(consumer)
+                try registry.checkNotExpired(consumer, in: tx.snapshot)
             } catch let error as HistoryError where onExpired != nil {
                 onExpired?(error)
                 continue
@@ -59,66 +61,66 @@ public struct ViewMaintainer {
                 continue
             }
             let entity = try entity(of: view)
-            if let range = try store.viewTables.changeRange(of: view.entity, after: consumer.tokenNumber, through: head) {
+            if let range = try tx.views.changeRange(of: view.entity, after: consumer.tokenNumber, through: head) {
                 // A delta as large as a good part of the table costs more than recomputing the view
                 // (a change row costs more than a table row; figures: Docs/PERFORMANCE.md, "Measurements behind the code"). The table is
                 // only counted when the delta could be that large: ids are never reused, so the last
                 // one assigned bounds the record count from above, for free.
-                if rebuildFactor > 0, Int64(range.count) * rebuildFactor > (try store.viewTables.recordCountUpperBound(of: entity)),
-                   Int64(range.count) * rebuildFactor > Int64(try store.records.recordCount(of: entity)) {
+                if rebuildFactor > 0, Int64(range.count) * rebuildFactor > (try tx.views.recordCountUpperBound(of: entity)),
+                   Int64(range.count) * rebuildFactor > Int64(try tx.records.recordCount(of: entity)) {
                     rebuild.append((view, consumer.tokenNumber))
                     continue
                 }
-                try store.viewTables.applyViewChanges(view, changes: range, into: &effect)
+                try tx.views.applyViewChanges(view, changes: range, into: &effect)
             }
-            try registry.setToken(view.name, to: head)
+            try registry.setToken(view.name, to: head, in: tx)
             effects[view.name] = effect
         }
-        for (var effect, (_, from)) in zip(try self.rebuild(rebuild.map(\.0)), rebuild) {
+        for (var effect, (_, from)) in zip(try self.rebuild(rebuild.map(\.0), in: tx), rebuild) {
             effect.fromTransaction = from
             effects[effect.view] = effect
         }
         return views.compactMap { effects[$0.name] }
     }
 
-    /// Recomputes `view` from the entity table and moves its token to the head. Call inside a write
-    /// transaction.
-    public func rebuild(_ view: ViewDefinition) throws -> ViewEffect {
-        guard let effect = try rebuild([view]).first else { throw ViewError.unknownView(view.name) }
+    /// Recomputes `view` from the entity table and moves its token to the head, in `tx`.
+    public func rebuild(_ view: ViewDefinition, in tx: StoreWriteTransaction) throws -> ViewEffect {
+        guard let effect = try rebuild([view], in: tx).first else { throw ViewError.unknownView(view.name) }
         return effect
     }
 
     /// Recomputes views from their entity tables (one scan per entity for all its views) and moves
-    /// their tokens to the head. Call inside a write transaction.
-    public func rebuild(_ views: [ViewDefinition]) throws -> [ViewEffect] {
-        let head = try store.lastTransactionNumber()
-        let registry = ConsumerRegistry(store: store)
+    /// their tokens to the head, in `tx`.
+    public func rebuild(_ views: [ViewDefinition], in tx: StoreWriteTransaction) throws -> [ViewEffect] {
+        let head = try tx.history.lastTransactionNumber()
+        let registry = ConsumerRegistry()
         for view in views { _ = try entity(of: view) }
-        let before = try views.map(store.viewTables.viewRows)
-        try store.viewTables.rebuildViews(views)
+        let before = try views.map(tx.views.viewRows)
+        try tx.views.rebuildViews(views)
         var effects: [String: ViewEffect] = [:]
         for (view, before) in zip(views, before) {
-            let after = try store.viewTables.viewRows(view)
-            var effect = ViewEffect(view: view.name, fromTransaction: try registry.consumer(named: view.name).tokenNumber, throughTransaction: head)
+            let after = try tx.views.viewRows(view)
+            var effect = ViewEffect(view: view.name, fromTransaction: try registry.consumer(named: view.name, in: tx.snapshot).tokenNumber,
+                                    throughTransaction: head)
             effect.rebuilt = true
             for (group, values) in after {
                 guard let old = before[group] else { effect.insertedGroups += 1; continue }
                 if !zip(old, values).allSatisfy({ $0.nearlyEquals($1) }) { effect.updatedGroups += 1 }
             }
             effect.deletedGroups = before.keys.filter { after[$0] == nil }.count
-            try registry.setToken(view.name, to: head)
+            try registry.setToken(view.name, to: head, in: tx)
             effects[view.name] = effect
         }
         return views.compactMap { effects[$0.name] }
     }
 
-    /// Compares the view with a full recomputation; returns every difference.
-    public func verify(_ view: ViewDefinition) throws -> [ViewDifference] {
+    /// Compares the view with a full recomputation, as `snapshot` sees them; returns every difference.
+    public func verify(_ view: ViewDefinition, in snapshot: StoreSnapshot) throws -> [ViewDifference] {
         _ = try entity(of: view)
         let columns = view.storageColumns
         let groupCount = view.groupBy.count
-        let incremental = try store.viewTables.viewRows(view)
-        let recomputed = try store.viewTables.recomputedViewRows(view)
+        let incremental = try snapshot.views.viewRows(view)
+        let recomputed = try snapshot.views.recomputedViewRows(view)
         var differences: [ViewDifference] = []
         for group in Set(incremental.keys).union(recomputed.keys).sorted(by: { Value.compare($0.first ?? .null, $1.first ?? .null) < 0 }) {
             let a = incremental[group], b = recomputed[group]
@@ -132,8 +134,8 @@ public struct ViewMaintainer {
     }
 
     /// The view's rows, ordered by group.
-    public func rows(_ view: ViewDefinition) throws -> (columns: [String], rows: [[Value]]) {
+    public func rows(_ view: ViewDefinition, in snapshot: StoreSnapshot) throws -> (columns: [String], rows: [[Value]]) {
         _ = try entity(of: view)
-        return try store.viewTables.orderedViewRows(view)
+        return try snapshot.views.orderedViewRows(view)
     }
 }

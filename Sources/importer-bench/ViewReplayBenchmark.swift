@@ -70,10 +70,10 @@ enum ViewReplayBenchmark {
             throw BenchError.failed("view replay benchmark: the 1 % run updated \(delta.totals.updated) records, expected \(expected)")
         }
 
-        let views = try ViewRegistry(store: store).all()
+        let views = try store.read { (snapshot: StoreSnapshot) throws -> [ViewDefinition] in try ViewRegistry().all(in: snapshot) }
         guard !views.isEmpty else { throw BenchError.failed("view replay benchmark: the store has no views") }
         let sizes = try views.map { try deltaSize($0, store: store) }
-        let maintainer = ViewMaintainer(store: store)
+        let maintainer = ViewMaintainer(entities: store.entities)
 
         // 3. Replay and rebuild passes, alternating, each rolled back.
         let (replays, rebuilds) = try timedPasses(views, maintainer: maintainer, store: store, repeats: repeats)
@@ -144,14 +144,14 @@ enum ViewReplayBenchmark {
         var rebuilds: [Pass] = []
         for round in 0..<repeats {
             for replay in round % 2 == 0 ? [true, false] : [false, true] {
-                let pass = try rolledBack(store) { () throws -> Pass in
+                let pass = try rolledBack(store) { (tx: StoreWriteTransaction) throws -> Pass in
                     var pass = Pass()
                     for view in views {
-                        let (effect, seconds) = try Stopwatch.seconds { try replay ? maintainer.replay(view) : maintainer.rebuild(view) }
+                        let (effect, seconds) = try Stopwatch.seconds { try replay ? maintainer.replay(view, in: tx) : maintainer.rebuild(view, in: tx) }
                         pass.seconds[view.name] = seconds
                         pass.effects[view.name] = effect
                     }
-                    if replay { pass.differences = try views.flatMap { try maintainer.verify($0) } }
+                    if replay { pass.differences = try views.flatMap { try maintainer.verify($0, in: tx.snapshot) } }
                     return pass
                 }
                 if replay { replays.append(pass) } else { rebuilds.append(pass) }
@@ -167,8 +167,8 @@ enum ViewReplayBenchmark {
     }
 
     /// Runs `body` in a write transaction and rolls it back; returns what `body` returned.
-    private static func rolledBack<T>(_ store: Store, _ body: () throws -> T) throws -> T {
-        let result = try store.inTransaction { .rollback(try body()) }
+    private static func rolledBack<T>(_ store: Store, _ body: (StoreWriteTransaction) throws -> T) throws -> T {
+        let result = try store.inTransaction { (tx: StoreWriteTransaction) throws -> TransactionCompletion<T> in .rollback(try body(tx)) }
         guard !(try connectionOf(store)).isInTransaction else { throw BenchError.failed("view replay benchmark: the pass did not roll back") }
         return result
     }
@@ -177,7 +177,7 @@ enum ViewReplayBenchmark {
     /// view (inserts, deletes, updates of an attribute it reads: the rows its replay selects).
     private static func deltaSize(_ view: ViewDefinition, store: Store) throws -> (changes: Int, relevant: Int) {
         guard let entity = store.entity(named: view.entity) else { throw BenchError.failed("view \(view.name): no entity \(view.entity)") }
-        let token = try ConsumerRegistry(store: store).consumer(named: view.name).tokenNumber
+        let token = try store.read { (snapshot: StoreSnapshot) throws -> Int64 in try ConsumerRegistry().consumer(named: view.name, in: snapshot).tokenNumber }
         guard let range = try connectionOf(store).rows("""
             SELECT min(first_change_id), max(last_change_id) FROM importer_transaction_entity WHERE entity = ?1 AND transaction_number > ?2
             """, [.text(view.entity), .integer(token)]).first,

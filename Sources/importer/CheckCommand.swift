@@ -74,7 +74,7 @@ struct CheckCommand: ParsableCommand {
     }
 
     /// The model checked against the store at `path` (`StoreModelCheck`); a store that does not
-    /// exist yet is not created.
+    /// exist yet is not created, and what the check registers is rolled back.
     private func checkModel(_ model: Model, inputs: [FeedInput], againstStoreAt path: String) throws -> StoreModelCheck {
         var options = storeOptions
         options.store = path
@@ -84,6 +84,8 @@ struct CheckCommand: ParsableCommand {
         } catch StoreError.notFound {
             return .absent
         }
-        return try StoreModelCheck.check(model, inputs: inputs, against: store)
+        return try store.inTransaction { (tx: StoreWriteTransaction) throws -> TransactionCompletion<StoreModelCheck> in
+            .rollback(try StoreModelCheck.check(model, inputs: inputs, in: tx))
+        }
     }
 }

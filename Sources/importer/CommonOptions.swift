@@ -47,13 +47,13 @@ struct StoreOptions: ParsableArguments {
     }
 
     /// The frame of a command that only reads: opens the existing store, runs `body` in one read
-    /// transaction with a buffered standard output, flushes it, and reports errors as
-    /// `runReportingErrors` does.
-    func read(_ body: (Store, OutputSink) throws -> Void) throws {
+    /// transaction (handing it its snapshot) with a buffered standard output, flushes it, and
+    /// reports errors as `runReportingErrors` does.
+    func read(_ body: (Store, StoreSnapshot, OutputSink) throws -> Void) throws {
         try runReportingErrors(logging) {
             let store = try openForReading()
             let output = OutputSink()
-            try store.read { try body(store, output) }
+            try store.read { (snapshot: StoreSnapshot) throws in try body(store, snapshot, output) }
             try output.flush()
             return .success
         }
@@ -96,9 +96,10 @@ struct HistoryRangeOptions: ParsableArguments {
         return .beginning
     }
 
-    /// The transactions in `store` the options name, up to `through` (a token) and at most `limit` of them.
-    func resolve(in store: Store, through: String? = nil, limit: Int? = nil) throws -> HistoryRange {
-        try HistoryRange.resolve(try start(), in: store, through: through, limit: limit)
+    /// The transactions of `store` the options name, as `snapshot` sees them, up to `through` (a
+    /// token) and at most `limit` of them.
+    func resolve(of store: Store, in snapshot: StoreSnapshot, through: String? = nil, limit: Int? = nil) throws -> HistoryRange {
+        try HistoryRange.resolve(try start(), storeID: store.storeID, in: snapshot, through: through, limit: limit)
     }
 }
 

@@ -31,10 +31,11 @@ struct ConsumersCommand: ParsableCommand {
             }
         }
 
-        func transactionNumber(in store: Store) throws -> Int64 {
+        /// The transaction number of this position in `store`, as `snapshot` sees it.
+        func transactionNumber(of store: Store, in snapshot: StoreSnapshot) throws -> Int64 {
             switch self {
-            case .now: try store.lastTransactionNumber()
-            case .beginning: try store.purgedThrough()
+            case .now: try snapshot.history.lastTransactionNumber()
+            case .beginning: try snapshot.history.purgedThrough()
             case .token(let text): try store.parseToken(text).transactionNumber
             }
         }
@@ -83,10 +84,10 @@ struct ConsumersCommand: ParsableCommand {
             try runReportingErrors(storeOptions.logging) {
                 let store = try storeOptions.open(create: true)
                 try check(against: store)
-                let start = try store.write { () throws -> Int64 in
-                    let start = try from.transactionNumber(in: store)
-                    try ConsumerRegistry(store: store).add(Consumer(name: name, kind: .external, tokenNumber: start, entities: entity,
-                                                                    attributes: attribute, excludedAuthors: excludeAuthor))
+                let start = try store.write { (tx: StoreWriteTransaction) throws -> Int64 in
+                    let start = try from.transactionNumber(of: store, in: tx.snapshot)
+                    try ConsumerRegistry().add(Consumer(name: name, kind: .external, tokenNumber: start, entities: entity,
+                                                        attributes: attribute, excludedAuthors: excludeAuthor), in: tx)
                     return start
                 }
                 try confirmation("Added consumer \(name) at transaction \(start).", format: format) { json in
@@ -112,9 +113,10 @@ struct ConsumersCommand: ParsableCommand {
         @Option(name: .long, help: "Output format: text or json.") var format: ListFormat = .text
 
         func run() throws {
-            try storeOptions.read { store, output in
-                let purged = try store.purgedThrough()
-                ConsumerListReport(try ConsumerRegistry(store: store).statuses(), purgedThrough: purged).render(as: format, to: output)
+            try storeOptions.read { store, snapshot, output in
+                let purged = try snapshot.history.purgedThrough()
+                let statuses = try ConsumerRegistry().statuses(storeID: store.storeID, in: snapshot)
+                ConsumerListReport(statuses, purgedThrough: purged).render(as: format, to: output)
             }
         }
     }
@@ -134,12 +136,12 @@ struct ConsumersCommand: ParsableCommand {
         func run() throws {
             try runReportingErrors(storeOptions.logging) {
                 let store = try storeOptions.open(create: false)
-                try store.write {
-                    let registry = ConsumerRegistry(store: store)
-                    guard try registry.consumer(named: name).kind == .external else {
+                try store.write { (tx: StoreWriteTransaction) throws in
+                    let registry = ConsumerRegistry()
+                    guard try registry.consumer(named: name, in: tx.snapshot).kind == .external else {
                         throw ValidationError("'\(name)' is a view; views are removed from the model, not here")
                     }
-                    try registry.remove(name)
+                    try registry.remove(name, in: tx)
                 }
                 try confirmation("Removed consumer \(name).", format: format) { $0.field("removed", name) }
                 return .success
@@ -167,19 +169,19 @@ struct ConsumersCommand: ParsableCommand {
         func run() throws {
             try runReportingErrors(storeOptions.logging) {
                 let store = try storeOptions.open(create: false)
-                let number = try store.write { () throws -> Int64 in
-                    let registry = ConsumerRegistry(store: store)
-                    let consumer = try registry.consumer(named: name)
+                let number = try store.write { (tx: StoreWriteTransaction) throws -> Int64 in
+                    let registry = ConsumerRegistry()
+                    let consumer = try registry.consumer(named: name, in: tx.snapshot)
                     guard consumer.kind == .external else {
                         throw ValidationError("'\(name)' is a view; rebuild it with: importer views rebuild \(name)")
                     }
-                    let number = try to.transactionNumber(in: store)
-                    let purged = try store.purgedThrough()
+                    let number = try to.transactionNumber(of: store, in: tx.snapshot)
+                    let purged = try tx.history.purgedThrough()
                     guard number >= purged else {
                         throw HistoryError.expiredToken(consumer: name, kind: .external, token: number, purgedThrough: purged)
                     }
-                    guard number <= (try store.lastTransactionNumber()) else { throw ValidationError("the token is ahead of the store's history") }
-                    try registry.setToken(name, to: number, replayed: false)
+                    guard number <= (try tx.history.lastTransactionNumber()) else { throw ValidationError("the token is ahead of the store's history") }
+                    try registry.setToken(name, to: number, replayed: false, in: tx)
                     return number
                 }
                 try confirmation("Consumer \(name) is at transaction \(number) (token \(store.token(number))).", format: format) { json in

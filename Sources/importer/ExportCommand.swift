@@ -39,7 +39,7 @@ struct ExportCommand: ParsableCommand {
         try runReportingErrors(storeOptions.logging) {
             let store = try storeOptions.openForReading()
             let file = try OutputFile(path: output)
-            try store.read {
+            try store.read { (snapshot: StoreSnapshot) throws in
                 try store.reloadEntities()
                 let chosen = try entity.map { name in
                     guard let found = store.entity(named: name) else {
@@ -48,26 +48,26 @@ struct ExportCommand: ParsableCommand {
                     return found
                 } ?? store.entities.first
                 guard let chosen else { throw ValidationError("the store holds no entity yet") }
-                try RecordExport(store: store).write(chosen, asOf: try point(in: store), as: format, to: file.sink)
+                try RecordExport().write(chosen, asOf: try point(of: store, in: snapshot), as: format, in: snapshot, to: file.sink)
             }
             try file.commit()
             return .success
         }
     }
 
-    /// The transaction number `--as-of` names (the head without it).
-    private func point(in store: Store) throws -> Int64 {
-        guard let asOf else { return try store.lastTransactionNumber() }
+    /// The transaction number `--as-of` names in `store` (the head without it), as `snapshot` sees it.
+    private func point(of store: Store, in snapshot: StoreSnapshot) throws -> Int64 {
+        guard let asOf else { return try snapshot.history.lastTransactionNumber() }
         let token: String
         switch try TokenOrDate(asOf, option: "--as-of") {
         case .date(let timestamp):
             // Before every kept transaction: the start of history (expired when some was purged).
-            return try store.history.lastTransaction(before: timestamp) ?? 0
+            return try snapshot.history.lastTransaction(before: timestamp) ?? 0
         case .token(let text):
             token = text
         }
         let number = try store.parseToken(token).transactionNumber
-        guard number <= (try store.lastTransactionNumber()) else { throw ValidationError("--as-of: the store has no transaction \(number) yet") }
+        guard number <= (try snapshot.history.lastTransactionNumber()) else { throw ValidationError("--as-of: the store has no transaction \(number) yet") }
         return number
     }
 }

@@ -62,24 +62,24 @@ struct HistoryListCommand: ParsableCommand {
     func run() throws {
         try runReportingErrors(storeOptions.logging) {
             let store = try ack ? storeOptions.open(create: false) : storeOptions.openForReading()
-            let registry = ConsumerRegistry(store: store)
             let targets = try reports.targets()
             var acknowledged: (name: String, from: Int64, through: Int64)?
-            try store.read {
+            try store.read { (snapshot: StoreSnapshot) throws in
                 if let key {
                     guard let chosen = entity.map({ store.entity(named: $0) }) ?? store.entities.first else {
                         throw ValidationError("unknown entity '\(entity ?? "")' (the store has: \(store.entities.map(\.name).joined(separator: ", ")))")
                     }
-                    try targets.write(try ReportContent(store: store, timelineOf: key, entity: chosen), store: store)
+                    try targets.write(try ReportContent(storePath: store.path, timelineOf: key, entity: chosen, in: snapshot), store: store, in: snapshot)
                     return
                 }
-                let shown = try range.resolve(in: store, limit: limit)
-                try targets.write(try ReportContent(store: store, after: shown.after, through: shown.through, filter: shown.filter), store: store)
+                let shown = try range.resolve(of: store, in: snapshot, limit: limit)
+                let content = try ReportContent(storePath: store.path, after: shown.after, through: shown.through, filter: shown.filter, in: snapshot)
+                try targets.write(content, store: store, in: snapshot)
                 if let name = range.consumer { acknowledged = (name, shown.after, shown.through) }
             }
             if ack, let acknowledged, acknowledged.through > acknowledged.from {
-                try store.write {
-                    try registry.advanceToken(acknowledged.name, from: acknowledged.from, to: acknowledged.through)
+                try store.write { (tx: StoreWriteTransaction) throws in
+                    try ConsumerRegistry().advanceToken(acknowledged.name, from: acknowledged.from, to: acknowledged.through, in: tx)
                 }
             }
             return .success

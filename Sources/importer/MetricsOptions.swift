@@ -46,6 +46,7 @@ struct MetricsTarget {
     /// exist, the server is down).
     private func consumerLags(now: Double) -> [ConsumerLag] {
         guard Store.isPostgres(store.path) || FileManager.default.fileExists(atPath: store.path) else { return [] }
-        return (try? ConsumerLag.read(from: try store.openForReading(), now: now)) ?? []
+        guard let opened = try? store.openForReading() else { return [] }
+        return (try? opened.read { (snapshot: StoreSnapshot) throws -> [ConsumerLag] in try ConsumerLag.read(in: snapshot, now: now) }) ?? []
     }
 }

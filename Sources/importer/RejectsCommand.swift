@@ -19,8 +19,8 @@ struct RejectsCommand: ParsableCommand {
         @Option(name: .long, help: "Output format: text or json.") var format: ListFormat = .text
 
         func run() throws {
-            try storeOptions.read { store, output in
-                RejectRunsReport(try RejectStore(store: store).runs()).render(as: format, to: output)
+            try storeOptions.read { _, snapshot, output in
+                RejectRunsReport(try RejectStore().runs(in: snapshot)).render(as: format, to: output)
             }
         }
     }
@@ -41,8 +41,8 @@ struct RejectsCommand: ParsableCommand {
         @Option(name: .long, help: "Output format: text, json or ndjson.") var format: RejectsReport.Format = .text
 
         func run() throws {
-            try storeOptions.read { store, output in
-                let (number, rejects) = try RejectStore(store: store).rejects(run: runNumber)
+            try storeOptions.read { _, snapshot, output in
+                let (number, rejects) = try RejectStore().rejects(run: runNumber, in: snapshot)
                 RejectsReport(run: number, rejects: rejects).render(as: format, to: output)
             }
         }
@@ -61,7 +61,7 @@ struct RejectsCommand: ParsableCommand {
         func run() throws {
             try runReportingErrors(storeOptions.logging) {
                 let store = try storeOptions.open(create: false)
-                let count = try store.write { try RejectStore(store: store).clear(run: runNumber) }
+                let count = try store.write { (tx: StoreWriteTransaction) throws -> Int in try RejectStore().clear(run: runNumber, in: tx) }
                 try confirmation("Cleared \(count) reject(s).", format: format) { json in
                     json.field("cleared", count)
                     json.field("run", runNumber.map(Value.integer) ?? .null)

@@ -38,16 +38,16 @@ struct ReplayCommand: ParsableCommand {
     func run() throws {
         try runReportingErrors(storeOptions.logging, metrics: metrics.target(command: "replay", store: storeOptions)) { _ in
             let store = try storeOptions.open(create: false)
-            let effects = try store.write { () throws -> [ViewEffect] in
-                let registry = ViewRegistry(store: store)
+            let effects = try store.write { (tx: StoreWriteTransaction) throws -> [ViewEffect] in
+                let registry = ViewRegistry()
                 let names = view + deprecatedView
-                let views = names.isEmpty ? try registry.all() : try names.map { try registry.view(named: $0) }
-                let maintainer = ViewMaintainer(store: store)
+                let views = names.isEmpty ? try registry.all(in: tx.snapshot) : try names.map { try registry.view(named: $0, in: tx.snapshot) }
+                let maintainer = ViewMaintainer(entities: store.entities)
                 return try views.map { view in
                     do {
-                        return try maintainer.replay(view)
+                        return try maintainer.replay(view, in: tx)
                     } catch HistoryError.expiredToken where rebuildExpired {
-                        return try maintainer.rebuild(view)
+                        return try maintainer.rebuild(view, in: tx)
                     }
                 }
             }

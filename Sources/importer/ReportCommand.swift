@@ -32,10 +32,12 @@ struct ReportCommand: ParsableCommand {
         try runReportingErrors(storeOptions.logging) {
             let store = try storeOptions.openForReading()
             let targets = try reports.targets()
-            try store.read {
-                let shown = try range.resolve(in: store, through: through)
+            try store.read { (snapshot: StoreSnapshot) throws in
+                let shown = try range.resolve(of: store, in: snapshot, through: through)
                 let title = range.consumer.map { "importer report: pending changes of \($0)" }
-                try targets.write(try ReportContent(store: store, after: shown.after, through: shown.through, filter: shown.filter, title: title), store: store)
+                let content = try ReportContent(storePath: store.path, after: shown.after, through: shown.through, filter: shown.filter, title: title,
+                                                in: snapshot)
+                try targets.write(content, store: store, in: snapshot)
             }
             return .success
         }

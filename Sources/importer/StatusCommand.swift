@@ -38,7 +38,8 @@ struct StatusCommand: ParsableCommand {
             case .text: StatusReport(status).render(as: .text, to: output)
             case .json: StatusReport(status).render(as: .json, to: output)
             case .prometheus:
-                let lags = try ConsumerLag.read(from: store, now: Date().timeIntervalSince1970)
+                let now = Date().timeIntervalSince1970
+                let lags = try store.read { (snapshot: StoreSnapshot) throws -> [ConsumerLag] in try ConsumerLag.read(in: snapshot, now: now) }
                 output.write(TextExposition.text(StoreMetrics(status: status, consumerLags: lags).families))
             }
             try output.flush()

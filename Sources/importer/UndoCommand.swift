@@ -45,18 +45,19 @@ struct UndoCommand: ParsableCommand {
     func run() throws {
         try runReportingErrors(storeOptions.logging) {
             let store = try storeOptions.open(create: false)
-            var undo = HistoryUndo(store: store)
+            var undo = HistoryUndo(storeID: store.storeID, entities: store.entities)
             undo.cascade = cascade
             let output = OutputSink()
-            try store.inTransaction {
-                let number = try last ? store.lastTransactionNumber() : store.parseToken(token ?? "").transactionNumber
+            try store.inTransaction { (tx: StoreWriteTransaction) throws -> TransactionCompletion<Void> in
+                let number = try last ? tx.history.lastTransactionNumber() : store.parseToken(token ?? "").transactionNumber
                 guard number > 0 else { throw UndoError.noTransaction("the store has no history") }
-                let outcome = try undo.run(number)
+                let outcome = try undo.run(number, in: tx)
                 let written = outcome.written
-                var content = try ReportContent(store: store, after: (written.min() ?? 1) - 1, through: written.max() ?? 0, title: "importer undo")
+                var content = try ReportContent(storePath: store.path, after: (written.min() ?? 1) - 1, through: written.max() ?? 0,
+                                                title: "importer undo", in: tx.snapshot)
                 if dryRun { content.markDryRun(title: "importer undo: dry run — nothing was written (\(URL(fileURLWithPath: store.path).lastPathComponent))") }
                 content.warnings = outcome.warnings
-                try ReportWriter(store: store).write(content, as: format, to: output)
+                try ReportWriter(store: store, snapshot: tx.snapshot).write(content, as: format, to: output)
                 return .commit((), unless: dryRun)
             }
             try output.flush()

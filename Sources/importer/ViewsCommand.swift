@@ -32,8 +32,8 @@ struct ViewsCommand: ParsableCommand {
         @Option(name: .long, help: "Output format: text or json.") var format: ListFormat = .text
 
         func run() throws {
-            try storeOptions.read { store, output in
-                try ViewListReport(store: store).render(as: format, to: output)
+            try storeOptions.read { _, snapshot, output in
+                try ViewListReport(in: snapshot).render(as: format, to: output)
             }
         }
     }
@@ -52,9 +52,9 @@ struct ViewsCommand: ParsableCommand {
         @Option(name: .long, help: "Output format: text, json or csv.") var format: ViewRowsReport.Format = .text
 
         func run() throws {
-            try storeOptions.read { store, output in
-                let view = try ViewRegistry(store: store).view(named: name)
-                let (columns, rows) = try ViewMaintainer(store: store).rows(view)
+            try storeOptions.read { store, snapshot, output in
+                let view = try ViewRegistry().view(named: name, in: snapshot)
+                let (columns, rows) = try ViewMaintainer(entities: store.entities).rows(view, in: snapshot)
                 ViewRowsReport(columns: columns, rows: rows).render(as: format, to: output)
             }
         }
@@ -80,7 +80,9 @@ struct ViewsCommand: ParsableCommand {
         func run() throws {
             try runReportingErrors(storeOptions.logging) {
                 let store = try storeOptions.open(create: false)
-                let report = try store.write { try ViewRebuildReport.rebuild(name, in: store) }
+                let report = try store.write { (tx: StoreWriteTransaction) throws -> ViewRebuildReport in
+                    try ViewRebuildReport.rebuild(name, storeID: store.storeID, entities: store.entities, in: tx)
+                }
                 let output = OutputSink()
                 report.render(as: format, to: output)
                 try output.flush()
@@ -110,7 +112,9 @@ struct ViewsCommand: ParsableCommand {
         func run() throws {
             try runReportingErrors(storeOptions.logging) {
                 let store = try storeOptions.openForReading()
-                let report = try store.read { try ViewVerifyReport.verify(name, in: store) }
+                let report = try store.read { (snapshot: StoreSnapshot) throws -> ViewVerifyReport in
+                    try ViewVerifyReport.verify(name, entities: store.entities, in: snapshot)
+                }
                 let output = OutputSink()
                 report.render(as: format, to: output)
                 try output.flush()

@@ -51,8 +51,10 @@ struct WatchCommand: ParsableCommand {
     func run() throws {
         try runReportingErrors(storeOptions.logging, interruptible: false) {
             let store = try storeOptions.open(create: false)
-            let registry = ConsumerRegistry(store: store)
-            for name in consumer where try registry.consumer(named: name).kind != .external {
+            let registry = ConsumerRegistry()
+            for name in consumer where try store.read({ (snapshot: StoreSnapshot) throws -> Consumer in
+                try registry.consumer(named: name, in: snapshot)
+            }).kind != .external {
                 throw ValidationError("'\(name)' is a view; watch replays every view anyway")
             }
             let logger = storeOptions.logging.makeLogger()

@@ -41,21 +41,22 @@ public final class HistoryWatcher {
     public func pass() throws -> Pass {
         var result = Pass()
         try store.reloadEntities()
-        result.views = try store.write { () throws -> [ViewEffect] in
-            let maintainer = ViewMaintainer(store: store)
-            return try maintainer.replay(try ViewRegistry(store: store).all())
+        result.views = try store.write { (tx: StoreWriteTransaction) throws -> [ViewEffect] in
+            let maintainer = ViewMaintainer(entities: store.entities)
+            return try maintainer.replay(try ViewRegistry().all(in: tx.snapshot), in: tx)
         }
-        let registry = ConsumerRegistry(store: store)
+        let registry = ConsumerRegistry()
         for name in consumers {
-            let consumer = try registry.consumer(named: name)
+            let consumer = try store.read { (snapshot: StoreSnapshot) throws -> Consumer in try registry.consumer(named: name, in: snapshot) }
             guard consumer.kind == .external else { continue }
-            try registry.checkNotExpired(consumer)
-            let reader = HistoryReader(store: store)
+            try store.read { (snapshot: StoreSnapshot) throws in try registry.checkNotExpired(consumer, in: snapshot) }
+            let reader = HistoryReader()
             var count = 0
-            let head = try store.read { () throws -> Int64 in
-                let head = try store.lastTransactionNumber()
-                let transactions = try reader.transactions(after: consumer.tokenNumber, through: head).filter { consumer.filter.includes(author: $0.author) }
-                try reader.forEachChange(in: transactions, filter: consumer.filter) { change, transaction in
+            let head = try store.read { (snapshot: StoreSnapshot) throws -> Int64 in
+                let head = try snapshot.history.lastTransactionNumber()
+                let transactions = try reader.transactions(after: consumer.tokenNumber, through: head, in: snapshot)
+                    .filter { consumer.filter.includes(author: $0.author) }
+                try reader.forEachChange(in: transactions, filter: consumer.filter, in: snapshot) { change, transaction in
                     JSONWriter.document(to: output) { $0.writeChange(change, transaction: transaction, consumer: name) }
                     count += 1
                 }
@@ -64,8 +65,8 @@ public final class HistoryWatcher {
             // At least once: the token moves only after the lines are written.
             try output.flush()
             if head > consumer.tokenNumber {
-                try store.write {
-                    try registry.advanceToken(name, from: consumer.tokenNumber, to: head)
+                try store.write { (tx: StoreWriteTransaction) throws in
+                    try registry.advanceToken(name, from: consumer.tokenNumber, to: head, in: tx)
                 }
             }
             result.printed[name] = count

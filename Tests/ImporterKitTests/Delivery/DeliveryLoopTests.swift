@@ -35,12 +35,12 @@ import Testing
             try importFeeds([try directory.write("feed-\(count).json", fireballFeed(Array(rows.prefix(count))))], into: path)
         }
         let store = try Store(path: path)
-        try store.write { try ConsumerRegistry(store: store).add(Consumer(name: "mailer", kind: .external, tokenNumber: 0, entities: entities)) }
+        try store.write { try ConsumerRegistry().add(Consumer(name: "mailer", kind: .external, tokenNumber: 0, entities: entities), in: $0) }
         return store
     }
 
     static func token(_ store: Store) throws -> Int64 {
-        try store.read { try ConsumerRegistry(store: store).consumer(named: "mailer").tokenNumber }
+        try store.read { try ConsumerRegistry().consumer(named: "mailer", in: $0).tokenNumber }
     }
 
     @Test func aRefusalStopsThereAndTheRerunDeliversEverythingUnderTheSameIds() throws {

@@ -11,7 +11,7 @@ import Testing
         let path = directory.path("s.sqlite")
         try importFeeds([sample("fireball-2024.json")], into: path)
         let store = try Store(path: path)
-        try store.write { try ConsumerRegistry(store: store).add(Consumer(name: "mailer", kind: .external, tokenNumber: 1)) }
+        try store.write { try ConsumerRegistry().add(Consumer(name: "mailer", kind: .external, tokenNumber: 1), in: $0) }
         try importFeeds([sample("fireball-2026.json")], into: path, sync: true)
         return store
     }
@@ -20,17 +20,17 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let store = try Self.store(in: directory)
-        let second = try #require(try HistoryReader(store: store).transaction(2))
+        let second = try #require(try store.read { try HistoryReader().transaction(2, in: $0) })
         let committed = try #require(ConsumerLag.unixSeconds(of: second.timestamp))
-        let lags = try ConsumerLag.read(from: store, now: committed + 90)
+        let lags = try store.read { try ConsumerLag.read(in: $0, now: committed + 90) }
         let mailer = try #require(lags.first { $0.consumer == "mailer" })
         #expect(mailer.transactions == 1)
         #expect(abs(mailer.seconds - 90) < 0.001)
         let views = lags.filter { (lag: ConsumerLag) in lag.kind == Consumer.Kind.view }
         #expect(views.count == 2)
         for view in views { #expect(view.transactions == 0 && view.seconds == 0 && !view.expired, "\(view)") }
-        try store.write { try ConsumerRegistry(store: store).setToken("mailer", to: 2) }
-        #expect(try ConsumerLag.read(from: store, now: committed + 90).first { $0.consumer == "mailer" }?.transactions == 0)
+        try store.write { try ConsumerRegistry().setToken("mailer", to: 2, in: $0) }
+        #expect(try store.read { try ConsumerLag.read(in: $0, now: committed + 90) }.first { $0.consumer == "mailer" }?.transactions == 0)
     }
 
     @Test func storeGaugesMatchTheStatus() throws {
@@ -38,7 +38,8 @@ import Testing
         defer { directory.cleanup() }
         let store = try Self.store(in: directory)
         let status = try StoreStatus(store: store)
-        let families = StoreMetrics(status: status, consumerLags: try ConsumerLag.read(from: store, now: Date().timeIntervalSince1970)).families
+        let now = Date().timeIntervalSince1970
+        let families = StoreMetrics(status: status, consumerLags: try store.read { try ConsumerLag.read(in: $0, now: now) }).families
         func value(_ name: String, _ label: (String, String)? = nil) -> Double? {
             families.first { $0.name == name }?.samples.first { sample in label.map { l in sample.labels.contains { $0.name == l.0 && $0.value == l.1 } } ?? true }?.value
         }

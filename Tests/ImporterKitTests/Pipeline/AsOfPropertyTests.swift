@@ -56,18 +56,20 @@ import Testing
                 case .undo:
                     let head = try store.lastTransactionNumber()
                     guard head > 0 else { continue }
-                    _ = try? store.write { try HistoryUndo(store: store).run(head) }
+                    _ = try? store.write { try HistoryUndo(storeID: store.storeID, entities: store.entities).run(head, in: $0) }
                 }
                 snapshots[try store.lastTransactionNumber()] = try table()
             }
-            try store.read {
+            try store.read { (storeSnapshot: StoreSnapshot) throws in
                 for (number, snapshot) in snapshots {
                     var rows: [[Value]] = []
-                    try RecordsAsOf(store: store).forEach(entity, asOf: number) { rows.append($0) }
+                    try RecordsAsOf().forEach(entity, asOf: number, in: storeSnapshot) { rows.append($0) }
                     #expect(rows == snapshot, "as of \(number) after \(steps)")
                 }
             }
-            #expect(try ViewMaintainer(store: store).verify(try ViewRegistry(store: store).view(named: "fireball_by_year")).isEmpty)
+            #expect(try store.read { snapshot in
+                try ViewMaintainer(entities: store.entities).verify(try ViewRegistry().view(named: "fireball_by_year", in: snapshot), in: snapshot)
+            }.isEmpty)
         }
     }
 }

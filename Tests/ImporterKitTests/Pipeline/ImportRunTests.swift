@@ -21,9 +21,9 @@ import Testing
             #expect(temporary == nil)
             return try Store(path: path)
         }, reporter: {
-            { (result: ImportResult, store: Store) throws in
+            { (result: ImportResult, _: Store, snapshot: StoreSnapshot) throws in
                 reported.append(result.transactionNumber)
-                headWhenReported = try store.lastTransactionNumber()
+                headWhenReported = try snapshot.history.lastTransactionNumber()
             }
         })
         #expect(result.transactionNumber == 1 && reported == [1] && imported == 1 && headWhenReported == 1)
@@ -38,9 +38,9 @@ import Testing
             temporaryPath = temporary
             return try Store(path: try #require(temporary))
         }, reporter: {
-            { (_: ImportResult, store: Store) throws in
+            { (_: ImportResult, store: Store, snapshot: StoreSnapshot) throws in
                 // Inside the transaction, before the rollback.
-                reportedRecords = try store.records.recordCount(of: try #require(store.entity(named: "Fireball")))
+                reportedRecords = try snapshot.records.recordCount(of: try #require(store.entity(named: "Fireball")))
             }
         })
         #expect(result.totals.inserted == 10 && reportedRecords == 10)
@@ -56,7 +56,7 @@ import Testing
         var reports = 0
         let run = Self.run(sample("fireball-empty.json"), options: ImportOptions(author: "a", sync: true))
         let error = #expect(throws: ImportError.self) {
-            _ = try run.run(open: { _ in try Store(path: path) }, reporter: { { _, _ in reports += 1 } })
+            _ = try run.run(open: { _ in try Store(path: path) }, reporter: { { _, _, _ in reports += 1 } })
         }
         guard case .refused(let reasons)? = error else { Issue.record("not refused: \(String(describing: error))"); return }
         #expect(reasons.contains { if case .emptyFeed = $0 { true } else { false } })

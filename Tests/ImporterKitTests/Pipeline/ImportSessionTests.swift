@@ -20,7 +20,7 @@ import Testing
         let before = try sha256(path)
         var seen: ImportResult?
         let session = try session(path) { $0.dryRun = true; $0.sync = true }
-        session.beforeCommit = { seen = $0 }
+        session.beforeCommit = { result, _ in seen = result }
         let result = try session.run(feed)
         #expect(result.totals == ChangeCounts(inserted: 3, updated: 3, deleted: 2, unchanged: 5, rekeyed: 1))
         #expect(seen?.transactionNumber == 2)
@@ -61,6 +61,6 @@ import Testing
             #expect(rejects.first?.attribute == "impact_energy")
         }
         #expect(try Store(path: path).entities.isEmpty)
-        #expect(try RejectStore(store: try Store(path: path)).runs().isEmpty)
+        #expect(try Store(path: path).read { try RejectStore().runs(in: $0) }.isEmpty)
     }
 }

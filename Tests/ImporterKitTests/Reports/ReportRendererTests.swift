@@ -12,12 +12,12 @@ import Testing
         let store = try Store(path: path)
         let session = ImportSession(store: store, model: FireballModel.model, options: ImportOptions(author: "nightly", context: "run", sync: true))
         let result = try session.run([FeedInput(path: sample("fireball-2026.json"), mapping: FireballModel.apiFeed)])
-        return (store, try ReportContent(run: result, store: store))
+        return (store, try store.read { try ReportContent(run: result, storePath: store.path, in: $0) })
     }
 
     static func render(_ format: ReportFormat, _ content: ReportContent, _ store: Store) throws -> String {
         let sink = OutputSink.memory()
-        try ReportWriter(store: store).write(content, as: format, to: sink)
+        try store.read { try ReportWriter(store: store, snapshot: $0).write(content, as: format, to: sink) }
         return sink.memoryText
     }
 
@@ -104,7 +104,7 @@ import Testing
         let store = try Store(path: path)
         let session = ImportSession(store: store, model: FireballModel.model, options: ImportOptions(author: "t", context: "run", sync: true))
         let result = try session.run([FeedInput(path: sample("fireball-empty.json"), mapping: FireballModel.apiFeed)])
-        let content = try ReportContent(run: result, store: store)
+        let content = try store.read { try ReportContent(run: result, storePath: store.path, in: $0) }
         #expect(content.transactions.isEmpty && content.errors.count == 2)
         #expect(try Self.render(.text, content, store).hasPrefix("Refused; nothing was written."))
         #expect(try Self.render(.markdown, content, store).contains("## Refused\n\n- "))

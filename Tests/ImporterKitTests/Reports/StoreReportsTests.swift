@@ -55,7 +55,7 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let store = try Self.store(directory)
-        let report = try store.read { try ViewListReport(store: store) }
+        let report = try store.read { try ViewListReport(in: $0) }
         let lines = Self.text(report).split(separator: "\n").map(String.init)
         #expect(lines.count == 4)
         #expect(lines.contains { $0.hasPrefix("fireball_by_year: Fireball grouped by year; ") })
@@ -70,7 +70,7 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let store = try Self.store(directory)
-        let report = try store.write { try ViewRebuildReport.rebuild("fireball_by_year", in: store) }
+        let report = try store.write { try ViewRebuildReport.rebuild("fireball_by_year", storeID: store.storeID, entities: store.entities, in: $0) }
         #expect(report.records == 10 && report.entity == "Fireball")
         let text = Self.text(report)
         #expect(text.hasPrefix("Rebuilt fireball_by_year from 10 Fireball records: \(report.groups) group"))
@@ -84,7 +84,7 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let store = try Self.store(directory)
-        let report = try store.read { try ViewVerifyReport.verify(nil, in: store) }
+        let report = try store.read { try ViewVerifyReport.verify(nil, entities: store.entities, in: $0) }
         #expect(report.matches && report.views.sorted() == ["fireball_by_region", "fireball_by_year"])
         #expect(Self.text(report) == "Views match their full recomputation.\n")
         let different = ViewVerifyReport(views: ["v"], differences: [ViewDifference(view: "v", group: [.integer(2024)], column: "n", incremental: .integer(3), recomputed: nil)])
@@ -100,7 +100,7 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let store = try Self.store(directory)
-        let statuses = try store.read { try ConsumerRegistry(store: store).statuses() }
+        let statuses = try store.read { try ConsumerRegistry().statuses(storeID: store.storeID, in: $0) }
         let report = ConsumerListReport(statuses, purgedThrough: 0)
         #expect(Self.text(report).split(separator: "\n").count == statuses.count)
         #expect((try Self.json(report) as? [[String: Any]])?.count == statuses.count)

@@ -42,8 +42,8 @@ import Testing
 
     private func changes(_ store: Store, after: Int64 = 0) throws -> [Change] {
         var result: [Change] = []
-        try store.read {
-            try store.backend.forEachChange(after: after, through: .max, filter: ChangeFilter(), limit: nil) { result.append($0) }
+        try store.read { (snapshot: StoreSnapshot) throws in
+            try snapshot.history.forEachChange(after: after, through: .max, filter: ChangeFilter(), limit: nil) { result.append($0) }
         }
         return result
     }
@@ -65,8 +65,8 @@ import Testing
         #expect(second.map(\.type) == [.update, .delete, .insert])
         #expect(second[0].changed == [AttributeChange(attribute: "altitude", old: .null, new: .real(30))])
         #expect(second[1].tombstone.first?.1 == .text("2024-01-02 00:00:00"))
-        #expect(try store.read { try store.backend.recordCount(of: Self.model.entities[0]) } == 3)
-        let transactions = try store.read { try store.backend.transactions(after: 0, through: .max, limit: nil) }
+        #expect(try store.read { _ in try store.backend.recordCount(of: Self.model.entities[0]) } == 3)
+        let transactions = try store.read { _ in try store.backend.transactions(after: 0, through: .max, limit: nil) }
         #expect(transactions.map(\.number) == [1, 2] && transactions[1].totals.deleted == 1)
     }
 
@@ -83,8 +83,8 @@ import Testing
         let first = try run(store, feed, batchSize: 2, in: directory)
         #expect(first.totals.inserted == 6 && first.totals.duplicates == 2 && first.totals.updated == 0 && first.totals.unchanged == 0)
         var records: [(Int64, Value, Value)] = []
-        try store.read {
-            try store.backend.forEachRecord(of: Self.model.entities[0]) { id, values in records.append((id, values[0], values[1])) }
+        try store.read { (snapshot: StoreSnapshot) throws in
+            try snapshot.records.forEachRecord(of: Self.model.entities[0]) { id, values in records.append((id, values[0], values[1])) }
         }
         // SQLite's upsert spends an id on each duplicate it meets (1, 2, 4, 5, 6, 8 here); PostgreSQL's are dense.
         #expect(records.map(\.0) == records.map(\.0).sorted() && Set(records.map(\.0)).count == 6)
@@ -99,7 +99,7 @@ import Testing
 
     private func records(_ store: Store) throws -> [[Value]] {
         var result: [[Value]] = []
-        try store.read { try store.backend.forEachRecord(of: Self.model.entities[0]) { id, values in result.append([.integer(id)] + values) } }
+        try store.read { _ in try store.backend.forEachRecord(of: Self.model.entities[0]) { id, values in result.append([.integer(id)] + values) } }
         return result
     }
 
@@ -118,12 +118,12 @@ import Testing
         let sync = try run(store, (0..<18_000).map { row(day($0), energy: $0 < 12_000 ? "\($0 % 50).25" : "\($0 % 50).5") }
                            + (0..<3).map { row("2030-01-0\($0 + 1) 00:00:00") }, sync: true, in: directory)
         #expect(sync.totals.updated == 12_000 && sync.totals.deleted == 6_000 && sync.totals.inserted == 3)
-        var undo = HistoryUndo(store: store)
+        var undo = HistoryUndo(storeID: store.storeID, entities: store.entities)
         undo.author = "test"
-        let outcome = try store.write { try undo.run(2) }
+        let outcome = try store.write { try undo.run(2, in: $0) }
         #expect(outcome.written == [3])
         #expect(try records(store) == loaded, "every record back, with its id and values")
-        let inverse = try store.read { try store.backend.transactions(after: 2, through: 3, limit: nil) }
+        let inverse = try store.read { _ in try store.backend.transactions(after: 2, through: 3, limit: nil) }
         #expect(inverse.first?.totals == ChangeCounts(inserted: 6_000, updated: 12_000, deleted: 3))
         let restored = try changes(store, after: 2).first { $0.type == .update }
         #expect(restored?.changed == [AttributeChange(attribute: "energy", old: .real(0.25), new: .real(0.5))])
@@ -133,7 +133,7 @@ import Testing
         _ = try run(store, [row(day(0), energy: "3.0")], in: directory)
         let holder = try #require(try records(store).first { $0[1] == .text(day(0)) }?[0])
         #expect(throws: UndoError.keyTaken(entity: "Fireball", key: day(0), recordID: { if case .integer(let id) = holder { id } else { 0 } }())) {
-            try store.write { try undo.run(4) }
+            try store.write { try undo.run(4, in: $0) }
         }
     }
 
@@ -149,12 +149,12 @@ import Testing
         // 2: day 1 updated, day 2 deleted; 3: day 1 updated again, day 3 deleted.
         _ = try run(store, [row(days[0], energy: "2.0"), row(days[2]), row(days[3])], sync: true, in: directory)
         _ = try run(store, [row(days[0], energy: "3.0"), row(days[3])], sync: true, in: directory)
-        var undo = HistoryUndo(store: store)
+        var undo = HistoryUndo(storeID: store.storeID, entities: store.entities)
         undo.cascade = true
-        let outcome = try store.write { try undo.run(2) }
+        let outcome = try store.write { try undo.run(2, in: $0) }
         #expect(outcome.undone == [3, 2] && outcome.written == [4, 5])
         #expect(try records(store) == loaded)
-        let inverses = try store.read { try store.backend.transactions(after: 3, through: 5, limit: nil) }
+        let inverses = try store.read { _ in try store.backend.transactions(after: 3, through: 5, limit: nil) }
         #expect(inverses.map(\.totals) == [ChangeCounts(inserted: 1, updated: 1), ChangeCounts(inserted: 1, updated: 1)])
         let putBack = try changes(store, after: 3).filter { $0.type == .insert }.map { $0.key.first?.1 }
         #expect(putBack == [.text(days[2]), .text(days[1])], "transaction 4 puts back day 3, transaction 5 day 2")
@@ -177,14 +177,14 @@ import Testing
         defer { directory.cleanup() }
         let store = try backend.open(in: directory)
         let consumer = Consumer(name: "mailer", kind: .external, tokenNumber: 0, entities: ["Fireball"], createdAt: "2026-01-01T00:00:00Z")
-        #expect(try store.write { try store.backend.insertConsumer(consumer) })
-        #expect(try store.write { try store.backend.insertConsumer(consumer) } == false)
-        #expect(try store.write { try store.backend.advanceConsumerToken("mailer", from: 0, to: 2, at: "now") })
-        #expect(try store.write { try store.backend.advanceConsumerToken("mailer", from: 0, to: 3, at: "now") } == false)
-        #expect(try store.read { try store.backend.consumer(named: "mailer") }?.tokenNumber == 2)
-        #expect(try store.read { try store.backend.consumer(named: "mailer") }?.entities == ["Fireball"])
-        #expect(try store.write { try store.backend.deleteConsumer(named: "mailer") })
-        #expect(try store.read { try store.backend.consumers() }.isEmpty)
+        #expect(try store.write { _ in try store.backend.insertConsumer(consumer) })
+        #expect(try store.write { _ in try store.backend.insertConsumer(consumer) } == false)
+        #expect(try store.write { _ in try store.backend.advanceConsumerToken("mailer", from: 0, to: 2, at: "now") })
+        #expect(try store.write { _ in try store.backend.advanceConsumerToken("mailer", from: 0, to: 3, at: "now") } == false)
+        #expect(try store.read { _ in try store.backend.consumer(named: "mailer") }?.tokenNumber == 2)
+        #expect(try store.read { _ in try store.backend.consumer(named: "mailer") }?.entities == ["Fireball"])
+        #expect(try store.write { _ in try store.backend.deleteConsumer(named: "mailer") })
+        #expect(try store.read { _ in try store.backend.consumers() }.isEmpty)
     }
 
     @Test(arguments: Backend.allCases) func purgeDropsOldHistoryOnly(backend: Backend) throws {
@@ -193,11 +193,11 @@ import Testing
         let store = try backend.open(in: directory)
         _ = try run(store, [row("2024-01-01 00:00:00")], in: directory)
         _ = try run(store, [row("2024-01-02 00:00:00")], in: directory)
-        let purged = try store.write { try store.backend.purgeHistory(through: 1) }
+        let purged = try store.write { _ in try store.backend.purgeHistory(through: 1) }
         #expect(purged.transactions == 1 && purged.changes == 1)
         #expect(try store.purgedThrough() == 1)
         #expect(try changes(store).map(\.transactionNumber) == [2])
-        let counts = try store.read { try store.backend.statusCounts() }
+        let counts = try store.read { _ in try store.backend.statusCounts() }
         #expect(counts.records == [2] && counts.transactions == 1 && counts.changes == 1)
     }
 
@@ -209,22 +209,22 @@ import Testing
         let store = try backend.open(in: directory)
         for name in ["beta", "Zulu", "alpha"] {
             let consumer = Consumer(name: name, kind: .external, tokenNumber: 0, entities: [], createdAt: "2026-01-01T00:00:00Z")
-            #expect(try store.write { try store.backend.insertConsumer(consumer) })
+            #expect(try store.write { _ in try store.backend.insertConsumer(consumer) })
         }
-        #expect(try store.read { try store.backend.consumers() }.map(\.name) == ["Zulu", "alpha", "beta"])
+        #expect(try store.read { _ in try store.backend.consumers() }.map(\.name) == ["Zulu", "alpha", "beta"])
         let feed = try directory.write("bad.json", fireballFeed([row("2024-01-01 00:00:00"), row("2024-01-02 00:00:00", energy: "much"),
                                                                 row("2024-01-03 00:00:00", energy: "more")]))
         var options = ImportOptions(author: "t", context: "test", sync: false)
         options.maxRejects = 5
         options.replayViews = false
         let result = try ImportSession(store: store, model: Self.model, options: options).run([FeedInput(path: feed, mapping: FireballModel.apiFeed)])
-        let runs = try store.read { try store.backend.rejectRuns() }
+        let runs = try store.read { _ in try store.backend.rejectRuns() }
         #expect(runs.map(\.run) == [1] && runs.first?.count == 2 && runs.first?.transactionNumber == result.transactionNumber)
         #expect(runs.first?.sources == [feed])
-        let (run, rejects) = try store.read { try store.backend.rejects(run: nil) }
+        let (run, rejects) = try store.read { _ in try store.backend.rejects(run: nil) }
         #expect(run == 1 && rejects.map(\.rawValue) == ["much", "more"])
-        #expect(try store.write { try store.backend.clearRejects(run: 1) } == 2)
-        #expect(try store.read { try store.backend.rejectRuns() }.isEmpty)
+        #expect(try store.write { _ in try store.backend.clearRejects(run: 1) } == 2)
+        #expect(try store.read { _ in try store.backend.rejectRuns() }.isEmpty)
     }
 
     /// A URL feed's state is kept per URL, replaced by the next import of it, and rolls back with

@@ -64,8 +64,8 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let store = try backend.open(in: directory)
-        try store.write {
-            for consumer in Self.consumers { try ConsumerRegistry(store: store).add(consumer) }
+        try store.write { (tx: StoreWriteTransaction) throws in
+            for consumer in Self.consumers { try ConsumerRegistry().add(consumer, in: tx) }
         }
         var received: [String: [Change]] = [:]
         for (index, step) in steps.enumerated() {
@@ -76,37 +76,37 @@ import Testing
             _ = try ImportSession(store: store, model: FireballModel.model, options: options)
                 .run([FeedInput(path: feed, mapping: FireballModel.apiFeed)])
             if step.replayViews && index % 2 == 1 {
-                var incremental = ViewMaintainer(store: store)
+                var incremental = ViewMaintainer(entities: store.entities)
                 incremental.rebuildFactor = 0
-                try store.write { _ = try incremental.replay(try ViewRegistry(store: store).all()) }
+                try store.write { (tx: StoreWriteTransaction) throws in _ = try incremental.replay(try ViewRegistry().all(in: tx.snapshot), in: tx) }
             }
             for (consumer, limit) in zip(Self.consumers, step.reads) {
                 if let limit { received[consumer.name, default: []] += try read(consumer.name, limit: limit, store) }
             }
         }
         // Finish: views to the head (incrementally), consumers to the end.
-        var incremental = ViewMaintainer(store: store)
+        var incremental = ViewMaintainer(entities: store.entities)
         incremental.rebuildFactor = 0
-        try store.write { _ = try incremental.replay(try ViewRegistry(store: store).all()) }
+        try store.write { (tx: StoreWriteTransaction) throws in _ = try incremental.replay(try ViewRegistry().all(in: tx.snapshot), in: tx) }
         for consumer in Self.consumers {
             while true {
                 let chunk = try read(consumer.name, limit: 2, store)
                 received[consumer.name, default: []] += chunk
-                let token = try ConsumerRegistry(store: store).consumer(named: consumer.name).tokenNumber
+                let token = try store.read { try ConsumerRegistry().consumer(named: consumer.name, in: $0) }.tokenNumber
                 if token == (try store.lastTransactionNumber()) { break }
             }
         }
 
-        for view in try ViewRegistry(store: store).all() {
-            let differences = try ViewMaintainer(store: store).verify(view)
+        for view in try store.read({ try ViewRegistry().all(in: $0) }) {
+            let differences = try store.read { try ViewMaintainer(entities: store.entities).verify(view, in: $0) }
             #expect(differences.isEmpty, "\(differences)")
         }
 
         // Every change, unfiltered, and the authors of the transactions.
-        let reader = HistoryReader(store: store)
+        let reader = HistoryReader()
         var all: [Change] = []
-        try reader.forEachChange { all.append($0) }
-        let authors = Dictionary(uniqueKeysWithValues: try reader.transactions().map { ($0.number, $0.author) })
+        try store.read { (snapshot: StoreSnapshot) throws in try reader.forEachChange(in: snapshot) { all.append($0) } }
+        let authors = Dictionary(uniqueKeysWithValues: try store.read { try reader.transactions(in: $0) }.map { ($0.number, $0.author) })
         for consumer in Self.consumers {
             // An oracle independent of ChangeFilter.
             let expected = all.filter { change in
@@ -137,8 +137,8 @@ import Testing
         }
         let entity = try #require(store.backend.entity(named: "Fireball"))
         var table: [Int64: [String: Value]] = [:]
-        try store.read {
-            try store.backend.forEachRecord(of: entity) { id, values in
+        try store.read { (snapshot: StoreSnapshot) throws in
+            try snapshot.records.forEachRecord(of: entity) { id, values in
                 table[id] = Dictionary(uniqueKeysWithValues: zip(entity.attributes.map(\.name), values))
             }
         }
@@ -148,14 +148,16 @@ import Testing
 
     /// Reads a consumer's pending changes (at most `limit` transactions) and acknowledges them.
     private func read(_ name: String, limit: Int, _ store: Store) throws -> [Change] {
-        let registry = ConsumerRegistry(store: store)
-        let consumer = try registry.consumer(named: name)
+        let registry = ConsumerRegistry()
+        let consumer = try store.read { try registry.consumer(named: name, in: $0) }
         let through = min(try store.lastTransactionNumber(), consumer.tokenNumber + Int64(limit))
         var changes: [Change] = []
-        try HistoryReader(store: store).forEachChange(after: consumer.tokenNumber, through: through, filter: consumer.filter) { changes.append($0) }
+        try store.read { (snapshot: StoreSnapshot) throws in
+            try HistoryReader().forEachChange(after: consumer.tokenNumber, through: through, filter: consumer.filter, in: snapshot) { changes.append($0) }
+        }
         if through > consumer.tokenNumber {
-            try store.write {
-                try registry.advanceToken(name, from: consumer.tokenNumber, to: through)
+            try store.write { (tx: StoreWriteTransaction) throws in
+                try registry.advanceToken(name, from: consumer.tokenNumber, to: through, in: tx)
             }
         }
         return changes

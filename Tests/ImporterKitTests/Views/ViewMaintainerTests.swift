@@ -19,11 +19,11 @@ import Testing
         ]))
         try importFeeds([first], into: path)
         let store = try Store(path: path)
-        let maintainer = ViewMaintainer(store: store)
-        let views = try ViewRegistry(store: store).all()
+        let maintainer = ViewMaintainer(entities: store.entities)
+        let views = try store.read { try ViewRegistry().all(in: $0) }
         let byYear = try #require(views.first { $0.name == "fireball_by_year" })
-        _ = try store.write { try maintainer.rebuild(views) }
-        #expect(try maintainer.rows(byYear).rows.map { $0.prefix(2).map(\.description) } == [["2020", "1"], ["2021", "2"]])
+        _ = try store.write { try maintainer.rebuild(views, in: $0) }
+        #expect(try store.read { try maintainer.rows(byYear, in: $0) }.rows.map { $0.prefix(2).map(\.description) } == [["2020", "1"], ["2021", "2"]])
 
         // 2020's only record goes; a 2021 record gains a location; a 2022 record arrives.
         let second = try directory.write("b.json", fireballFeed([
@@ -31,16 +31,17 @@ import Testing
             row("2022-03-01 00:00:00", energy: "4.0", lat: nil),
         ]))
         _ = try importFeeds([second], into: path, sync: true) { $0.replayViews = false }
-        var replayed = ViewMaintainer(store: try Store(path: path))
+        let reopened = try Store(path: path)
+        var replayed = ViewMaintainer(entities: reopened.entities)
         replayed.rebuildFactor = 0
-        let effect = try replayed.store.write { try replayed.replay(byYear) }
+        let effect = try reopened.write { try replayed.replay(byYear, in: $0) }
         #expect(!effect.rebuilt)
         #expect(effect.insertedGroups == 1 && effect.deletedGroups == 1 && effect.updatedGroups == 1)
-        let rows = try replayed.rows(byYear).rows
+        let rows = try reopened.read { try replayed.rows(byYear, in: $0) }.rows
         #expect(rows.map { $0[0].description } == ["2021", "2022"])
         let located = try #require(byYear.aggregates.firstIndex { $0.name == "located" })
         #expect(rows[0][1 + located] == .integer(2))
-        #expect(try replayed.store.read { try replayed.verify(byYear) }.isEmpty)
+        #expect(try reopened.read { try replayed.verify(byYear, in: $0) }.isEmpty)
     }
 
     @Test func verifyFindsAHandEditedView() throws {
@@ -49,10 +50,10 @@ import Testing
         let path = directory.path("s.sqlite")
         try importFeeds([sample("fireball-2024.json")], into: path)
         let store = try Store(path: path)
-        let view = try ViewRegistry(store: store).view(named: "fireball_by_region")
-        #expect(try ViewMaintainer(store: store).verify(view).isEmpty)
+        let view = try store.read { try ViewRegistry().view(named: "fireball_by_region", in: $0) }
+        #expect(try store.read { try ViewMaintainer(entities: store.entities).verify(view, in: $0) }.isEmpty)
         try #require(store.sqliteConnection).execute("UPDATE fireball_by_region SET count = count + 1 WHERE region = 'NE'")
-        let differences = try ViewMaintainer(store: store).verify(view)
+        let differences = try store.read { try ViewMaintainer(entities: store.entities).verify(view, in: $0) }
         #expect(differences.map(\.column) == ["count"])
         #expect(differences.first?.group == [.text("NE")])
     }
