@@ -3,9 +3,11 @@ import Foundation
 import ImporterModel
 
 /// The records one entity's import has written so far, each with where its key was first met in
-/// the run (`FeedRecord.packed`): 8 bytes per record id, in pages of 4,096 ids allocated when
-/// first written, so a run writing a few records of a large store holds a few pages (a reload of a
-/// million records, 8 MB).
+/// the run (its feed and record index in 4 bytes): 4 bytes per record id, in pages of 4,096 ids
+/// allocated when first written, so a run writing a few records of a large store holds a few
+/// pages (a reload of a million records, 4 MB). A place past what 4 bytes hold (a 65th feed, a
+/// record past the 67 millionth) is kept as unknown: its repeat is still found, named less
+/// precisely.
 ///
 /// It finds keys repeated across batches and feeds (a record written twice) and names their first
 /// occurrence, gives sync mode the records no feed holds, and counts the unchanged ones.
@@ -18,12 +20,12 @@ final class SeenRecords {
     /// Its number in the store's `SeenRegistry`, the first argument of `importer_seen`.
     let slot: Int
     /// Per record id up to `lastIDBefore`, in pages (nil: none written): 0 when the run has not
-    /// written it, else its first occurrence's `packed + 1`, or `unknown`.
-    private var stored: [[Int64]?]
+    /// written it, else its first occurrence's `Self.value`, or `unknown`.
+    private var stored: [[UInt32]?]
     private static let pageBits: Int64 = 12
     /// The same for the records the run inserted, at `id - lastIDBefore - 1`.
-    private var inserted: [Int64] = []
-    private static let unknown: Int64 = -1
+    private var inserted: [UInt32] = []
+    private static let unknown = UInt32.max
     /// Records dropped or merged because their key was already written in the run (rejected ones
     /// not counted).
     var duplicates = 0
@@ -39,7 +41,7 @@ final class SeenRecords {
     init(lastIDBefore: Int64, slot: Int) {
         self.lastIDBefore = max(lastIDBefore, 0)
         self.slot = slot
-        stored = [[Int64]?](repeating: nil, count: Int(self.lastIDBefore >> Self.pageBits) + 1)
+        stored = [[UInt32]?](repeating: nil, count: Int(self.lastIDBefore >> Self.pageBits) + 1)
     }
 
     /// Marks record `id` as written by `origin` (nil: unknown), unless the run wrote it before.
@@ -64,18 +66,26 @@ final class SeenRecords {
     }
 
     @inline(__always)
-    private func storedValue(_ id: Int64) -> Int64 {
+    private func storedValue(_ id: Int64) -> UInt32 {
         stored[Int(id >> Self.pageBits)]?[Int(id & (1 << Self.pageBits - 1))] ?? 0
     }
 
-    private func setStored(_ id: Int64, _ value: Int64) {
+    private func setStored(_ id: Int64, _ value: UInt32) {
         let page = Int(id >> Self.pageBits)
-        if stored[page] == nil { stored[page] = [Int64](repeating: 0, count: 1 << Self.pageBits) }
+        if stored[page] == nil { stored[page] = [UInt32](repeating: 0, count: 1 << Self.pageBits) }
         stored[page]?[Int(id & (1 << Self.pageBits - 1))] = value
     }
 
-    private static func value(_ origin: FeedRecord?) -> Int64 { origin.map { $0.packed + 1 } ?? unknown }
-    private static func record(_ value: Int64) -> FeedRecord? { value > 0 ? FeedRecord(packed: value - 1) : nil }
+    /// The feed (6 bits) and 1 + the record index (26 bits) of `origin`; `unknown` past them.
+    private static func value(_ origin: FeedRecord?) -> UInt32 {
+        guard let origin, origin.feed >= 0, origin.feed < 64, origin.recordIndex >= 0, origin.recordIndex < (1 << 26) - 2 else { return unknown }
+        return UInt32(origin.feed) << 26 | UInt32(origin.recordIndex + 1)
+    }
+
+    private static func record(_ value: UInt32) -> FeedRecord? {
+        guard value != 0, value != unknown else { return nil }
+        return FeedRecord(feed: Int(value >> 26), recordIndex: Int(value & 0x03FF_FFFF) - 1)
+    }
 
     /// Whether the run wrote record `id` (every record it inserted included).
     @inline(__always)
