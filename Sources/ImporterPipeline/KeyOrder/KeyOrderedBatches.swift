@@ -19,8 +19,9 @@ final class KeyOrderedBatches {
     private let directory: String
     private let runBytes: Int
     private let batchSize: Int
-    /// The last batch passed on while streaming, and its smallest and largest key's records.
-    private var previous: (batch: RecordBatch, low: Int, high: Int)?
+    /// Copies of the smallest and largest key's records of the last batch passed on while
+    /// streaming (copies: holding the batch itself would keep the reader from refilling it).
+    private var previous: RecordBatch?
     private var holding = false
     private var held: [RecordBatch] = []
     private var heldBytes = 0
@@ -42,11 +43,14 @@ final class KeyOrderedBatches {
         guard !batch.isEmpty else { return }
         if !holding {
             let (low, high) = Self.extremes(of: batch)
-            if let previous, Self.overlap(previous, (batch, low, high)) {
+            if let previous, Self.overlap(previous, batch, low: low, high: high) {
                 holding = true
                 self.previous = nil
             } else {
-                previous = (batch, low, high)
+                var bounds = RecordBatch(columns: batch.columns, keyPositions: batch.keyPositions, capacity: 2)
+                RunMerge.copy(low, of: batch, into: &bounds)
+                RunMerge.copy(high, of: batch, into: &bounds)
+                previous = bounds
                 return try upsert(batch)
             }
         }
@@ -134,10 +138,11 @@ final class KeyOrderedBatches {
         return (low, high)
     }
 
-    /// Whether two batches' key ranges overlap (touching at one key does not: a repeated key is
-    /// the store's to merge, in order).
-    private static func overlap(_ a: (batch: RecordBatch, low: Int, high: Int), _ b: (batch: RecordBatch, low: Int, high: Int)) -> Bool {
-        RecordBatch.compareKeys(a.batch, a.high, b.batch, b.low) > 0 && RecordBatch.compareKeys(b.batch, b.high, a.batch, a.low) > 0
+    /// Whether `batch`'s key range (its records `low` and `high`) overlaps the previous one's
+    /// (`bounds`: its low and high records); touching at one key does not, a repeated key being
+    /// the store's to merge, in order.
+    private static func overlap(_ bounds: RecordBatch, _ batch: RecordBatch, low: Int, high: Int) -> Bool {
+        RecordBatch.compareKeys(bounds, 1, batch, low) > 0 && RecordBatch.compareKeys(batch, high, bounds, 0) > 0
     }
 
     /// About what `batch` holds in memory.
