@@ -29,6 +29,8 @@ final class KeyOrderedBatches {
     private var runs: [SortedRun] = []
     /// A batch spilled: the runs' columns, feed and duplicates choice (all of one feed).
     private var lastLayout: RecordBatch?
+    /// What the merge's readers hold between them, whatever the number of runs.
+    private static let readersMemory = 4 << 20
     /// Seconds spent sorting, spilling and merging (the merge's upserts not included).
     private(set) var sortingSeconds = 0.0
 
@@ -74,7 +76,7 @@ final class KeyOrderedBatches {
     private func mergeRuns(upsert: (RecordBatch) throws -> Void) throws {
         guard let file, let template = lastLayout else { return }
         let readers = try runs.map { run throws(ImportError) in
-            try SortedRun.Reader(run, in: file, columns: template.columns, keyPositions: template.keyPositions)
+            try SortedRun.Reader(run, in: file, columns: template.columns, keyPositions: template.keyPositions, memory: Self.readersMemory / runs.count)
         }
         let clock = ContinuousClock()
         var upserting = Duration.zero

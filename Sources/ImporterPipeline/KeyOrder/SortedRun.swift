@@ -74,19 +74,23 @@ struct SortedRun {
         private var left: Int
         /// Bytes read and not yet decoded: `start..<end` of `capacity`.
         private var buffer: UnsafeMutableRawPointer
-        private var capacity = 1 << 16
+        private var capacity: Int
         private var start = 0
         private var end = 0
         private(set) var block: RecordBatch
         var index = 0
-        private static let blockRecords = 512
+        private let blockRecords: Int
 
-        init(_ run: SortedRun, in file: SpillFile, columns: [Int], keyPositions: [Int]) throws(ImportError) {
+        /// A reader of `run` holding about `memory` bytes: half for the bytes read, half for the
+        /// block decoded (a merge of many runs gives each less).
+        init(_ run: SortedRun, in file: SpillFile, columns: [Int], keyPositions: [Int], memory: Int) throws(ImportError) {
             self.file = file
             offset = run.offset
             left = run.count
+            capacity = min(max(memory / 2, 8 << 10), 64 << 10)
+            blockRecords = min(max(memory / 2 / (24 + 16 * columns.count), 32), 512)
             buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
-            block = RecordBatch(columns: columns, keyPositions: keyPositions, capacity: Self.blockRecords)
+            block = RecordBatch(columns: columns, keyPositions: keyPositions, capacity: blockRecords)
             try refill()
         }
 
@@ -109,7 +113,7 @@ struct SortedRun {
             defer { block = batch }
             batch.removeAll()
             index = 0
-            for _ in 0..<min(left, Self.blockRecords) {
+            for _ in 0..<min(left, blockRecords) {
                 try decodeRecord(into: &batch)
                 left -= 1
             }
