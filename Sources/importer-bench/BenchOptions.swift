@@ -23,7 +23,8 @@ struct BenchOptions {
         streaming (the bench stays small), the importer subprocess runs (first load, identical
         re-load, 10 % changed re-load; then on a throwaway PostgreSQL cluster started under DIR,
         a first load and a 5 % changed re-load by the importer and by psql alone; then each feed
-        format), parsing alone; only then are the rows built in memory for the raw-SQLite
+        format; then the feed orders: the API feed and a shuffled copy, each a first load and a
+        10 % changed re-load), parsing alone; only then are the rows built in memory for the raw-SQLite
         baseline, and last view replay (on a copy of the importer's store: a 1 % changed run, its
         replay into the views beside a full rebuild of them, target ≤ 5 %).
 
