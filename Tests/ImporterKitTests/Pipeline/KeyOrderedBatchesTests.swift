@@ -110,4 +110,20 @@ import Testing
         let error = #expect(throws: ImportError.self) { try run(batches, runBytes: 1024, directory: "/nonexistent/dir") }
         #expect(error?.exitStatus == .ioError && error?.description.contains("/nonexistent/dir") == true, "\(String(describing: error))")
     }
+
+    /// What a process killed in the instant a fallback spill file had a name left is removed by
+    /// the next spill there; a file just named (another run's, about to be unlinked) and other
+    /// files are not.
+    @Test func aSpillFileLeftByAKilledRunIsRemovedByTheNext() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let stale = try directory.write(SpillFile.namePrefix + "abc123", "left")
+        let fresh = try directory.write(SpillFile.namePrefix + "def456", "live")
+        let other = try directory.write("notes.txt", "mine")
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3600)], ofItemAtPath: stale)
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3600)], ofItemAtPath: other)
+        SpillFile.removeStale(in: directory.url.path)
+        #expect(!FileManager.default.fileExists(atPath: stale))
+        #expect(FileManager.default.fileExists(atPath: fresh) && FileManager.default.fileExists(atPath: other))
+    }
 }
