@@ -101,6 +101,12 @@ struct RunCommand: ParsableCommand {
         guard DeleteBound(parsing: maxDelete) != nil else { throw ValidationError("--max-delete: '\(maxDelete)' is not a count or a percentage (e.g. 500 or 50%)") }
         guard FetchDuration(parsing: deadline) != nil else { throw ValidationError("--deadline: '\(deadline)' is not a duration (e.g. 90s, 5m, 1h)") }
         guard ByteSize(parsing: sortMemory) != nil else { throw ValidationError("--sort-memory: '\(sortMemory)' is not a size (e.g. 64M)") }
+        if let temporaryDirectory {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: temporaryDirectory, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw ValidationError("--temp-dir: '\(temporaryDirectory)' is not a directory")
+            }
+        }
         guard DeleteBound(parsing: maxNulled) != nil else { throw ValidationError("--max-nulled: '\(maxNulled)' is not a count or a percentage (e.g. 500 or 50%)") }
         if modelOptions.mapping.count > 1 && feeds.contains("-") {
             throw ValidationError("standard input (-) can be read by one --mapping only; save it to a file to read it with several")

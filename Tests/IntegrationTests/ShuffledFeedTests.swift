@@ -75,4 +75,24 @@ import Testing
         #expect(try StoreDigest.of(store) == before || records == .integer(60_010))
         #expect(try importer(["views", "verify", "--store", store]).status == 0)
     }
+
+    /// A size that is not one, or a temporary directory that is not a directory, is a usage error
+    /// (64) naming the option, and the store is untouched.
+    @Test func badSortOptionsAreUsageErrors() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = directory.path("s.sqlite")
+        try #require(try importer(["run", "--store", store, sample("fireball-2024.json")]).status == 0)
+        let before = try StoreDigest.of(store)
+        let file = directory.path("plain-file")
+        FileManager.default.createFile(atPath: file, contents: Data("x".utf8))
+        for (arguments, message) in [(["--sort-memory", "lots"], "--sort-memory: 'lots' is not a size"),
+                                     (["--sort-memory", "0"], "--sort-memory: '0' is not a size"),
+                                     (["--temp-dir", directory.path("missing")], "--temp-dir: '\(directory.path("missing"))' is not a directory"),
+                                     (["--temp-dir", file], "--temp-dir: '\(file)' is not a directory")] {
+            let run = try importer(["run", "--store", store] + arguments + [sample("fireball-2026.json")])
+            #expect(run.status == 64 && run.stderr.contains(message), "\(arguments): \(run.stderr)")
+        }
+        #expect(try StoreDigest.of(store) == before)
+    }
 }

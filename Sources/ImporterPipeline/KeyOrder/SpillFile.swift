@@ -1,13 +1,12 @@
 import Foundation
 import Glibc
+import ImporterSupport
 
-/// An unnamed temporary file that a feed's sorted runs are spilled to.
+/// An unnamed temporary file (`UnnamedFile`) that a feed's sorted runs are spilled to.
 ///
-/// Invariant: the file never has a name once `init` returns (`O_TMPFILE`, or created and unlinked
-/// at once where the filesystem lacks it), so nothing is left behind however the process ends,
-/// `kill -9` included: its space is freed when the descriptor closes. Should a process be killed
-/// in the instant a fallback file has a name, the next spill in that directory removes it. Writes are buffered; a
-/// failed write (a full disk) is `ImportError.spill`.
+/// Invariant: the file has no name once `init` returns, so nothing is left behind however the
+/// process ends, `kill -9` included: its space is freed when the descriptor closes. Writes are
+/// buffered; a failed write (a full disk) is `ImportError.spill`.
 final class SpillFile {
     let directory: String
     private let descriptor: Int32
@@ -20,18 +19,11 @@ final class SpillFile {
 
     init(directory: String) throws(ImportError) {
         self.directory = directory
-        var descriptor = open(directory, Self.temporaryFileFlags | O_RDWR | O_CLOEXEC, 0o600)
-        if descriptor < 0 {
-            Self.removeStale(in: directory)
-            var template = Array((directory as NSString).appendingPathComponent(Self.namePrefix + "XXXXXX").utf8CString)
-            descriptor = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
-            if descriptor >= 0 {
-                template.withUnsafeBufferPointer { buffer in _ = buffer.baseAddress.map { unlink($0) } }
-                _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-            }
+        do {
+            descriptor = try UnnamedFile.create(in: directory, prefix: Self.namePrefix)
+        } catch {
+            throw .spill(directory: directory, reason: error.reason)
         }
-        guard descriptor >= 0 else { throw .spill(directory: directory, reason: String(cString: strerror(errno))) }
-        self.descriptor = descriptor
         pending = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
     }
 
@@ -40,24 +32,8 @@ final class SpillFile {
         pending.deallocate()
     }
 
-    /// What a spill file is named for the instant between its creation and its unlinking, where
-    /// the filesystem lacks `O_TMPFILE`.
-    static let namePrefix = ".importer-sort-"
-
-    /// Removes what a process killed in that instant left in `directory`: spill files named more
-    /// than `age` seconds ago (a live one is unlinked within microseconds of its naming).
-    static func removeStale(in directory: String, olderThan age: TimeInterval = 60) {
-        let files = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        for name in files where name.hasPrefix(namePrefix) {
-            let path = (directory as NSString).appendingPathComponent(name)
-            guard let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
-                  Date().timeIntervalSince(modified) > age else { continue }
-            try? FileManager.default.removeItem(atPath: path)
-        }
-    }
-
-    /// `O_TMPFILE` (`__O_TMPFILE | O_DIRECTORY` on Linux), which Glibc's module does not export.
-    private static let temporaryFileFlags: Int32 = 0o20_000_000 | O_DIRECTORY
+    /// What a spill file is named for the instant it has one (see `UnnamedFile`).
+    static let namePrefix = ".importer-sort"
 
     /// Room for `count` bytes at the end of the file, to be filled and then `commit`ted.
     @inline(__always)

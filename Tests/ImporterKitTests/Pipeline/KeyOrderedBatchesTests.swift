@@ -117,12 +117,12 @@ import Testing
     @Test func aSpillFileLeftByAKilledRunIsRemovedByTheNext() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
-        let stale = try directory.write(SpillFile.namePrefix + "abc123", "left")
-        let fresh = try directory.write(SpillFile.namePrefix + "def456", "live")
+        let stale = try directory.write(SpillFile.namePrefix + "-abc123", "left")
+        let fresh = try directory.write(SpillFile.namePrefix + "-def456", "live")
         let other = try directory.write("notes.txt", "mine")
         try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3600)], ofItemAtPath: stale)
         try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3600)], ofItemAtPath: other)
-        SpillFile.removeStale(in: directory.url.path)
+        UnnamedFile.removeStale(in: directory.url.path, prefix: SpillFile.namePrefix)
         #expect(!FileManager.default.fileExists(atPath: stale))
         #expect(FileManager.default.fileExists(atPath: fresh) && FileManager.default.fileExists(atPath: other))
     }
