@@ -128,9 +128,10 @@ public protocol ViewStore: ViewReading {
     /// Creates the view's (empty) table and registers its definition; `replacing` an earlier
     /// definition of the same name, else refusing a table of that name.
     func installView(_ view: ViewDefinition, replacing: Bool) throws(StoreError)
-    /// Applies the changes with ids in `changes` to the view's groups (counting the groups
-    /// inserted, updated, deleted and recomputed into `effect`).
-    func applyViewChanges(_ view: ViewDefinition, changes: ClosedRange<Int64>, into effect: inout ViewEffect) throws(StoreError)
+    /// Applies the changes with ids in `changes` to the groups of `views` (all of one entity),
+    /// counting the groups inserted, updated, deleted and recomputed into `effects` (one per view,
+    /// in order).
+    func applyViewChanges(_ views: [ViewDefinition], changes: ClosedRange<Int64>, into effects: inout [ViewEffect]) throws(StoreError)
     /// Recomputes the views' rows from their entity tables.
     func rebuildViews(_ views: [ViewDefinition]) throws(StoreError)
 }

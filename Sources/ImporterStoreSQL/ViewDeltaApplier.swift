@@ -19,13 +19,19 @@ public struct ViewDeltaApplier {
 
     private var view: ViewDefinition { sql.view }
 
-    /// Applies the change rows with ids in `range`, counting what it did into `effect`.
+    /// Applies the change rows with ids in `range`, counting what it did into `effect`: the delta
+    /// computed by `ViewSQL.delta`'s `GROUP BY`.
     public func apply(_ range: ClosedRange<Int64>, effect: inout ViewEffect) throws {
+        let oneTransaction = try Self.isOneTransaction(range, sql: sql, executor: executor)
         let bounds: [Value] = [.integer(range.lowerBound), .integer(range.upperBound)]
-        let transactions = try executor.rows(sql.rangeTransactions, bounds).first
-        let oneTransaction = transactions.map { !$0[0].isNull && $0[0].isSame(as: $0[1]) } ?? false
+        try apply(deltas: try executor.rows(sql.delta(oneTransaction: oneTransaction), bounds), effect: &effect)
+    }
+
+    /// Applies delta rows laid out as `ViewSQL.delta`'s (one per group, from SQL or
+    /// `ViewDeltaScan`), counting what it did into `effect`.
+    public func apply(deltas: [[Value]], effect: inout ViewEffect) throws {
         var recompute: [[Value]] = []
-        for delta in try executor.rows(sql.delta(oneTransaction: oneTransaction), bounds) {
+        for delta in deltas {
             if let group = try apply(delta: delta, effect: &effect) { recompute.append(group) }
         }
         for group in recompute {
@@ -34,6 +40,13 @@ public struct ViewDeltaApplier {
             try executor.execute(sql.updateGroup, [handle] + Array(row.dropFirst(group.count)))
             effect.recomputedGroups += 1
         }
+    }
+
+    /// Whether the change rows with ids in `range` lie in one transaction (of `sql`'s entity).
+    public static func isOneTransaction(_ range: ClosedRange<Int64>, sql: ViewSQL, executor: any SQLExecutor) throws -> Bool {
+        let bounds: [Value] = [.integer(range.lowerBound), .integer(range.upperBound)]
+        let transactions = try executor.rows(sql.rangeTransactions, bounds).first
+        return transactions.map { !$0[0].isNull && $0[0].isSame(as: $0[1]) } ?? false
     }
 
     /// Applies one group's delta row; returns the group when its minimum or maximum must be

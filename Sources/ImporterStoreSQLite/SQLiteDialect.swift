@@ -9,7 +9,16 @@ struct SQLiteDialect: SQLDialect {
     func columnType(_ type: AttributeType) -> String { type.sqlType }
     func total(_ value: String) -> String { "total(\(value))" }
     func average(_ value: String) -> String { "avg(\(value))" }
-    func list(_ list: String, contains word: String) -> String { "instr(',' || \(list) || ',', \(Expression.literal(.text("," + word + ",")))) > 0" }
+    /// Without building a string per row: a substring search rules most rows out, then `GLOB`
+    /// matches the word whole (first, middle, last or only); a word with `GLOB`'s special characters
+    /// is searched between added commas instead.
+    func list(_ list: String, contains word: String) -> String {
+        guard !word.contains(where: { "*?[]".contains($0) }) else {
+            return "instr(',' || \(list) || ',', \(Expression.literal(.text("," + word + ",")))) > 0"
+        }
+        let patterns = [word + ",*", "*," + word + ",*", "*," + word].map { "\(list) GLOB \(Expression.literal(.text($0)))" }
+        return "(instr(\(list), \(Expression.literal(.text(word)))) > 0 AND (\(list) = \(Expression.literal(.text(word))) OR \(patterns.joined(separator: " OR "))))"
+    }
     func ordered(_ value: String, type: AttributeType) -> String { value }
     func divide(_ lhs: String, _ rhs: String) -> String { "(\(lhs) / \(rhs))" }
     func value(ofCondition condition: String) -> String { condition }

@@ -40,13 +40,16 @@ public struct ViewMaintainer {
     }
 
     /// Replays views through the head; views whose delta is as large as a good part of their table
-    /// are rebuilt instead, together (one scan per entity). A view whose token expired is passed to
-    /// `onExpired` and skipped; without `onExpired`, the first expired view throws.
+    /// are rebuilt instead, together (one scan per entity), and views of one entity with the same
+    /// delta are replayed together (one scan of it, on SQLite). A view whose token expired is
+    /// passed to `onExpired` and skipped; without `onExpired`, the first expired view throws.
     public func replay(_ views: [ViewDefinition], in tx: StoreWriteTransaction, onExpired: ((HistoryError) -> Void)? = nil) throws -> [ViewEffect] {
         let registry = ConsumerRegistry()
         let head = try tx.history.lastTransactionNumber()
         var effects: [String: ViewEffect] = [:]
         var rebuild: [(ViewDefinition, Int64)] = []
+        var deltas: [DeltaKey: [ViewDefinition]] = [:]
+        var replayed: [String] = []
         for view in views {
             let consumer = try registry.consumer(named: view.name, in: tx.snapshot)
             do {
@@ -55,32 +58,48 @@ public struct ViewMaintainer {
                 onExpired?(error)
                 continue
             }
-            var effect = ViewEffect(view: view.name, fromTransaction: consumer.tokenNumber, throughTransaction: max(head, consumer.tokenNumber))
-            guard head > consumer.tokenNumber else {
-                effects[view.name] = effect
+            effects[view.name] = ViewEffect(view: view.name, fromTransaction: consumer.tokenNumber, throughTransaction: max(head, consumer.tokenNumber))
+            guard head > consumer.tokenNumber else { continue }
+            guard let range = try tx.views.changeRange(of: view.entity, after: consumer.tokenNumber, through: head) else {
+                replayed.append(view.name)
                 continue
             }
-            let entity = try entity(of: view)
-            if let range = try tx.views.changeRange(of: view.entity, after: consumer.tokenNumber, through: head) {
-                // A delta as large as a good part of the table costs more than recomputing the view
-                // (a change row costs more than a table row; figures: Docs/PERFORMANCE.md, "Measurements behind the code"). The table is
-                // only counted when the delta could be that large: ids are never reused, so the last
-                // one assigned bounds the record count from above, for free.
-                if rebuildFactor > 0, Int64(range.count) * rebuildFactor > (try tx.views.recordCountUpperBound(of: entity)),
-                   Int64(range.count) * rebuildFactor > Int64(try tx.records.recordCount(of: entity)) {
-                    rebuild.append((view, consumer.tokenNumber))
-                    continue
-                }
-                try tx.views.applyViewChanges(view, changes: range, into: &effect)
+            if try isBetterRebuilt(view, delta: range, in: tx) {
+                rebuild.append((view, consumer.tokenNumber))
+            } else {
+                deltas[DeltaKey(entity: view.entity, range: range), default: []].append(view)
+                replayed.append(view.name)
             }
-            try registry.setToken(view.name, to: head, in: tx)
-            effects[view.name] = effect
         }
+        for (key, group) in deltas {
+            var applied = group.map { effects[$0.name] ?? ViewEffect(view: $0.name, fromTransaction: 0, throughTransaction: head) }
+            try tx.views.applyViewChanges(group, changes: key.range, into: &applied)
+            for effect in applied { effects[effect.view] = effect }
+        }
+        for name in replayed { try registry.setToken(name, to: head, in: tx) }
         for (var effect, (_, from)) in zip(try self.rebuild(rebuild.map(\.0), in: tx), rebuild) {
             effect.fromTransaction = from
             effects[effect.view] = effect
         }
         return views.compactMap { effects[$0.name] }
+    }
+
+    /// Views replayed together: of one entity, over the same change rows.
+    private struct DeltaKey: Hashable {
+        let entity: String
+        let range: ClosedRange<Int64>
+    }
+
+    /// Whether the view's delta is as large as a good part of its table: it costs more than
+    /// recomputing the view (a change row costs more than a table row; figures: Docs/PERFORMANCE.md,
+    /// "Measurements behind the code"). The table is only counted when the delta could be that
+    /// large: ids are never reused, so the last one assigned bounds the record count from above,
+    /// for free.
+    private func isBetterRebuilt(_ view: ViewDefinition, delta range: ClosedRange<Int64>, in tx: StoreWriteTransaction) throws -> Bool {
+        let entity = try entity(of: view)
+        let weight = Int64(range.count) * rebuildFactor
+        guard rebuildFactor > 0, weight > (try tx.views.recordCountUpperBound(of: entity)) else { return false }
+        return weight > Int64(try tx.records.recordCount(of: entity))
     }
 
     /// Recomputes `view` from the entity table and moves its token to the head, in `tx`.

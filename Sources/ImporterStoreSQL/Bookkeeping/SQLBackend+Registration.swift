@@ -91,11 +91,14 @@ extension SQLBackend {
         return (columns, try mapErrors { try executor.rows(sql, []) })
     }
 
-    public func applyViewChanges(_ view: ViewDefinition, changes range: ClosedRange<Int64>, into effect: inout ViewEffect) throws(StoreError) {
-        let applier = ViewDeltaApplier(sql: try viewSQL(view), executor: executor)
-        var applied = effect
-        try mapErrors { try applier.apply(range, effect: &applied) }
-        effect = applied
+    /// Applies the changes view by view, each delta grouped by SQL (`ViewSQL.delta`).
+    public func applyViewChanges(_ views: [ViewDefinition], changes range: ClosedRange<Int64>, into effects: inout [ViewEffect]) throws(StoreError) {
+        var applied = effects
+        for (index, view) in views.enumerated() {
+            let applier = ViewDeltaApplier(sql: try viewSQL(view), executor: executor)
+            try mapErrors { try applier.apply(range, effect: &applied[index]) }
+        }
+        effects = applied
     }
 
     static func sortedJSON(_ value: some Encodable) throws -> String {
