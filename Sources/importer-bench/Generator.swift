@@ -141,3 +141,55 @@ extension Generator {
         return ordered
     }
 }
+
+extension Generator {
+    /// The re-load `pair.sh` measures (its `--mutate 5`): of the plain records, `changed` revised
+    /// (a quarter each: impact energy; altitude; velocity; energy and impact energy), `gone` left
+    /// out, and `new` as many new records after the newest, 2 s apart (beyond key drift's 1 s).
+    /// Each record's fate follows from its date alone, so any order of generation agrees.
+    struct Reload {
+        var changed = 0.05
+        var gone = 0.005
+        var new = 0.01
+
+        /// The record as the re-load has it; nil when it is gone.
+        func apply(_ row: Row) -> Row? {
+            var random = Random(state: row.date.utf8.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01B3 })
+            let draw = random.uniform(0, 1)
+            if draw < gone { return nil }
+            guard draw < gone + changed else { return row }
+            var row = row
+            switch random.next() % 4 {
+            case 0: row.impact = ((row.impact + 0.137) * 1000).rounded() / 1000
+            case 1: row.altitude = ((row.altitude ?? 20) * 10 + 11).rounded() / 10
+            case 2: row.velocity = ((row.velocity ?? 20) * 10 + 7).rounded() / 10
+            default:
+                row.energy = ((row.energy + 1.3) * 10).rounded() / 10
+                row.impact = ((row.impact + 0.137) * 1000).rounded() / 1000
+            }
+            return row
+        }
+    }
+
+    /// Writes the re-load's feed (newest first, the new records ahead), holding one chunk of rows at
+    /// a time; returns the records it kept, left out and added.
+    @discardableResult
+    func writeFeed(reload: Reload, to path: String) throws -> (kept: Int, gone: Int, new: Int) {
+        var cursor = Cursor()
+        var kept = 0
+        for _ in 0..<count where reload.apply(cursor.next(changeFraction: 0)) != nil { kept += 1 }
+        let new = Int((Double(count) * reload.new).rounded())
+        let writer = try FeedWriter(path: path, count: kept + new)
+        var extra = Cursor(values: Random(state: 4242), changes: Random(state: 7), seconds: 0)
+        for index in stride(from: new, to: 0, by: -1) {
+            var row = extra.next(changeFraction: 0)
+            row.date = Generator.date(cursor.seconds + 2 * index)
+            try writer.append(row)
+        }
+        try forEachRowNewestFirst { row in
+            if let row = reload.apply(row) { try writer.append(row) }
+        }
+        _ = try writer.finish()
+        return (kept, count - kept, new)
+    }
+}

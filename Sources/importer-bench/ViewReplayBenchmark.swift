@@ -1,40 +1,48 @@
 import Foundation
 import ImporterKit
 
-/// What replaying a small delta into the derived views costs beside rebuilding them: with the
-/// benchmark's records loaded, a run that changes 1 % of them (energy revised, `Generator`'s
-/// change stream as for the 10 % feed), then, in this process:
-/// - **replay**: `ViewMaintainer.replay(view)` for every view of `ViewRegistry.all()`, from the
-///   view's token (before the 1 % run) to the head; afterwards `ViewMaintainer.verify(view)` must
-///   find no difference;
-/// - **rebuild**: `ViewMaintainer.rebuild(view)` for every view (what `importer views rebuild` runs).
+/// What replaying a delta into the derived views costs beside rebuilding them, for two deltas of
+/// the benchmark's records: a run that revises 1 % of the energies (`Generator`'s change stream, as
+/// for the 10 % feed), and the re-load `pair.sh` measures (`Generator.Reload`: 5 % changed, 1 %
+/// new, 0.5 % gone, imported with `--sync`: 6.5 % of the records). For each, in this process:
+/// - **replay**: `ViewMaintainer.replay(views)`, every view of `ViewRegistry.all()` in one call (as
+///   `importer run` and `importer replay` do), from the views' token (before the delta) to the
+///   head; afterwards `ViewMaintainer.verify(view)` must find no difference;
+/// - **rebuild**: `ViewMaintainer.rebuild(view)` for every view (what `importer views rebuild`
+///   runs).
 ///
-/// Each pass runs inside one write transaction (`store.write`)
-/// that is rolled back, so every pass starts from the same store; the two kinds alternate which
-/// goes first, `repeats` times, and the fastest time of each view (and of each pass's total) is
-/// reported. Timed: each `replay` / `rebuild` call (not BEGIN, verify, or ROLLBACK). Target (the
-/// project's issue): the replay costs at most 5 % of the rebuild.
+/// Each pass runs inside one write transaction that is rolled back, so every pass starts from the
+/// same store; the two kinds alternate which goes first, `repeats` times, and the fastest pass of
+/// each is reported. Timed: the `replay` call, the `rebuild` calls (not BEGIN, verify or ROLLBACK).
+/// Target (the project's issues): the replay costs at most 5 % of the rebuild for the 1 % delta,
+/// and at most twice the delta's share (13 %) for the re-load.
 ///
 /// The store is a copy of the one the importer subprocess left (first load, identical re-load, 10 %
-/// changed re-load), brought back to the plain feed's values in-process (views replayed, not
-/// timed) so that the 1 % feed changes exactly its 1 % of records; the 1 % run is imported with
-/// `ImportOptions.replayViews = false`, leaving the views one transaction behind.
+/// changed re-load), brought back to the plain feed's values in-process before each delta (views
+/// replayed, not timed); the delta is imported with `ImportOptions.replayViews = false`, leaving
+/// the views one transaction behind.
 enum ViewReplayBenchmark {
-    static let target = 0.05
-    static let changeFraction = 0.01
-
     struct Outcome {
         var table: TextTable
         /// Every replay verified equal to a full recomputation.
         var passed: Bool
     }
 
-    /// The views' figures of one pass.
+    /// A delta measured: its feed, how it is imported, its target, and what it must have changed.
+    private struct Delta {
+        var name: String
+        var feed: String
+        var sync: Bool
+        var target: Double
+        /// Why the run is not the expected delta (nil when it is).
+        var problem: (ChangeCounts) -> String?
+    }
+
+    /// The figures of one pass over the views.
     private struct Pass {
-        var seconds: [String: Double] = [:]
+        var seconds = 0.0
         var effects: [String: ViewEffect] = [:]
         var differences: [ViewDifference] = []
-        var total: Double { seconds.values.reduce(0, +) }
     }
 
     static func run(importerStore: String, baseFeed: String, directory: String, records: Int, repeats: Int) throws -> Outcome {
@@ -44,97 +52,86 @@ enum ViewReplayBenchmark {
         for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: importerStore + suffix) {
             try FileManager.default.copyItem(atPath: importerStore + suffix, toPath: path + suffix)
         }
-        let generator = Generator(count: records)
-        let changedFeed = directory + "/fireball-\(records)-changed-1pct.json"
-        try generator.writeFeed(changeFraction: changeFraction, to: changedFeed)
-
+        let deltas = try writeDeltas(records: records, directory: directory)
+        defer { for delta in deltas { try? FileManager.default.removeItem(atPath: delta.feed) } }
         let store = try Store(path: path)
-        let model = FireballModel.model
-        var options = ImportOptions(author: "importer-bench", context: "bench")
-
-        // 1. Back to the plain feed's values (the importer's last run revised 10 % of energies), views replayed.
-        let reverted = try ImportSession(store: store, model: model, options: options).run([FeedInput(path: baseFeed, mapping: FireballModel.apiFeed)])
-        let tenPercent = changedRecords(records, fraction: 0.1)
-        guard reverted.totals.inserted == 0, reverted.totals.deleted == 0, reverted.totals.updated == tenPercent else {
-            throw BenchError.failed("view replay benchmark: reverting the 10 % changed re-load updated \(reverted.totals.updated) records "
-                + "(expected \(tenPercent)), inserted \(reverted.totals.inserted): the importer's store is not the expected one")
-        }
-
-        // 2. The 1 % changed run, views left behind.
-        options.replayViews = false
-        let expected = changedRecords(records, fraction: changeFraction)
-        let (delta, importSeconds) = try Stopwatch.seconds {
-            try ImportSession(store: store, model: model, options: options).run([FeedInput(path: changedFeed, mapping: FireballModel.apiFeed)])
-        }
-        guard delta.totals.updated == expected, delta.totals.inserted == 0, delta.totals.deleted == 0, let deltaTransaction = delta.transactionNumber else {
-            throw BenchError.failed("view replay benchmark: the 1 % run updated \(delta.totals.updated) records, expected \(expected)")
-        }
-
-        let views = try store.read { (snapshot: StoreSnapshot) throws -> [ViewDefinition] in try ViewRegistry().all(in: snapshot) }
-        guard !views.isEmpty else { throw BenchError.failed("view replay benchmark: the store has no views") }
-        let sizes = try views.map { try deltaSize($0, store: store) }
-        let maintainer = ViewMaintainer(entities: store.entities)
-
-        // 3. Replay and rebuild passes, alternating, each rolled back.
-        let (replays, rebuilds) = try timedPasses(views, maintainer: maintainer, store: store, repeats: repeats)
-
-        // What part of a replay is the entity table's `count(*)` (replay's "delta too large?" guard, once per view).
-        let table = SQLIdentifier.quoted(store.entity(named: views[0].entity)?.tableName ?? "fireball")
-        let countSeconds = try (0..<max(repeats, 3)).map { _ in
-            try Stopwatch.seconds { try connectionOf(store).scalar("SELECT count(*) FROM \(table)") }.1
-        }.min() ?? .nan
-
-        // 4. The table.
-        func best(_ passes: [Pass], _ view: String) -> Double { passes.compactMap { $0.seconds[view] }.min() ?? .nan }
-        func ms(_ seconds: Double) -> String { (seconds * 1000).formatted(1) }
-        func percent(_ ratio: Double) -> String { (ratio * 100).formatted(2) + " %" }
         var report = TextTable(
-            title: "View replay of a 1 % changed run beside a full rebuild (in-process, \(records) records; best of \(repeats))",
-            headers: ["view", "delta changes", "touch the view", "groups changed", "replay ms", "rebuild ms", "replay / rebuild"])
-        for (view, size) in zip(views, sizes) {
-            let replay = best(replays, view.name), rebuild = best(rebuilds, view.name)
-            let effect = replays.first?.effects[view.name]
-            report.add([view.name, "\(size.changes)", "\(size.relevant)", effect.map { "\($0.changedGroups)" } ?? "-",
-                       ms(replay), ms(rebuild), percent(replay / rebuild)])
+            title: "View replay beside a full rebuild of the views (in-process, \(records) records; best of \(repeats))",
+            headers: ["delta", "change rows", "touch the views", "groups changed", "replay ms", "rebuild ms", "replay / rebuild", "target"])
+        var passed = true
+        for delta in deltas {
+            // Back to the plain feed's values, views replayed (not timed).
+            let reverted = try ImportSession(store: store, model: FireballModel.model, options: options(sync: true))
+                .run([FeedInput(path: baseFeed, mapping: FireballModel.apiFeed)])
+            report.notes.append("\(delta.name): store reverted to the plain feed first (\(describe(reverted.totals)), views replayed)")
+            passed = try measure(delta, store: store, repeats: repeats, into: &report) && passed
         }
-        let replayTotal = replays.map(\.total).min() ?? .nan
-        let rebuildTotal = rebuilds.map(\.total).min() ?? .nan
-        let ratio = replayTotal / rebuildTotal
-        // The views replay the same change rows: no sum of the delta columns.
-        report.add(["total (\(views.count) views)", "", "", "", ms(replayTotal), ms(rebuildTotal), percent(ratio)])
-
-        let differences = replays.flatMap(\.differences)
-        let fellBack = views.filter { view in replays.contains { $0.effects[view.name]?.rebuilt == true } }.map(\.name)
-        report.notes = notes(ratio: ratio, views: views, replays: replays, differences: differences, fellBack: fellBack,
-                             delta: (deltaTransaction, delta.totals.updated, changedFeed, importSeconds), revertedUpdates: reverted.totals.updated,
-                             table: table, countSeconds: countSeconds, repeats: repeats)
-        return Outcome(table: report, passed: differences.isEmpty && fellBack.isEmpty)
+        report.notes += [
+            "  change rows: the delta's change rows; touch the views: of those, inserts/deletes and updates of an attribute a view reads",
+            "timed: one ViewMaintainer.replay of every view / a .rebuild of each, inside one BEGIN IMMEDIATE … ROLLBACK per pass",
+            "  (replay passes, then verify, and rebuild passes alternate which goes first); the fastest pass of each kind",
+        ]
+        return Outcome(table: report, passed: passed)
     }
 
-    /// The notes under the view replay table: the target, the check, what the delta was, what was timed.
-    private static func notes(ratio: Double, views: [ViewDefinition], replays: [Pass], differences: [ViewDifference], fellBack: [String],
-                              delta: (transaction: Int64, updated: Int, feed: String, seconds: Double), revertedUpdates: Int,
-                              table: String, countSeconds: Double, repeats: Int) -> [String] {
-        func percent(_ ratio: Double) -> String { (ratio * 100).formatted(2) + " %" }
-        let tokens = views.map { view in replays.first?.effects[view.name].map { "\(view.name) \($0.fromTransaction)→\($0.throughTransaction)" } ?? view.name }
-        var notes = [
-            "target: replay ≤ \(percent(target)) of a full rebuild; total \(percent(ratio)): \(ratio <= target ? "met" : "NOT met")",
-            differences.isEmpty
-                ? "check: ViewMaintainer.verify after every replay (\(replays.count) × \(views.count) views): ok, no difference"
-                : "check: FAIL, ViewMaintainer.verify found \(differences.count) difference(s) after replay, first: \(differences[0])",
-            "delta: transaction \(delta.transaction), the 1 % changed run (feed \(delta.feed)): \(delta.updated) records updated "
-                + "(energy), imported with replayViews = false in \(delta.seconds.formatted(2)) s; replayed \(tokens.joined(separator: ", "))",
-            "  delta changes: change rows replayed; touch the view: of those, inserts/deletes and updates of an attribute the view reads",
-            "store: a copy of the importer's store, reverted in-process to the plain feed (\(revertedUpdates) updates, views replayed) before the 1 % run",
-            "timed: each ViewMaintainer.replay / .rebuild call, inside one BEGIN IMMEDIATE … ROLLBACK per pass (replay passes, then verify,",
-            "  and rebuild passes alternate which goes first); total: the fastest pass's sum over the views",
-            "part of each replay: its guard against large deltas counts the entity table, SELECT count(*) FROM \(table): \((countSeconds * 1000).formatted(2)) ms "
-                + "(best of \(max(repeats, 3)), outside a transaction)",
-        ]
-        if !fellBack.isEmpty {
-            notes.append("note: replay fell back to a rebuild (delta too large) for \(fellBack.joined(separator: ", "))")
+    /// The two deltas' feeds, written into `directory`.
+    private static func writeDeltas(records: Int, directory: String) throws -> [Delta] {
+        let generator = Generator(count: records)
+        let changedFeed = directory + "/fireball-\(records)-changed-1pct.json"
+        try generator.writeFeed(changeFraction: 0.01, to: changedFeed)
+        let expected = changedRecords(records, fraction: 0.01)
+        let oneChanged = Delta(name: "1 % changed (energy)", feed: changedFeed, sync: false, target: 0.05) { totals in
+            totals.updated == expected && totals.inserted == 0 && totals.deleted == 0 ? nil : "expected \(expected) updates only"
         }
-        return notes
+        let reloadFeed = directory + "/fireball-\(records)-reload.json"
+        let reload = try generator.writeFeed(reload: Generator.Reload(), to: reloadFeed)
+        let reloaded = Delta(name: "6.5 % re-load (5 % changed, 1 % new, 0.5 % gone; --sync)", feed: reloadFeed, sync: true, target: 0.13) { totals in
+            totals.inserted == reload.new && totals.deleted == reload.gone && totals.updated > 0 ? nil : "expected \(reload.new) inserts and \(reload.gone) deletes"
+        }
+        return [oneChanged, reloaded]
+    }
+
+    private static func options(sync: Bool, replayViews: Bool = true) -> ImportOptions {
+        var options = ImportOptions(author: "importer-bench", context: "bench", sync: sync)
+        options.replayViews = replayViews
+        return options
+    }
+
+    private static func describe(_ totals: ChangeCounts) -> String {
+        "\(totals.updated) updated, \(totals.inserted) inserted, \(totals.deleted) deleted"
+    }
+
+    /// Imports the delta (views left behind), times replay and rebuild passes, adds its row and
+    /// notes; returns whether every replay verified.
+    private static func measure(_ delta: Delta, store: Store, repeats: Int, into report: inout TextTable) throws -> Bool {
+        let (result, importSeconds) = try Stopwatch.seconds {
+            try ImportSession(store: store, model: FireballModel.model, options: options(sync: delta.sync, replayViews: false))
+                .run([FeedInput(path: delta.feed, mapping: FireballModel.apiFeed)])
+        }
+        if let problem = delta.problem(result.totals) {
+            throw BenchError.failed("view replay benchmark, \(delta.name): the run \(describe(result.totals)); \(problem)")
+        }
+        let views = try store.read { (snapshot: StoreSnapshot) throws -> [ViewDefinition] in try ViewRegistry().all(in: snapshot) }
+        guard !views.isEmpty else { throw BenchError.failed("view replay benchmark: the store has no views") }
+        let size = try deltaSize(views, store: store)
+        let (replays, rebuilds) = try timedPasses(views, maintainer: ViewMaintainer(entities: store.entities), store: store, repeats: repeats)
+
+        let replay = replays.map(\.seconds).min() ?? .nan, rebuild = rebuilds.map(\.seconds).min() ?? .nan
+        let ratio = replay / rebuild
+        let groups = views.compactMap { replays.first?.effects[$0.name]?.changedGroups }.reduce(0, +)
+        func ms(_ seconds: Double) -> String { (seconds * 1000).formatted(1) }
+        func percent(_ ratio: Double) -> String { (ratio * 100).formatted(1) + " %" }
+        report.add([delta.name, "\(size.changes)", "\(size.relevant)", "\(groups)", ms(replay), ms(rebuild), percent(ratio),
+                    "≤ \(percent(delta.target)): \(ratio <= delta.target ? "met" : "NOT met")"])
+        let differences = replays.flatMap(\.differences)
+        let fellBack = views.filter { view in replays.contains { $0.effects[view.name]?.rebuilt == true } }.map(\.name)
+        report.notes.append("  imported (\(describe(result.totals))) with replayViews = false in \(importSeconds.formatted(2)) s; "
+            + (differences.isEmpty ? "verify after every replay (\(replays.count) × \(views.count) views): no difference"
+                                   : "FAIL: verify found \(differences.count) difference(s) after replay, first: \(differences[0])"))
+        if !fellBack.isEmpty {
+            report.notes.append("  note: replay fell back to a rebuild (delta too large) for \(fellBack.joined(separator: ", "))")
+        }
+        return differences.isEmpty && fellBack.isEmpty
     }
 
     /// `repeats` rounds of a replay pass and a rebuild pass over `views` (alternating which goes
@@ -146,11 +143,11 @@ enum ViewReplayBenchmark {
             for replay in round % 2 == 0 ? [true, false] : [false, true] {
                 let pass = try rolledBack(store) { (tx: StoreWriteTransaction) throws -> Pass in
                     var pass = Pass()
-                    for view in views {
-                        let (effect, seconds) = try Stopwatch.seconds { try replay ? maintainer.replay(view, in: tx) : maintainer.rebuild(view, in: tx) }
-                        pass.seconds[view.name] = seconds
-                        pass.effects[view.name] = effect
+                    let (effects, seconds) = try Stopwatch.seconds {
+                        try replay ? maintainer.replay(views, in: tx) : views.map { try maintainer.rebuild($0, in: tx) }
                     }
+                    pass.seconds = seconds
+                    for effect in effects { pass.effects[effect.view] = effect }
                     if replay { pass.differences = try views.flatMap { try maintainer.verify($0, in: tx.snapshot) } }
                     return pass
                 }
@@ -173,17 +170,18 @@ enum ViewReplayBenchmark {
         return result
     }
 
-    /// The change rows between the view's token and the head, and how many of them can change the
-    /// view (inserts, deletes, updates of an attribute it reads: the rows its replay selects).
-    private static func deltaSize(_ view: ViewDefinition, store: Store) throws -> (changes: Int, relevant: Int) {
-        guard let entity = store.entity(named: view.entity) else { throw BenchError.failed("view \(view.name): no entity \(view.entity)") }
-        let token = try store.read { (snapshot: StoreSnapshot) throws -> Int64 in try ConsumerRegistry().consumer(named: view.name, in: snapshot).tokenNumber }
+    /// The change rows between the views' token and the head, and how many of them can change a
+    /// view (inserts, deletes, updates of an attribute one reads: the rows its replay selects).
+    private static func deltaSize(_ views: [ViewDefinition], store: Store) throws -> (changes: Int, relevant: Int) {
+        guard let first = views.first, let entity = store.entity(named: first.entity) else { throw BenchError.failed("view replay benchmark: no entity") }
+        let token = try store.read { (snapshot: StoreSnapshot) throws -> Int64 in try ConsumerRegistry().consumer(named: first.name, in: snapshot).tokenNumber }
         guard let range = try connectionOf(store).rows("""
             SELECT min(first_change_id), max(last_change_id) FROM importer_transaction_entity WHERE entity = ?1 AND transaction_number > ?2
-            """, [.text(view.entity), .integer(token)]).first,
+            """, [.text(first.entity), .integer(token)]).first,
             case .integer(let low) = range[0], case .integer(let high) = range[1] else { return (0, 0) }
         let columns = ChangeColumns.current
-        let touches = view.storedAttributes(of: entity).sorted().map { "instr(',' || \"\(columns.changed)\" || ',', ',\($0),') > 0" }
+        let attributes = views.reduce(into: Set<String>()) { $0.formUnion($1.storedAttributes(of: entity)) }
+        let touches = attributes.sorted().map { "instr(',' || \"\(columns.changed)\" || ',', ',\($0),') > 0" }
         let type = "\"\(columns.type)\""
         let relevant = touches.isEmpty ? "\(type) <> 'update'" : "\(type) <> 'update' OR \(touches.joined(separator: " OR "))"
         let counts = try connectionOf(store).rows("""
