@@ -5,7 +5,8 @@ import ImporterStoreSQL
 /// NULL-safe equality written so that an index can serve it; sums and averages cast to double
 /// precision (sums exactly, as numeric); conditions as 1/0 where values are expected (attributes of type boolean are
 /// integers); text ordered by bytes (`COLLATE "C"`); NULL on division by zero; a view row's handle
-/// is its `ctid`, valid inside the transaction that reads it.
+/// is its `ctid`, valid inside the transaction that reads it; identity keys, metadata integers
+/// kept as text, entities ordered by a registration position.
 struct PostgresDialect: SQLDialect {
     func parameter(_ n: Int) -> String { "$\(n)" }
     func nullSafeEqual(_ lhs: String, _ rhs: String) -> String { "(\(lhs) = \(rhs) OR (\(lhs) IS NULL AND \(rhs) IS NULL))" }
@@ -22,6 +23,17 @@ struct PostgresDialect: SQLDialect {
     func distinctList(_ column: String) -> String { "string_agg(DISTINCT \(column), ',')" }
     var rowHandle: String { "ctid::text" }
     func matchRowHandle(_ parameter: String) -> String { "ctid = CAST(\(parameter) AS tid)" }
+    func tableOptions(withoutRowID: Bool) -> String { "" }
+    func generatedKey(neverReused: Bool) -> String { "bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY" }
+    var metadataValueType: String { "text" }
+    func metadataValue(_ integer: Int64) -> Value { .text(String(integer)) }
+    var registrationOrder: String { #""position""# }
+    var registrationColumn: String? { #""position" bigint GENERATED ALWAYS AS IDENTITY"# }
+
+    /// The integers bound as one array parameter: one statement text whatever their number.
+    func isOneOf(_ column: String, _ integers: [Int64], parameter: Int) -> (condition: String, arguments: [Value]) {
+        ("\(column) = ANY($\(parameter)::bigint[])", [.text("{" + integers.map(String.init).joined(separator: ",") + "}")])
+    }
 
     func ordered(_ value: String, type: AttributeType) -> String {
         [.text, .date, .datetime].contains(type) ? "(\(value)) COLLATE \"C\"" : value

@@ -1,35 +1,23 @@
 import Foundation
 import ImporterModel
 import ImporterStore
+import ImporterStoreSQL
 
-/// The SQL that stores one entity in PostgreSQL and tracks its history: the entity table with its
-/// unique key, its change table (the layout and meaning of SQLite's `EntitySchema`: one row per
-/// changed record per transaction; `changed` lists an update's changed attributes in entity order;
-/// one column per attribute holds the values after the change, or before it for deletes; one
-/// `importer_old.<attribute>` column per attribute holds an update's old values of the changed
-/// attributes; importer's own columns are named by `ChangeColumns`), and the statement-level guard
-/// trigger that refuses writes made outside importer.
-struct PostgresEntitySchema {
-    let entity: EntityDescription
-    /// The names of the change table's own columns (`legacy` only for a store read as it is).
-    var columns: ChangeColumns = .current
+/// The SQL that stores one entity in PostgreSQL: its change table and the statements that record
+/// changes are `EntityTables`' (the layout and meaning of SQLite's); this adds the entity table
+/// with its unique key and the statement-level guard trigger that refuses writes made outside
+/// importer.
+typealias PostgresEntitySchema = EntityTables
+
+extension EntityTables {
+    /// The entity's tables in PostgreSQL (`legacy` columns only for a store read as it is).
+    init(entity: EntityDescription, columns: ChangeColumns = .current) {
+        self.init(entity: entity, dialect: PostgresDialect(), columns: columns)
+    }
 
     static func q(_ name: String) -> String { PostgresStoreSchema.q(name) }
     /// `name` as a text literal (an attribute name in an update's changed list).
-    static func literal(_ name: String) -> String { "'" + name.replacingOccurrences(of: "'", with: "''") + "'" }
-    /// The quoted column of an update's old value of attribute `name`.
-    func old(_ name: String) -> String { Self.q(columns.old(name)) }
-    var changeID: String { Self.q(columns.changeID) }
-    var transactionNumber: String { Self.q(columns.transactionNumber) }
-    var recordID: String { Self.q(columns.recordID) }
-    var type: String { Self.q(columns.type) }
-    var changed: String { Self.q(columns.changed) }
-    /// `transaction number, record id, type` (the insert column list's head).
-    var changeHead: String { "\(transactionNumber), \(recordID), \(type)" }
-
-    var table: String { Self.q(entity.tableName) }
-    var changeTable: String { Self.q("importer_change_" + entity.tableName) }
-    var names: [String] { entity.attributes.map { Self.q($0.name) } }
+    static func literal(_ name: String) -> String { Expression.literal(.text(name)) }
     var keyColumns: [String] { entity.uniqueKey.map(Self.q) }
 
     static func sqlType(_ type: AttributeType) -> String {
@@ -42,8 +30,6 @@ struct PostgresEntitySchema {
 
     var createStatements: [String] {
         let columns = entity.attributes.map { "\(Self.q($0.name)) \(Self.sqlType($0.type))\($0.isOptional ? "" : " NOT NULL")" }
-        let values = entity.attributes.map { "\(Self.q($0.name)) \(Self.sqlType($0.type))" }
-        let olds = entity.attributes.map { "\(old($0.name)) \(Self.sqlType($0.type))" }
         return [
             """
             CREATE TABLE \(table) (
@@ -52,60 +38,9 @@ struct PostgresEntitySchema {
               UNIQUE (\(keyColumns.joined(separator: ", ")))
             )
             """,
-            """
-            CREATE TABLE \(changeTable) (
-              \(changeID) bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-              \(transactionNumber) bigint NOT NULL,
-              \(recordID) bigint NOT NULL,
-              \(type) text NOT NULL CHECK (\(type) IN ('insert', 'update', 'delete')),
-              \(changed) text,
-              \((values + olds).joined(separator: ",\n  "))
-            )
-            """,
-            "CREATE INDEX \(Self.q("importer_change_\(entity.tableName)_record")) ON \(changeTable) (\(recordID), \(transactionNumber)) WHERE \(type) <> 'insert'",
+            createChangeTable,
+            createChangeIndex,
             "CREATE TRIGGER importer_guard BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON \(table) FOR EACH STATEMENT EXECUTE FUNCTION importer_guard()",
         ]
-    }
-
-    /// Adds an optional attribute (the only model change that cannot lose data).
-    func addColumn(_ attribute: AttributeDescription) -> [String] {
-        let type = Self.sqlType(attribute.type)
-        return [
-            "ALTER TABLE \(table) ADD COLUMN \(Self.q(attribute.name)) \(type)",
-            "ALTER TABLE \(changeTable) ADD COLUMN \(Self.q(attribute.name)) \(type)",
-            "ALTER TABLE \(changeTable) ADD COLUMN \(old(attribute.name)) \(type)",
-        ]
-    }
-
-    /// Records as inserts of transaction `$1` the records with an id above `$2` (the run's inserts:
-    /// one writer at a time, and identities only grow), with their values at the end of the run.
-    var recordInserts: String {
-        let columns = names.joined(separator: ", ")
-        return """
-            INSERT INTO \(changeTable) (\(changeHead), \(columns))
-            SELECT $1, "id", 'insert', \(columns) FROM \(table) WHERE "id" > $2 ORDER BY "id"
-            """
-    }
-
-    /// Records as deletes of transaction `$1` the records matching `condition`, with their values.
-    func recordDeletes(where condition: String) -> String {
-        let columns = names.joined(separator: ", ")
-        return """
-            INSERT INTO \(changeTable) (\(changeHead), \(columns))
-            SELECT $1, "id", 'delete', \(columns) FROM \(table) AS e WHERE \(condition) ORDER BY "id"
-            """
-    }
-
-    /// Deletes the records recorded as deletes in change rows above `$1`.
-    var deleteRecorded: String {
-        "DELETE FROM \(table) WHERE \"id\" IN (SELECT \(recordID) FROM \(changeTable) WHERE \(changeID) > $1 AND \(type) = 'delete')"
-    }
-
-    /// The statements that rename a `legacy` change table's own columns to the `current` names
-    /// (catalog changes only: the index follows its columns).
-    var renameLegacyColumns: [String] {
-        ChangeColumns.legacyRenames(attributes: entity.attributes.map(\.name)).map {
-            "ALTER TABLE \(changeTable) RENAME COLUMN \(Self.q($0.from)) TO \(Self.q($0.to))"
-        }
     }
 }

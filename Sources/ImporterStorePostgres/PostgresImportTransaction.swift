@@ -274,7 +274,7 @@ final class PostgresImportTransaction: ImportTransaction {
         let run = try run(entity)
         let schema = PostgresEntitySchema(entity: entity)
         if let rekey = run.rekey { try store.connection.affected(rekey.recordChanges, [.integer(number)]) }
-        var counts = try updatesAndDeletes(schema, after: run.lastChangeIDBefore)
+        var counts = try store.changeCounts(of: entity, after: run.lastChangeIDBefore).counts
         counts.inserted = try store.connection.affected(schema.recordInserts, [.integer(number), .integer(run.lastIDBefore)])
         let rekeyedStored = try run.upsert.map { try store.connection.integer("SELECT count(*) FROM \($0.seen)") } ?? 0
         counts.unchanged = run.stored + Int(rekeyedStored) - counts.updated
@@ -285,18 +285,6 @@ final class PostgresImportTransaction: ImportTransaction {
         return counts
     }
 
-    /// The update and delete change rows above `lastChangeID` (counted before the inserts are recorded).
-    private func updatesAndDeletes(_ schema: PostgresEntitySchema, after lastChangeID: Int64) throws -> ChangeCounts {
-        var counts = ChangeCounts()
-        for row in try store.connection.rows("SELECT \(schema.type), count(*) FROM \(schema.changeTable) WHERE \(schema.changeID) > $1 GROUP BY \(schema.type)",
-                                             [.integer(lastChangeID)]) {
-            guard case .integer(let n) = row[1] else { continue }
-            if row[0] == .text("update") { counts.updated = Int(n) }
-            if row[0] == .text("delete") { counts.deleted = Int(n) }
-        }
-        return counts
-    }
-
     func nulledAttributes(_ entity: EntityDescription) throws -> [NulledAttribute] {
         try NulledAttributesSQL(entity: entity, dialect: PostgresDialect(), columns: store.changeColumns).count(changeIDs: changeIDs[entity.name],
                                                                                  on: PostgresExecutor(connection: store.connection))
@@ -304,7 +292,7 @@ final class PostgresImportTransaction: ImportTransaction {
 
     func finish(metadata: TransactionMetadata, counts: [(String, ChangeCounts)]) throws -> Bool {
         try storeRejects()
-        let wrote = try PostgresHistoryWriter(store: store).finish(number, metadata: metadata, entities: counts.map { ($0.0, $0.1, changeIDs[$0.0]) })
+        let wrote = try store.recordTransaction(number, metadata: metadata, entities: counts.map { ($0.0, $0.1, changeIDs[$0.0]) })
         if let rejectRun, wrote { try store.tagRejects(run: rejectRun, transaction: number) }
         return wrote
     }

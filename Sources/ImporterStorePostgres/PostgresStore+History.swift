@@ -42,29 +42,12 @@ extension PostgresStore {
     /// Up to `changePage` change rows of `entity` with ids in `from...through`, decoded.
     private func changePage(_ entity: EntityDescription, from: Int64, through: Int64) throws -> [(Int64, Change)] {
         let schema = PostgresEntitySchema(entity: entity, columns: changeColumns)
-        let olds = entity.attributes.map { schema.old($0.name) }
+        let decoder = ChangeRowDecoder(entity: entity)
         let rows = try connection.rows("""
-            SELECT \(schema.changeID), \(schema.changeHead), \(schema.changed), \((schema.names + olds).joined(separator: ", "))
+            SELECT \(schema.changeID), \(schema.changeRowColumns)
             FROM \(schema.changeTable) WHERE \(schema.changeID) BETWEEN $1 AND $2 ORDER BY \(schema.changeID) LIMIT \(Self.changePage)
             """, [.integer(from), .integer(through)])
-        return rows.map { (Self.int($0[0]), Self.change($0, of: entity)) }
-    }
-
-    /// A change row (change id, transaction number, record id, type, changed, values…, olds…).
-    static func change(_ row: [Value], of entity: EntityDescription) -> Change {
-        let attributes = entity.attributes
-        let values = attributes.indices.map { (attributes[$0].name, row[5 + $0]) }
-        let type = ChangeType(rawValue: row[3].stringValue ?? "") ?? .update
-        var changed: [AttributeChange] = []
-        if type == .update {
-            let names = Set((row[4].stringValue ?? "").split(separator: ",").map(String.init))
-            for (index, attribute) in attributes.enumerated() where names.contains(attribute.name) {
-                changed.append(AttributeChange(attribute: attribute.name, old: row[5 + attributes.count + index], new: values[index].1))
-            }
-        }
-        return Change(transactionNumber: int(row[1]), entity: entity.name, recordID: int(row[2]), type: type,
-                      key: entity.keyIndices.map { values[$0] }, changed: changed, values: values,
-                      tombstone: type == .delete ? entity.tombstoneIndices.map { values[$0] } : [])
+        return rows.map { row in (Self.int(row[0]), decoder.change { row[1 + $0] }) }
     }
 }
 

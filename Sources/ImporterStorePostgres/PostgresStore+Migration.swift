@@ -22,7 +22,7 @@ extension PostgresStore {
                 for statement in PostgresStoreSchema.migration(from: current, entities: entities) { try connection.execute(statement) }
                 current += 1
             }
-            try setMetadata([("schema_version", metadataValue(current))])
+            try setMetadata([("schema_version", dialect.metadataValue(current))])
             return .commit(())
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import ImporterModel
 import ImporterStore
+import ImporterStoreSQL
 import PostgresNIO
 
 /// `importer query` on PostgreSQL: the statement runs as a cursor (`DECLARE … CURSOR FOR`) in a
@@ -25,11 +26,7 @@ extension PostgresStore: ReadOnlyQuerying {
         if let keyword = Self.firstKeyword(named.sql), Self.writeKeywords.contains(keyword) {
             throw QueryError.writeRefused("\(keyword.uppercased()) is not a query; PostgreSQL stores run SELECT, VALUES and WITH … SELECT")
         }
-        let arguments: [Value] = named.names.map { name in
-            let value = parameters[name] ?? ""
-            if let integer = Int64(value), String(integer) == value { return .integer(integer) }
-            return .text(value)
-        }
+        let arguments = named.names.map { QueryText.parameterValue(parameters[$0] ?? "") }
         try mapQueryErrors { try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") }
         defer { connection.rollback() }
         try mapQueryErrors { try connection.affected("DECLARE importer_query NO SCROLL CURSOR FOR \(named.sql)", arguments) }
@@ -45,18 +42,7 @@ extension PostgresStore: ReadOnlyQuerying {
 
     /// The statement's first keyword, lowercased, after blanks, comments and parentheses.
     private static func firstKeyword(_ sql: String) -> String? {
-        var text = Substring(sql)
-        while true {
-            text = text.drop { $0.isWhitespace || $0 == "(" }
-            if text.hasPrefix("--") {
-                text = text.drop { $0 != "\n" }
-            } else if text.hasPrefix("/*"), let end = text.range(of: "*/") {
-                text = text[end.upperBound...]
-            } else {
-                break
-            }
-        }
-        let word = text.prefix { $0.isLetter }
+        let word = QueryText.afterBlanksAndComments(Substring(sql), skipping: ["("]).prefix { $0.isLetter }
         return word.isEmpty ? nil : word.lowercased()
     }
 

@@ -7,10 +7,6 @@ extension PostgresStore {
     public func beginImport(_ entities: [EntityDescription]) throws -> any ImportTransaction {
         try PostgresImportTransaction(store: self, entities: entities)
     }
-
-    public func recordCount(of entity: EntityDescription) throws(StoreError) -> Int {
-        try mapErrors { Int(try connection.integer("SELECT count(*) FROM \(PostgresEntitySchema(entity: entity).table)")) }
-    }
 }
 
 extension PostgresStore {

@@ -3,27 +3,15 @@ import ImporterStore
 import ImporterStoreSQL
 
 /// The store's bookkeeping in PostgreSQL is the shared SQL (`SQLBackend`) in PostgreSQL's dialect,
-/// in the store's schema; what PostgreSQL names differently: tables by `PostgresEntitySchema`,
-/// metadata integers kept as text, entities ordered by their registration position.
+/// in the store's schema; what PostgreSQL does its own way: entity tables by
+/// `PostgresEntitySchema`, no `importer_source` before schema 3.
 extension PostgresStore: SQLBackend {
     public var executor: any SQLExecutor { PostgresExecutor(connection: connection) }
     public var dialect: any SQLDialect { PostgresDialect() }
-    public var registrationOrder: String { #""position""# }
     public var storesRekeyedCounts: Bool { true }
     public var storesSourceStates: Bool { schemaVersion >= 3 }
 
-    public func metadataValue(_ integer: Int64) -> Value { .text(String(integer)) }
-
-    public func tables(of entity: EntityDescription) -> EntityTables {
-        let schema = PostgresEntitySchema(entity: entity, columns: changeColumns)
-        return EntityTables(records: schema.table, changes: schema.changeTable, changeID: schema.changeID)
-    }
-
     public func createStatements(for entity: EntityDescription) -> [String] { PostgresEntitySchema(entity: entity).createStatements }
-
-    public func addColumnStatements(for attribute: AttributeDescription, of entity: EntityDescription) -> [String] {
-        PostgresEntitySchema(entity: entity).addColumn(attribute)
-    }
 
     public func tableExists(named name: String) throws -> Bool {
         try connection.integer("SELECT count(*) FROM pg_tables WHERE schemaname = current_schema() AND lower(tablename) = lower($1)", [.text(name)]) > 0

@@ -20,7 +20,7 @@ public final class PostgresStore {
     /// The schema version the store is read with (older only when opened read-only).
     var schemaVersion = PostgresStoreSchema.version
     /// The names of the change tables' own columns, as the store's schema version has them.
-    var changeColumns: ChangeColumns { PostgresStoreSchema.changeColumns(version: schemaVersion) }
+    public var changeColumns: ChangeColumns { PostgresStoreSchema.changeColumns(version: schemaVersion) }
     let connection: BlockingConnection
     let commits = CommitNotifications()
 

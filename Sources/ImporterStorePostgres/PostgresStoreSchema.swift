@@ -1,10 +1,10 @@
 import Foundation
 import ImporterModel
 import ImporterStore
+import ImporterStoreSQL
 
-/// The store's own tables in its PostgreSQL schema (everything named `importer_*` that is not per
-/// entity), the same layout as SQLite's (`StoreSchema` there) with PostgreSQL types, and the guard
-/// function the entity tables' triggers call.
+/// The version of the store's own tables in its PostgreSQL schema (`StoreTables`, as SQLite's with
+/// PostgreSQL types), their migrations, and the guard function the entity tables' triggers call.
 ///
 /// `importer_metadata.schema_version` holds the version; an older importer refuses a newer store.
 enum PostgresStoreSchema {
@@ -17,7 +17,7 @@ enum PostgresStoreSchema {
     static func migration(from version: Int64, entities: [EntityDescription]) -> [String] {
         switch version {
         case 1: entities.flatMap { PostgresEntitySchema(entity: $0, columns: .legacy).renameLegacyColumns }
-        case 2: [sourceTable]
+        case 2: [StoreTables(dialect: PostgresDialect()).sourceTable]
         default: []
         }
     }
@@ -28,66 +28,13 @@ enum PostgresStoreSchema {
     }
 
     /// Quotes an identifier (names are validated by the model; quotes are doubled anyway).
-    static func q(_ name: String) -> String {
-        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
+    static func q(_ name: String) -> String { PostgresDialect().quoted(name) }
 
-    static let sourceTable = """
-        CREATE TABLE IF NOT EXISTS importer_source (
-          "url" text PRIMARY KEY, "etag" text, "last_modified" text, "sha256" text, "bytes" bigint NOT NULL,
-          "status" bigint NOT NULL, "fetched_at" text NOT NULL, "transaction_number" bigint
-        )
-        """
-
-    /// Run once, by the process that creates the store (under the creation advisory lock).
-    static let create: [String] = [
-        #"CREATE TABLE importer_metadata ("key" text PRIMARY KEY, "value" text)"#,
-        """
-        CREATE TABLE importer_entity (
-          "name" text PRIMARY KEY, "table_name" text NOT NULL UNIQUE, "definition" text NOT NULL,
-          "registered_at" text NOT NULL, "position" bigint GENERATED ALWAYS AS IDENTITY
-        )
-        """,
-        """
-        CREATE TABLE importer_transaction (
-          "number" bigint PRIMARY KEY, "token" text NOT NULL UNIQUE, "timestamp" text NOT NULL,
-          "author" text NOT NULL, "context" text NOT NULL, "process_id" bigint NOT NULL, "host" text NOT NULL,
-          "source" text NOT NULL, "inserted" bigint NOT NULL, "updated" bigint NOT NULL, "deleted" bigint NOT NULL,
-          "unchanged" bigint NOT NULL, "rejected" bigint NOT NULL, "duplicates" bigint NOT NULL,
-          "rekeyed" bigint NOT NULL DEFAULT 0
-        )
-        """,
-        """
-        CREATE TABLE importer_transaction_entity (
-          "transaction_number" bigint NOT NULL, "entity" text NOT NULL, "inserted" bigint NOT NULL,
-          "updated" bigint NOT NULL, "deleted" bigint NOT NULL, "unchanged" bigint NOT NULL, "rejected" bigint NOT NULL,
-          "duplicates" bigint NOT NULL, "rekeyed" bigint NOT NULL DEFAULT 0, "first_change_id" bigint, "last_change_id" bigint,
-          PRIMARY KEY ("transaction_number", "entity")
-        )
-        """,
-        """
-        CREATE TABLE importer_consumer (
-          "name" text PRIMARY KEY, "kind" text NOT NULL CHECK ("kind" IN ('external', 'view')),
-          "token_number" bigint NOT NULL, "entities" text NOT NULL, "attributes" text NOT NULL,
-          "exclude_authors" text NOT NULL, "created_at" text NOT NULL, "last_replay_at" text
-        )
-        """,
-        """
-        CREATE TABLE importer_reject (
-          "id" bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, "run" bigint NOT NULL, "transaction_number" bigint,
-          "created_at" text NOT NULL, "source" text NOT NULL, "line" bigint, "column" bigint, "record" bigint,
-          "path" text, "entity" text NOT NULL, "attribute" text, "reason" text NOT NULL, "value" text
-        )
-        """,
-        #"CREATE INDEX importer_reject_run ON importer_reject ("run")"#,
-        """
-        CREATE TABLE importer_view (
-          "name" text PRIMARY KEY, "entity" text NOT NULL, "definition" text NOT NULL, "registered_at" text NOT NULL
-        )
-        """,
-        sourceTable,
-        // The guard of the entity tables: a write outside an importer transaction (which sets
-        // importer.transaction locally) is refused, never silently untracked.
+    /// Run once, by the process that creates the store (under the creation advisory lock): the
+    /// store's tables (`StoreTables` in PostgreSQL's types), then the guard of the entity tables: a
+    /// write outside an importer transaction (which sets importer.transaction locally) is refused,
+    /// never silently untracked.
+    static let create: [String] = StoreTables(dialect: PostgresDialect()).create + [
         """
         CREATE FUNCTION importer_guard() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN

@@ -113,33 +113,17 @@ final class PostgresUndoTransaction: UndoTransaction {
         for entity in entities {
             let schema = PostgresEntitySchema(entity: entity)
             if reinserted.contains(entity.name) {
-                try store.connection.affected("""
-                    INSERT INTO \(schema.changeTable) (\(schema.changeHead), \(schema.names.joined(separator: ", ")))
-                    SELECT $1, "id", 'insert', \(schema.names.joined(separator: ", ")) FROM \(schema.table)
-                    WHERE "id" IN (SELECT "id" FROM \(Self.putBack(order[entity.name] ?? 0))) ORDER BY "id"
-                    """, [.integer(number)])
+                let putBack = "\"id\" IN (SELECT \"id\" FROM \(Self.putBack(order[entity.name] ?? 0)))"
+                try store.connection.affected(schema.recordInserts(where: putBack), [.integer(number)])
             }
-            let before = lastChangeIDBefore[entity.name] ?? 0
-            var entityCounts = ChangeCounts()
-            var range: ClosedRange<Int64>?
-            for row in try store.connection.rows("""
-                SELECT \(schema.type), count(*), min(\(schema.changeID)), max(\(schema.changeID)) FROM \(schema.changeTable) WHERE \(schema.changeID) > $1 GROUP BY \(schema.type)
-                """, [.integer(before)]) {
-                guard case .integer(let n) = row[1], case .integer(let low) = row[2], case .integer(let high) = row[3] else { continue }
-                switch row[0] {
-                case .text("insert"): entityCounts.inserted = Int(n)
-                case .text("update"): entityCounts.updated = Int(n)
-                default: entityCounts.deleted = Int(n)
-                }
-                range = min(range?.lowerBound ?? low, low)...max(range?.upperBound ?? high, high)
-            }
+            let (entityCounts, range) = try store.changeCounts(of: entity, after: lastChangeIDBefore[entity.name] ?? 0)
             counts.append((entity.name, entityCounts, range))
         }
         for entity in entities {
             let index = order[entity.name] ?? 0
             try store.connection.execute("DROP TABLE IF EXISTS \(Self.stageTable(index)), \(Self.putBack(index))")
         }
-        _ = try PostgresHistoryWriter(store: store).finish(number, metadata: metadata, entities: counts)
+        _ = try store.recordTransaction(number, metadata: metadata, entities: counts)
         return counts.map { ($0.0, $0.1) }
     }
 }
@@ -147,17 +131,5 @@ final class PostgresUndoTransaction: UndoTransaction {
 extension PostgresStore {
     public func beginUndo(_ entities: [EntityDescription]) throws -> any UndoTransaction {
         try PostgresUndoTransaction(store: self, entities: entities)
-    }
-
-    public func transactionsTouching(_ entity: EntityDescription, recordIDs: [Int64], after number: Int64) throws(StoreError) -> [Int64] {
-        guard !recordIDs.isEmpty else { return [] }
-        let schema = PostgresEntitySchema(entity: entity, columns: changeColumns)
-        let ids = "{" + recordIDs.map(String.init).joined(separator: ",") + "}"
-        return try mapErrors {
-            try connection.rows("""
-                SELECT DISTINCT \(schema.transactionNumber) FROM \(schema.changeTable)
-                WHERE \(schema.transactionNumber) > $1 AND \(schema.recordID) = ANY($2::bigint[]) ORDER BY 1
-                """, [.integer(number), .text(ids)]).map { PostgresStore.int($0[0]) }
-        }
     }
 }

@@ -4,7 +4,7 @@ import ImporterModel
 /// staged already (a key repeated in it: nothing went straight into the table), in one statement:
 /// the last occurrence of each staged key inserted in (first batch, key) order, the order SQLite
 /// writes them in. Their insert changes are recorded at the close from the rows the run added, as on a
-/// re-load (`PostgresEntitySchema.recordInserts`): one `INSERT … RETURNING` feeding the change rows
+/// re-load (`EntityTables.recordInserts`): one `INSERT … RETURNING` feeding the change rows
 /// costs more than the two statements, since the returned rows are kept and sorted again
 /// (figures: Docs/PERFORMANCE.md, "Measurements behind the code").
 ///

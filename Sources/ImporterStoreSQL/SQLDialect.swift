@@ -1,8 +1,8 @@
 import ImporterModel
 
 /// What differs between the SQL the backends speak, as far as the SQL they share needs it: model
-/// expressions (derived attributes), derived views (`ViewSQL`, `ViewDeltaApplier`) and the store's
-/// bookkeeping (`SQLBackend`).
+/// expressions (derived attributes), derived views (`ViewSQL`, `ViewDeltaApplier`), the store's
+/// tables (`StoreTables`, `EntityTables`) and its bookkeeping (`SQLBackend`).
 ///
 /// Invariant: whatever the dialect, a rendered query computes the values SQLite computes for the
 /// same model, typed as `Value`s (integers, doubles, text, NULL): sums are doubles (0.0 over no
@@ -37,6 +37,24 @@ public protocol SQLDialect: Sendable {
     /// Selects a handle of a row of a view table, and matches a row by a bound handle.
     var rowHandle: String { get }
     func matchRowHandle(_ parameter: String) -> String
+    /// `column` is one of `integers`; `parameter` is the number of the parameter the dialect may
+    /// bind them to (its value then among the returned arguments).
+    func isOneOf(_ column: String, _ integers: [Int64], parameter: Int) -> (condition: String, arguments: [Value])
+
+    /// What follows a `CREATE TABLE`'s column list (SQLite: `STRICT` typing, and `WITHOUT ROWID`
+    /// for a table stored by its primary key).
+    func tableOptions(withoutRowID: Bool) -> String
+    /// The type and constraints of an integer primary key the database assigns in increasing
+    /// order; `neverReused`: the ids of deleted rows are not assigned again.
+    func generatedKey(neverReused: Bool) -> String
+    /// The column type of `importer_metadata.value`, which holds text and integers.
+    var metadataValueType: String { get }
+    /// An integer as `importer_metadata` holds it (SQLite: an integer; PostgreSQL: its text).
+    func metadataValue(_ integer: Int64) -> Value
+    /// The column of `importer_entity` that orders entities as they were registered.
+    var registrationOrder: String { get }
+    /// The definition of `registrationOrder`'s column, when the table must declare it.
+    var registrationColumn: String? { get }
 }
 
 extension SQLDialect {
@@ -44,5 +62,10 @@ extension SQLDialect {
     /// quotes are doubled anyway.
     public func quoted(_ name: String) -> String {
         "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// `CREATE TABLE name (…)`, one column (or table constraint) a line.
+    public func createTable(_ name: String, _ columns: [String], withoutRowID: Bool = false, ifNotExists: Bool = false) -> String {
+        "CREATE TABLE \(ifNotExists ? "IF NOT EXISTS " : "")\(name) (\n  \(columns.joined(separator: ",\n  "))\n)" + tableOptions(withoutRowID: withoutRowID)
     }
 }

@@ -2,6 +2,7 @@ import CSQLite
 import Foundation
 import ImporterModel
 import ImporterStore
+import ImporterStoreSQL
 
 /// The SQL that stores one entity and tracks its history: the entity table, its change table, the
 /// guards that refuse untracked writes, and the statements that record changes.
@@ -22,43 +23,21 @@ import ImporterStore
 /// only while an import is open). Other programs can read everything, and run
 /// `PRAGMA integrity_check`, but their INSERT, UPDATE and DELETE fail with "no such function".
 ///
-/// Change table layout (`importer_change_<table>`), one row per changed record per transaction
-/// (importer's own columns are named by `ChangeColumns`, all starting with `importer_`, so that no
-/// attribute name can collide with them):
-/// - `importer_change_id` (AUTOINCREMENT): the order of changes; each transaction's changes are one
-///   contiguous range, recorded in `importer_transaction_entity`, so reading a transaction is a
-///   range scan and appending is the B-tree's cheapest insert;
-/// - `importer_transaction_number`, `importer_record_id`, `importer_type` (`insert`, `update`, `delete`);
-/// - `importer_changed`: for updates, the changed attribute names, comma-separated, in entity order;
-/// - one column per attribute: the values after the change (inserts, updates) or before it (deletes);
-/// - one `importer_old.<attribute>` column per attribute: for updates, the old value of each changed
-///   attribute.
-/// A partial index on the record id covers updates and deletes only, so inserts never pay for it.
-public struct EntitySchema: Sendable {
-    public let entity: EntityDescription
-    /// The names of the change table's own columns (`legacy` only for a store read as it is).
-    public let columns: ChangeColumns
+/// The change table's layout and the statements both backends share are `EntityTables`'s; this
+/// adds SQLite's entity table, its guards, and the statements of the capture.
+public typealias EntitySchema = EntityTables
 
+extension EntityTables {
+    /// The entity's tables in SQLite (`legacy` columns only for a store read as it is).
     public init(entity: EntityDescription, columns: ChangeColumns = .current) {
-        self.entity = entity
-        self.columns = columns
+        self.init(entity: entity, dialect: SQLiteDialect(), columns: columns)
     }
 
-    public var table: String { SQLIdentifier.quoted(entity.tableName) }
-    public var changeTableName: String { "importer_change_" + entity.tableName }
-    public var changeTable: String { SQLIdentifier.quoted(changeTableName) }
     static let guardColumn = "importer_tracked"
 
     static func q(_ name: String) -> String { SQLIdentifier.quoted(name) }
-    /// The quoted column of an update's old value of attribute `name`.
-    func old(_ name: String) -> String { Self.q(columns.old(name)) }
-    var changeID: String { Self.q(columns.changeID) }
-    var transactionNumber: String { Self.q(columns.transactionNumber) }
-    var recordID: String { Self.q(columns.recordID) }
-    var type: String { Self.q(columns.type) }
-    var changed: String { Self.q(columns.changed) }
 
-    public var createStatements: [String] {
+    var createStatements: [String] {
         [createTable, createChangeTable, createChangeIndex, createDeleteGuard]
     }
 
@@ -80,27 +59,6 @@ public struct EntitySchema: Sendable {
             """
     }
 
-    var changeIndexName: String { SQLIdentifier.quoted("importer_change_\(entity.tableName)_record") }
-
-    var createChangeTable: String {
-        let values = entity.attributes.map { "\(Self.q($0.name)) \($0.type.sqlType)" }
-        let olds = entity.attributes.map { "\(old($0.name)) \($0.type.sqlType)" }
-        return """
-            CREATE TABLE \(changeTable) (
-              \(changeID) INTEGER PRIMARY KEY AUTOINCREMENT,
-              \(transactionNumber) INTEGER NOT NULL,
-              \(recordID) INTEGER NOT NULL,
-              \(type) TEXT NOT NULL CHECK (\(type) IN ('insert', 'update', 'delete')),
-              \(changed) TEXT,
-              \((values + olds).joined(separator: ",\n  "))
-            ) STRICT
-            """
-    }
-
-    var createChangeIndex: String {
-        "CREATE INDEX \(changeIndexName) ON \(changeTable) (\(recordID), \(transactionNumber)) WHERE \(type) <> 'insert'"
-    }
-
     var deleteGuardName: String { SQLIdentifier.quoted("importer_guard_\(entity.tableName)_delete") }
 
     var createDeleteGuard: String {
@@ -109,41 +67,6 @@ public struct EntitySchema: Sendable {
           SELECT importer_transaction();
         END
         """
-    }
-
-    /// Records as inserts of transaction `?1` every record with an id above `?2` (the rows the run
-    /// inserted), with their values at the end of the run.
-    var recordInserts: String {
-        let names = entity.attributes.map { Self.q($0.name) }.joined(separator: ", ")
-        return """
-            INSERT INTO \(changeTable) (\(transactionNumber), \(recordID), \(type), \(names))
-            SELECT ?1, "id", 'insert', \(names) FROM \(table) WHERE "id" > ?2 ORDER BY "id"
-            """
-    }
-
-    /// Records as inserts of transaction `?1` the records `ids` (put back by an undo: their ids are
-    /// older than the transaction), with their values.
-    func recordInserts(ids: [Int64]) -> String {
-        let names = entity.attributes.map { Self.q($0.name) }.joined(separator: ", ")
-        return """
-            INSERT INTO \(changeTable) (\(transactionNumber), \(recordID), \(type), \(names))
-            SELECT ?1, "id", 'insert', \(names) FROM \(table) WHERE "id" IN (\(ids.map(String.init).joined(separator: ", "))) ORDER BY "id"
-            """
-    }
-
-    /// Records as deletes of transaction `?1` the records matching `condition`, with their values.
-    func recordDeletes(where condition: String) -> String {
-        let names = entity.attributes.map { Self.q($0.name) }.joined(separator: ", ")
-        return """
-            INSERT INTO \(changeTable) (\(transactionNumber), \(recordID), \(type), \(names))
-            SELECT ?1, "id", 'delete', \(names) FROM \(table) WHERE \(condition) ORDER BY "id"
-            """
-    }
-
-    /// Deletes the records recorded as deletes in change rows above `?1` (a range scan of the
-    /// change table, instead of evaluating the delete condition over the entity table again).
-    var deleteRecorded: String {
-        "DELETE FROM \(table) WHERE \"id\" IN (SELECT \(recordID) FROM \(changeTable) WHERE \(changeID) > ?1 AND \(type) = 'delete')"
     }
 
     /// Inserts one update row: transaction, record id, changed list, the values after, the old
@@ -177,23 +100,5 @@ public struct EntitySchema: Sendable {
     /// never reused, so it bounds the table's row count from above.
     static func lastAssignedID(_ tableName: String, in connection: Connection) throws -> Int64 {
         try connection.integer("SELECT seq FROM sqlite_sequence WHERE name = ?1", [.text(tableName)])
-    }
-
-    /// The statements that rename a `legacy` change table's own columns to the `current` names
-    /// (SQLite rewrites the index and keeps the data in place).
-    var renameLegacyColumns: [String] {
-        ChangeColumns.legacyRenames(attributes: entity.attributes.map(\.name)).map {
-            "ALTER TABLE \(changeTable) RENAME COLUMN \(Self.q($0.from)) TO \(Self.q($0.to))"
-        }
-    }
-
-    /// Statements that add an optional attribute to an existing store (the only model change that
-    /// cannot lose data).
-    func addColumn(_ attribute: AttributeDescription) -> [String] {
-        [
-            "ALTER TABLE \(table) ADD COLUMN \(Self.q(attribute.name)) \(attribute.type.sqlType)",
-            "ALTER TABLE \(changeTable) ADD COLUMN \(Self.q(attribute.name)) \(attribute.type.sqlType)",
-            "ALTER TABLE \(changeTable) ADD COLUMN \(old(attribute.name)) \(attribute.type.sqlType)",
-        ]
     }
 }

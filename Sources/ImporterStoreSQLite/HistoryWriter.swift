@@ -65,16 +65,7 @@ struct HistoryWriter {
         let schema = EntitySchema(entity: entity)
         let lastChangeBefore = transaction.lastChangeIDBefore[entity.name] ?? 0
         try store.connection.execute(schema.clearInsertedUpdates, [.integer(lastChangeBefore), .integer(transaction.lastIDBefore[entity.name] ?? 0)])
-        var counts = ChangeCounts()
-        try store.connection.prepare("SELECT \(schema.type), count(*) FROM \(schema.changeTable) WHERE \(schema.changeID) > ?1 GROUP BY \(schema.type)")
-            .forEachRow([.integer(lastChangeBefore)]) { row in
-                let n = Int(row.int64(at: 1))
-                switch row.string(at: 0) {
-                case "update": counts.updated = n
-                case "delete": counts.deleted = n
-                default: break
-                }
-            }
+        var counts = try store.changeCounts(of: entity, after: lastChangeBefore).counts
         try store.connection.execute(schema.recordInserts, [.integer(transaction.number), .integer(transaction.lastIDBefore[entity.name] ?? 0)])
         counts.inserted = store.connection.changes
         let lastChange = try EntitySchema.lastAssignedID(schema.changeTableName, in: store.connection)
@@ -85,28 +76,6 @@ struct HistoryWriter {
     /// triggers from using the number.
     func finish(_ number: Int64, metadata: TransactionMetadata, entities: [(String, ChangeCounts, ClosedRange<Int64>?)]) throws -> Bool {
         defer { store.transactionState.number = nil }
-        let totals = entities.reduce(ChangeCounts()) { $0 + $1.1 }
-        guard totals.changes > 0 else { return false }
-        let sources = String(decoding: try JSONEncoder().encode(metadata.sources), as: UTF8.self)
-        func counts(_ c: ChangeCounts) -> [Value] {
-            [c.inserted, c.updated, c.deleted, c.unchanged, c.rejected, c.duplicates, c.rekeyed].map { .integer(Int64($0)) }
-        }
-        try store.connection.execute("""
-            INSERT INTO importer_transaction (number, token, timestamp, author, context, process_id, host, source,
-              inserted, updated, deleted, unchanged, rejected, duplicates, rekeyed)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, [.integer(number), .text(store.token(number).description), .text(Timestamp.now()), .text(metadata.author),
-                  .text(metadata.context), .integer(Int64(metadata.processID)), .text(metadata.host), .text(sources)] + counts(totals))
-        let insertEntity = try store.connection.prepare("""
-            INSERT INTO importer_transaction_entity (transaction_number, entity, inserted, updated, deleted, unchanged, rejected, duplicates,
-              rekeyed, first_change_id, last_change_id)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
-        for (name, entityCounts, range) in entities {
-            try insertEntity.execute([.integer(number), .text(name)] + counts(entityCounts)
-                + [range.map { .integer($0.lowerBound) } ?? .null, range.map { .integer($0.upperBound) } ?? .null])
-        }
-        try store.connection.execute("UPDATE importer_metadata SET value = ? WHERE key = 'last_transaction_number'", [.integer(number)])
-        return true
+        return try store.recordTransaction(number, metadata: metadata, entities: entities)
     }
 }

@@ -2,7 +2,8 @@ import ImporterModel
 import ImporterStoreSQL
 
 /// SQLite's dialect of the shared SQL: `?N` parameters, `IS` for NULL-safe equality, `total`,
-/// integer booleans, BINARY text order, NULL on division by zero, and `rowid` as a row's handle.
+/// integer booleans, BINARY text order, NULL on division by zero, and `rowid` as a row's handle;
+/// STRICT tables, AUTOINCREMENT keys, metadata integers as integers, entities in rowid order.
 struct SQLiteDialect: SQLDialect {
     func parameter(_ n: Int) -> String { "?\(n)" }
     func nullSafeEqual(_ lhs: String, _ rhs: String) -> String { "\(lhs) IS \(rhs)" }
@@ -27,6 +28,16 @@ struct SQLiteDialect: SQLDialect {
     func distinctList(_ column: String) -> String { "group_concat(DISTINCT \(column))" }
     var rowHandle: String { "rowid" }
     func matchRowHandle(_ parameter: String) -> String { "rowid = \(parameter)" }
+    func tableOptions(withoutRowID: Bool) -> String { withoutRowID ? " STRICT, WITHOUT ROWID" : " STRICT" }
+    func generatedKey(neverReused: Bool) -> String { neverReused ? "INTEGER PRIMARY KEY AUTOINCREMENT" : "INTEGER PRIMARY KEY" }
+    var metadataValueType: String { "ANY" }
+    func metadataValue(_ integer: Int64) -> Value { .integer(integer) }
+    var registrationOrder: String { "rowid" }
+    var registrationColumn: String? { nil }
+
+    func isOneOf(_ column: String, _ integers: [Int64], parameter: Int) -> (condition: String, arguments: [Value]) {
+        ("\(column) IN (\(integers.map(String.init).joined(separator: ", ")))", [])
+    }
 
     func call(_ function: Expression.Function, _ arguments: [String]) -> String {
         switch function {

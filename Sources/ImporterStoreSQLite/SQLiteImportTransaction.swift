@@ -120,8 +120,4 @@ extension SQLiteStore {
             try body(row.int64(at: 0), (1..<row.columnCount).map { row.value(at: $0) })
         }
     }
-
-    public func recordCount(of entity: EntityDescription) throws(StoreError) -> Int {
-        try mapErrors { Int(try connection.integer("SELECT count(*) FROM \(SQLIdentifier.quoted(entity.tableName))")) }
-    }
 }

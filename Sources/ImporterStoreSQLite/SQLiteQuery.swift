@@ -2,6 +2,7 @@ import CSQLite
 import Foundation
 import ImporterModel
 import ImporterStore
+import ImporterStoreSQL
 
 /// `importer query`: caller-written SQL on a connection of its own that SQLite keeps read-only:
 /// opened with `SQLITE_OPEN_READONLY` and `PRAGMA query_only = 1`, so any write is refused by
@@ -78,19 +79,9 @@ extension SQLiteStore: ReadOnlyQuerying {
         }
     }
 
-    /// Whether SQL text holds nothing but blanks and comments.
+    /// Whether SQL text holds nothing but blanks, semicolons and comments.
     private static func isBlank(_ sql: String) -> Bool {
-        var text = Substring(sql)
-        while true {
-            text = text.drop { $0.isWhitespace || $0 == ";" }
-            if text.hasPrefix("--") {
-                text = text.drop { $0 != "\n" }
-            } else if text.hasPrefix("/*"), let end = text.range(of: "*/") {
-                text = text[end.upperBound...]
-            } else {
-                return text.isEmpty
-            }
-        }
+        QueryText.afterBlanksAndComments(Substring(sql), skipping: [";"]).isEmpty
     }
 
     /// Binds `:name` parameters: a whole number as an integer, anything else as text.
@@ -103,11 +94,7 @@ extension SQLiteStore: ReadOnlyQuerying {
             let name = String(String(cString: raw).dropFirst())
             guard let value = parameters[name] else { throw .parameters(.missing(name)) }
             used.insert(name)
-            if let integer = Int64(value), String(integer) == value {
-                statement.bind(.integer(integer), at: index)
-            } else {
-                statement.bind(.text(value), at: index)
-            }
+            statement.bind(QueryText.parameterValue(value), at: index)
         }
         if let unused = parameters.keys.sorted().first(where: { !used.contains($0) }) {
             throw .parameters(.unused(unused))

@@ -4,8 +4,8 @@ import ImporterModel
 import ImporterStore
 import ImporterStoreSQL
 
-/// Reading history in SQLite: the per-entity change streams merged in history order, and the
-/// transactions that touched records (listing, purging and consumers are `SQLBackend`'s).
+/// Reading history in SQLite: the per-entity change streams merged in history order (listing,
+/// purging, the transactions that touched records and consumers are `SQLBackend`'s).
 extension SQLiteStore {
     public func commitMarker() throws(StoreError) -> Int64 {
         try mapErrors { try connection.dataVersion() }
@@ -44,17 +44,6 @@ extension SQLiteStore {
                 }
                 try cursors[index].advance()
             }
-        }
-    }
-
-    public func transactionsTouching(_ entity: EntityDescription, recordIDs: [Int64], after number: Int64) throws(StoreError) -> [Int64] {
-        guard !recordIDs.isEmpty else { return [] }
-        let schema = EntitySchema(entity: entity, columns: changeColumns)
-        return try mapErrors {
-            try connection.rows("""
-                SELECT DISTINCT \(schema.transactionNumber) FROM \(schema.changeTable)
-                WHERE \(schema.transactionNumber) > ?1 AND \(schema.recordID) IN (\(recordIDs.map(String.init).joined(separator: ", "))) ORDER BY 1
-                """, [.integer(number)]).compactMap { if case .integer(let n) = $0[0] { n } else { nil } }
         }
     }
 }

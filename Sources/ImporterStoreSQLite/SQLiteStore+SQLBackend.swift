@@ -4,27 +4,15 @@ import ImporterStore
 import ImporterStoreSQL
 
 /// The store's bookkeeping in SQLite is the shared SQL (`SQLBackend`) in SQLite's dialect; what
-/// SQLite names differently: tables by `EntitySchema`, integers stored as integers, entities
-/// ordered by rowid, and no `rekeyed` counts in stores of schema 1.
+/// SQLite does its own way: entity tables by `EntitySchema`, no `rekeyed` counts in stores of
+/// schema 1, no `importer_source` before schema 4.
 extension SQLiteStore: SQLBackend {
     public var executor: any SQLExecutor { SQLiteExecutor(connection) }
     public var dialect: any SQLDialect { SQLiteDialect() }
-    public var registrationOrder: String { "rowid" }
     public var storesRekeyedCounts: Bool { schemaVersion >= 2 }
     public var storesSourceStates: Bool { schemaVersion >= 4 }
 
-    public func metadataValue(_ integer: Int64) -> Value { .integer(integer) }
-
-    public func tables(of entity: EntityDescription) -> EntityTables {
-        let schema = EntitySchema(entity: entity, columns: changeColumns)
-        return EntityTables(records: schema.table, changes: schema.changeTable, changeID: schema.changeID)
-    }
-
     public func createStatements(for entity: EntityDescription) -> [String] { EntitySchema(entity: entity).createStatements }
-
-    public func addColumnStatements(for attribute: AttributeDescription, of entity: EntityDescription) -> [String] {
-        EntitySchema(entity: entity).addColumn(attribute)
-    }
 
     public func tableExists(named name: String) throws -> Bool {
         try connection.integer("SELECT count(*) FROM sqlite_master WHERE name = ?1 COLLATE NOCASE AND type = 'table'", [.text(name)]) > 0

@@ -21,7 +21,7 @@ public final class SQLiteStore {
     /// The schema version the store is read with (older only when opened read-only).
     private(set) var schemaVersion = StoreSchema.version
     /// The names of the change tables' own columns, as the store's schema version has them.
-    var changeColumns: ChangeColumns { StoreSchema.changeColumns(version: schemaVersion) }
+    public var changeColumns: ChangeColumns { StoreSchema.changeColumns(version: schemaVersion) }
     /// The entities the store holds, as registered (the store's own model of itself).
     public package(set) var entities: [EntityDescription] = []
     let transactionState = TransactionState()

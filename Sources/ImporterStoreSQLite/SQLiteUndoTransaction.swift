@@ -52,7 +52,7 @@ final class SQLiteUndoTransaction: UndoTransaction {
             var (entityCounts, ids) = try history.recordChanges(entity, in: transaction)
             if let put = reinserted[entity.name], !put.isEmpty {
                 let schema = EntitySchema(entity: entity)
-                try store.connection.execute(schema.recordInserts(ids: put), [.integer(number)])
+                try store.connection.execute(schema.recordInserts(where: "\"id\" IN (\(put.map(String.init).joined(separator: ", ")))"), [.integer(number)])
                 entityCounts.inserted += store.connection.changes
                 let last = try EntitySchema.lastAssignedID(schema.changeTableName, in: store.connection)
                 let first = ids?.lowerBound ?? (transaction.lastChangeIDBefore[entity.name] ?? 0) + 1

@@ -60,6 +60,18 @@ extension SQLBackend {
         return low...high
     }
 
+    public func transactionsTouching(_ entity: EntityDescription, recordIDs: [Int64], after number: Int64) throws(StoreError) -> [Int64] {
+        guard !recordIDs.isEmpty else { return [] }
+        let tables = tables(of: entity)
+        let ids = dialect.isOneOf(tables.recordID, recordIDs, parameter: 2)
+        return try mapErrors {
+            try executor.rows("""
+                SELECT DISTINCT \(tables.transactionNumber) FROM \(tables.changeTable)
+                WHERE \(tables.transactionNumber) > \(p(1)) AND \(ids.condition) ORDER BY 1
+                """, [.integer(number)] + ids.arguments).compactMap { $0[0].integerValue }
+        }
+    }
+
     /// Deletes the history of the transactions up to `through` (their change rows by id range) and
     /// records the purged boundary.
     public func purgeHistory(through: Int64) throws(StoreError) -> (transactions: Int, changes: Int) {
@@ -71,11 +83,11 @@ extension SQLBackend {
                     SELECT max("last_change_id") FROM importer_transaction_entity WHERE "entity" = \(p(1)) AND "transaction_number" <= \(p(2))
                     """, [.text(entity.name), .integer(through)])?.integerValue else { continue }
                 let tables = tables(of: entity)
-                changes += try sql.affected("DELETE FROM \(tables.changes) WHERE \(tables.changeID) <= \(p(1))", [.integer(last)])
+                changes += try sql.affected("DELETE FROM \(tables.changeTable) WHERE \(tables.changeID) <= \(p(1))", [.integer(last)])
             }
             try sql.execute(#"DELETE FROM importer_transaction_entity WHERE "transaction_number" <= \#(p(1))"#, [.integer(through)])
             let transactions = try sql.affected(#"DELETE FROM importer_transaction WHERE "number" <= \#(p(1))"#, [.integer(through)])
-            try setMetadata([("purged_through", metadataValue(through)), ("purged_at", .text(Timestamp.now()))])
+            try setMetadata([("purged_through", dialect.metadataValue(through)), ("purged_at", .text(Timestamp.now()))])
             return (transactions, changes)
         }
     }

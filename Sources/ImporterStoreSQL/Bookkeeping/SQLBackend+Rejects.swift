@@ -13,7 +13,7 @@ extension SQLBackend {
     /// Allocates the next run number, inside the run's write transaction.
     public func allocateRejectRun() throws -> Int64 {
         let next = try metadataInteger("last_run_number") + 1
-        try setMetadata([("last_run_number", metadataValue(next))])
+        try setMetadata([("last_run_number", dialect.metadataValue(next))])
         return next
     }
 
@@ -75,8 +75,8 @@ extension SQLBackend {
         counts.purgedAt = try metadata("purged_at")?.stringValue
         for entity in entities {
             let tables = tables(of: entity)
-            counts.records.append(Int(try executor.integer("SELECT count(*) FROM \(tables.records)")))
-            counts.changes += Int(try executor.integer("SELECT count(*) FROM \(tables.changes)"))
+            counts.records.append(Int(try executor.integer("SELECT count(*) FROM \(tables.table)")))
+            counts.changes += Int(try executor.integer("SELECT count(*) FROM \(tables.changeTable)"))
         }
         let row = try executor.rows(#"SELECT count(*), coalesce(min("number"), 0), coalesce(max("number"), 0) FROM importer_transaction"#, []).first ?? []
         counts.transactions = Int(row.first?.integerValue ?? 0)

@@ -4,9 +4,9 @@ import ImporterStore
 
 /// A backend whose bookkeeping is the SQL both backends share, written once over an executor and a
 /// dialect (as sql-kit's `SQLDatabase`): the metadata, entity and view registration, consumers,
-/// listing and purging history, rejects and the status counts. A backend conforms by saying how it
-/// names an entity's tables and how it stores an integer; it keeps only what truly differs: change
-/// capture and the upsert path, COPY staging, the writer lock, paging change rows.
+/// writing, listing and purging history, rejects and the status counts. A backend conforms by
+/// saying how it creates an entity's tables and which schema it reads; it keeps only what truly
+/// differs: change capture and the upsert path, COPY staging, the writer lock, paging change rows.
 ///
 /// Invariant: every statement here runs inside the store transaction the caller holds; those that
 /// write, inside a write transaction.
@@ -14,36 +14,16 @@ public protocol SQLBackend: StoreIdentity, StoreTransactions {
     /// Runs statements on the store's connection.
     var executor: any SQLExecutor { get }
     var dialect: any SQLDialect { get }
-    /// The names of `entity`'s tables and of its change rows' id column, quoted.
-    func tables(of entity: EntityDescription) -> EntityTables
+    /// The names of the change tables' own columns, as the store's schema version has them.
+    var changeColumns: ChangeColumns { get }
     /// The statements that create `entity`'s tables and indexes.
     func createStatements(for entity: EntityDescription) -> [String]
-    /// The statements that add `attribute` (optional, new) to `entity`'s tables.
-    func addColumnStatements(for attribute: AttributeDescription, of entity: EntityDescription) -> [String]
     /// Whether a table named `name` (case-insensitively) exists in the store.
     func tableExists(named name: String) throws -> Bool
-    /// An integer as `importer_metadata` holds it (SQLite: an integer; PostgreSQL: its text).
-    func metadataValue(_ integer: Int64) -> Value
-    /// The column of `importer_entity` that orders entities as they were registered.
-    var registrationOrder: String { get }
     /// Whether the transaction tables have the `rekeyed` column (stores of schema 1 do not).
     var storesRekeyedCounts: Bool { get }
     /// Whether the store has `importer_source` (stores of an older schema opened read-only do not).
     var storesSourceStates: Bool { get }
-}
-
-/// An entity's tables as a backend names them, quoted.
-public struct EntityTables: Sendable {
-    public var records: String
-    public var changes: String
-    /// The change rows' id column.
-    public var changeID: String
-
-    public init(records: String, changes: String, changeID: String) {
-        self.records = records
-        self.changes = changes
-        self.changeID = changeID
-    }
 }
 
 extension SQLBackend {
@@ -54,6 +34,20 @@ extension SQLBackend {
 
     /// `$n` or `?n`: the placeholder of the `n`th parameter.
     func p(_ n: Int) -> String { dialect.parameter(n) }
+
+    /// `entity`'s tables, with the store's change-table layout.
+    public func tables(of entity: EntityDescription) -> EntityTables {
+        EntityTables(entity: entity, dialect: dialect, columns: changeColumns)
+    }
+
+    /// The statements that add `attribute` (optional, new) to `entity`'s tables (a store being
+    /// written has the current layout).
+    func addColumnStatements(for attribute: AttributeDescription, of entity: EntityDescription) -> [String] {
+        EntityTables(entity: entity, dialect: dialect).addColumn(attribute)
+    }
+
+    /// The column of `importer_entity` that orders entities as they were registered.
+    var registrationOrder: String { dialect.registrationOrder }
 
     /// The value of a key of `importer_metadata`, or nil when it is not set.
     public func metadata(_ key: String) throws -> Value? {
