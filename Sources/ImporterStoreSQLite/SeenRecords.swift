@@ -22,9 +22,11 @@ final class SeenRecords {
     /// Per record id up to `lastIDBefore`, in pages (nil: none written): 0 when the run has not
     /// written it, else its first occurrence's `Self.value`, or `unknown`.
     private var stored: [[UInt32]?]
-    private static let pageBits: Int64 = 12
-    /// The same for the records the run inserted, at `id - lastIDBefore - 1`.
-    private var inserted: [UInt32] = []
+    private static let pageBits = 12
+    /// The same for the records the run inserted, at `id - lastIDBefore - 1`, in pages appended as
+    /// needed: one growing array would, at each doubling, briefly hold its old and new storage
+    /// (a first load of 5,000,000 records: 16 MiB more at its peak).
+    private var inserted: [[UInt32]] = []
     private static let unknown = UInt32.max
     /// Records dropped or merged because their key was already written in the run (rejected ones
     /// not counted).
@@ -41,14 +43,14 @@ final class SeenRecords {
     init(lastIDBefore: Int64, slot: Int) {
         self.lastIDBefore = max(lastIDBefore, 0)
         self.slot = slot
-        stored = [[UInt32]?](repeating: nil, count: Int(self.lastIDBefore >> Self.pageBits) + 1)
+        stored = [[UInt32]?](repeating: nil, count: Int(self.lastIDBefore >> Int64(Self.pageBits)) + 1)
     }
 
     /// Marks record `id` as written by `origin` (nil: unknown), unless the run wrote it before.
     @inline(__always)
     func mark(_ id: Int64, origin: FeedRecord?) -> Mark {
         guard id > 0 else { return .again(nil) }
-        guard id <= lastIDBefore else { return .again(Self.record(inserted.indices.contains(Int(id - lastIDBefore - 1)) ? inserted[Int(id - lastIDBefore - 1)] : Self.unknown)) }
+        guard id <= lastIDBefore else { return .again(Self.record(insertedValue(Int(id - lastIDBefore - 1)))) }
         let value = storedValue(id)
         guard value == 0 else { return .again(Self.record(value)) }
         setStored(id, Self.value(origin))
@@ -61,19 +63,25 @@ final class SeenRecords {
         guard id > 0 else { return }
         if id <= lastIDBefore { return setStored(id, Self.value(origin)) }
         let index = Int(id - lastIDBefore - 1)
-        if index >= inserted.count { inserted.append(contentsOf: repeatElement(0, count: index + 1 - inserted.count)) }
-        inserted[index] = Self.value(origin)
+        let page = index >> Self.pageBits
+        while inserted.count <= page { inserted.append([UInt32](repeating: 0, count: 1 << Self.pageBits)) }
+        inserted[page][index & (1 << Self.pageBits - 1)] = Self.value(origin)
+    }
+
+    private func insertedValue(_ index: Int) -> UInt32 {
+        let page = index >> Self.pageBits
+        return page < inserted.count ? inserted[page][index & (1 << Self.pageBits - 1)] : Self.unknown
     }
 
     @inline(__always)
     private func storedValue(_ id: Int64) -> UInt32 {
-        stored[Int(id >> Self.pageBits)]?[Int(id & (1 << Self.pageBits - 1))] ?? 0
+        stored[Int(id >> Int64(Self.pageBits))]?[Int(id & (1 << Int64(Self.pageBits) - 1))] ?? 0
     }
 
     private func setStored(_ id: Int64, _ value: UInt32) {
-        let page = Int(id >> Self.pageBits)
+        let page = Int(id >> Int64(Self.pageBits))
         if stored[page] == nil { stored[page] = [UInt32](repeating: 0, count: 1 << Self.pageBits) }
-        stored[page]?[Int(id & (1 << Self.pageBits - 1))] = value
+        stored[page]?[Int(id & (1 << Int64(Self.pageBits) - 1))] = value
     }
 
     /// The feed (6 bits) and 1 + the record index (26 bits) of `origin`; `unknown` past them.

@@ -24,4 +24,17 @@ import Testing
         #expect(seen.mark(7, origin: nil) == .new && seen.mark(7, origin: nil) == .again(nil))
         #expect(seen.storedCount == 3)
     }
+
+    @Test func insertedRecordsAcrossPagesKeepTheirPlaces() {
+        let seen = SeenRecords(lastIDBefore: 50, slot: 0)
+        for id in Int64(51)...10_050 where id % 3 != 0 {
+            seen.set(id, origin: FeedRecord(feed: Int(id % 5), recordIndex: Int(id)))
+        }
+        for id in [Int64(51), 4_146, 4_147, 8_243, 10_049, 10_050] {
+            let expected: FeedRecord? = id % 3 == 0 ? nil : FeedRecord(feed: Int(id % 5), recordIndex: Int(id))
+            #expect(seen.mark(id, origin: nil) == .again(expected), "record \(id)")
+        }
+        #expect(seen.mark(20_000, origin: nil) == .again(nil))
+        #expect(seen.contains(20_000) && seen.storedCount == 0)
+    }
 }
