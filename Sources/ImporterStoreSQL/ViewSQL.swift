@@ -127,8 +127,9 @@ public struct ViewSQL {
     /// inserted and deleted inside the range contributes nothing, so every value that enters is
     /// present at the end of the range (which makes the min/max rule in `ViewDeltaApplier` exact).
     /// `oneTransaction`: the range lies in one transaction, which holds at most one change row per
-    /// record, so each row is both the first and the last change of its record (no grouping by
-    /// record, a large part of the query on SQLite (figures: Docs/PERFORMANCE.md, "Measurements behind the code")).
+    /// record, so each row is both the first and the last change of its record: no grouping by
+    /// record and no join back by id, most of the query otherwise (figures: Docs/PERFORMANCE.md,
+    /// "Measurements behind the code").
     func delta(oneTransaction: Bool) -> String {
         let images = imagesQuery(oneTransaction: oneTransaction)
         let groups = view.groupBy.compactMap(expression)
@@ -153,8 +154,8 @@ public struct ViewSQL {
         return "WITH \(images) SELECT \(selections.joined(separator: ", ")) FROM importer_images GROUP BY \(groups.joined(separator: ", "))"
     }
 
-    /// The `ends` (first and last relevant change per record) and `images` (signed before- and
-    /// after-images) common table expressions of `delta`.
+    /// The `ends` (first and last relevant change per record; not needed within one transaction)
+    /// and `images` (signed before- and after-images) common table expressions of `delta`.
     private func imagesQuery(oneTransaction: Bool) -> String {
         let stored = view.storedAttributes(of: entity).sorted()
         // Update rows that touch none of the view's attributes change nothing in it.
@@ -165,17 +166,20 @@ public struct ViewSQL {
         }
         let after = stored.map { "c.\(q($0)) AS \(q($0))" }
         let range = "\(changeID) BETWEEN \(p(1)) AND \(p(2)) AND (\(changeType) <> 'update' OR \(relevantUpdate))"
-        let ends = oneTransaction
-            ? "SELECT \(changeID) AS importer_first, \(changeID) AS importer_last FROM \(changeTable) WHERE \(range)"
-            : "SELECT \(recordID), min(\(changeID)) AS importer_first, max(\(changeID)) AS importer_last FROM \(changeTable) WHERE \(range) GROUP BY \(recordID)"
+        // Within one transaction each image comes straight from a scan of the range; else from the
+        // record's first and last change, joined back by id.
+        let ends = "SELECT \(recordID), min(\(changeID)) AS importer_first, max(\(changeID)) AS importer_last FROM \(changeTable) WHERE \(range) GROUP BY \(recordID)"
+        func source(_ end: String) -> String {
+            oneTransaction ? "\(changeTable) AS c WHERE \(range) AND" : "importer_ends JOIN \(changeTable) AS c ON c.\(changeID) = importer_ends.\(end) WHERE"
+        }
         let images = """
             SELECT -1 AS importer_sign\(before.isEmpty ? "" : ", " + before.joined(separator: ", "))
-              FROM importer_ends JOIN \(changeTable) AS c ON c.\(changeID) = importer_ends.importer_first WHERE c.\(changeType) <> 'insert'
+              FROM \(source("importer_first")) c.\(changeType) <> 'insert'
             UNION ALL
             SELECT 1 AS importer_sign\(after.isEmpty ? "" : ", " + after.joined(separator: ", "))
-              FROM importer_ends JOIN \(changeTable) AS c ON c.\(changeID) = importer_ends.importer_last WHERE c.\(changeType) <> 'delete'
+              FROM \(source("importer_last")) c.\(changeType) <> 'delete'
             """
-        return "importer_ends AS (\(ends)), importer_images AS (\(images))"
+        return oneTransaction ? "importer_images AS (\(images))" : "importer_ends AS (\(ends)), importer_images AS (\(images))"
     }
 
     /// The transaction numbers of the change rows with ids parameters 1 and 2.
