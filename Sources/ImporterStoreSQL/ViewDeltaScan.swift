@@ -82,9 +82,7 @@ public struct ViewDeltaScan {
     }
 
     private mutating func add(_ row: [Value], offset: Int, sign: Int64, view: Int) {
-        let columns = groupColumns[view]
-        let key: GroupKey = columns.count == 1 ? .single(row[offset + columns[0]]) : .many(columns.map { row[offset + $0] })
-        let slot = deltas[view].slot(of: key)
+        let slot = deltas[view].slot(of: ViewGroupKey(row, columns: groupColumns[view], offset: offset))
         deltas[view].accumulators[slot].add(row, offset: offset, arguments: argumentColumns[view], sign: sign)
     }
 
@@ -100,14 +98,14 @@ public struct ViewDeltaScan {
     /// group by group (a year's records together), so the last group is tried before hashing.
     private struct Deltas {
         let initial: Accumulator
-        var keys: [GroupKey] = []
+        var keys: [ViewGroupKey] = []
         var accumulators: [Accumulator] = []
-        var slots: [GroupKey: Int] = [:]
+        var slots: [ViewGroupKey: Int] = [:]
         var last: Int?
 
         init(initial: Accumulator) { self.initial = initial }
 
-        mutating func slot(of key: GroupKey) -> Int {
+        mutating func slot(of key: ViewGroupKey) -> Int {
             if let last, keys[last] == key { return last }
             let slot = slots[key] ?? {
                 keys.append(key)
@@ -117,18 +115,6 @@ public struct ViewDeltaScan {
             }()
             last = slot
             return slot
-        }
-    }
-
-    private enum GroupKey: Hashable {
-        case single(Value)
-        case many([Value])
-
-        var values: [Value] {
-            switch self {
-            case .single(let value): [value]
-            case .many(let values): values
-            }
         }
     }
 

@@ -41,7 +41,7 @@ struct ViewAggregator {
         // One accumulator per group, mutated in place through the dictionary's default subscript
         // (no copy); single-column groups (the usual case) are keyed by their value, without an
         // array per row.
-        var groups = schemas.map { _ in [GroupKey: Accumulator]() }
+        var groups = schemas.map { _ in [ViewGroupKey: Accumulator]() }
         let initial = schemas.map { Accumulator(states: $0.view.aggregates.map(Self.initial)) }
         let counting = schemas.map { $0.view.aggregates.map { $0.attribute == nil } }
         var row = [Value](repeating: .null, count: expressions.count)
@@ -49,7 +49,7 @@ struct ViewAggregator {
             for index in row.indices { row[index] = statement.value(at: Int32(index)) }
             for view in schemas.indices {
                 let columns = groupColumns[view]
-                let key: GroupKey = columns.count == 1 ? .single(row[columns[0]]) : .many(columns.map { row[$0] })
+                let key = ViewGroupKey(row, columns: columns)
                 groups[view][key, default: initial[view]].add(row, arguments: argumentColumns[view], counting: counting[view])
             }
             if groups.contains(where: { $0.count > maximumGroups }) { return nil }
@@ -58,18 +58,6 @@ struct ViewAggregator {
             var result: [[Value]: [Value]] = [:]
             for (key, accumulator) in view { result[key.values] = accumulator.states.flatMap(Self.storage) + [.integer(accumulator.rows)] }
             return result
-        }
-    }
-
-    private enum GroupKey: Hashable {
-        case single(Value)
-        case many([Value])
-
-        var values: [Value] {
-            switch self {
-            case .single(let value): [value]
-            case .many(let values): values
-            }
         }
     }
 
