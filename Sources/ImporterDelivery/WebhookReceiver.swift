@@ -19,8 +19,10 @@ public final class WebhookReceiver: Receiver {
     private let client: HTTPClient
     var shownURL: String { RedactedURL.text(url) }
 
-    /// `caFile`: a PEM file of certificates trusted besides the system's.
-    public init(url: URL, secret: WebhookSecret, caFile: String? = nil, connectTimeout: FetchDuration = FetchDuration(milliseconds: 10_000)) throws(DeliveryError) {
+    /// `caFile`: a PEM file of certificates trusted besides the system's; the proxy is the one
+    /// `environment` names for the URL, as for URL feeds (`HTTPS_PROXY`, `NO_PROXY`…).
+    public init(url: URL, secret: WebhookSecret, caFile: String? = nil, connectTimeout: FetchDuration = FetchDuration(milliseconds: 10_000),
+                environment: [String: String] = ProcessInfo.processInfo.environment) throws(DeliveryError) {
         guard let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host != nil else {
             throw .receiver("\(RedactedURL.text(url)) is not an http(s) URL")
         }
@@ -31,6 +33,7 @@ public final class WebhookReceiver: Receiver {
         var configuration = HTTPClient.Configuration(tlsConfiguration: tls, redirectConfiguration: .disallow,
                                                      timeout: .init(connect: .milliseconds(connectTimeout.milliseconds)))
         configuration.httpVersion = .http1Only
+        configuration.proxy = ProxySettings(environment: environment).proxy(for: url)
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 

@@ -3,11 +3,16 @@ import Foundation
 
 /// The proxy curl would use: `https_proxy`/`HTTPS_PROXY` for https URLs, `http_proxy`/`HTTP_PROXY`
 /// for http ones, none for hosts `no_proxy`/`NO_PROXY` lists (exact names, `.suffix` domains or `*`);
-/// credentials in the proxy's URL (`http://user:pass@proxy:3128`) go to the proxy as Basic.
-struct ProxySettings {
+/// credentials in the proxy's URL (`http://user:pass@proxy:3128`) go to the proxy as Basic. Used by
+/// URL feeds and by webhooks alike.
+package struct ProxySettings {
     let environment: [String: String]
 
-    func proxy(for url: URL) -> HTTPClient.Configuration.Proxy? {
+    package init(environment: [String: String]) {
+        self.environment = environment
+    }
+
+    package func proxy(for url: URL) -> HTTPClient.Configuration.Proxy? {
         guard let host = url.host?.lowercased(), !bypassed(host) else { return nil }
         let names = url.scheme == "https" ? ["https_proxy", "HTTPS_PROXY"] : ["http_proxy", "HTTP_PROXY"]
         guard let value = names.lazy.compactMap({ environment[$0] }).first(where: { !$0.isEmpty }) else { return nil }

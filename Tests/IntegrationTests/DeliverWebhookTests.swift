@@ -67,4 +67,37 @@ import Testing
         #expect(server.requests.count == 1)
         #expect(try DeliverTests.pendingTokens(store) == expected)
     }
+
+    /// Webhooks go through the proxy the environment names, as URL feeds do: the test server,
+    /// standing in for the proxy, sees the CONNECT for the webhook's host with the proxy's
+    /// credentials, and refuses it, so nothing is delivered and no token moves; a host `NO_PROXY`
+    /// lists is posted to directly.
+    @Test func aWebhookGoesThroughTheEnvironmentsProxyUnlessNoProxyListsItsHost() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = directory.path("store.sqlite")
+        let expected = try DeliverTests.storeWithHistory(store, in: directory, rounds: 2)
+        let secretFile = directory.path("hook.secret")
+        try Data(Self.secret.utf8).write(to: URL(fileURLWithPath: secretFile))
+        let proxy = try TestHTTPServer { _ in .init(status: 403, text: "") }
+        defer { proxy.stop() }
+        let refused = try importer(["deliver", "--consumer", "mailer", "--webhook", "http://hooks.example.invalid/hooks",
+                                    "--webhook-secret-file", secretFile, "--deadline", "2s", "--store", store],
+                                   environment: ["HTTP_PROXY": "http://squid:s3cret@127.0.0.1:\(proxy.port)", "NO_PROXY": "localhost"])
+        #expect(refused.status != 0, "\(refused.stderr)")
+        #expect(proxy.requests.first?.method == "CONNECT" && proxy.requests.first?.uri == "hooks.example.invalid:80", "the request went to the proxy")
+        #expect(proxy.requests.first?.header("proxy-authorization") == "Basic " + Data("squid:s3cret".utf8).base64EncodedString())
+        #expect(!refused.stderr.contains("s3cret"))
+        #expect(try DeliverTests.pendingTokens(store) == expected)
+
+        let server = try TestHTTPServer { request in Self.verifies(request) ? .init(status: 204) : .init(status: 401, text: "bad signature") }
+        defer { server.stop() }
+        let before = proxy.requests.count
+        let direct = try importer(["deliver", "--consumer", "mailer", "--webhook", server.url("/hooks").absoluteString,
+                                   "--webhook-secret-file", secretFile, "--store", store],
+                                  environment: ["http_proxy": "127.0.0.1:\(proxy.port)", "no_proxy": "example.org, 127.0.0.1"])
+        #expect(direct.status == 0, "\(direct.stderr)")
+        #expect(server.requests.count == expected.count && proxy.requests.count == before, "NO_PROXY: straight to the receiver")
+        #expect(try DeliverTests.pendingTokens(store).isEmpty)
+    }
 }
