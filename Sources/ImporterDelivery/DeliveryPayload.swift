@@ -4,6 +4,7 @@ import ImporterHistory
 import ImporterReports
 import ImporterStore
 import ImporterSupport
+import NIOCore
 
 /// How a transaction's changes are written for a receiver.
 public enum DeliveryFormat: String, Sendable, CaseIterable {
@@ -32,7 +33,7 @@ public final class DeliveryPayload {
     /// The changes the consumer's filter selected (0: nothing to deliver).
     public let changeCount: Int
 
-    private init(descriptor: Int32, byteCount: Int, changeCount: Int) {
+    init(descriptor: Int32, byteCount: Int, changeCount: Int) {
         self.descriptor = descriptor
         self.byteCount = byteCount
         self.changeCount = changeCount
@@ -88,19 +89,57 @@ public final class DeliveryPayload {
         }
     }
 
-    /// The whole payload (for a webhook's body and its signature).
+    /// What a webhook reads and sends at a time.
+    public static let chunkSize = 64 << 10
+
+    /// The whole payload (tests; a webhook streams it in chunks).
     public func bytes() throws(DeliveryError) -> [UInt8] {
-        var result = [UInt8](repeating: 0, count: byteCount)
-        var offset = 0
-        while offset < byteCount {
+        try read(at: 0, count: byteCount)
+    }
+
+    /// Up to `count` bytes from `offset` (fewer only at the end); the file's offset is left alone.
+    public func read(at offset: Int, count: Int) throws(DeliveryError) -> [UInt8] {
+        try Self.read(descriptor, at: offset, count: min(count, max(byteCount - offset, 0)))
+    }
+
+    fileprivate static func read(_ descriptor: Int32, at start: Int, count: Int) throws(DeliveryError) -> [UInt8] {
+        var result = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
             let read = result.withUnsafeMutableBytes { buffer in
-                buffer.baseAddress.map { pread(descriptor, $0 + offset, byteCount - offset, off_t(offset)) } ?? -1
+                buffer.baseAddress.map { pread(descriptor, $0 + done, count - done, off_t(start + done)) } ?? -1
             }
             if read < 0 && errno == EINTR { continue }
-            guard read > 0 else { throw .payload("cannot read back the changes for the receiver: \(String(cString: strerror(errno)))") }
-            offset += read
+            guard read > 0 else { throw .payload("cannot read back the changes for the receiver: \(read == 0 ? "the file is shorter" : String(cString: strerror(errno)))") }
+            done += read
         }
         return result
+    }
+
+    /// The payload as a request body: its bytes from the start, `chunkSize` at a time. Valid while
+    /// the payload lives (its owner holds it for the request).
+    public var chunks: Chunks { Chunks(descriptor: descriptor, byteCount: byteCount) }
+
+    /// The bytes of a payload's file, read chunk by chunk as the body is sent.
+    public struct Chunks: AsyncSequence, Sendable {
+        public typealias Element = ByteBuffer
+        let descriptor: Int32
+        let byteCount: Int
+
+        public struct AsyncIterator: AsyncIteratorProtocol {
+            let descriptor: Int32
+            let byteCount: Int
+            var offset = 0
+
+            public mutating func next() async throws -> ByteBuffer? {
+                guard offset < byteCount else { return nil }
+                let bytes = try DeliveryPayload.read(descriptor, at: offset, count: Swift.min(DeliveryPayload.chunkSize, byteCount - offset))
+                offset += bytes.count
+                return ByteBuffer(bytes: bytes)
+            }
+        }
+
+        public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(descriptor: descriptor, byteCount: byteCount) }
     }
 
     /// Puts the file's offset back at its start, for the next receiver reading it as its input.

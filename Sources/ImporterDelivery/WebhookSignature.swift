@@ -32,9 +32,26 @@ public struct WebhookSecret: Sendable {
 /// attempt; the id stays the same.
 public enum WebhookSignature {
     public static func sign(secret: WebhookSecret, id: String, timestamp: Int64, body: [UInt8]) -> String {
-        var message = Array("\(id).\(timestamp).".utf8)
-        message.append(contentsOf: body)
-        let mac = HMAC<SHA256>.authenticationCode(for: message, using: secret.key)
-        return "v1," + Data(mac).base64EncodedString()
+        var mac = HMAC<SHA256>(key: secret.key)
+        mac.update(data: Array("\(id).\(timestamp).".utf8))
+        mac.update(data: body)
+        return encoded(mac)
+    }
+
+    /// The signature of a payload's bytes, read chunk by chunk (never the whole body in memory).
+    public static func sign(secret: WebhookSecret, id: String, timestamp: Int64, payload: DeliveryPayload) throws(DeliveryError) -> String {
+        var mac = HMAC<SHA256>(key: secret.key)
+        mac.update(data: Array("\(id).\(timestamp).".utf8))
+        var offset = 0
+        while offset < payload.byteCount {
+            let chunk = try payload.read(at: offset, count: DeliveryPayload.chunkSize)
+            mac.update(data: chunk)
+            offset += chunk.count
+        }
+        return encoded(mac)
+    }
+
+    private static func encoded(_ mac: HMAC<SHA256>) -> String {
+        "v1," + Data(mac.finalize()).base64EncodedString()
     }
 }

@@ -100,4 +100,28 @@ import Testing
         #expect(server.requests.count == expected.count && proxy.requests.count == before, "NO_PROXY: straight to the receiver")
         #expect(try DeliverTests.pendingTokens(store).isEmpty)
     }
+
+    /// A transaction of 3,000 changes (a body of many 64 KiB chunks, streamed from its file) arrives
+    /// whole, with the signature of its bytes.
+    @Test func aLargeTransactionIsStreamedAndSignedWhole() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = directory.path("store.sqlite")
+        let feed = directory.path("large.json")
+        try Data(CrashTests.largeFeed(count: 3_000, offset: 0).utf8).write(to: URL(fileURLWithPath: feed))
+        try #require(try importer(["consumers", "add", "mailer", "--from", "beginning", "--store", store]).status == 0)
+        try #require(try importer(["run", "--no-replay", "--store", store, feed]).status == 0)
+        let secretFile = directory.path("hook.secret")
+        try Data(Self.secret.utf8).write(to: URL(fileURLWithPath: secretFile))
+        let server = try TestHTTPServer { request in Self.verifies(request) ? .init(status: 204) : .init(status: 401, text: "bad signature") }
+        defer { server.stop() }
+        let run = try importer(["deliver", "--consumer", "mailer", "--webhook", server.url("/hooks").absoluteString,
+                                "--webhook-secret-file", secretFile, "--store", store])
+        #expect(run.status == 0, "\(run.stderr)")
+        let request = try #require(server.requests.first)
+        #expect(server.requests.count == 1 && request.body.count > 4 * (64 << 10) && Self.verifies(request))
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any])
+        #expect((document["changes"] as? [Any])?.count == 3_000)
+        #expect(request.header("content-length") == String(request.body.count))
+    }
 }
