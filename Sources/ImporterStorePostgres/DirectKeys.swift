@@ -20,6 +20,9 @@ struct DirectKeys {
     init(entity: EntityDescription, columns: [Int], keyPositions: [Int], limit: Int = Self.defaultLimit) {
         types = keyPositions.map { entity.attributes[columns[$0]].type }
         self.limit = limit
+        // Sized once: a set rehashing as it grows holds its old and new tables at once. Untouched
+        // buckets cost address space, not memory.
+        seen.reserveCapacity(limit)
     }
 
     var count: Int { seen.count }

@@ -8,6 +8,8 @@ extension PostgresImportTransaction {
     func copyDirect(_ batch: RecordBatch, of upsert: StagedUpsert, _ run: EntityRun) throws {
         var text = CopyText(capacity: 8 * batch.count * batch.width)
         let doubles = CopyText.doubleColumns(upsert.columns, of: upsert.entity)
+        // Sized once for every record `DirectKeys` may admit: no copy of it while it grows.
+        if run.directOrigins.isEmpty { run.directOrigins.reserveCapacity(run.direct?.limit ?? DirectKeys.defaultLimit) }
         for record in Self.keyOrder(batch) {
             run.directOrigins.append(batch.feedRecord(record).packed)
             text.appendRecord(record, of: batch, doubles: doubles)
