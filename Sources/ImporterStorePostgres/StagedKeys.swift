@@ -4,7 +4,7 @@ import ImporterModel
 /// (8 bytes each, in pages of 65,536 sorted at the end and merged), so that the set-based apply can
 /// skip the dedupe (a sort and a window over the whole stage) when no key repeats (`StagedUpsert`'s
 /// `distinctKeys`). Past `limit` records the hashes are dropped and the dedupe runs: memory stays
-/// bounded (32 MB at the default) whatever the feed's size, and pages never copy each other, as a
+/// bounded (16 MB at the default) whatever the feed's size, and pages never copy each other, as a
 /// growing array would at each doubling.
 ///
 /// Invariant: `distinct()` is true only if no two staged keys are equal as PostgreSQL compares
@@ -15,7 +15,7 @@ import ImporterModel
 /// equality the hash cannot vouch for (NULL, NaN, a real in a bigint column) makes the answer false.
 struct StagedKeys {
     /// Hashes kept at most.
-    static let defaultLimit = 4_000_000
+    static let defaultLimit = 2_000_000
     private static let pageSize = 1 << 16
 
     /// The column type of each key position of the batches.
