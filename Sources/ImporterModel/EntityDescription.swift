@@ -35,6 +35,11 @@ public struct EntityDescription: Sendable, Equatable, Codable {
         derivedAttributes.first { $0.name == name }
     }
 
+    /// The type of a stored or derived attribute.
+    public func type(of name: String) -> AttributeType? {
+        attribute(named: name)?.type ?? derivedAttribute(named: name)?.type
+    }
+
     /// The expression of a stored or derived attribute.
     public func expression(for name: String) -> Expression? {
         if attribute(named: name) != nil { return .attribute(name) }

@@ -82,6 +82,9 @@ extension ViewDefinition {
             if let attribute = aggregate.attribute {
                 if entity.expression(for: attribute) == nil {
                     problems.append("view \(name): aggregate '\(aggregate.name)' reads '\(attribute)', not an attribute of \(entity.name)")
+                } else if [.sum, .avg].contains(aggregate.function), let type = entity.type(of: attribute), ![.integer, .real, .boolean].contains(type) {
+                    // Text has no sum both backends agree on (SQLite reads a number's prefix, PostgreSQL refuses it).
+                    problems.append("view \(name): aggregate '\(aggregate.name)': \(aggregate.function.rawValue) needs a number, and '\(attribute)' is \(type.rawValue)")
                 }
             } else if aggregate.function != .count {
                 problems.append("view \(name): aggregate '\(aggregate.name)': \(aggregate.function.rawValue) needs an attribute")
