@@ -51,7 +51,7 @@ struct ChangeScanSQL {
     }
 
     /// The relevant change rows in the range, columns qualified by `prefix`.
-    private func range(in prefix: String) -> String {
+    func range(in prefix: String) -> String {
         let touches = attributes.sorted().map { dialect.list(prefix + q(columns.changed), contains: $0) }
         let relevantUpdate = touches.isEmpty ? "FALSE" : "(\(touches.joined(separator: " OR ")))"
         return "\(prefix)\(q(columns.changeID)) BETWEEN \(dialect.parameter(1)) AND \(dialect.parameter(2)) AND (\(prefix)\(type) <> 'update' OR \(relevantUpdate))"

@@ -33,11 +33,9 @@ public struct ViewSQL {
     public var changeTable: String { q("importer_change_" + entity.tableName) }
     /// Views are replayed in write transactions, on stores brought to the current layout.
     private var columns: ChangeColumns { .current }
-    private func old(_ name: String) -> String { q(columns.old(name)) }
     private var changeID: String { q(columns.changeID) }
     private var recordID: String { q(columns.recordID) }
     private var changeType: String { q(columns.type) }
-    private var changed: String { q(columns.changed) }
     /// An attribute's (stored or derived) expression over the entity's columns.
     private func expression(_ name: String) -> String? { entity.expression(for: name)?.sql(dialect) }
 
@@ -158,14 +156,11 @@ public struct ViewSQL {
     /// and `images` (signed before- and after-images) common table expressions of `delta`.
     private func imagesQuery(oneTransaction: Bool) -> String {
         let stored = view.storedAttributes(of: entity).sorted()
-        // Update rows that touch none of the view's attributes change nothing in it.
-        let touches = stored.map { dialect.list(changed, contains: $0) }
-        let relevantUpdate = touches.isEmpty ? "FALSE" : "(\(touches.joined(separator: " OR ")))"
-        let before = stored.map { name in
-            "CASE WHEN c.\(changeType) = 'update' AND \(dialect.list("c.\(changed)", contains: name)) THEN c.\(old(name)) ELSE c.\(q(name)) END AS \(q(name))"
-        }
-        let after = stored.map { "c.\(q($0)) AS \(q($0))" }
-        let range = "\(changeID) BETWEEN \(p(1)) AND \(p(2)) AND (\(changeType) <> 'update' OR \(relevantUpdate))"
+        // Images and relevance as the scan defines them, over one change row `c`.
+        let rows = ChangeScanSQL(entity: entity, dialect: dialect, oneTransaction: true, attributes: Set(stored))
+        let before = stored.map { "\(rows.beforeImage($0)) AS \(q($0))" }
+        let after = stored.map { "\(rows.afterImage($0)) AS \(q($0))" }
+        let range = rows.range(in: "")
         // Within one transaction each image comes straight from a scan of the range; else from the
         // record's first and last change, joined back by id.
         let ends = "SELECT \(recordID), min(\(changeID)) AS importer_first, max(\(changeID)) AS importer_last FROM \(changeTable) WHERE \(range) GROUP BY \(recordID)"
