@@ -8,15 +8,11 @@ extension BlockingConnection {
     func rowsWithColumns(_ sql: String, _ arguments: [Value] = []) throws(PostgresError) -> (columns: [String], rows: [[Value]]) {
         try checkAlive(sql)
         let query = PostgresQuery(unsafeSQL: sql, binds: Self.bindings(arguments))
-        do {
-            return try Self.blocking {
-                let rows = try await self.connection.query(query, logger: self.logger)
-                var values: [[Value]] = []
-                for try await row in rows { values.append(try Self.values(row)) }
-                return (rows.columns.map(\.name), values)
-            }
-        } catch {
-            throw failure(error, sql: sql)
+        return try request(sql) {
+            let rows = try await self.connection.query(query, logger: self.logger)
+            var values: [[Value]] = []
+            for try await row in rows { values.append(try Self.values(row)) }
+            return (rows.columns.map(\.name), values)
         }
     }
 

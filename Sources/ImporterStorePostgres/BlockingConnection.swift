@@ -21,11 +21,55 @@ final class BlockingConnection: Sendable {
     private let lost = Atomic<Bool>(false)
     /// The batches still being copied (`copy(into:columns:data:)`), finished before any other request.
     private let copies: CopyQueue
+    /// The request being waited for, abandoned when the channel closes (`request`).
+    private let watch = Mutex(RequestWatch())
+
+    private struct RequestWatch {
+        var isClosed = false
+        var abandon: (@Sendable (any Error) -> Void)?
+    }
 
     private init(connection: PostgresConnection, logger: Logger) {
         self.connection = connection
         self.logger = logger
         copies = CopyQueue(connection: connection, logger: logger)
+        connection.closeFuture.whenComplete { [weak self] _ in self?.channelClosed() }
+    }
+
+    private static func lostError(sql: String?) -> PostgresError {
+        PostgresError(sqlState: nil, message: "the connection was lost", sql: sql, isConnectionFailure: true)
+    }
+
+    /// The channel has closed (the server ended the session, the network failed, or `close`):
+    /// the request being waited for fails at once (the COPYs too: `CopyQueue`). postgres-nio may
+    /// never answer a request written while its channel is torn down (the request is dropped with
+    /// the write: vapor/postgres-nio#487, reverted in #501), so the close, not the answer, ends
+    /// the wait.
+    private func channelClosed() {
+        lost.store(true, ordering: .relaxed)
+        let abandon = watch.withLock { watch in
+            watch.isClosed = true
+            defer { watch.abandon = nil }
+            return watch.abandon
+        }
+        abandon?(Self.lostError(sql: nil))
+    }
+
+    /// Sends one request (`operation`: the query and the reading of its answer) and blocks until
+    /// its answer, or until the channel closes, whichever comes first (`channelClosed`).
+    func request<T: Sendable>(_ sql: String, _ operation: @escaping @Sendable () async throws -> T) throws(PostgresError) -> T {
+        let executor = CallingThreadExecutor<T>()
+        let isClosed = watch.withLock { watch in
+            if !watch.isClosed { watch.abandon = { executor.abandon(with: $0) } }
+            return watch.isClosed
+        }
+        defer { watch.withLock { $0.abandon = nil } }
+        if isClosed { throw failure(Self.lostError(sql: sql), sql: sql) }
+        do {
+            return try executor.run(operation)
+        } catch {
+            throw failure(error, sql: sql)
+        }
     }
 
     var isLost: Bool { lost.load(ordering: .relaxed) }
@@ -108,12 +152,8 @@ final class BlockingConnection: Sendable {
     /// refuses a string of several (SQLSTATE 42601); callers send each statement of a list in turn.
     func execute(_ sql: String, finishingCopies: Bool = true) throws(PostgresError) {
         try checkAlive(sql, finishingCopies: finishingCopies)
-        do {
-            try Self.blocking {
-                for try await _ in try await self.connection.query(PostgresQuery(unsafeSQL: sql), logger: self.logger) {}
-            }
-        } catch {
-            throw failure(error, sql: sql)
+        try request(sql) {
+            for try await _ in try await self.connection.query(PostgresQuery(unsafeSQL: sql), logger: self.logger) {}
         }
     }
 
@@ -122,14 +162,10 @@ final class BlockingConnection: Sendable {
     func rows(_ sql: String, _ arguments: [Value] = []) throws(PostgresError) -> [[Value]] {
         try checkAlive(sql)
         let query = PostgresQuery(unsafeSQL: sql, binds: Self.bindings(arguments))
-        do {
-            return try Self.blocking {
-                var values: [[Value]] = []
-                for try await row in try await self.connection.query(query, logger: self.logger) { values.append(try Self.values(row)) }
-                return values
-            }
-        } catch {
-            throw failure(error, sql: sql)
+        return try request(sql) {
+            var values: [[Value]] = []
+            for try await row in try await self.connection.query(query, logger: self.logger) { values.append(try Self.values(row)) }
+            return values
         }
     }
 
@@ -141,12 +177,8 @@ final class BlockingConnection: Sendable {
     func affected(_ sql: String, _ arguments: [Value] = []) throws(PostgresError) -> Int {
         try checkAlive(sql)
         let query = PostgresQuery(unsafeSQL: sql, binds: Self.bindings(arguments))
-        do {
-            return try Self.blocking {
-                try await self.connection.query(query, logger: self.logger) { _ in }.get().rows ?? 0
-            }
-        } catch {
-            throw failure(error, sql: sql)
+        return try request(sql) {
+            try await self.connection.query(query, logger: self.logger) { _ in }.get().rows ?? 0
         }
     }
 

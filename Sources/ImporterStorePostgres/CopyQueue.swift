@@ -19,9 +19,16 @@ import Synchronization
 /// larger COPYs, overlapping the encoding of the next batch, were the fastest of the ways tried
 /// (figures: Docs/PERFORMANCE.md, "Measurements behind the code").
 ///
-/// The copies run as a task on `DispatchTaskExecutor`, never on the cooperative pool (see
-/// `BlockingConnection.blocking`), and never block its queue: only callers wait, each on a
-/// semaphore of its own that the state machine hands back to be signalled.
+/// The copies run as a task on the connection's event loop (`EventLoopTaskExecutor`), never on
+/// the cooperative pool (see `BlockingConnection.blocking`), and never block it: only callers
+/// wait, each on a semaphore of its own that the state machine hands back to be signalled.
+///
+/// A closed connection: postgres-nio 1.33 traps when a COPY's write, end or failure reaches a
+/// connection that has closed (`Copy mode is only supported for extended queries`), as when the
+/// server ends the session between the COPY's start and its data. So each of those calls is made
+/// on the loop in the job that has just checked the connection is open, and a copy that finds it
+/// closed is parked for good instead of going on; the close itself fails every waiting and later
+/// call (`connectionLost`).
 final class CopyQueue: Sendable {
     typealias Failure = CopyFailure
     private typealias Machine = CopyQueueStateMachine<DispatchSemaphore>
@@ -29,6 +36,7 @@ final class CopyQueue: Sendable {
     private let connection: PostgresConnection
     private let logger: Logger
     private let state: Mutex<Machine>
+    private let executor: EventLoopTaskExecutor
 
     /// `chunkBytes`: 2 MiB, about 30,000 fireball records: at most three chunks (gathered,
     /// queued, being copied) are held.
@@ -36,6 +44,8 @@ final class CopyQueue: Sendable {
         self.connection = connection
         self.logger = logger
         state = Mutex(Machine(depth: depth, chunkBytes: chunkBytes))
+        executor = EventLoopTaskExecutor(connection.eventLoop)
+        connection.closeFuture.whenComplete { [weak self] _ in self?.connectionLost() }
     }
 
     /// Adds `data` (whole COPY text lines) for `table`'s `columns` to the chunk being gathered,
@@ -83,6 +93,12 @@ final class CopyQueue: Sendable {
         return state.withLock { $0.discardEnded(closing: closing) }
     }
 
+    /// The connection has closed: every waiting and later call fails at once, even when the copy
+    /// in flight never ends (its task is then parked).
+    private func connectionLost() {
+        Self.wake(state.withLock { $0.connectionLost() })
+    }
+
     /// `name` with its double quotes doubled, for postgres-nio to put between double quotes.
     static func escaped(_ name: String) -> String { name.replacingOccurrences(of: "\"", with: "\"\"") }
 
@@ -91,7 +107,14 @@ final class CopyQueue: Sendable {
     }
 
     private func startCopyingTask() {
-        Task(executorPreference: DispatchTaskExecutor.shared) { await self.copyChunks() }
+        Task(executorPreference: executor) { await self.copyChunks() }
+    }
+
+    /// Never returns once the connection has closed (see the type's comment): the COPY's next
+    /// call would trap. Runs on the loop, where `isClosed` is settled between events.
+    private func parkIfClosed() async {
+        guard connection.isClosed else { return }
+        await withUnsafeContinuation { (_: UnsafeContinuation<Void, Never>) in }
     }
 
     /// Copies the queued chunks in order until none is left or one fails.
@@ -110,7 +133,14 @@ final class CopyQueue: Sendable {
                 // postgres-nio puts the names between double quotes as they are: a quote inside
                 // a name (an attribute may have one) is doubled here.
                 try await connection.copyFrom(table: Self.escaped(chunk.table), columns: chunk.columns.map(Self.escaped), logger: logger) { writer in
-                    try await writer.write(chunk.data)
+                    await parkIfClosed()
+                    do {
+                        try await writer.write(chunk.data)
+                    } catch {
+                        await parkIfClosed()
+                        throw error
+                    }
+                    await parkIfClosed()
                 }
                 Self.wake(state.withLock { $0.chunkFinished() })
             } catch {

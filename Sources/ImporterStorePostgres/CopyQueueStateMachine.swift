@@ -125,6 +125,17 @@ struct CopyQueueStateMachine<Waiter> {
         return takeWaiters()
     }
 
+    /// The connection has closed: nothing is copied any more, and the chunk in flight no longer
+    /// counts as copying (its answer may never come), so every waiter wakes to fail.
+    mutating func connectionLost() -> [Waiter] {
+        isClosed = true
+        isCopying = false
+        inFlight = nil
+        gathering = nil
+        queued.removeAll()
+        return takeWaiters()
+    }
+
     /// After `discard`: whether no copy runs any more; else `waiter` is parked until one ends.
     mutating func waitUntilIdle(waiter: Waiter) -> Bool {
         guard isCopying else { return true }

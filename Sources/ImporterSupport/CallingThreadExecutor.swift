@@ -7,7 +7,9 @@ import Synchronization
 /// part of, nor a dispatch queue's) and an answer wakes the waiting thread directly.
 ///
 /// Invariant: used by one task (and the jobs it creates) and one waiting thread; `run` returns
-/// once the task has stored its result, and no job of the task comes after that.
+/// once the task has stored its result, and no job of the task comes after that, or once
+/// `abandon(with:)` stored an error first: then the task is left suspended and its later jobs
+/// never run.
 public final class CallingThreadExecutor<Success: Sendable>: TaskExecutor {
     public init() {}
 
@@ -26,14 +28,30 @@ public final class CallingThreadExecutor<Success: Sendable>: TaskExecutor {
         events.signal()
     }
 
+    /// Makes `run` throw `error` without waiting for the task any more, unless the task has
+    /// ended already; safe from any thread, at any time. For a task awaiting an answer that may
+    /// never come (a request on a connection that has closed: `BlockingConnection`).
+    public func abandon(with error: any Error) {
+        store(.failure(error))
+    }
+
+    /// Stores the first result (the task's own or an abandon's) and wakes the waiting thread.
+    private func store(_ result: Result<Success, any Error>) {
+        let first = state.withLock { state in
+            guard state.result == nil else { return false }
+            state.result = result
+            return true
+        }
+        if first { events.signal() }
+    }
+
     /// Starts `operation` on a task preferring this executor and runs the task's jobs on the
     /// calling thread until it ends; its result.
     public func run(_ operation: @escaping @Sendable () async throws -> Success) throws -> Success {
         Task(executorPreference: self) {
             let result: Result<Success, any Error>
             do { result = .success(try await operation()) } catch { result = .failure(error) }
-            self.state.withLock { $0.result = result }
-            self.events.signal()
+            self.store(result)
         }
         let executor = asUnownedTaskExecutor()
         while true {

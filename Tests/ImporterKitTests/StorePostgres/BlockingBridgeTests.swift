@@ -67,4 +67,27 @@ import Testing
         #expect(result.columns == ["number", "s"] && result.rows.isEmpty)
         #expect(try connection.scalar("SELECT NULL::bigint") == .null)
     }
+
+    /// A request whose answer never comes (postgres-nio drops a query written while its channel
+    /// is torn down) ends as a lost connection as soon as the server ends the session, and every
+    /// later request fails at once.
+    @Test(.timeLimit(.minutes(1))) func aRequestNeverAnsweredEndsWhenTheSessionEnds() throws {
+        let cluster = try PostgresTestCluster.start()
+        let connection = try BlockingConnection.connect(to: try PostgresLocation(parsing: try cluster.newStoreURL()))
+        defer { connection.close() }
+        let pid = try connection.integer("SELECT pg_backend_pid()")
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) {
+            _ = try? cluster.psql("SELECT pg_terminate_backend(\(pid))")
+        }
+        do {
+            _ = try connection.request("SELECT never_answered()") { () async -> Int in
+                await withUnsafeContinuation { (_: UnsafeContinuation<Int, Never>) in }
+            }
+            Issue.record("the request returned")
+        } catch {
+            #expect(error.isConnectionFailure && error.sql == "SELECT never_answered()", "\(error)")
+        }
+        #expect(connection.isLost)
+        #expect(throws: PostgresError.self) { try connection.integer("SELECT 1") }
+    }
 }

@@ -164,4 +164,21 @@ import Testing
         let idleAtEnd = machine.discardEnded(closing: false)
         #expect(idle && idleAtEnd)
     }
+
+    /// A lost connection wakes a caller waiting for a chunk whose answer may never come, and
+    /// every call fails from then on; a copying task that does come back copies nothing more.
+    @Test func aLostConnectionFailsTheWaitersWithoutTheCopysAnswer() {
+        var machine = Machine(depth: 2, chunkBytes: 10)
+        _ = machine.send(into: "a", columns: ["n"], data: Self.bytes(10), waiter: 1)
+        _ = machine.send(into: "a", columns: ["n"], data: Self.bytes(10), waiter: 1)
+        #expect(Self.next(&machine) != nil, "the first chunk is in flight")
+        guard case .wait = machine.finish(waiter: 7) else { Issue.record("the finishing caller waits for the copy"); return }
+        #expect(machine.connectionLost() == [7])
+        #expect(!machine.isCopying && machine.pending == 0)
+        guard case .fail = machine.finish(waiter: 7) else { Issue.record("finish fails once the connection is lost"); return }
+        guard case .fail = machine.send(into: "a", columns: ["n"], data: Self.bytes(1), waiter: 1) else {
+            Issue.record("send fails once the connection is lost"); return
+        }
+        #expect(Self.next(&machine) == nil, "a late copying task stops")
+    }
 }
