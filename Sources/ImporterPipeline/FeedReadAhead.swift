@@ -1,7 +1,6 @@
-import Dispatch
 import Foundation
 import ImporterModel
-import Synchronization
+import ImporterSupport
 
 /// Reads a `MappedFeed` on a thread of its own while the caller writes its batches, so that the
 /// scan and mapping of the next batch overlap the store's work on the current one (two cores:
@@ -15,9 +14,8 @@ import Synchronization
 /// - Ownership: the reader thread owns the feed until it posts the end of the feed; the caller only
 ///   takes events. When the caller stops early (its handler threw), the queue is cancelled and the
 ///   reader stops at its next event without waiting to be joined (it may be blocked on a pipe).
-/// - Synchronization: the queue's state is behind a `Mutex`, locked once per event (a batch or a
-///   reject), never per record; the reader waits for room on one semaphore and the caller for an
-///   event on another.
+/// - Synchronization: the queue's state is a `Monitor`, locked once per event (a batch or a
+///   reject), never per record; the reader waits on it for room, the caller for an event.
 final class FeedReadAhead: Sendable {
     /// Where the reader was when it posted an event.
     struct Position {
@@ -40,24 +38,18 @@ final class FeedReadAhead: Sendable {
 
     private struct State {
         var events: [Event] = []
+        /// The batches among `events` (at most `depth`).
+        var batches = 0
         /// Batches the caller has finished with, emptied, for the reader to fill again.
         var spares: [RecordBatch] = []
         var cancelled = false
     }
 
-    private let state = Mutex(State())
-    /// One permit per batch that may wait in the queue (`depth`); taken by the reader before it
-    /// posts a batch, given back when the caller takes it (and on cancel, to wake the reader).
-    private let room = DispatchSemaphore(value: 0)
-    /// Signalled once per event posted.
-    private let ready = DispatchSemaphore(value: 0)
+    private let state = Monitor(State())
     private let depth: Int
 
     private init(depth: Int) {
         self.depth = depth
-        // Permits are signalled rather than passed to `init(value:)`: a semaphore released below its
-        // initial value (a cancelled reader's) traps when freed.
-        for _ in 0..<depth { room.signal() }
     }
 
     /// Reads `feed` ahead of the caller, handing each batch to `onBatch` and each reject to
@@ -110,8 +102,7 @@ final class FeedReadAhead: Sendable {
             try merge.merge(batchSize: batchSize) { batch in
                 var full = takeSpare() ?? RecordBatch(columns: batch.columns, keyPositions: batch.keyPositions, capacity: batchSize)
                 swap(&full, &batch)
-                _ = waitForRoom()
-                try put(.batch(full, Position(records: 0, bytesRead: 0)))
+                _ = try putBatch(full) { Position(records: 0, bytesRead: 0) }
             }
             try put(.end(Position(records: 0, bytesRead: 0)))
         } catch is Cancelled {
@@ -137,8 +128,7 @@ final class FeedReadAhead: Sendable {
             } handOff: { batch in
                 var full = takeSpare() ?? RecordBatch(columns: batch.columns, keyPositions: batch.keyPositions, capacity: batchSize)
                 swap(&full, &batch)
-                blockedSeconds += waitForRoom()
-                try put(.batch(full, position()))
+                blockedSeconds += try putBatch(full, at: position)
             }
             try put(.end(position()))
         } catch is Cancelled {
@@ -148,28 +138,41 @@ final class FeedReadAhead: Sendable {
         }
     }
 
-    /// Takes a permit for a batch, waiting while `depth` batches wait; the seconds waited.
-    private func waitForRoom() -> Double {
-        guard room.wait(timeout: .now()) == .timedOut else { return 0 }
+    /// Posts a batch, waiting while `depth` batches wait, at the position `at` gives once there is
+    /// room; the seconds waited.
+    private func putBatch(_ batch: RecordBatch, at position: () -> Position) throws(Cancelled) -> Double {
         let clock = ContinuousClock()
         let began = clock.now
-        room.wait()
-        return PhaseTimes.seconds(began.duration(to: clock.now))
+        var waited = false
+        let hasRoom = state.wait { state -> Bool? in
+            if state.cancelled { return false }
+            guard state.batches < depth else {
+                waited = true
+                return nil
+            }
+            return true
+        }
+        let blocked = waited ? PhaseTimes.seconds(began.duration(to: clock.now)) : 0
+        guard hasRoom else { throw Cancelled() }
+        try put(.batch(batch, position()))
+        return blocked
     }
 
-    private func put(_ event: Event) throws {
+    private func put(_ event: Event) throws(Cancelled) {
         try state.withLock { state throws(Cancelled) in
             guard !state.cancelled else { throw Cancelled() }
             state.events.append(event)
+            if case .batch = event { state.batches += 1 }
         }
-        ready.signal()
     }
 
     private func take() -> Event {
-        ready.wait()
-        let event = state.withLock { $0.events.removeFirst() }
-        if case .batch = event { room.signal() }
-        return event
+        state.wait { state -> Event? in
+            guard !state.events.isEmpty else { return nil }
+            let event = state.events.removeFirst()
+            if case .batch = event { state.batches -= 1 }
+            return event
+        }
     }
 
     /// Gives a batch the caller is done with back to the reader.
@@ -187,8 +190,8 @@ final class FeedReadAhead: Sendable {
         state.withLock {
             $0.cancelled = true
             $0.events.removeAll()
+            $0.batches = 0
         }
-        room.signal()
     }
 }
 

@@ -1,7 +1,6 @@
-import Dispatch
+import ImporterSupport
 import Logging
 import PostgresNIO
-import Synchronization
 
 /// The batches a connection COPies: gathered into chunks of about `chunkBytes`, each chunk one
 /// `COPY … FROM STDIN`, run in order on a task of their own, so that the caller encodes the next
@@ -21,7 +20,8 @@ import Synchronization
 ///
 /// The copies run as a task on the connection's event loop (`EventLoopTaskExecutor`), never on
 /// the cooperative pool (see `BlockingConnection.blocking`), and never block it: only callers
-/// wait, each on a semaphore of its own that the state machine hands back to be signalled.
+/// wait, on the queue's `Monitor`, which wakes them at each change of state (so the machine's
+/// lists of parked waiters are not needed here: its waiters are placeholders).
 ///
 /// A closed connection: postgres-nio 1.33 traps when a COPY's write, end or failure reaches a
 /// connection that has closed (`Copy mode is only supported for extended queries`), as when the
@@ -31,11 +31,13 @@ import Synchronization
 /// call (`connectionLost`).
 final class CopyQueue: Sendable {
     typealias Failure = CopyFailure
-    private typealias Machine = CopyQueueStateMachine<DispatchSemaphore>
+    private typealias Machine = CopyQueueStateMachine<Parked>
+    /// A caller parked by the state machine (`Monitor` wakes them all).
+    private struct Parked {}
 
     private let connection: PostgresConnection
     private let logger: Logger
-    private let state: Mutex<Machine>
+    private let state: Monitor<Machine>
     private let executor: EventLoopTaskExecutor
 
     /// `chunkBytes`: 2 MiB, about 30,000 fireball records: at most three chunks (gathered,
@@ -43,7 +45,7 @@ final class CopyQueue: Sendable {
     init(connection: PostgresConnection, logger: Logger, depth: Int = 2, chunkBytes: Int = 2 << 20) {
         self.connection = connection
         self.logger = logger
-        state = Mutex(Machine(depth: depth, chunkBytes: chunkBytes))
+        state = Monitor(Machine(depth: depth, chunkBytes: chunkBytes))
         executor = EventLoopTaskExecutor(connection.eventLoop)
         connection.closeFuture.whenComplete { [weak self] _ in self?.connectionLost() }
     }
@@ -52,30 +54,28 @@ final class CopyQueue: Sendable {
     /// and queues the chunk when it is full (or goes to another table); blocks while `depth`
     /// chunks wait. Throws the failure of an earlier copy.
     func send(into table: String, columns: [String], data: ByteBuffer) throws(Failure) {
-        let waiter = DispatchSemaphore(value: 0)
-        while true {
-            switch state.withLock({ $0.send(into: table, columns: columns, data: data, waiter: waiter) }) {
-            case .done(let startCopying):
-                if startCopying { startCopyingTask() }
-                return
-            case .wait: waiter.wait()
-            case .fail(let failure): throw failure
-            }
+        let action = state.wait { machine -> Machine.SendAction? in
+            let action = machine.send(into: table, columns: columns, data: data, waiter: Parked())
+            if case .wait = action { return nil }
+            return action
+        }
+        switch action {
+        case .done(let startCopying): if startCopying { startCopyingTask() }
+        case .wait: break
+        case .fail(let failure): throw failure
         }
     }
 
     /// Waits until every batch sent is copied; throws the failure of a copy.
     func finish() throws(Failure) {
-        let waiter = DispatchSemaphore(value: 0)
-        while true {
-            switch state.withLock({ $0.finish(waiter: waiter) }) {
-            case .done: return
-            case .wait(let startCopying):
-                if startCopying { startCopyingTask() }
-                waiter.wait()
-            case .fail(let failure): throw failure
-            }
+        let action = state.wait { machine -> Machine.FinishAction? in
+            let action = machine.finish(waiter: Parked())
+            guard case .wait(let startCopying) = action else { return action }
+            // Starting the task only enqueues its first job on the loop, which takes the lock after this wait releases it.
+            if startCopying { startCopyingTask() }
+            return nil
         }
+        if case .fail(let failure) = action { throw failure }
     }
 
     /// Drops the chunks not yet being copied and waits, up to `timeout` seconds, for the one
@@ -84,27 +84,19 @@ final class CopyQueue: Sendable {
     /// runs any more.
     @discardableResult
     func discard(timeout: Double, closing: Bool = false) -> Bool {
-        Self.wake(state.withLock { $0.discard(closing: closing) })
-        let waiter = DispatchSemaphore(value: 0)
-        let deadline = DispatchTime.now() + timeout
-        while !state.withLock({ $0.waitUntilIdle(waiter: waiter) }) {
-            if waiter.wait(timeout: deadline) == .timedOut { break }
-        }
+        _ = state.withLock { $0.discard(closing: closing) }
+        _ = state.wait(seconds: timeout) { machine -> Bool? in machine.waitUntilIdle(waiter: Parked()) ? true : nil }
         return state.withLock { $0.discardEnded(closing: closing) }
     }
 
     /// The connection has closed: every waiting and later call fails at once, even when the copy
     /// in flight never ends (its task is then parked).
     private func connectionLost() {
-        Self.wake(state.withLock { $0.connectionLost() })
+        _ = state.withLock { $0.connectionLost() }
     }
 
     /// `name` with its double quotes doubled, for postgres-nio to put between double quotes.
     static func escaped(_ name: String) -> String { name.replacingOccurrences(of: "\"", with: "\"\"") }
-
-    private static func wake(_ waiters: [DispatchSemaphore]) {
-        for waiter in waiters { waiter.signal() }
-    }
 
     private func startCopyingTask() {
         Task(executorPreference: executor) { await self.copyChunks() }
@@ -122,12 +114,8 @@ final class CopyQueue: Sendable {
         while true {
             let chunk: CopyChunk
             switch state.withLock({ $0.nextChunk() }) {
-            case .stop(let waiters):
-                Self.wake(waiters)
-                return
-            case .copy(let next, let waiters):
-                Self.wake(waiters)
-                chunk = next
+            case .stop: return
+            case .copy(let next, _): chunk = next
             }
             do {
                 // postgres-nio puts the names between double quotes as they are: a quote inside
@@ -142,9 +130,9 @@ final class CopyQueue: Sendable {
                     }
                     await parkIfClosed()
                 }
-                Self.wake(state.withLock { $0.chunkFinished() })
+                _ = state.withLock { $0.chunkFinished() }
             } catch {
-                Self.wake(state.withLock { $0.chunkFailed(error) })
+                _ = state.withLock { $0.chunkFailed(error) }
             }
         }
     }

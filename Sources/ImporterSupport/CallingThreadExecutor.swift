@@ -1,6 +1,3 @@
-import Dispatch
-import Synchronization
-
 /// Runs async work from synchronous code (the commands are synchronous: Docs/DECISIONS.md): the
 /// jobs of the task run on the thread that waits for the task, between its waits, so that the task
 /// needs no other thread (neither one of Swift's cooperative pool, which the waiting thread may be
@@ -18,14 +15,17 @@ public final class CallingThreadExecutor<Success: Sendable>: TaskExecutor {
         var result: Result<Success, any Error>?
     }
 
-    private let state = Mutex(State())
-    /// Signalled once per job enqueued and once for the result.
-    private let events = DispatchSemaphore(value: 0)
+    /// What the waiting thread does next: run a job, or return the result.
+    private enum Next {
+        case job(UnownedJob)
+        case result(Result<Success, any Error>)
+    }
+
+    private let state = Monitor(State())
 
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         state.withLock { $0.jobs.append(job) }
-        events.signal()
     }
 
     /// Makes `run` throw `error` without waiting for the task any more, unless the task has
@@ -37,12 +37,9 @@ public final class CallingThreadExecutor<Success: Sendable>: TaskExecutor {
 
     /// Stores the first result (the task's own or an abandon's) and wakes the waiting thread.
     private func store(_ result: Result<Success, any Error>) {
-        let first = state.withLock { state in
-            guard state.result == nil else { return false }
-            state.result = result
-            return true
+        state.withLock { state in
+            if state.result == nil { state.result = result }
         }
-        if first { events.signal() }
     }
 
     /// Starts `operation` on a task preferring this executor and runs the task's jobs on the
@@ -55,14 +52,13 @@ public final class CallingThreadExecutor<Success: Sendable>: TaskExecutor {
         }
         let executor = asUnownedTaskExecutor()
         while true {
-            events.wait()
-            let (job, result) = state.withLock { state -> (UnownedJob?, Result<Success, any Error>?) in
-                state.jobs.isEmpty ? (nil, state.result) : (state.jobs.removeFirst(), nil)
+            let next = state.wait { state -> Next? in
+                if !state.jobs.isEmpty { return .job(state.jobs.removeFirst()) }
+                return state.result.map(Next.result)
             }
-            if let job {
-                job.runSynchronously(on: executor)
-            } else if let result {
-                return try result.get()
+            switch next {
+            case .job(let job): job.runSynchronously(on: executor)
+            case .result(let result): return try result.get()
             }
         }
     }
