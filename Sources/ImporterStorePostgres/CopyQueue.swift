@@ -20,8 +20,7 @@ import PostgresNIO
 ///
 /// The copies run as a task on the connection's event loop (`EventLoopTaskExecutor`), never on
 /// the cooperative pool (see `BlockingConnection.blocking`), and never block it: only callers
-/// wait, on the queue's `Monitor`, which wakes them at each change of state (so the machine's
-/// lists of parked waiters are not needed here: its waiters are placeholders).
+/// wait, on the queue's `Monitor`, which wakes them at each change of state.
 ///
 /// A closed connection: postgres-nio 1.33 traps when a COPY's write, end or failure reaches a
 /// connection that has closed (`Copy mode is only supported for extended queries`), as when the
@@ -31,9 +30,7 @@ import PostgresNIO
 /// call (`connectionLost`).
 final class CopyQueue: Sendable {
     typealias Failure = CopyFailure
-    private typealias Machine = CopyQueueStateMachine<Parked>
-    /// A caller parked by the state machine (`Monitor` wakes them all).
-    private struct Parked {}
+    private typealias Machine = CopyQueueStateMachine
 
     private let connection: PostgresConnection
     private let logger: Logger
@@ -55,7 +52,7 @@ final class CopyQueue: Sendable {
     /// chunks wait. Throws the failure of an earlier copy.
     func send(into table: String, columns: [String], data: ByteBuffer) throws(Failure) {
         let action = state.wait { machine -> Machine.SendAction? in
-            let action = machine.send(into: table, columns: columns, data: data, waiter: Parked())
+            let action = machine.send(into: table, columns: columns, data: data)
             if case .wait = action { return nil }
             return action
         }
@@ -69,7 +66,7 @@ final class CopyQueue: Sendable {
     /// Waits until every batch sent is copied; throws the failure of a copy.
     func finish() throws(Failure) {
         let action = state.wait { machine -> Machine.FinishAction? in
-            let action = machine.finish(waiter: Parked())
+            let action = machine.finish()
             guard case .wait(let startCopying) = action else { return action }
             // Starting the task only enqueues its first job on the loop, which takes the lock after this wait releases it.
             if startCopying { startCopyingTask() }
@@ -84,15 +81,15 @@ final class CopyQueue: Sendable {
     /// runs any more.
     @discardableResult
     func discard(timeout: Double, closing: Bool = false) -> Bool {
-        _ = state.withLock { $0.discard(closing: closing) }
-        _ = state.wait(seconds: timeout) { machine -> Bool? in machine.waitUntilIdle(waiter: Parked()) ? true : nil }
+        state.withLock { $0.discard(closing: closing) }
+        _ = state.wait(seconds: timeout) { machine -> Bool? in machine.isCopying ? nil : true }
         return state.withLock { $0.discardEnded(closing: closing) }
     }
 
     /// The connection has closed: every waiting and later call fails at once, even when the copy
     /// in flight never ends (its task is then parked).
     private func connectionLost() {
-        _ = state.withLock { $0.connectionLost() }
+        state.withLock { $0.connectionLost() }
     }
 
     /// `name` with its double quotes doubled, for postgres-nio to put between double quotes.
@@ -115,7 +112,7 @@ final class CopyQueue: Sendable {
             let chunk: CopyChunk
             switch state.withLock({ $0.nextChunk() }) {
             case .stop: return
-            case .copy(let next, _): chunk = next
+            case .copy(let next): chunk = next
             }
             do {
                 // postgres-nio puts the names between double quotes as they are: a quote inside
@@ -130,9 +127,9 @@ final class CopyQueue: Sendable {
                     }
                     await parkIfClosed()
                 }
-                _ = state.withLock { $0.chunkFinished() }
+                state.withLock { $0.chunkFinished() }
             } catch {
-                _ = state.withLock { $0.chunkFailed(error) }
+                state.withLock { $0.chunkFailed(error) }
             }
         }
     }

@@ -15,39 +15,39 @@ struct CopyFailure: Error {
 
 
 /// The state of a `CopyQueue`, without locks, threads or a server: each transition returns what
-/// the queue must do (start the copying task, copy a chunk, wake the parked callers, throw, wait).
+/// the queue must do (start the copying task, copy a chunk, throw, wait).
 ///
 /// Chunks flow gathered → queued → in flight. At most `depth` chunks are queued or in flight; the
 /// gathered one is queued when it reaches `chunkBytes`, when a batch goes to another table, or on
-/// `finish`. A caller that must wait for room (or for the copies to end) is parked as a `Waiter`
-/// and woken by the next change of state, then tries its transition again.
+/// `finish`. A caller that must wait for room (or for the copies to end) is told to wait, and
+/// tries its transition again at the next change of state (`CopyQueue`'s `Monitor` wakes it).
 ///
 /// Invariants: after a failure nothing more is copied, the queued and gathered chunks are dropped,
 /// and the failure is thrown once (by the next `send` or `finish`); once discarded for a close,
 /// nothing is copied and every later `send` or `finish` fails; at most one copying task runs.
-struct CopyQueueStateMachine<Waiter> {
+struct CopyQueueStateMachine: Sendable {
     typealias Chunk = CopyChunk
     typealias Failure = CopyFailure
 
     enum SendAction {
         /// The data is taken; start the copying task when asked.
         case done(startCopying: Bool)
-        /// Nothing is taken: the waiter is parked; once woken, send the same data again.
+        /// Nothing is taken: at the next change, send the same data again.
         case wait
         case fail(Failure)
     }
 
     enum FinishAction {
         case done
-        /// The waiter is parked; once woken, call `finish` again.
+        /// At the next change, call `finish` again.
         case wait(startCopying: Bool)
         case fail(Failure)
     }
 
     enum NextAction {
-        case copy(Chunk, wake: [Waiter])
+        case copy(Chunk)
         /// The copying task ends (nothing queued, or closed).
-        case stop(wake: [Waiter])
+        case stop
     }
 
     let depth: Int
@@ -59,7 +59,6 @@ struct CopyQueueStateMachine<Waiter> {
     private(set) var isCopying = false
     private var failure: Failure?
     private(set) var isClosed = false
-    private var waiters: [Waiter] = []
 
     init(depth: Int, chunkBytes: Int) {
         self.depth = max(depth, 1)
@@ -78,13 +77,12 @@ struct CopyQueueStateMachine<Waiter> {
     /// Adds `data` for `table`'s `columns` to the gathered chunk; the chunk gathered for another
     /// table is queued first (`wait` when there is no room for it), and a full one is queued when
     /// there is room (else by the next `send` or `finish`).
-    mutating func send(into table: String, columns: [String], data: ByteBuffer, waiter: Waiter) -> SendAction {
+    mutating func send(into table: String, columns: [String], data: ByteBuffer) -> SendAction {
         if isClosed { return .fail(Self.closedFailure(table)) }
         var startCopying = false
         if let chunk = gathering, chunk.table != table || chunk.columns != columns || chunk.data.readableBytes >= chunkBytes {
             if let failure = takeFailure() { return .fail(failure) }
             guard hasRoom else {
-                waiters.append(waiter)
                 return .wait
             }
             startCopying = queueGathered()
@@ -98,17 +96,15 @@ struct CopyQueueStateMachine<Waiter> {
     }
 
     /// Queues the gathered chunk and waits until every chunk is copied; the failure of a copy.
-    mutating func finish(waiter: Waiter) -> FinishAction {
+    mutating func finish() -> FinishAction {
         var startCopying = false
         if gathering != nil, failure == nil, !isClosed {
             guard hasRoom else {
-                waiters.append(waiter)
                 return .wait(startCopying: false)
             }
             startCopying = queueGathered()
         }
         if isCopying {
-            waiters.append(waiter)
             return .wait(startCopying: startCopying)
         }
         if let failure = takeFailure() { return .fail(failure) }
@@ -117,30 +113,21 @@ struct CopyQueueStateMachine<Waiter> {
     }
 
     /// Drops the gathered and queued chunks (the one in flight goes on); with `closing`, nothing
-    /// is copied any more. Returns the waiters to wake (they then fail or find room).
-    mutating func discard(closing: Bool) -> [Waiter] {
+    /// is copied any more.
+    mutating func discard(closing: Bool) {
         if closing { isClosed = true }
         gathering = nil
         queued.removeAll()
-        return takeWaiters()
     }
 
     /// The connection has closed: nothing is copied any more, and the chunk in flight no longer
-    /// counts as copying (its answer may never come), so every waiter wakes to fail.
-    mutating func connectionLost() -> [Waiter] {
+    /// counts as copying (its answer may never come), so every waiting caller fails.
+    mutating func connectionLost() {
         isClosed = true
         isCopying = false
         inFlight = nil
         gathering = nil
         queued.removeAll()
-        return takeWaiters()
-    }
-
-    /// After `discard`: whether no copy runs any more; else `waiter` is parked until one ends.
-    mutating func waitUntilIdle(waiter: Waiter) -> Bool {
-        guard isCopying else { return true }
-        waiters.append(waiter)
-        return false
     }
 
     /// The end of a discard for a rollback: a copy's failure is the rollback's cause or lost with
@@ -155,26 +142,24 @@ struct CopyQueueStateMachine<Waiter> {
         inFlight = nil
         guard !isClosed, !queued.isEmpty else {
             isCopying = false
-            return .stop(wake: takeWaiters())
+            return .stop
         }
         let chunk = queued.removeFirst()
         inFlight = chunk
-        return .copy(chunk, wake: takeWaiters())
+        return .copy(chunk)
     }
 
     /// The chunk in flight is in its table.
-    mutating func chunkFinished() -> [Waiter] {
+    mutating func chunkFinished() {
         inFlight = nil
-        return takeWaiters()
     }
 
     /// The chunk in flight failed: nothing more is copied until the failure is thrown.
-    mutating func chunkFailed(_ error: any Error) -> [Waiter] {
+    mutating func chunkFailed(_ error: any Error) {
         failure = Failure(table: inFlight?.table ?? "", error: error)
         inFlight = nil
         queued.removeAll()
         gathering = nil
-        return takeWaiters()
     }
 
     /// Queues the gathered chunk (room checked by the caller); whether a copying task must start.
@@ -191,11 +176,4 @@ struct CopyQueueStateMachine<Waiter> {
         defer { failure = nil }
         return failure
     }
-
-    private mutating func takeWaiters() -> [Waiter] {
-        defer { waiters.removeAll() }
-        return waiters
-    }
 }
-
-extension CopyQueueStateMachine: Sendable where Waiter: Sendable {}
