@@ -4,8 +4,12 @@ import ImporterModel
 /// One import being written: opened by `StoreBackend.beginImport` inside `Store.write`, it upserts
 /// batches of mapped records, keeps rejects, deletes what a sync did not see, and writes the
 /// history transaction with its changes. Nothing of it is visible to others until `write` commits;
-/// when `write` rolls back, none of it happened.
-public protocol ImportTransaction: AnyObject {
+/// when `write` rolls back, none of it happened. Its two roles: writing the feeds' records
+/// (`ImportWriting`), then closing each entity and the transaction (`ImportClosing`).
+public protocol ImportTransaction: ImportWriting, ImportClosing {}
+
+/// The records an import writes: batches, rejects, and what became of repeated keys.
+public protocol ImportWriting: AnyObject {
     /// The number the history transaction gets if the import changes anything.
     var number: Int64 { get }
     /// The run number the rejects are stored under (nil until the first reject).
@@ -35,7 +39,11 @@ public protocol ImportTransaction: AnyObject {
     func applyUpserts(_ entity: EntityDescription) throws
     /// Keeps a rejected record with this import's run.
     func recordReject(_ reject: Reject, at timestamp: String) throws
-    /// Key drift (`entity.drift`): re-keys each stored record this import did not write that
+}
+
+/// The end of an import, once its feeds are written: per entity drift, sync deletes and the
+/// change counts, then the history transaction.
+public protocol ImportClosing: AnyObject {    /// Key drift (`entity.drift`): re-keys each stored record this import did not write that
     /// unambiguously pairs with a record it inserted (see `KeyDrift`); returns how many.
     func reconcileDrift(_ entity: EntityDescription) throws -> Int
     /// Sync: deletes `entity`'s stored records that this import did not write, each recorded as a
@@ -53,7 +61,7 @@ public protocol ImportTransaction: AnyObject {
     func finish(metadata: TransactionMetadata, counts: [(String, ChangeCounts)]) throws -> Bool
 }
 
-extension ImportTransaction {
+extension ImportWriting {
     public func applyUpserts(_ entity: EntityDescription) throws {}
     public var prefersKeyOrder: Bool { false }
 }
