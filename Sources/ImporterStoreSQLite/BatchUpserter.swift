@@ -144,12 +144,16 @@ final class BatchUpserter {
     /// Sorts the batch's records by key and groups equal keys (`groups`, ranges of `order` in feed
     /// order); `kept` holds each group's record to write: its last, or its first when the batch's
     /// `duplicates` choice is first or reject. A batch in strictly descending key order (the API's
-    /// newest-first order) is reversed, not sorted.
+    /// newest-first order) is reversed, and one in strictly ascending order (a merged shuffled
+    /// feed) taken as it is, not sorted.
     private func groupByKey(_ batch: RecordBatch) {
         let count = batch.count
         order.removeAll(keepingCapacity: true)
-        if (1..<max(count, 1)).allSatisfy({ batch.compareKeys($0 - 1, $0) > 0 }) {
+        let first = count > 1 ? batch.compareKeys(0, 1) : 1
+        if first > 0, (1..<max(count, 1)).allSatisfy({ batch.compareKeys($0 - 1, $0) > 0 }) {
             order.append(contentsOf: (0..<count).reversed())
+        } else if first < 0, (1..<count).allSatisfy({ batch.compareKeys($0 - 1, $0) < 0 }) {
+            order.append(contentsOf: 0..<count)
         } else {
             order.append(contentsOf: 0..<count)
             order.sort { a, b in
