@@ -42,6 +42,14 @@ public struct RecordBatch: Sendable {
     public var feed = 0
     /// What that feed's mapping does with a key it repeats.
     public var duplicates: DuplicateKeys = .last
+    /// The strict key order a pass over the records found (`noteStrictKeyOrder`), with the count
+    /// it was found for: any record added or removed since voids it.
+    private var keyOrderHint: (count: Int, order: KeyOrder)?
+
+    /// Records in strictly ascending or strictly descending key order (no key repeated).
+    public enum KeyOrder: Sendable {
+        case ascending, descending
+    }
 
     public init(columns: [Int], keyPositions: [Int], capacity: Int = 0) {
         self.columns = columns
@@ -55,7 +63,34 @@ public struct RecordBatch: Sendable {
     @inlinable public var width: Int { columns.count }
     public var isEmpty: Bool { origins.isEmpty }
 
+    /// The strict key order noted for the records the batch holds, nil when none was noted.
+    public var strictKeyOrder: KeyOrder? {
+        guard let keyOrderHint, keyOrderHint.count == count else { return nil }
+        return keyOrderHint.order
+    }
+
+    /// The records' strict key order, found at one comparison per record: nil as soon as two
+    /// neighbours tie or turn (a shuffled batch shows it within a few records), and for fewer
+    /// than two records.
+    public func findStrictKeyOrder() -> KeyOrder? {
+        guard count > 1 else { return nil }
+        let first = compareKeys(0, 1)
+        guard first != 0 else { return nil }
+        for index in 2..<max(count, 2) {
+            let order = compareKeys(index - 1, index)
+            if order == 0 || (order < 0) != (first < 0) { return nil }
+        }
+        return first < 0 ? .ascending : .descending
+    }
+
+    /// Notes that the records, as they are now, are in strictly `order` of their keys, so that a
+    /// later reader need not compare them again (the caller has).
+    public mutating func noteStrictKeyOrder(_ order: KeyOrder) {
+        keyOrderHint = (count, order)
+    }
+
     public mutating func removeAll() {
+        keyOrderHint = nil
         values.removeAll(keepingCapacity: true)
         arena.removeAll(keepingCapacity: true)
         origins.removeAll(keepingCapacity: true)

@@ -143,26 +143,26 @@ final class BatchUpserter {
 
     /// Sorts the batch's records by key and groups equal keys (`groups`, ranges of `order` in feed
     /// order); `kept` holds each group's record to write: its last, or its first when the batch's
-    /// `duplicates` choice is first or reject. A batch in strictly descending key order (the API's
-    /// newest-first order) is reversed, and one in strictly ascending order (a merged shuffled
-    /// feed) taken as it is, not sorted.
+    /// `duplicates` choice is first or reject. A batch in strict key order, noted
+    /// (`strictKeyOrder`) or found, is not sorted: reversed when descending (the API's
+    /// newest-first order), taken as it is when ascending (a merged shuffled feed), each record
+    /// its own group.
     private func groupByKey(_ batch: RecordBatch) {
         let count = batch.count
         order.removeAll(keepingCapacity: true)
-        let first = count > 1 ? batch.compareKeys(0, 1) : 1
-        if first > 0, (1..<max(count, 1)).allSatisfy({ batch.compareKeys($0 - 1, $0) > 0 }) {
-            order.append(contentsOf: (0..<count).reversed())
-        } else if first < 0, (1..<count).allSatisfy({ batch.compareKeys($0 - 1, $0) < 0 }) {
-            order.append(contentsOf: 0..<count)
-        } else {
-            order.append(contentsOf: 0..<count)
-            order.sort { a, b in
-                let c = batch.compareKeys(a, b)
-                return c != 0 ? c < 0 : a < b
-            }
-        }
         kept.removeAll(keepingCapacity: true)
         groups.removeAll(keepingCapacity: true)
+        if let strict = batch.strictKeyOrder ?? batch.findStrictKeyOrder() {
+            if strict == .ascending { order.append(contentsOf: 0..<count) } else { order.append(contentsOf: (0..<count).reversed()) }
+            kept.append(contentsOf: order)
+            groups.append(contentsOf: (0..<count).lazy.map { $0..<($0 + 1) })
+            return
+        }
+        order.append(contentsOf: 0..<count)
+        order.sort { a, b in
+            let c = batch.compareKeys(a, b)
+            return c != 0 ? c < 0 : a < b
+        }
         var start = 0
         for i in 0..<count where i + 1 == count || batch.compareKeys(order[i], order[i + 1]) != 0 {
             kept.append(order[batch.duplicates == .last ? i : start])

@@ -44,7 +44,7 @@ final class KeyOrderedBatches {
     func add(_ batch: RecordBatch, upsert: (RecordBatch) throws -> Void) throws {
         guard !batch.isEmpty else { return }
         if !holding {
-            let (low, high) = Self.extremes(of: batch)
+            let (low, high, order) = Self.extremes(of: batch)
             if let previous, Self.overlap(previous, batch, low: low, high: high) {
                 holding = true
                 self.previous = nil
@@ -53,7 +53,10 @@ final class KeyOrderedBatches {
                 RunMerge.copy(low, of: batch, into: &bounds)
                 RunMerge.copy(high, of: batch, into: &bounds)
                 previous = bounds
-                return try upsert(batch)
+                guard let order else { return try upsert(batch) }
+                var noted = batch
+                noted.noteStrictKeyOrder(order)
+                return try upsert(noted)
             }
         }
         held.append(batch)
@@ -130,14 +133,20 @@ final class KeyOrderedBatches {
         try body()
     }
 
-    /// The records of `batch` with its smallest and its largest key.
-    private static func extremes(of batch: RecordBatch) -> (Int, Int) {
+    /// The records of `batch` with its smallest and its largest key, and the batch's strict key
+    /// order when it has one (a feed sorted by key): then the extremes are its ends.
+    private static func extremes(of batch: RecordBatch) -> (low: Int, high: Int, order: RecordBatch.KeyOrder?) {
+        switch batch.findStrictKeyOrder() {
+        case .ascending?: return (0, batch.count - 1, .ascending)
+        case .descending?: return (batch.count - 1, 0, .descending)
+        case nil: break
+        }
         var low = 0, high = 0
         for record in 1..<batch.count {
             if batch.compareKeys(record, low) < 0 { low = record }
             if batch.compareKeys(record, high) > 0 { high = record }
         }
-        return (low, high)
+        return (low, high, nil)
     }
 
     /// Whether `batch`'s key range (its records `low` and `high`) overlaps the previous one's

@@ -78,7 +78,33 @@ import Testing
             let (out, sorter) = try run(batches, runBytes: 1024, directory: directory.url.path)
             #expect(out.count == batches.count && out.map(Self.rows) == batches.map(Self.rows))
             #expect(sorter.sortingSeconds == 0)
+            let expected: RecordBatch.KeyOrder = rows.first?.key == "k0000" ? .ascending : .descending
+            #expect(out.allSatisfy { $0.strictKeyOrder == expected }, "each batch passed on notes its order, for the store not to compare again")
         }
+    }
+
+    /// The strict key order of a batch: found in either direction, none for a tie or a turn, and
+    /// a noted order is void once a record is added or the batch emptied.
+    @Test func aBatchsStrictKeyOrderIsFoundAndANotedOneVoidedByChanges() {
+        func batch(_ keys: [String]) -> RecordBatch {
+            Self.batches(keys.enumerated().map { Row(key: $0.element, number: 0, real: 0, recordIndex: $0.offset) }, size: 100)[0]
+        }
+        #expect(batch(["a", "b", "c"]).findStrictKeyOrder() == .ascending)
+        #expect(batch(["c", "b", "a"]).findStrictKeyOrder() == .descending)
+        #expect(batch(["a", "b", "b"]).findStrictKeyOrder() == nil, "a repeated key")
+        #expect(batch(["a", "c", "b"]).findStrictKeyOrder() == nil, "a turn at the end")
+        #expect(batch(["a"]).findStrictKeyOrder() == nil)
+        var noted = batch(["a", "b"])
+        #expect(noted.strictKeyOrder == nil, "nothing noted yet")
+        noted.noteStrictKeyOrder(.ascending)
+        #expect(noted.strictKeyOrder == .ascending)
+        noted.append(Self.text("0", into: &noted))
+        for value: BatchValue in [.integer(1), .real(1), .null] { noted.append(value) }
+        noted.commitRecord(RecordOrigin(recordIndex: 2, line: 3, column: 1))
+        #expect(noted.strictKeyOrder == nil, "a record added voids it")
+        noted.noteStrictKeyOrder(.ascending)
+        noted.removeAll()
+        #expect(noted.strictKeyOrder == nil, "emptied")
     }
 
     @Test func aShuffledFeedLargerThanItsMemoryComesOutInKeyOrderEveryRecordOnce() throws {
