@@ -53,20 +53,19 @@ public final class Monitor<State> {
     /// change between tries (a nil answer may have changed the state too, without waking anyone);
     /// then wakes the waiting threads.
     public func wait<Result>(until body: (inout State) -> Result?) -> Result {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
         while true {
-            if let result = body(&state) {
-                pthread_cond_broadcast(condition)
-                return result
-            }
-            pthread_cond_wait(condition, mutex)
+            // Without a deadline the loop only ends with a value: this loop is never taken twice.
+            if let result = wait(deadline: nil, until: body) { return result }
         }
     }
 
     /// `wait(until:)`, giving up once `seconds` have passed: nil.
     public func wait<Result>(seconds: Double, until body: (inout State) -> Result?) -> Result? {
-        var deadline = Self.deadline(after: seconds)
+        wait(deadline: Self.deadline(after: seconds), until: body)
+    }
+
+    /// The loop of both waits: nil only once `deadline` (when there is one) has passed.
+    private func wait<Result>(deadline: timespec?, until body: (inout State) -> Result?) -> Result? {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         while true {
@@ -74,7 +73,11 @@ public final class Monitor<State> {
                 pthread_cond_broadcast(condition)
                 return result
             }
-            if pthread_cond_timedwait(condition, mutex, &deadline) == ETIMEDOUT { return nil }
+            if var deadline {
+                if pthread_cond_timedwait(condition, mutex, &deadline) == ETIMEDOUT { return nil }
+            } else {
+                pthread_cond_wait(condition, mutex)
+            }
         }
     }
 

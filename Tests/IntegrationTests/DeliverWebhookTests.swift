@@ -22,6 +22,13 @@ import Testing
         return signatures.split(separator: " ").contains { $0 == "v1,\(expected)" }
     }
 
+    /// A file in `directory` holding the secret (and `ending`), for `--webhook-secret-file`.
+    static func secretFile(in directory: TemporaryDirectory, ending: String = "") throws -> String {
+        let path = directory.path("hook.secret")
+        try Data((secret + ending).utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
     @Test(arguments: ["sqlite", "postgres"]) func everyDeliveryIsSignedAndARetryKeepsItsId(backend: String) throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
@@ -29,8 +36,7 @@ import Testing
         let store = try cluster?.newStoreURL() ?? directory.path("store.sqlite")
         defer { if let cluster { try? cluster.dropStore(store) } }
         let expected = try DeliverTests.storeWithHistory(store, in: directory, rounds: 4)
-        let secretFile = directory.path("hook.secret")
-        try Data((Self.secret + "\n").utf8).write(to: URL(fileURLWithPath: secretFile))
+        let secretFile = try Self.secretFile(in: directory, ending: "\n")
         let server = try TestHTTPServer { request in
             if request.index == 0 { return .init(status: 503, headers: [("Retry-After", "1")], text: "warming up") }
             return Self.verifies(request) ? .init(status: 204) : .init(status: 401, text: "bad signature")
@@ -57,8 +63,7 @@ import Testing
         defer { directory.cleanup() }
         let store = directory.path("store.sqlite")
         let expected = try DeliverTests.storeWithHistory(store, in: directory, rounds: 2)
-        let secretFile = directory.path("hook.secret")
-        try Data(Self.secret.utf8).write(to: URL(fileURLWithPath: secretFile))
+        let secretFile = try Self.secretFile(in: directory)
         let server = try TestHTTPServer { _ in .init(status: 410, text: "this endpoint is gone for good") }
         defer { server.stop() }
         let run = try importer(["deliver", "--consumer", "mailer", "--webhook", server.url("/hooks").absoluteString,
@@ -77,8 +82,7 @@ import Testing
         defer { directory.cleanup() }
         let store = directory.path("store.sqlite")
         let expected = try DeliverTests.storeWithHistory(store, in: directory, rounds: 2)
-        let secretFile = directory.path("hook.secret")
-        try Data(Self.secret.utf8).write(to: URL(fileURLWithPath: secretFile))
+        let secretFile = try Self.secretFile(in: directory)
         let proxy = try TestHTTPServer { _ in .init(status: 403, text: "") }
         defer { proxy.stop() }
         let refused = try importer(["deliver", "--consumer", "mailer", "--webhook", "http://hooks.example.invalid/hooks",
@@ -111,8 +115,7 @@ import Testing
         try Data(CrashTests.largeFeed(count: 3_000, offset: 0).utf8).write(to: URL(fileURLWithPath: feed))
         try #require(try importer(["consumers", "add", "mailer", "--from", "beginning", "--store", store]).status == 0)
         try #require(try importer(["run", "--no-replay", "--store", store, feed]).status == 0)
-        let secretFile = directory.path("hook.secret")
-        try Data(Self.secret.utf8).write(to: URL(fileURLWithPath: secretFile))
+        let secretFile = try Self.secretFile(in: directory)
         let server = try TestHTTPServer { request in Self.verifies(request) ? .init(status: 204) : .init(status: 401, text: "bad signature") }
         defer { server.stop() }
         let run = try importer(["deliver", "--consumer", "mailer", "--webhook", server.url("/hooks").absoluteString,
