@@ -144,6 +144,35 @@ public struct RecordBatch: Sendable {
         return batch
     }
 
+    /// Appends record `record` of `batch` (a batch of the same columns), its text copied into
+    /// this batch's arena, with its origin.
+    @inline(__always)
+    public mutating func appendRecord(_ record: Int, of batch: RecordBatch) {
+        batch.arena.withUnsafeBufferPointer { arena in
+            let base = arena.baseAddress ?? emptyBytes
+            for position in 0..<batch.width {
+                let value = batch.value(record: record, position: position)
+                guard case .text(let start, let count) = value else {
+                    append(value)
+                    continue
+                }
+                append(appendText(base + Int(start), count: Int(count)))
+            }
+        }
+        commitRecord(batch.origins[record])
+    }
+
+    /// The records at `records` (ascending indices) in a batch of their own; a strict key order
+    /// noted for this batch holds for them too.
+    public func keeping(_ records: [Int]) -> RecordBatch {
+        var batch = RecordBatch(columns: columns, keyPositions: keyPositions, capacity: records.count)
+        batch.feed = feed
+        batch.duplicates = duplicates
+        for record in records { batch.appendRecord(record, of: self) }
+        if let order = strictKeyOrder { batch.noteStrictKeyOrder(order) }
+        return batch
+    }
+
     // MARK: Reading (the upserter)
 
     /// Where record `record` is, as the duplicates report names it.

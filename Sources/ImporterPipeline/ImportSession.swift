@@ -220,11 +220,14 @@ public final class ImportSession {
             try phases.time("upsert") { try Self.upsert(batch, of: entity, columns: batch.columns, into: transaction, from: source) }
             try checkCancellation()
         }
+        func dropUnchanged(_ batch: RecordBatch) throws -> RecordBatch {
+            try phases.time("upsert") { try transaction.droppingUnchanged(batch, of: entity) }
+        }
         let end = try FeedReadAhead.read(input, batchSize: options.batchSize, onReject: rejects.record) { batch, position in
             var batch = batch
             batch.feed = index
             batch.duplicates = feed.mapping.duplicates
-            if let ordered { try ordered.add(batch, upsert: upsert) } else { try upsert(batch) }
+            if let ordered { try ordered.add(batch, dropUnchanged: dropUnchanged, upsert: upsert) } else { try upsert(batch) }
             onProgress?(progress(position))
         }
         if let ordered {

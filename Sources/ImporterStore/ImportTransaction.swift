@@ -27,6 +27,14 @@ public protocol ImportWriting: AnyObject {
     /// `batch.duplicates` says (last, or first: rejected ones are dropped too); by another feed,
     /// the batch's supplied attributes are merged over it. Each is reported to `onDuplicate`.
     func upsert(_ batch: RecordBatch, of entity: EntityDescription, columns: [Int]) throws
+    /// `batch` (records of `entity`) without the records the store already holds with exactly
+    /// their values: each dropped one is counted unchanged and its key written, as `upsert` would
+    /// have, so that only the others need sorting and upserting. Called with a feed's batches in
+    /// feed order from any batch on (the importer starts once the feed shows itself out of key
+    /// order), before `upsert` receives what it returns: a key whose record is kept keeps its
+    /// later records too, for `upsert` to resolve in feed order; a key `upsert` already wrote is
+    /// kept. A backend without a cheap way to tell keeps every record.
+    func droppingUnchanged(_ batch: RecordBatch, of entity: EntityDescription) throws -> RecordBatch
     /// Whether upserts in key order across batches are markedly cheaper (a store whose unique
     /// index is written record by record, SQLite): the importer then hands it a feed that is not in
     /// key order sorted, through temporary files, when the feed is too large to sort in memory.
@@ -43,7 +51,8 @@ public protocol ImportWriting: AnyObject {
 
 /// The end of an import, once its feeds are written: per entity drift, sync deletes and the
 /// change counts, then the history transaction.
-public protocol ImportClosing: AnyObject {    /// Key drift (`entity.drift`): re-keys each stored record this import did not write that
+public protocol ImportClosing: AnyObject {
+    /// Key drift (`entity.drift`): re-keys each stored record this import did not write that
     /// unambiguously pairs with a record it inserted (see `KeyDrift`); returns how many.
     func reconcileDrift(_ entity: EntityDescription) throws -> Int
     /// Sync: deletes `entity`'s stored records that this import did not write, each recorded as a
@@ -63,5 +72,6 @@ public protocol ImportClosing: AnyObject {    /// Key drift (`entity.drift`): re
 
 extension ImportWriting {
     public func applyUpserts(_ entity: EntityDescription) throws {}
+    public func droppingUnchanged(_ batch: RecordBatch, of entity: EntityDescription) throws -> RecordBatch { batch }
     public var prefersKeyOrder: Bool { false }
 }

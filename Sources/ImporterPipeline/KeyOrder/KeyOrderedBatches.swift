@@ -10,7 +10,7 @@ import ImporterModel
 ///   reach `runBytes`; each full run is sorted and spilled to an unnamed `SpillFile` in
 ///   `directory`, and `finish` merges the runs (`RunMerge`, on a thread of its own while the
 ///   store writes) into batches of `batchSize` in key order. Held batches that never filled a
-///   run are passed on as they came.
+///   run are sorted in memory at the end.
 ///
 /// Invariant: what the store receives is what the feed held, each record once, with its origin;
 /// records of equal key keep their feed order (the sort is stable), so the `duplicates` choice of
@@ -40,8 +40,10 @@ final class KeyOrderedBatches {
         self.batchSize = batchSize
     }
 
-    /// Takes the feed's next batch; `upsert` receives what can be written now.
-    func add(_ batch: RecordBatch, upsert: (RecordBatch) throws -> Void) throws {
+    /// Takes the feed's next batch; `upsert` receives what can be written now. Once the feed is
+    /// out of key order, each batch passes through `dropUnchanged` (the store's
+    /// `ImportWriting.droppingUnchanged`) before it is held, so that only what changed is sorted.
+    func add(_ batch: RecordBatch, dropUnchanged: (RecordBatch) throws -> RecordBatch = { $0 }, upsert: (RecordBatch) throws -> Void) throws {
         guard !batch.isEmpty else { return }
         if !holding {
             let (low, high, order) = Self.extremes(of: batch)
@@ -50,8 +52,8 @@ final class KeyOrderedBatches {
                 self.previous = nil
             } else {
                 var bounds = RecordBatch(columns: batch.columns, keyPositions: batch.keyPositions, capacity: 2)
-                RunMerge.copy(low, of: batch, into: &bounds)
-                RunMerge.copy(high, of: batch, into: &bounds)
+                bounds.appendRecord(low, of: batch)
+                bounds.appendRecord(high, of: batch)
                 previous = bounds
                 guard let order else { return try upsert(batch) }
                 var noted = batch
@@ -59,17 +61,29 @@ final class KeyOrderedBatches {
                 return try upsert(noted)
             }
         }
+        let batch = try dropUnchanged(batch)
+        guard !batch.isEmpty else { return }
         held.append(batch)
         heldBytes += Self.bytes(of: batch)
         if heldBytes >= runBytes { try timed { try spillHeld() } }
     }
 
-    /// Writes what is held: the runs merged in key order, or the held batches as they came when
-    /// none was spilled.
+    /// Writes what is held in key order: the held batches sorted in memory when no run was
+    /// spilled (a reload whose unchanged records were dropped holds few), else the runs merged.
     func finish(upsert: (RecordBatch) throws -> Void) throws {
         guard !runs.isEmpty else {
-            for batch in held { try upsert(batch) }
+            guard let layout = held.last else { return }
+            let sorted = timed { sortHeld() }
             held = []
+            heldBytes = 0
+            var out = RecordBatch(columns: layout.columns, keyPositions: layout.keyPositions, capacity: batchSize)
+            out.feed = layout.feed
+            out.duplicates = layout.duplicates
+            for start in stride(from: 0, to: sorted.count, by: batchSize) {
+                out.removeAll()
+                timed { for (batch, record) in sorted[start..<min(start + batchSize, sorted.count)] { out.appendRecord(record, of: batch) } }
+                try upsert(out)
+            }
             return
         }
         if !held.isEmpty { try timed { try spillHeld() } }
@@ -104,6 +118,13 @@ final class KeyOrderedBatches {
         let file = try self.file ?? SpillFile(directory: directory)
         self.file = file
         lastLayout = last
+        runs.append(try SortedRun.write(sortHeld(), to: file))
+        held = []
+        heldBytes = 0
+    }
+
+    /// The held batches' records in key order, records of equal key in feed order.
+    private func sortHeld() -> LazyMapSequence<[(prefix: KeyPrefix, reference: UInt64)], (batch: RecordBatch, record: Int)> {
         let kind = KeyPrefix.kind(of: held)
         var order: [(prefix: KeyPrefix, reference: UInt64)] = []
         order.reserveCapacity(held.reduce(0) { $0 + $1.count })
@@ -121,16 +142,14 @@ final class KeyOrderedBatches {
                                                 batches[Int(b.reference >> 32)], Int(b.reference & 0xFFFF_FFFF))
             return order != 0 ? order < 0 : a.reference < b.reference
         }
-        runs.append(try SortedRun.write(order.lazy.map { (batches[Int($0.reference >> 32)], Int($0.reference & 0xFFFF_FFFF)) }, to: file))
-        held = []
-        heldBytes = 0
+        return order.lazy.map { (batches[Int($0.reference >> 32)], Int($0.reference & 0xFFFF_FFFF)) }
     }
 
-    private func timed(_ body: () throws -> Void) throws {
+    private func timed<T>(_ body: () throws -> T) rethrows -> T {
         let clock = ContinuousClock()
         let began = clock.now
         defer { sortingSeconds += PhaseTimes.seconds(began.duration(to: clock.now)) }
-        try body()
+        return try body()
     }
 
     /// The records of `batch` with its smallest and its largest key, and the batch's strict key

@@ -21,7 +21,7 @@ struct RunMerge {
         var out = RecordBatch(columns: first.block.columns, keyPositions: first.block.keyPositions, capacity: batchSize)
         while let top = heap.first {
             let reader = readers[top]
-            Self.copy(reader.index, of: reader.block, into: &out)
+            out.appendRecord(reader.index, of: reader.block)
             try reader.advance()
             if reader.hasRecord { siftDown(0) } else { removeTop() }
             if out.count == batchSize {
@@ -30,24 +30,6 @@ struct RunMerge {
             }
         }
         if !out.isEmpty { try emit(&out) }
-    }
-
-    /// Appends record `record` of `batch` to `out` (text copied into `out`'s arena).
-    @inline(__always)
-    static func copy(_ record: Int, of batch: RecordBatch, into out: inout RecordBatch) {
-        batch.arena.withUnsafeBufferPointer { arena in
-            let base = arena.baseAddress ?? emptyBytes
-            for position in 0..<batch.width {
-                let value = batch.value(record: record, position: position)
-                if case .text(let start, let count) = value {
-                    let text = out.appendText(base + Int(start), count: Int(count))
-                    out.append(text)
-                } else {
-                    out.append(value)
-                }
-            }
-        }
-        out.commitRecord(batch.origins[record])
     }
 
     @inline(__always)

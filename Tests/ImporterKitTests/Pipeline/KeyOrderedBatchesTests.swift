@@ -123,12 +123,37 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).isEmpty, "the spill file never has a name")
     }
 
-    @Test func aShuffledFeedThatFitsItsMemoryIsPassedOnAsItCame() throws {
+    @Test func aShuffledFeedThatFitsItsMemoryIsSortedThereWithoutAFile() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
-        let batches = Self.batches(Self.shuffledRows(500), size: 64)
-        let (out, sorter) = try run(batches, runBytes: 1 << 30, directory: directory.url.path)
-        #expect(out.map(Self.rows) == batches.map(Self.rows) && sorter.sortingSeconds == 0)
+        let rows = Self.shuffledRows(500)
+        let (out, sorter) = try run(Self.batches(rows, size: 64), runBytes: 1 << 30, directory: directory.url.path)
+        let merged = out.flatMap(Self.rows)
+        let sorted = Array(merged.dropFirst(64))
+        #expect(zip(sorted, sorted.dropFirst()).allSatisfy { $0.key < $1.key || ($0.key == $1.key && $0.recordIndex < $1.recordIndex) },
+                "key order after the first batch, equal keys in feed order")
+        #expect(merged.sorted { $0.recordIndex < $1.recordIndex } == rows, "every record once, values and origins as read")
+        #expect(out.allSatisfy { $0.feed == 2 && $0.duplicates == .first && $0.count <= 100 } && sorter.sortingSeconds > 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).isEmpty)
+    }
+
+    @Test func aShuffledFeedsUnchangedRecordsAreDroppedBeforeTheyAreHeld() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let rows = Self.shuffledRows(500)
+        let sorter = KeyOrderedBatches(directory: directory.url.path, runBytes: 1 << 30, batchSize: 100)
+        var out: [RecordBatch] = []
+        var filtered = 0
+        for batch in Self.batches(rows, size: 64) {
+            try sorter.add(batch, dropUnchanged: { batch in
+                filtered += 1
+                return batch.keeping(Array(stride(from: 0, to: batch.count, by: 2)))
+            }, upsert: { out.append($0) })
+        }
+        try sorter.finish { out.append($0) }
+        // The first batch passed before the feed was seen out of order: it is not filtered.
+        #expect(filtered == Self.batches(rows, size: 64).count - 1)
+        #expect(out.reduce(0) { $0 + $1.count } == 64 + (rows.count - 64 + 1) / 2)
     }
 
     @Test func aDirectoryThatCannotHoldTheRunsIsASpillError() throws {

@@ -1,0 +1,138 @@
+import CSQLite
+import Foundation
+import ImporterModel
+
+/// Drops the records a store already holds with exactly their values before they are sorted or
+/// upserted: a reload where few records changed then sorts and writes only those few, whatever
+/// the feed's key order (figures: Docs/PERFORMANCE.md).
+///
+/// Built by one scan of the entity's table, in the transaction, when the feed first shows itself
+/// out of key order (`KeyOrderedBatches`; rows written before are known to `SeenRecords`): per
+/// stored row, a hash of its key and a digest of its key and supplied attributes
+/// (`ValueHasher`), in an open-addressing table of 16 bytes a slot (20 MiB for a million rows;
+/// not built when the ids span more than `maxRows`, nor when the table is empty).
+///
+/// Invariants:
+/// - A record is dropped only when its key's stored row has the same digest (key and every
+///   supplied attribute equal, as `IS` compares them, to within a 2⁻⁶⁴ chance) and the run has not
+///   written that row: it is marked written (`SeenRecords.mark`) as the upserter would have marked
+///   it, so sync deletes, duplicate checks and the unchanged count see it.
+/// - Once a record of a key is kept, every later record of that key is kept too (the slot is
+///   marked `passed`): the kept one may still be waiting to be sorted, and the upserter must see
+///   the key's records in feed order to keep the right one (`duplicates`). Keys written before
+///   the filter was built are kept through `SeenRecords`.
+/// - Any doubt keeps the record: a key not found, two stored rows sharing a slot's tag, a
+///   value stored in another form (text in a numeric column): the upserter then decides.
+final class UnchangedFilter {
+    private struct Slot {
+        /// The high half of the key's hash.
+        var tag: UInt32 = 0
+        /// 1 + the row's id less `firstID`, 0 for an empty slot; the top bit marks it `passed`.
+        var reference: UInt32 = 0
+        var digest: UInt64 = 0
+    }
+
+    private static let passed: UInt32 = 1 << 31
+    /// The widest id range the filter is built for: 1.2 million ids, at most 26 MiB, so that a
+    /// reload stays under 100 MB of peak RSS (a wider table is merged as before).
+    static let maxRows = 1_200_000
+
+    /// The table, owned by the filter (freed in `deinit`): a plain buffer, since an array in a
+    /// class property pays an exclusivity check at each access, and this is the hot path.
+    private let slots: UnsafeMutableBufferPointer<Slot>
+    private let firstID: Int64
+    private let keyHasher: ValueHasher
+    private let rowHasher: ValueHasher
+    /// Positions in the batch of the supplied attributes that are not part of the key.
+    private let compared: [Int]
+    private let seen: SeenRecords
+
+    /// The filter for `entity`'s records supplying `columns`, or nil when the table is empty or its
+    /// ids span more than `maxRows`.
+    static func build(connection: Connection, entity: EntityDescription, columns: [Int], keyPositions: [Int],
+                      seen: SeenRecords) throws -> UnchangedFilter? {
+        let table = SQLIdentifier.quoted(entity.tableName)
+        // The id range bounds the row count without counting (a count reads the whole key index).
+        let bounds = try connection.rows("SELECT min(\"id\"), max(\"id\") FROM \(table)")
+        guard let row = bounds.first, row.count == 2, case .integer(let first) = row[0], case .integer(let last) = row[1],
+              last - first < Int64(maxRows) else { return nil }
+        let filter = UnchangedFilter(rows: Int(last - first + 1), firstID: first, columns: columns, keyPositions: keyPositions, seen: seen)
+        let names = keyPositions.map { columns[$0] } + filter.compared.map { columns[$0] }
+        let selected = (["\"id\""] + names.map { SQLIdentifier.quoted(entity.attributes[$0].name) }).joined(separator: ", ")
+        let keyWidth = Int32(keyPositions.count)
+        try connection.prepare("SELECT \(selected) FROM \(table)").forEachRow { row in
+            var key = filter.keyHasher.start
+            var digest = filter.rowHasher.start
+            for column in 1...keyWidth {
+                filter.keyHasher.add(column: column, of: row.handle, &key)
+                filter.rowHasher.add(column: column, of: row.handle, &digest)
+            }
+            for column in Int32(1 + keyWidth)..<row.columnCount { filter.rowHasher.add(column: column, of: row.handle, &digest) }
+            filter.insert(key: filter.keyHasher.finish(key), digest: filter.rowHasher.finish(digest), id: row.int64(at: 0))
+        }
+        return filter
+    }
+
+    private init(rows: Int, firstID: Int64, columns: [Int], keyPositions: [Int], seen: SeenRecords) {
+        slots = .allocate(capacity: max(rows + rows / 3, 16))
+        slots.initialize(repeating: Slot())
+        self.firstID = firstID
+        var generator = SystemRandomNumberGenerator()
+        keyHasher = ValueHasher(using: &generator)
+        rowHasher = ValueHasher(using: &generator)
+        let keyIndices = Set(keyPositions)
+        compared = columns.indices.filter { !keyIndices.contains($0) }
+        self.seen = seen
+    }
+
+    deinit { slots.deallocate() }
+
+    /// The slot holding `key`'s tag, or the empty slot where it would go.
+    @inline(__always)
+    private func probe(_ key: UInt64) -> (index: Int, found: Bool) {
+        let tag = UInt32(truncatingIfNeeded: key >> 32)
+        var index = Int(((key & 0xFFFF_FFFF) &* UInt64(slots.count)) >> 32)
+        while true {
+            let slot = slots[index]
+            if slot.reference == 0 { return (index, false) }
+            if slot.tag == tag { return (index, true) }
+            index = index + 1 == slots.count ? 0 : index + 1
+        }
+    }
+
+    private func insert(key: UInt64, digest: UInt64, id: Int64) {
+        let (index, found) = probe(key)
+        // Two rows whose keys share a tag: neither can be told apart, so both keys are kept.
+        if found { return slots[index].reference |= Self.passed }
+        slots[index] = Slot(tag: UInt32(truncatingIfNeeded: key >> 32), reference: UInt32(id - firstID + 1), digest: digest)
+    }
+
+    /// `batch` without the records dropped as unchanged (the same batch when none is).
+    func filter(_ batch: RecordBatch) -> RecordBatch {
+        var kept: [Int] = []
+        batch.arena.withUnsafeBufferPointer { arena in
+            let base = arena.baseAddress ?? emptyBytes
+            for record in 0..<batch.count where !drop(batch, record, base) {
+                kept.append(record)
+            }
+        }
+        return kept.count == batch.count ? batch : batch.keeping(kept)
+    }
+
+    @inline(__always)
+    private func drop(_ batch: RecordBatch, _ record: Int, _ base: UnsafePointer<UInt8>) -> Bool {
+        var key = keyHasher.start
+        for position in batch.keyPositions { keyHasher.add(batch.value(record: record, position: position), base, &key) }
+        let (index, found) = probe(keyHasher.finish(key))
+        guard found, slots[index].reference & Self.passed == 0 else { return false }
+        var digest = rowHasher.start
+        for position in batch.keyPositions { rowHasher.add(batch.value(record: record, position: position), base, &digest) }
+        for position in compared { rowHasher.add(batch.value(record: record, position: position), base, &digest) }
+        if rowHasher.finish(digest) == slots[index].digest,
+           seen.mark(firstID + Int64(slots[index].reference) - 1, origin: batch.feedRecord(record)) == .new {
+            return true
+        }
+        slots[index].reference |= Self.passed
+        return false
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+@testable import ImporterKit
+import ImporterModel
+@testable import ImporterStoreSQLite
+import Testing
+
+/// The reload's filter of unchanged records (`UnchangedFilter`, `ValueHasher`): it may drop a
+/// record only when the store holds exactly its values and no earlier record of its key is still
+/// to be written, whatever the feed's order and its `duplicates` choice.
+@Suite struct UnchangedFilterTests {
+    /// The hash of `values` as a batch holds them, and as a stored row of a table with `types`.
+    private func hashes(_ values: [BatchValue], texts: [String] = [], types: [String]) throws -> (batch: UInt64, stored: UInt64) {
+        var generator = SplitMix64(seed: 3)
+        let hasher = ValueHasher(using: &generator)
+        var batch = RecordBatch(columns: Array(values.indices), keyPositions: [0])
+        var texts = texts.makeIterator()
+        var publicValues: [Value] = []
+        for value in values {
+            guard case .text = value, let text = texts.next() else {
+                batch.append(value)
+                publicValues.append(value.isNull ? .null : Self.publicValue(value))
+                continue
+            }
+            batch.append(batch.appendText(text, count: text.utf8.count))
+            publicValues.append(.text(text))
+        }
+        batch.commitRecord(RecordOrigin(recordIndex: 0, line: 1, column: 1))
+        var fromBatch = hasher.start
+        batch.arena.withUnsafeBufferPointer { arena in
+            for position in values.indices { hasher.add(batch.value(record: 0, position: position), arena.baseAddress ?? emptyBytes, &fromBatch) }
+        }
+        let connection = try Connection(path: ":memory:", create: true)
+        try connection.execute("CREATE TABLE t (\(types.indices.map { "c\($0) \(types[$0])" }.joined(separator: ", ")))")
+        try connection.execute("INSERT INTO t VALUES (\(types.indices.map { _ in "?" }.joined(separator: ", ")))", publicValues)
+        var fromRow = hasher.start
+        try connection.prepare("SELECT * FROM t").forEachRow { row in
+            for column in 0..<row.columnCount { hasher.add(column: column, of: row.handle, &fromRow) }
+        }
+        return (hasher.finish(fromBatch), hasher.finish(fromRow))
+    }
+
+    private static func publicValue(_ value: BatchValue) -> Value {
+        switch value {
+        case .integer(let v): .integer(v)
+        case .real(let v): .real(v)
+        default: .null
+        }
+    }
+
+    @Test func aBatchAndTheRowStoringItsValuesHashAlike() throws {
+        let types = ["TEXT", "INTEGER", "REAL", "REAL", "TEXT", "INTEGER"]
+        // An integer in a REAL column is stored as 3.0; 2^53 + 1 stays an exact integer.
+        let values: [BatchValue] = [.text(start: 0, count: 0), .integer((1 << 53) + 1), .real(2.5), .integer(3), .text(start: 0, count: 0), .null]
+        let texts = ["2024-01-01 00:00:00", "a text longer than sixteen bytes, é and 日本"]
+        let (batch, stored) = try hashes(values, texts: texts, types: types)
+        #expect(batch == stored)
+
+        var changed = values
+        changed[2] = .real(2.25)
+        #expect(try hashes(changed, texts: texts, types: types).batch != batch)
+        var nulled = values
+        nulled[3] = .null
+        #expect(try hashes(nulled, texts: texts, types: types).batch != batch)
+        #expect(try hashes(values, texts: [texts[0], texts[1] + "!"], types: types).batch != batch)
+    }
+
+    @Test func aValueStoredInAnotherFormIsNeverTakenForTheSame() throws {
+        // Text in an INTEGER column is stored as the integer 12: the hashes differ, the upserter decides.
+        let (batch, stored) = try hashes([.text(start: 0, count: 0)], texts: ["12"], types: ["INTEGER"])
+        #expect(batch != stored)
+        // A BLOB is never what a batch holds, not even its bytes as text.
+        var generator = SplitMix64(seed: 3)
+        let hasher = ValueHasher(using: &generator)
+        let connection = try Connection(path: ":memory:", create: true)
+        var text = hasher.start
+        var blob = hasher.start
+        "ab".utf8CString.withUnsafeBufferPointer { hasher.add(text: UnsafeRawPointer($0.baseAddress!), count: 2, &text) }
+        try connection.prepare("SELECT x'6162'").forEachRow { hasher.add(column: 0, of: $0.handle, &blob) }
+        #expect(hasher.finish(text) != hasher.finish(blob))
+    }
+
+    /// One stored key `k` and 400 others; the reload holds a changed record of `k` and one equal to
+    /// the stored row, in either order, shuffled among the others so that it is sorted through a run.
+    @Test(arguments: [DuplicateKeys.last, .first, .reject], [false, true])
+    func aKeptRecordKeepsItsKeysLaterRecords(duplicates: DuplicateKeys, changedFirst: Bool) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        func row(_ i: Int, energy: String = "1.0") -> String {
+            #"["\#(String(format: "2024-%02d-%02d %02d:00:00", 1 + i / 672, 1 + i / 24 % 28, i % 24))","\#(energy)","0.1",null,null,null,null,null,null]"#
+        }
+        let path = directory.path("s.sqlite")
+        try importFeeds([try directory.write("base.json", fireballFeed((0..<401).map { row($0) }))], into: path)
+        var others = Array(1..<401).map { row($0, energy: $0 % 40 == 0 ? "2.0" : "1.0") }
+        var generator = SplitMix64(seed: 11)
+        others.shuffle(using: &generator)
+        let pair = changedFirst ? [row(0, energy: "9.0"), row(0)] : [row(0), row(0, energy: "9.0")]
+        let rows = Array(others[..<150]) + [pair[0]] + Array(others[150..<300]) + [pair[1]] + Array(others[300...])
+        let feed = try directory.write("reload.json", fireballFeed(rows))
+        var mapping = FireballModel.apiFeed
+        mapping.duplicates = duplicates
+        let store = try Store(path: path)
+        var options = ImportOptions(author: "test", context: "test")
+        options.batchSize = 32
+        options.sortRunBytes = 4096
+        options.maxRejects = 1
+        let result = try ImportSession(store: store, model: FireballModel.model, options: options).run([FeedInput(path: feed, mapping: mapping)])
+
+        // The record that stays: the last or the first of the two; a rejected repeat is not written.
+        let keptChanged = changedFirst != (duplicates == .last)
+        let energy = try fireballRows(path).first { $0["date"] == .text("2024-01-01 00:00:00") }?["energy"]
+        #expect(energy == .real(keptChanged ? 9.0 : 1.0))
+        let updated = 10 + (keptChanged ? 1 : 0)
+        #expect(result.totals.updated == updated)
+        #expect(result.totals.unchanged == 401 - updated)
+        #expect(result.totals.duplicates == (duplicates == .reject ? 0 : 1))
+        #expect(result.totals.rejected == (duplicates == .reject ? 1 : 0))
+    }
+
+    @Test func aSyncReloadKeepsTheRecordsItDroppedAsUnchanged() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let path = directory.path("s.sqlite")
+        let rows = (0..<300).map { #"["\#(String(format: "2024-02-%02d %02d:00:00", 1 + $0 / 24, $0 % 24))","1.0","0.1",null,null,null,null,null,null]"# }
+        try importFeeds([try directory.write("base.json", fireballFeed(rows))], into: path)
+        var shuffled = Array(rows.dropFirst(10))
+        var generator = SplitMix64(seed: 5)
+        shuffled.shuffle(using: &generator)
+        let result = try importFeeds([try directory.write("reload.json", fireballFeed(shuffled))], into: path, sync: true, batchSize: 16) {
+            $0.sortRunBytes = 2048
+        }
+        #expect(result.totals == ChangeCounts(deleted: 10, unchanged: 290))
+        #expect(try fireballRows(path).count == 290)
+    }
+}
+
+private extension BatchValue {
+    var isNull: Bool { if case .null = self { true } else { false } }
+}
