@@ -66,7 +66,7 @@ let package = Package(
         // views (their tables, deltas from history and the applying of them).
         .target(name: "ImporterStoreSQL", dependencies: ["ImporterStore", "ImporterModel"]),
         // The SQLite backend: every SQLite statement, the C API, change capture, the writer lock.
-        .target(name: "ImporterStoreSQLite", dependencies: ["ImporterStoreSQL", "ImporterStore", "ImporterModel", "CSQLite"]),
+        .target(name: "ImporterStoreSQLite", dependencies: ["ImporterStoreSQL", "ImporterStore", "ImporterModel", "ImporterSupport", "CSQLite"]),
         // The PostgreSQL backend: every PostgreSQL statement, COPY staging, the advisory writer lock.
         .target(
             name: "ImporterStorePostgres",

@@ -220,8 +220,13 @@ public final class ImportSession {
             try phases.time("upsert") { try Self.upsert(batch, of: entity, columns: batch.columns, into: transaction, from: source) }
             try checkCancellation()
         }
+        // Made when the first batch is held, let go of once the feed is read (megabytes).
+        var unchanged: (filter: (any UnchangedRecordFilter)?, made: Bool) = (nil, false)
         func dropUnchanged(_ batch: RecordBatch) throws -> RecordBatch {
-            try phases.time("upsert") { try transaction.droppingUnchanged(batch, of: entity) }
+            try phases.time("upsert") {
+                if !unchanged.made { unchanged = (try transaction.unchangedRecordFilter(for: entity, columns: batch.columns), true) }
+                return unchanged.filter?.dropping(batch) ?? batch
+            }
         }
         let end = try FeedReadAhead.read(input, batchSize: options.batchSize, onReject: rejects.record) { batch, position in
             var batch = batch
@@ -230,6 +235,7 @@ public final class ImportSession {
             if let ordered { try ordered.add(batch, dropUnchanged: dropUnchanged, upsert: upsert) } else { try upsert(batch) }
             onProgress?(progress(position))
         }
+        unchanged.filter = nil
         if let ordered {
             try ordered.finish(upsert: upsert)
             if ordered.sortingSeconds > 0 { phases.add("sort", ordered.sortingSeconds) }

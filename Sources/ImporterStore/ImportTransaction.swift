@@ -27,14 +27,13 @@ public protocol ImportWriting: AnyObject {
     /// `batch.duplicates` says (last, or first: rejected ones are dropped too); by another feed,
     /// the batch's supplied attributes are merged over it. Each is reported to `onDuplicate`.
     func upsert(_ batch: RecordBatch, of entity: EntityDescription, columns: [Int]) throws
-    /// `batch` (records of `entity`) without the records the store already holds with exactly
-    /// their values: each dropped one is counted unchanged and its key written, as `upsert` would
-    /// have, so that only the others need sorting and upserting. Called with a feed's batches in
-    /// feed order from any batch on (the importer starts once the feed shows itself out of key
-    /// order), before `upsert` receives what it returns: a key whose record is kept keeps its
-    /// later records too, for `upsert` to resolve in feed order; a key `upsert` already wrote is
-    /// kept. A backend without a cheap way to tell keeps every record.
-    func droppingUnchanged(_ batch: RecordBatch, of entity: EntityDescription) throws -> RecordBatch
+    /// A filter that drops from the batches of one feed (records of `entity` supplying the
+    /// attributes at `columns`) the records the store already holds with exactly their values,
+    /// so that only the others need sorting and upserting; nil when the backend has no cheap way
+    /// to tell (the default) or the store holds nothing to compare. The caller owns it for that
+    /// feed, hands it batches in feed order from any batch on, each before `upsert` receives what
+    /// it keeps, and lets go of it once the feed is read (it may hold megabytes).
+    func unchangedRecordFilter(for entity: EntityDescription, columns: [Int]) throws -> (any UnchangedRecordFilter)?
     /// Whether upserts in key order across batches are markedly cheaper (a store whose unique
     /// index is written record by record, SQLite): the importer then hands it a feed that is not in
     /// key order sorted, through temporary files, when the feed is too large to sort in memory.
@@ -72,6 +71,16 @@ public protocol ImportClosing: AnyObject {
 
 extension ImportWriting {
     public func applyUpserts(_ entity: EntityDescription) throws {}
-    public func droppingUnchanged(_ batch: RecordBatch, of entity: EntityDescription) throws -> RecordBatch { batch }
+    public func unchangedRecordFilter(for entity: EntityDescription, columns: [Int]) throws -> (any UnchangedRecordFilter)? { nil }
     public var prefersKeyOrder: Bool { false }
+}
+
+/// Drops from a feed's batches the records the store holds unchanged (`ImportWriting.unchangedRecordFilter`).
+///
+/// Invariants: a dropped record is counted unchanged and its key written, as `upsert` would have
+/// done; a key whose record was kept keeps its later records too (`upsert` resolves them in feed
+/// order); a key `upsert` already wrote in the import is kept.
+public protocol UnchangedRecordFilter: AnyObject {
+    /// `batch` without the records dropped (the same batch when none is).
+    func dropping(_ batch: RecordBatch) -> RecordBatch
 }

@@ -27,8 +27,6 @@ final class SQLiteImportTransaction: ImportTransaction {
         let merger: DuplicateMerger
         /// One upserter per set of supplied columns (feeds of one entity may supply different ones).
         var upserters: [[Int]: BatchUpserter] = [:]
-        /// One filter per set of supplied columns, nil where none could be built.
-        var filters: [[Int]: UnchangedFilter?] = [:]
 
         init(entity: EntityDescription, store: SQLiteStore, transaction: OpenTransaction) throws {
             let connection = store.connection
@@ -70,12 +68,8 @@ final class SQLiteImportTransaction: ImportTransaction {
         try upserter.write(batch)
     }
 
-    func droppingUnchanged(_ batch: RecordBatch, of entity: EntityDescription) throws -> RecordBatch {
-        let run = try run(entity)
-        let filter = try run.filters[batch.columns] ?? UnchangedFilter.build(
-            connection: store.connection, entity: entity, columns: batch.columns, keyPositions: batch.keyPositions, seen: run.seen)
-        run.filters[batch.columns] = filter
-        return filter?.filter(batch) ?? batch
+    func unchangedRecordFilter(for entity: EntityDescription, columns: [Int]) throws -> (any UnchangedRecordFilter)? {
+        try UnchangedFilter.build(connection: store.connection, entity: entity, columns: columns, seen: try run(entity).seen)
     }
 
     func recordReject(_ reject: Reject, at timestamp: String) throws {

@@ -1,16 +1,18 @@
 import CSQLite
 import Foundation
 import ImporterModel
+import ImporterStore
 
 /// Drops the records a store already holds with exactly their values before they are sorted or
 /// upserted: a reload where few records changed then sorts and writes only those few, whatever
 /// the feed's key order (figures: Docs/PERFORMANCE.md).
 ///
-/// Built by one scan of the entity's table, in the transaction, when the feed first shows itself
-/// out of key order (`KeyOrderedBatches`; rows written before are known to `SeenRecords`): per
-/// stored row, a hash of its key and a digest of its key and supplied attributes
-/// (`ValueHasher`), in an open-addressing table of 16 bytes a slot (20 MiB for a million rows;
-/// not built when the ids span more than `maxRows`, nor when the table is empty).
+/// Built by one scan of the entity's table (in two halves at once from `parallelRows` ids on,
+/// `StoredRowScan.Helper`), when the feed first shows itself out of key order
+/// (`KeyOrderedBatches`; rows written before are known to `SeenRecords`): per stored row, a hash
+/// of its key and a digest of its key and supplied attributes (`ValueHasher`), in an
+/// open-addressing table of 16 bytes a slot (20 MiB for a million rows; not built when the ids
+/// span more than `maxRows`, nor when the table is empty).
 ///
 /// Invariants:
 /// - A record is dropped only when its key's stored row has the same digest (key and every
@@ -23,7 +25,7 @@ import ImporterModel
 ///   the filter was built are kept through `SeenRecords`.
 /// - Any doubt keeps the record: a key not found, two stored rows sharing a slot's tag, a
 ///   value stored in another form (text in a numeric column): the upserter then decides.
-final class UnchangedFilter {
+final class UnchangedFilter: UnchangedRecordFilter {
     private struct Slot {
         /// The high half of the key's hash.
         var tag: UInt32 = 0
@@ -36,6 +38,8 @@ final class UnchangedFilter {
     /// The widest id range the filter is built for: 1.2 million ids, at most 26 MiB, so that a
     /// reload stays under 100 MB of peak RSS (a wider table is merged as before).
     static let maxRows = 1_200_000
+    /// The smallest id range scanned in two halves at once.
+    static let parallelRows = 65_536
 
     /// The table, owned by the filter (freed in `deinit`): a plain buffer, since an array in a
     /// class property pays an exclusivity check at each access, and this is the hot path.
@@ -43,14 +47,18 @@ final class UnchangedFilter {
     private let firstID: Int64
     private let keyHasher: ValueHasher
     private let rowHasher: ValueHasher
-    /// Positions in the batch of the supplied attributes that are not part of the key.
+    /// Positions in a batch of the key attributes, in key order, and of the supplied attributes that
+    /// are not part of the key.
+    private let keyPositions: [Int]
     private let compared: [Int]
     private let seen: SeenRecords
 
     /// The filter for `entity`'s records supplying `columns`, or nil when the table is empty or its
     /// ids span more than `maxRows`.
-    static func build(connection: Connection, entity: EntityDescription, columns: [Int], keyPositions: [Int],
-                      seen: SeenRecords) throws -> UnchangedFilter? {
+    static func build(connection: Connection, entity: EntityDescription, columns: [Int], seen: SeenRecords) throws -> UnchangedFilter? {
+        // As `RecordMapper` places the key in a batch; `dropping` keeps a batch placed otherwise.
+        let keyPositions = entity.keyIndices.compactMap { columns.firstIndex(of: $0) }
+        guard keyPositions.count == entity.uniqueKey.count else { return nil }
         let table = SQLIdentifier.quoted(entity.tableName)
         // The id range bounds the row count without counting (a count reads the whole key index).
         let bounds = try connection.rows("SELECT min(\"id\"), max(\"id\") FROM \(table)")
@@ -59,16 +67,26 @@ final class UnchangedFilter {
         let filter = UnchangedFilter(rows: Int(last - first + 1), firstID: first, columns: columns, keyPositions: keyPositions, seen: seen)
         let names = keyPositions.map { columns[$0] } + filter.compared.map { columns[$0] }
         let selected = (["\"id\""] + names.map { SQLIdentifier.quoted(entity.attributes[$0].name) }).joined(separator: ", ")
-        let keyWidth = Int32(keyPositions.count)
-        try connection.prepare("SELECT \(selected) FROM \(table)").forEachRow { row in
-            var key = filter.keyHasher.start
-            var digest = filter.rowHasher.start
-            for column in 1...keyWidth {
-                filter.keyHasher.add(column: column, of: row.handle, &key)
-                filter.rowHasher.add(column: column, of: row.handle, &digest)
+        let scan = StoredRowScan(keyWidth: Int32(keyPositions.count), keyHasher: filter.keyHasher, rowHasher: filter.rowHasher)
+        // A large table is scanned in two halves at once, the upper one by a `Helper`.
+        let half = last - first >= Int64(parallelRows) ? first + (last - first + 1) / 2 : last + 1
+        let upper = "SELECT \(selected) FROM \(table) WHERE \"id\" >= ?1"
+        let helper = half <= last ? StoredRowScan.Helper(scan: scan, path: connection.path, sql: upper, from: half) : nil
+        do {
+            let lower = try connection.prepare("SELECT \(selected) FROM \(table) WHERE \"id\" < ?1")
+            lower.bind(half, at: 1)
+            try scan.run(lower) { rows in
+                filter.insert(&rows)
+                helper?.takeReady { filter.insert(&$0) }
             }
-            for column in Int32(1 + keyWidth)..<row.columnCount { filter.rowHasher.add(column: column, of: row.handle, &digest) }
-            filter.insert(key: filter.keyHasher.finish(key), digest: filter.rowHasher.finish(digest), id: row.int64(at: 0))
+        } catch {
+            helper?.cancel()
+            throw error
+        }
+        if let helper, !helper.drain({ filter.insert(&$0) }) {
+            let rest = try connection.prepare(upper)
+            rest.bind(half, at: 1)
+            try scan.run(rest) { filter.insert(&$0) }
         }
         return filter
     }
@@ -80,6 +98,7 @@ final class UnchangedFilter {
         var generator = SystemRandomNumberGenerator()
         keyHasher = ValueHasher(using: &generator)
         rowHasher = ValueHasher(using: &generator)
+        self.keyPositions = keyPositions
         let keyIndices = Set(keyPositions)
         compared = columns.indices.filter { !keyIndices.contains($0) }
         self.seen = seen
@@ -91,7 +110,7 @@ final class UnchangedFilter {
     @inline(__always)
     private func probe(_ key: UInt64) -> (index: Int, found: Bool) {
         let tag = UInt32(truncatingIfNeeded: key >> 32)
-        var index = Int(((key & 0xFFFF_FFFF) &* UInt64(slots.count)) >> 32)
+        var index = home(key)
         while true {
             let slot = slots[index]
             if slot.reference == 0 { return (index, false) }
@@ -100,6 +119,22 @@ final class UnchangedFilter {
         }
     }
 
+    /// Keeps the reads of `insert(_:)` from being optimized away.
+    private var touched: UInt32 = 0
+
+    /// Inserts `entries` and empties them. Their slots are read first: independent loads the
+    /// processor overlaps, where one insert after another would wait for each cache miss in turn.
+    private func insert(_ entries: inout [StoredRowDigest]) {
+        var touched: UInt32 = 0
+        for entry in entries { touched &+= slots[home(entry.key)].reference }
+        self.touched = touched
+        for entry in entries { insert(key: entry.key, digest: entry.digest, id: entry.id) }
+        entries.removeAll(keepingCapacity: true)
+    }
+
+    @inline(__always)
+    private func home(_ key: UInt64) -> Int { Int(((key & 0xFFFF_FFFF) &* UInt64(slots.count)) >> 32) }
+
     private func insert(key: UInt64, digest: UInt64, id: Int64) {
         let (index, found) = probe(key)
         // Two rows whose keys share a tag: neither can be told apart, so both keys are kept.
@@ -107,8 +142,8 @@ final class UnchangedFilter {
         slots[index] = Slot(tag: UInt32(truncatingIfNeeded: key >> 32), reference: UInt32(id - firstID + 1), digest: digest)
     }
 
-    /// `batch` without the records dropped as unchanged (the same batch when none is).
-    func filter(_ batch: RecordBatch) -> RecordBatch {
+    func dropping(_ batch: RecordBatch) -> RecordBatch {
+        guard batch.keyPositions == keyPositions else { return batch }
         var kept: [Int] = []
         batch.arena.withUnsafeBufferPointer { arena in
             let base = arena.baseAddress ?? emptyBytes

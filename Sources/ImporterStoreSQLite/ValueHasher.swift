@@ -78,17 +78,17 @@ struct ValueHasher {
         }
     }
 
-    /// Column `column` of the statement's current row.
+    /// A stored value (`sqlite3_column_value` of the current row).
     @inline(__always)
-    func add(column: Int32, of statement: OpaquePointer, _ state: inout State) {
-        switch sqlite3_column_type(statement, column) {
+    func add(stored value: OpaquePointer, _ state: inout State) {
+        switch sqlite3_value_type(value) {
         case SQLITE_NULL: addNull(&state)
-        case SQLITE_INTEGER: add(sqlite3_column_int64(statement, column), &state)
-        case SQLITE_FLOAT: add(sqlite3_column_double(statement, column), &state)
+        case SQLITE_INTEGER: add(sqlite3_value_int64(value), &state)
+        case SQLITE_FLOAT: add(sqlite3_value_double(value), &state)
         case SQLITE_TEXT:
-            let count = Int(sqlite3_column_bytes(statement, column))
-            add(text: UnsafeRawPointer(sqlite3_column_text(statement, column)) ?? UnsafeRawPointer(emptyBytes), count: count, &state)
-        default: mix(&state, Tag.blob.rawValue, UInt64(sqlite3_column_bytes(statement, column)))
+            let text = UnsafeRawPointer(sqlite3_value_text(value)) ?? UnsafeRawPointer(emptyBytes)
+            add(text: text, count: Int(sqlite3_value_bytes(value)), &state)
+        default: mix(&state, Tag.blob.rawValue, UInt64(sqlite3_value_bytes(value)))
         }
     }
 

@@ -42,7 +42,7 @@ final class KeyOrderedBatches {
 
     /// Takes the feed's next batch; `upsert` receives what can be written now. Once the feed is
     /// out of key order, each batch passes through `dropUnchanged` (the store's
-    /// `ImportWriting.droppingUnchanged`) before it is held, so that only what changed is sorted.
+    /// `UnchangedRecordFilter`) before it is held, so that only what changed is sorted.
     func add(_ batch: RecordBatch, dropUnchanged: (RecordBatch) throws -> RecordBatch = { $0 }, upsert: (RecordBatch) throws -> Void) throws {
         guard !batch.isEmpty else { return }
         if !holding {

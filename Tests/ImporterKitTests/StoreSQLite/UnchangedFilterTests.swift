@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 @testable import ImporterKit
 import ImporterModel
@@ -34,7 +35,9 @@ import Testing
         try connection.execute("INSERT INTO t VALUES (\(types.indices.map { _ in "?" }.joined(separator: ", ")))", publicValues)
         var fromRow = hasher.start
         try connection.prepare("SELECT * FROM t").forEachRow { row in
-            for column in 0..<row.columnCount { hasher.add(column: column, of: row.handle, &fromRow) }
+            for column in 0..<row.columnCount {
+                if let value = sqlite3_column_value(row.handle, column) { hasher.add(stored: value, &fromRow) }
+            }
         }
         return (hasher.finish(fromBatch), hasher.finish(fromRow))
     }
@@ -75,7 +78,9 @@ import Testing
         var text = hasher.start
         var blob = hasher.start
         "ab".utf8CString.withUnsafeBufferPointer { hasher.add(text: UnsafeRawPointer($0.baseAddress!), count: 2, &text) }
-        try connection.prepare("SELECT x'6162'").forEachRow { hasher.add(column: 0, of: $0.handle, &blob) }
+        try connection.prepare("SELECT x'6162'").forEachRow { row in
+            if let value = sqlite3_column_value(row.handle, 0) { hasher.add(stored: value, &blob) }
+        }
         #expect(hasher.finish(text) != hasher.finish(blob))
     }
 
@@ -114,6 +119,42 @@ import Testing
         #expect(result.totals.unchanged == 401 - updated)
         #expect(result.totals.duplicates == (duplicates == .reject ? 0 : 1))
         #expect(result.totals.rejected == (duplicates == .reject ? 1 : 0))
+    }
+
+    /// Past `parallelRows` ids the table is scanned in two halves at once, the upper one on a
+    /// connection of its own: records equal to the stored rows of either half are dropped, and
+    /// only those.
+    @Test func aTableScannedInTwoHalvesKnowsEveryRow() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let count = UnchangedFilter.parallelRows + 4000
+        let path = directory.path("s.sqlite")
+        try importFeeds([try directory.write("base.json", ReloadMergeTests.feed(Array(0..<count)))], into: path)
+        let entity = FireballModel.entity
+        let names = ["date", "energy", "impact_energy", "latitude", "longitude", "altitude", "velocity"]
+        let columns = names.compactMap(entity.attributeIndex(named:))
+        let connection = try Connection(path: path, create: false)
+        // The stored rows as a feed would bring them, every 1000th with another energy.
+        var batch = RecordBatch(columns: columns, keyPositions: [0])
+        try connection.prepare("SELECT \(names.joined(separator: ", ")) FROM fireball ORDER BY id").forEachRow { row in
+            let record = batch.count
+            for column in 0..<Int32(names.count) {
+                switch row.value(at: column) {
+                case .text(let text): batch.append(batch.appendText(text, count: text.utf8.count))
+                case .real(let value): batch.append(.real(column == 1 && record % 1000 == 3 ? value + 0.1 : value))
+                default: batch.append(.null)
+                }
+            }
+            batch.commitRecord(RecordOrigin(recordIndex: record, line: 1, column: 1))
+        }
+        try #require(batch.count == count)
+        let seen = SeenRecords(lastIDBefore: Int64(count), slot: 0)
+        let filter = try #require(try UnchangedFilter.build(connection: connection, entity: entity, columns: columns, seen: seen))
+        let kept = filter.dropping(batch)
+        let changed = (0..<count).filter { $0 % 1000 == 3 }
+        try #require(kept.count == changed.count, "kept \(kept.count) of \(count) records, \(changed.count) changed")
+        #expect((0..<kept.count).map { kept.origins[$0].recordIndex } == changed)
+        #expect(seen.storedCount == count - kept.count)
     }
 
     @Test func aSyncReloadKeepsTheRecordsItDroppedAsUnchanged() throws {
