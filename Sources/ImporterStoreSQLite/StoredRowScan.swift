@@ -60,13 +60,15 @@ struct StoredRowScan: Sendable {
                     try connection.execute("PRAGMA cache_size = -2048")
                     let statement = try connection.prepare(sql)
                     statement.bind(from, at: 1)
-                    try scan.run(statement) { rows in
-                        let cancelled = state.wait { state -> Bool? in
-                            state.cancelled ? true : (state.chunks.count < Self.depth ? false : nil)
+                    try withExtendedLifetime(connection) {
+                        try scan.run(statement) { rows in
+                            let cancelled = state.wait { state -> Bool? in
+                                state.cancelled ? true : (state.chunks.count < Self.depth ? false : nil)
+                            }
+                            if cancelled { throw CancellationError() }
+                            state.withLock { $0.chunks.append(rows) }
+                            rows.removeAll(keepingCapacity: true)
                         }
-                        if cancelled { throw CancellationError() }
-                        state.withLock { $0.chunks.append(rows) }
-                        rows.removeAll(keepingCapacity: true)
                     }
                 } catch {
                     failed = true
@@ -80,9 +82,9 @@ struct StoredRowScan: Sendable {
             thread.start()
         }
 
-        /// Hands each chunk to `body` as it comes; false when the scan failed (its part is then
-        /// the caller's to scan again: a row handed twice only makes its slot `passed`). Returns
-        /// once the helper thread is done.
+        /// Hands each chunk to `body` as it comes; false when the scan failed (the rest of its
+        /// part, past the last row handed over, is then the caller's to scan). Returns once the
+        /// helper thread is done.
         func drain(_ body: (inout [StoredRowDigest]) -> Void) -> Bool {
             while true {
                 let next = state.wait { state -> (chunk: [StoredRowDigest]?, failed: Bool)? in

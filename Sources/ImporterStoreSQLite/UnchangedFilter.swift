@@ -23,6 +23,9 @@ import ImporterStore
 ///   marked `passed`): the kept one may still be waiting to be sorted, and the upserter must see
 ///   the key's records in feed order to keep the right one (`duplicates`). Keys written before
 ///   the filter was built are kept through `SeenRecords`.
+/// - Whatever writes the entity's table in an import before its filter is built must mark the
+///   rows it writes in `SeenRecords`, as the upserter does (drift and sync deletes come after
+///   the feeds): the filter's digests may be those of the rows before the import.
 /// - Any doubt keeps the record: a key not found, two stored rows sharing a slot's tag, a
 ///   value stored in another form (text in a numeric column): the upserter then decides.
 final class UnchangedFilter: UnchangedRecordFilter {
@@ -68,24 +71,30 @@ final class UnchangedFilter: UnchangedRecordFilter {
         let names = keyPositions.map { columns[$0] } + filter.compared.map { columns[$0] }
         let selected = (["\"id\""] + names.map { SQLIdentifier.quoted(entity.attributes[$0].name) }).joined(separator: ", ")
         let scan = StoredRowScan(keyWidth: Int32(keyPositions.count), keyHasher: filter.keyHasher, rowHasher: filter.rowHasher)
-        // A large table is scanned in two halves at once, the upper one by a `Helper`.
-        let half = last - first >= Int64(parallelRows) ? first + (last - first + 1) / 2 : last + 1
-        let upper = "SELECT \(selected) FROM \(table) WHERE \"id\" >= ?1"
+        // A large table is scanned in two halves at once, the upper one by a `Helper`; should it
+        // fail, the rest of its half (rows come in id order) is scanned here.
+        let half = last - first + 1 >= Int64(parallelRows) ? first + (last - first + 1) / 2 : last + 1
+        let upper = "SELECT \(selected) FROM \(table) WHERE \"id\" >= ?1 ORDER BY \"id\""
         let helper = half <= last ? StoredRowScan.Helper(scan: scan, path: connection.path, sql: upper, from: half) : nil
+        var resume = half
+        func insertUpper(_ rows: inout [StoredRowDigest]) {
+            if let row = rows.last { resume = row.id + 1 }
+            filter.insert(&rows)
+        }
         do {
             let lower = try connection.prepare("SELECT \(selected) FROM \(table) WHERE \"id\" < ?1")
             lower.bind(half, at: 1)
             try scan.run(lower) { rows in
                 filter.insert(&rows)
-                helper?.takeReady { filter.insert(&$0) }
+                helper?.takeReady(insertUpper)
             }
         } catch {
             helper?.cancel()
             throw error
         }
-        if let helper, !helper.drain({ filter.insert(&$0) }) {
+        if let helper, !helper.drain(insertUpper) {
             let rest = try connection.prepare(upper)
-            rest.bind(half, at: 1)
+            rest.bind(resume, at: 1)
             try scan.run(rest) { filter.insert(&$0) }
         }
         return filter

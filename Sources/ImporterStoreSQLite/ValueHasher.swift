@@ -78,7 +78,8 @@ struct ValueHasher {
         }
     }
 
-    /// A stored value (`sqlite3_column_value` of the current row).
+    /// A stored value (`sqlite3_column_value` of the current row). The value is "unprotected";
+    /// reading it is safe here because each connection is opened `NOMUTEX` and used by one thread.
     @inline(__always)
     func add(stored value: OpaquePointer, _ state: inout State) {
         switch sqlite3_value_type(value) {

@@ -123,8 +123,10 @@ import Testing
 
     /// Past `parallelRows` ids the table is scanned in two halves at once, the upper one on a
     /// connection of its own: records equal to the stored rows of either half are dropped, and
-    /// only those.
-    @Test func aTableScannedInTwoHalvesKnowsEveryRow() throws {
+    /// only those; when that connection cannot be opened (the file moved away under the open
+    /// store), the import's own connection scans the upper half.
+    @Test(arguments: [false, true])
+    func aTableScannedInTwoHalvesKnowsEveryRow(helperFails: Bool) throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let count = UnchangedFilter.parallelRows + 4000
@@ -148,6 +150,7 @@ import Testing
             batch.commitRecord(RecordOrigin(recordIndex: record, line: 1, column: 1))
         }
         try #require(batch.count == count)
+        if helperFails { try FileManager.default.moveItem(atPath: path, toPath: directory.path("moved.sqlite")) }
         let seen = SeenRecords(lastIDBefore: Int64(count), slot: 0)
         let filter = try #require(try UnchangedFilter.build(connection: connection, entity: entity, columns: columns, seen: seen))
         let kept = filter.dropping(batch)
