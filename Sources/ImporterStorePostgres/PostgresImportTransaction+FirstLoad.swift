@@ -10,6 +10,7 @@ extension PostgresImportTransaction {
         let doubles = CopyText.doubleColumns(upsert.columns, of: upsert.entity)
         // Sized once for every record `DirectKeys` may admit: no copy of it while it grows.
         if run.directOrigins.isEmpty { run.directOrigins.reserveCapacity(run.direct?.limit ?? DirectKeys.defaultLimit) }
+        if run.directRows == 0 { try deferKeys(of: upsert, run) }
         for record in Self.keyOrder(batch) {
             run.directOrigins.append(batch.feedRecord(record).packed)
             text.appendRecord(record, of: batch, doubles: doubles)
@@ -17,6 +18,35 @@ extension PostgresImportTransaction {
         }
         run.directRows += batch.count
         try store.connection.copy(into: upsert.entity.tableName, columns: upsert.supplied, data: text.buffer)
+    }
+}
+
+extension PostgresImportTransaction {
+    static let keysSavepoint = "importer_deferred_keys"
+
+    /// Drops the entity table's unique keys before the first direct COPY (`DeferredKeys`). When
+    /// the table cannot lose them (a view or constraint depends on them), they stay.
+    func deferKeys(of upsert: StagedUpsert, _ run: EntityRun) throws {
+        let connection = store.connection
+        let table = upsert.schema.table
+        guard let keys = DeferredKeys(table: table, rows: try connection.rows(DeferredKeys.listConstraints, [.text(table)])) else { return }
+        try connection.execute("SAVEPOINT \(Self.keysSavepoint)")
+        do {
+            try connection.execute(keys.drop)
+        } catch {
+            try connection.execute("ROLLBACK TO SAVEPOINT \(Self.keysSavepoint)")
+            return
+        }
+        try connection.execute("RELEASE SAVEPOINT \(Self.keysSavepoint)")
+        try connection.execute(DeferredKeys.maintenanceWorkMem)
+        run.deferredKeys = keys
+    }
+
+    /// Adds the dropped keys back (each index built from the loaded rows).
+    func restoreKeys(_ run: EntityRun) throws {
+        guard let keys = run.deferredKeys else { return }
+        run.deferredKeys = nil
+        try store.connection.execute(keys.restore)
     }
 }
 

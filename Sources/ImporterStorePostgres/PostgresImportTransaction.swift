@@ -33,6 +33,8 @@ final class PostgresImportTransaction: ImportTransaction {
         var direct: DirectKeys?
         /// The records COPied straight into the entity table (`copyDirect`), not staged.
         var directRows = 0
+        /// The entity table's unique keys, while dropped for the direct COPYs.
+        var deferredKeys: DeferredKeys?
         /// Each set of attributes the feeds supplied and its staging table (more than one:
         /// `StagedMerge` merges them before the apply).
         var parts: [(columns: [Int], stage: String)] = []
@@ -185,6 +187,7 @@ final class PostgresImportTransaction: ImportTransaction {
         let run = try run(entity)
         guard !run.applied else { return }
         run.applied = true
+        try restoreKeys(run)
         guard var staged = run.upsert else { return }
         staged.firstFeeds = run.feeds.filter { $0.value != .last }.keys.sorted()
         staged.severalFeeds = run.feeds.count > 1
