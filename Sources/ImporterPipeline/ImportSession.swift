@@ -145,6 +145,7 @@ public final class ImportSession {
         try store.ensureEntities(entities)
         let created = options.replayViews ? try ViewRegistry().ensure(model.views, entities: store.entities, in: tx) : []
         let transaction = try tx.records.beginImport(entities)
+        transaction.useTemporaryDirectory(options.temporaryDirectory ?? spoolDirectory)
         let guards = try SyncGuards(options: options, entities: entities, recordCount: tx.records.recordCount(of:))
         let rejects = RunRejects(limit: options.maxRejects, sink: rejectSink, transaction: transaction)
         var feedWarnings: [String] = []

@@ -46,6 +46,9 @@ public protocol ImportWriting: AnyObject {
     func applyUpserts(_ entity: EntityDescription) throws
     /// Keeps a rejected record with this import's run.
     func recordReject(_ reject: Reject, at timestamp: String) throws
+    /// Where the import may keep unnamed temporary files (`--temp-dir`, else beside the store or
+    /// in `$TMPDIR`); called before the first upsert. A backend that keeps none ignores it.
+    func useTemporaryDirectory(_ path: String)
 }
 
 /// The end of an import, once its feeds are written: per entity drift, sync deletes and the
@@ -73,6 +76,7 @@ extension ImportWriting {
     public func applyUpserts(_ entity: EntityDescription) throws {}
     public func unchangedRecordFilter(for entity: EntityDescription, columns: [Int]) throws -> (any UnchangedRecordFilter)? { nil }
     public var prefersKeyOrder: Bool { false }
+    public func useTemporaryDirectory(_ path: String) {}
 }
 
 /// Drops from a feed's batches the records the store holds unchanged (`ImportWriting.unchangedRecordFilter`).

@@ -20,6 +20,9 @@ public enum StoreError: Error, Sendable, RemedialError {
     case io(path: String, reason: String)
     /// The store was written by a newer `importer` whose schema this one does not know.
     case newerSchema(path: String, found: Int, supported: Int)
+    /// An import's temporary file could not be made or written in `directory` (`--temp-dir`): a
+    /// full disk there, most often; nothing was written to the store.
+    case temporaryFile(directory: String, reason: String)
     /// The model differs from the store's in a way that would lose data.
     case incompatibleModel(entity: String, reason: String)
     /// A token that is not a token, or belongs to another store.
@@ -54,6 +57,8 @@ public enum StoreError: Error, Sendable, RemedialError {
             "store \(path) cannot be written: \(reason)"
         case .io(let path, let reason):
             "store \(path): I/O error: \(reason)"
+        case .temporaryFile(let directory, let reason):
+            "cannot keep a temporary file in \(directory): \(reason); nothing was written (free space there, or give \(words(.temporaryDirectory)))"
         case .newerSchema(let path, let found, let supported):
             "store \(path) has schema version \(found), newer than this importer supports (\(supported)); upgrade importer"
         case .incompatibleModel(let entity, let reason):
@@ -135,7 +140,7 @@ extension StoreError: ExitStatusError {
         case .unavailable: .unavailable
         case .invalidLocation, .invalidToken: .usage
         case .permissionDenied: .permissionDenied
-        case .io: .ioError
+        case .io, .temporaryFile: .ioError
         case .database(let error): error.exitStatus
         case .invariant: .internalFailure
         }

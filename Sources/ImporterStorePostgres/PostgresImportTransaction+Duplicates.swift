@@ -13,7 +13,7 @@ extension PostgresImportTransaction {
     func keepDirectFirsts(_ upsert: StagedUpsert, _ run: EntityRun) throws {
         guard run.directRows > 0, !upsert.firstFeeds.isEmpty else { return }
         let firstID = try directFirstID(upsert)
-        let directFeed = StagedDuplicates.directFeed(origins: run.directOrigins, firstID: firstID)
+        let directFeed = StagedDuplicates.directFeed(feedRuns: run.directOrigins.feedRuns, firstID: firstID)
         try store.connection.execute(StagedDuplicates.keepDirectFirsts(diff: upsert.diff, firstFeeds: upsert.firstFeeds, directFeed: directFeed))
     }
 
@@ -69,7 +69,7 @@ extension PostgresImportTransaction {
         var firsts: [[Value]: FeedRecord] = [:]
         for row in try store.connection.rows(sql.directMatches) where row.count == width + 1 {
             guard case .integer(let id) = row[width], id >= firstID, Int(id - firstID) < run.directOrigins.count else { continue }
-            firsts[Array(row[0..<width])] = FeedRecord(packed: run.directOrigins[Int(id - firstID)])
+            firsts[Array(row[0..<width])] = FeedRecord(packed: try run.directOrigins.origin(at: Int(id - firstID)))
         }
         return firsts
     }

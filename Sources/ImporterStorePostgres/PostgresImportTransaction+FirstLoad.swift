@@ -8,11 +8,10 @@ extension PostgresImportTransaction {
     func copyDirect(_ batch: RecordBatch, of upsert: StagedUpsert, _ run: EntityRun) throws {
         var text = CopyText(capacity: 8 * batch.count * batch.width)
         let doubles = CopyText.doubleColumns(upsert.columns, of: upsert.entity)
-        // Sized once for every record `DirectKeys` may admit: no copy of it while it grows.
-        if run.directOrigins.isEmpty { run.directOrigins.reserveCapacity(run.direct?.limit ?? DirectKeys.defaultLimit) }
         if run.directRows == 0 { try deferKeys(of: upsert, run) }
-        for record in Self.keyOrder(batch) {
-            run.directOrigins.append(batch.feedRecord(record).packed)
+        let order = Self.keyOrder(batch)
+        try run.directOrigins.append(order.map { batch.feedRecord($0).packed })
+        for record in order {
             text.appendRecord(record, of: batch, doubles: doubles)
             try Self.checkStorable(text, batch, record: record, of: upsert.entity, columns: upsert.columns)
         }

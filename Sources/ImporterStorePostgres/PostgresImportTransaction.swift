@@ -48,9 +48,9 @@ final class PostgresImportTransaction: ImportTransaction {
         var rejectedDuplicates = 0
         /// Each feed's `duplicates` choice, by the feed's index in the run.
         var feeds: [Int: DuplicateKeys] = [:]
-        /// Where each record COPied straight into the table came from (`FeedRecord.packed`), in
-        /// id order: 8 bytes a record, for naming a key's first occurrence.
-        var directOrigins: [Int64] = []
+        /// Where each record COPied straight into the table came from, for naming a key's first
+        /// occurrence.
+        let directOrigins = DirectOrigins()
         /// The stored records a staged key matched (updated or unchanged).
         var stored = 0
         var rekeyed = 0
@@ -221,6 +221,11 @@ final class PostgresImportTransaction: ImportTransaction {
         try connection.affected(upsert.applyUpdates)
         for statement in StagedUpsert.resetJoins { try connection.execute(statement) }
         run.duplicates = run.staged - run.stored - (try connection.affected(upsert.applyInserts))
+    }
+
+    /// The direct records' origins (`DirectOrigins`) are kept there.
+    func useTemporaryDirectory(_ path: String) {
+        for run in runs.values { run.directOrigins.directory = path }
     }
 
     func recordReject(_ reject: Reject, at timestamp: String) throws {

@@ -49,17 +49,10 @@ struct StagedDuplicates {
     }
 
     /// The feed of a record COPied straight into the table, from its id (`"importer_old_id"`):
-    /// `origins` are the direct records' `FeedRecord.packed` in id order from `firstID`.
-    static func directFeed(origins: [Int64], firstID: Int64) -> String {
-        var cases: [String] = []
-        var start = 0
-        while start < origins.count {
-            let feed = origins[start] >> 40
-            var end = start + 1
-            while end < origins.count, origins[end] >> 40 == feed { end += 1 }
-            cases.append("WHEN \"importer_old_id\" < \(firstID + Int64(end)) THEN \(feed)")
-            start = end
-        }
+    /// `feedRuns` are each feed's stretch of direct records in id order from `firstID`
+    /// (`DirectOrigins.feedRuns`).
+    static func directFeed(feedRuns: [(feed: Int64, end: Int)], firstID: Int64) -> String {
+        let cases = feedRuns.map { "WHEN \"importer_old_id\" < \(firstID + Int64($0.end)) THEN \($0.feed)" }
         return "CASE \(cases.joined(separator: " ")) ELSE -1 END"
     }
 }

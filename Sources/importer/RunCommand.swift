@@ -85,7 +85,7 @@ struct RunCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("A PEM file of CA certificates trusted for https feeds, besides the system's.", valueName: "file"), completion: .file())
     var cacert: String?
 
-    @Option(name: .customLong("temp-dir"), help: ArgumentHelp("Where a large feed out of key order is sorted, in unnamed temporary files removed however the run ends (default: the store's directory, or $TMPDIR for a PostgreSQL store). A full disk there is exit 74, the store untouched.", valueName: "dir"), completion: .directory)
+    @Option(name: .customLong("temp-dir"), help: ArgumentHelp("Where a large feed out of key order is sorted, and a PostgreSQL first load keeps where each record came from, in unnamed temporary files removed however the run ends (default: the store's directory, or $TMPDIR for a PostgreSQL store). A full disk there is exit 74, the store untouched.", valueName: "dir"), completion: .directory)
     var temporaryDirectory: String?
 
     @Option(name: .customLong("sort-memory"), help: ArgumentHelp("How much memory a feed out of key order may fill before a sorted run of it goes to a temporary file (default 16M; K, M, G).", valueName: "size"))

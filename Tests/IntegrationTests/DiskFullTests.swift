@@ -1,5 +1,6 @@
 import Foundation
 import ImporterKit
+import PostgresTestSupport
 import Testing
 
 /// A store on a full disk: the run fails with 74 and the store keeps its last committed state.
@@ -68,5 +69,34 @@ import Testing
         #expect(run.stderr.contains("--temp-dir DIR"), "\(run.stderr)")
         #expect(try StoreDigest.of(store) == before)
         #expect(try FileManager.default.contentsOfDirectory(atPath: disk).isEmpty)
+    }
+
+    /// The disk of `--temp-dir` fills while a PostgreSQL first load keeps its records' origins
+    /// (`DirectOrigins`): 74, naming the directory, nothing in the store, nothing left in the
+    /// directory; the same run with room there loads every record.
+    @Test func aFullTemporaryDiskOnAPostgreSQLFirstLoadFailsWith74() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let disk = directory.path("disk")
+        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
+        guard getuid() == 0, Self.mountTmpfs(at: disk, size: "64k") else {
+            print("DiskFullTests: skipped (mounting a tmpfs needs root and a system that allows it)")
+            return
+        }
+        defer { Self.unmount(disk) }
+        let cluster = try PostgresTestCluster.start()
+        let url = try cluster.newStoreURL()
+        try Data(CrashTests.largeFeed(count: 40_000, offset: 1).utf8).write(to: URL(fileURLWithPath: directory.path("large.json")))
+        let run = try importer(["run", "--store", url, "--temp-dir", disk, directory.path("large.json")])
+        #expect(run.status == 74, "\(run.stderr)")
+        #expect(run.stderr.contains("cannot keep a temporary file in \(disk): No space left on device"), "\(run.stderr)")
+        #expect(run.stderr.contains("--temp-dir DIR"), "\(run.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: disk).isEmpty)
+        // With room there, the same run is the store's first transaction and inserts every record.
+        let again = try importer(["run", "--store", url, "--format", "json", directory.path("large.json")])
+        #expect(again.status == 0, "\(again.stderr)")
+        let report = again.json as? [String: Any]
+        #expect((report?["transaction"] as? [String: Any])?["number"] as? Int == 1, "\(again.stdout.prefix(300))")
+        #expect((report?["totals"] as? [String: Any])?["inserted"] as? Int == 40_000, "\(again.stdout.prefix(300))")
     }
 }

@@ -1,5 +1,6 @@
 @testable import ImporterModel
 @testable import ImporterStorePostgres
+import ImporterStore
 import Testing
 
 /// `DirectKeys` admits a first load's batch straight into the entity table only when none of its
@@ -43,5 +44,53 @@ import Testing
         #expect(Self.admit(&keys, [.real(1), .real(2)]))
         #expect(!Self.admit(&keys, [.real(3), .real(4)]), "4 keys would pass the limit of 3")
         #expect(keys.count == 2)
+    }
+
+    /// 200,000 keys fill the 65,536 tables past several growths; every one is admitted once, and
+    /// each one again is refused, found after the growths.
+    @Test func keysAreFoundAfterTheTablesGrow() {
+        var keys = DirectKeys(entity: Self.entity, columns: [0], keyPositions: [0])
+        let count = 200_000
+        for start in stride(from: 0, to: count, by: 1_000) {
+            #expect(Self.admit(&keys, (start..<start + 1_000).map { .real(Double($0) + 0.5) }))
+        }
+        #expect(keys.count == count)
+        let repeats = (0..<100).map { index -> Bool in
+            var copy = keys
+            return Self.admit(&copy, [.real(Double(index * 1_999 % count) + 0.5)])
+        }
+        #expect(!repeats.contains(true))
+    }
+
+    @Test func aFingerprintTableFindsWhatItHoldsAcrossGrowths() {
+        var table = FingerprintTable()
+        let prints = (1...5_000).map { UInt32(truncatingIfNeeded: $0 &* 2_654_435_761) }
+        var added = 0, again = 0
+        for print in prints where table.insert(print) { added += 1 }
+        for print in prints where table.insert(print) { again += 1 }
+        #expect(added == prints.count && again == 0)
+        let zero = table.insert(0), one = table.insert(1)
+        #expect(zero && !one, "0 is kept as 1")
+    }
+}
+
+/// `DirectOrigins` keeps the direct records' origins in a file and their feeds' stretches in memory.
+@Suite struct DirectOriginsTests {
+    @Test func originsAreReadBackAndFeedsStretched() throws {
+        let origins = DirectOrigins()
+        let first = (0..<10_000).map { FeedRecord(feed: 0, recordIndex: 9_999 - $0).packed }
+        let second = (0..<5).map { FeedRecord(feed: 2, recordIndex: $0).packed }
+        try origins.append(first)
+        try origins.append(second)
+        try origins.append([FeedRecord(feed: 2, recordIndex: 7).packed])
+        #expect(origins.count == 10_006)
+        #expect(try origins.origin(at: 0) == first[0] && origins.origin(at: 9_999) == first[9_999])
+        #expect(try FeedRecord(packed: origins.origin(at: 10_005)) == FeedRecord(feed: 2, recordIndex: 7))
+        #expect(origins.feedRuns.map(\.feed) == [0, 2] && origins.feedRuns.map(\.end) == [10_000, 10_006])
+    }
+
+    @Test func anUnwritableDirectoryIsAnIOError() {
+        let origins = DirectOrigins(directory: "/nonexistent-importer-directory")
+        #expect(throws: StoreError.self) { try origins.append([1]) }
     }
 }

@@ -1,0 +1,80 @@
+import Foundation
+import Glibc
+import ImporterModel
+import ImporterStore
+import ImporterSupport
+
+/// Where each record COPied straight into the entity table came from (`FeedRecord.packed`), in id
+/// order from the first direct id: 8 bytes a record, written a batch at a time to an unnamed
+/// temporary file, and read back only for the ids a repeated key names, so that a first load's
+/// memory does not grow with it. Each feed's stretch of ids is kept in memory (one entry per
+/// change of feed).
+///
+/// Invariant: the file has no name once created (`UnnamedFile`), so nothing is left behind however
+/// the process ends; a failed write (a full disk) is `StoreError.temporaryFile`, and the import
+/// rolls back.
+final class DirectOrigins {
+    /// Where the file is made, at the first `append`.
+    var directory: String
+    private var descriptor: Int32 = -1
+    private(set) var count = 0
+    /// Each feed's stretch of direct records: its feed, and the index past its last record.
+    private(set) var feedRuns: [(feed: Int64, end: Int)] = []
+
+    init(directory: String = FileManager.default.temporaryDirectory.path) {
+        self.directory = directory
+    }
+
+    deinit {
+        if descriptor >= 0 { close(descriptor) }
+    }
+
+    static let namePrefix = ".importer-origins"
+
+    func append(_ origins: [Int64]) throws(StoreError) {
+        for (offset, origin) in origins.enumerated() {
+            let end = count + offset + 1
+            if let last = feedRuns.last, last.feed == origin >> 40 {
+                feedRuns[feedRuns.count - 1].end = end
+            } else {
+                feedRuns.append((origin >> 40, end))
+            }
+        }
+        try write(origins)
+        count += origins.count
+    }
+
+    /// The origin of the `index`th direct record.
+    func origin(at index: Int) throws(StoreError) -> Int64 {
+        var value: Int64 = 0
+        let read = withUnsafeMutableBytes(of: &value) { pread(descriptor, $0.baseAddress, 8, off_t(index * 8)) }
+        guard read == 8 else { throw .temporaryFile(directory: directory, reason: Self.reason(read < 0)) }
+        return value
+    }
+
+    private func write(_ origins: [Int64]) throws(StoreError) {
+        if descriptor < 0 {
+            do {
+                descriptor = try UnnamedFile.create(in: directory, prefix: Self.namePrefix)
+            } catch {
+                throw .temporaryFile(directory: directory, reason: error.reason)
+            }
+        }
+        var offset = count * 8
+        let failed: Bool = origins.withUnsafeBytes { bytes in
+            var done = 0
+            while done < bytes.count {
+                let written = pwrite(descriptor, bytes.baseAddress.map { $0 + done }, bytes.count - done, off_t(offset))
+                if written < 0, errno == EINTR { continue }
+                guard written > 0 else { return true }
+                done += written
+                offset += written
+            }
+            return false
+        }
+        if failed { throw .temporaryFile(directory: directory, reason: Self.reason(true)) }
+    }
+
+    /// The system's reason for the last failure, or a short read's.
+    private static func reason(_ failed: Bool) -> String { failed ? String(cString: strerror(errno)) : "the file is shorter than written" }
+}
