@@ -3,16 +3,19 @@ import ImporterModel
 /// A first load's entity table without its unique indexes while records are COPied straight into
 /// it (`copyDirect`): the primary key and the model's unique key are dropped before the first
 /// direct COPY and added back, under their names and definitions, before anything reads the table
-/// by key (`PostgresImportTransaction.apply`). Building an index from the loaded rows costs about
-/// half of maintaining it row by row (figures: Docs/PERFORMANCE.md, "Measurements behind the code").
+/// by key (`PostgresImportTransaction.apply`); likewise the change table's primary key while the
+/// load's insert changes are written, when they outnumber the change rows kept before. Building an
+/// index from the loaded rows costs about half of maintaining it row by row (figures:
+/// Docs/PERFORMANCE.md, "Measurements behind the code").
 ///
-/// Invariants: used only on a table empty before the run, and only while `DirectKeys` admits the
-/// batches, so no key is written twice; the keys are back before the transaction can commit, and a
-/// failure in between rolls the drop back with it. A table another table's foreign key references
-/// keeps its keys. The drop holds the table's `ACCESS EXCLUSIVE` lock to the commit: readers of that
-/// table wait for the first load instead of seeing it empty.
+/// Invariants: used only on an entity table empty before the run, and only while `DirectKeys`
+/// admits the batches, so no key is written twice (change ids come from the table's identity);
+/// the keys are back before the transaction can commit, and a failure in between rolls the drop
+/// back with it. A table another table's foreign key references keeps its keys. The drop holds the table's `ACCESS EXCLUSIVE` lock to the commit: readers of that
+/// table (of the change table: history readers of that entity, once the load closes) wait for the
+/// first load instead of seeing it empty.
 struct DeferredKeys {
-    /// The entity table, quoted.
+    /// The table, quoted.
     let table: String
     /// Each unique constraint's name and definition (`pg_get_constraintdef`), primary key first.
     let constraints: [(name: String, definition: String)]

@@ -23,22 +23,9 @@ extension PostgresImportTransaction {
 extension PostgresImportTransaction {
     static let keysSavepoint = "importer_deferred_keys"
 
-    /// Drops the entity table's unique keys before the first direct COPY (`DeferredKeys`). When
-    /// the table cannot lose them (a view or constraint depends on them), they stay.
+    /// Drops the entity table's unique keys before the first direct COPY (`DeferredKeys`).
     func deferKeys(of upsert: StagedUpsert, _ run: EntityRun) throws {
-        let connection = store.connection
-        let table = upsert.schema.table
-        guard let keys = DeferredKeys(table: table, rows: try connection.rows(DeferredKeys.listConstraints, [.text(table)])) else { return }
-        try connection.execute("SAVEPOINT \(Self.keysSavepoint)")
-        do {
-            try connection.execute(keys.drop)
-        } catch {
-            try connection.execute("ROLLBACK TO SAVEPOINT \(Self.keysSavepoint)")
-            return
-        }
-        try connection.execute("RELEASE SAVEPOINT \(Self.keysSavepoint)")
-        try connection.execute(DeferredKeys.maintenanceWorkMem)
-        run.deferredKeys = keys
+        run.deferredKeys = try dropKeys(of: upsert.schema.table)
     }
 
     /// Adds the dropped keys back (each index built from the loaded rows).
@@ -46,6 +33,34 @@ extension PostgresImportTransaction {
         guard let keys = run.deferredKeys else { return }
         run.deferredKeys = nil
         try store.connection.execute(keys.restore)
+    }
+
+    /// Records the run's inserts as change rows. After a first load's direct COPYs that outnumber
+    /// the change rows kept before (the largest change id bounds them), the change table's primary
+    /// key is built after the insert rather than maintained row by row (`DeferredKeys`).
+    func recordInserts(of schema: PostgresEntitySchema, _ run: EntityRun) throws -> Int {
+        let keys = run.directRows > 0 && run.lastChangeIDBefore < Int64(run.directRows) ? try dropKeys(of: schema.changeTable) : nil
+        let inserted = try store.connection.affected(schema.recordInserts, [.integer(number), .integer(run.lastIDBefore)])
+        if let keys { try store.connection.execute(keys.restore) }
+        return inserted
+    }
+
+    /// Drops the unique keys of `table` (quoted) and returns them, or nil when it has none or
+    /// cannot lose them (a foreign key references it, a view depends on them: the drop is tried
+    /// under a savepoint).
+    private func dropKeys(of table: String) throws -> DeferredKeys? {
+        let connection = store.connection
+        guard let keys = DeferredKeys(table: table, rows: try connection.rows(DeferredKeys.listConstraints, [.text(table)])) else { return nil }
+        try connection.execute("SAVEPOINT \(Self.keysSavepoint)")
+        do {
+            try connection.execute(keys.drop)
+        } catch {
+            try connection.execute("ROLLBACK TO SAVEPOINT \(Self.keysSavepoint)")
+            return nil
+        }
+        try connection.execute("RELEASE SAVEPOINT \(Self.keysSavepoint)")
+        try connection.execute(DeferredKeys.maintenanceWorkMem)
+        return keys
     }
 }
 

@@ -283,7 +283,7 @@ final class PostgresImportTransaction: ImportTransaction {
         let schema = PostgresEntitySchema(entity: entity)
         if let rekey = run.rekey { try store.connection.affected(rekey.recordChanges, [.integer(number)]) }
         var counts = try store.changeCounts(of: entity, after: run.lastChangeIDBefore).counts
-        counts.inserted = try store.connection.affected(schema.recordInserts, [.integer(number), .integer(run.lastIDBefore)])
+        counts.inserted = try recordInserts(of: schema, run)
         let rekeyedStored = try run.upsert.map { try store.connection.integer("SELECT count(*) FROM \($0.seen)") } ?? 0
         counts.unchanged = run.stored + Int(rekeyedStored) - counts.updated
         counts.duplicates = run.duplicates - run.rejectedDuplicates

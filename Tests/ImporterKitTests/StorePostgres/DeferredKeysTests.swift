@@ -6,9 +6,9 @@ import ImporterPipeline
 import PostgresTestSupport
 import Testing
 
-/// A PostgreSQL first load builds the entity table's unique keys after its direct COPYs
-/// (`DeferredKeys`): the keys come back under their names, and a table whose keys something
-/// depends on keeps them and loads all the same.
+/// A PostgreSQL first load builds the entity table's unique keys after its direct COPYs, and the
+/// change table's primary key after its insert changes (`DeferredKeys`): the keys come back under
+/// their names, and a table whose keys something depends on keeps them and loads all the same.
 @Suite(.serialized) struct DeferredKeysTests {
     static let model = FireballModel.model
 
@@ -21,9 +21,9 @@ import Testing
         return try ImportSession(store: store, model: Self.model, options: options).run([FeedInput(path: feed, mapping: FireballModel.apiFeed)])
     }
 
-    private func keys(_ cluster: PostgresTestCluster, _ database: String) throws -> String {
+    private func keys(_ cluster: PostgresTestCluster, _ database: String, of table: String = "fireball") throws -> String {
         try cluster.psql("SELECT string_agg(conname || ' ' || pg_get_constraintdef(oid), '; ' ORDER BY conname) FROM pg_constraint "
-                         + "WHERE conrelid = 'fireball'::regclass AND contype IN ('p', 'u')", database: database)
+                         + "WHERE conrelid = '\(table)'::regclass AND contype IN ('p', 'u')", database: database)
             .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
@@ -38,6 +38,8 @@ import Testing
         let first = try run(store, days: 1..<8, in: directory)
         #expect(first.totals.inserted == 7)
         #expect(try keys(cluster, PostgresTestCluster.database(of: url)) == Self.expectedKeys)
+        #expect(try keys(cluster, PostgresTestCluster.database(of: url), of: "importer_change_fireball")
+                    == "importer_change_fireball_pkey PRIMARY KEY (importer_change_id)")
         let again = try run(store, days: 5..<10, energy: "2.5", in: directory)
         #expect(again.totals.inserted == 2 && again.totals.updated == 3)
         #expect(try cluster.psql("SELECT count(*) FROM fireball", database: PostgresTestCluster.database(of: url)).hasPrefix("9"))
