@@ -3,7 +3,7 @@
 import Testing
 
 /// `StagedKeys` tells the set-based apply the staged keys are distinct only when no two can be
-/// equal, across its pages of hashes, and gives up (the dedupe runs) past its limit.
+/// equal, however far apart they were staged, and gives up (the dedupe runs) past its limit.
 @Suite struct StagedKeysTests {
     static func keys(_ values: [BatchValue], limit: Int = StagedKeys.defaultLimit) -> StagedKeys {
         var keys = StagedKeys(entity: DirectKeysTests.entity, columns: [0], keyPositions: [0], limit: limit)
@@ -12,13 +12,13 @@ import Testing
         return keys
     }
 
-    @Test func distinctKeysOverSeveralPagesAreDistinct() {
+    @Test func manyDistinctKeysAreDistinct() {
         var keys = Self.keys((0..<200_000).map { .real(Double($0) * 0.5) })
         let distinct = keys.distinct()
         #expect(distinct)
     }
 
-    @Test func aRepeatInAnotherPageIsFound() {
+    @Test func aRepeatFarFromItsFirstIsFound() {
         var keys = Self.keys((0..<200_000).map { .real(Double($0)) } + [.integer(70_001)])
         let repeated = !keys.distinct()
         #expect(repeated, "70001 as an integer is the stored double 70001.0, met 130,000 keys earlier")
