@@ -20,8 +20,8 @@ public enum StoreError: Error, Sendable, RemedialError {
     case io(path: String, reason: String)
     /// The store was written by a newer `importer` whose schema this one does not know.
     case newerSchema(path: String, found: Int, supported: Int)
-    /// An import's temporary file could not be made or written in `directory` (`--temp-dir`): a
-    /// full disk there, most often; nothing was written to the store.
+    /// An import's temporary file in `directory` (`--temp-dir`) could not be made, written or read
+    /// back: a full disk there, most often; nothing was written to the store.
     case temporaryFile(directory: String, reason: String)
     /// The model differs from the store's in a way that would lose data.
     case incompatibleModel(entity: String, reason: String)

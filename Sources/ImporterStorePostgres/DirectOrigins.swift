@@ -47,8 +47,18 @@ final class DirectOrigins {
     /// The origin of the `index`th direct record.
     func origin(at index: Int) throws(StoreError) -> Int64 {
         var value: Int64 = 0
-        let read = withUnsafeMutableBytes(of: &value) { pread(descriptor, $0.baseAddress, 8, off_t(index * 8)) }
-        guard read == 8 else { throw .temporaryFile(directory: directory, reason: Self.reason(read < 0)) }
+        let failure: String? = withUnsafeMutableBytes(of: &value) { bytes in
+            var done = 0
+            while done < bytes.count {
+                let read = pread(descriptor, bytes.baseAddress.map { $0 + done }, bytes.count - done, off_t(index * 8 + done))
+                if read < 0, errno == EINTR { continue }
+                if read < 0 { return "reading it back failed: " + String(cString: strerror(errno)) }
+                if read == 0 { return "reading it back found it shorter than written" }
+                done += read
+            }
+            return nil
+        }
+        if let failure { throw .temporaryFile(directory: directory, reason: failure) }
         return value
     }
 
@@ -61,20 +71,18 @@ final class DirectOrigins {
             }
         }
         var offset = count * 8
-        let failed: Bool = origins.withUnsafeBytes { bytes in
+        let failure: String? = origins.withUnsafeBytes { bytes in
             var done = 0
             while done < bytes.count {
                 let written = pwrite(descriptor, bytes.baseAddress.map { $0 + done }, bytes.count - done, off_t(offset))
                 if written < 0, errno == EINTR { continue }
-                guard written > 0 else { return true }
+                if written < 0 { return String(cString: strerror(errno)) }
+                if written == 0 { return "nothing could be written" }
                 done += written
                 offset += written
             }
-            return false
+            return nil
         }
-        if failed { throw .temporaryFile(directory: directory, reason: Self.reason(true)) }
+        if let failure { throw .temporaryFile(directory: directory, reason: failure) }
     }
-
-    /// The system's reason for the last failure, or a short read's.
-    private static func reason(_ failed: Bool) -> String { failed ? String(cString: strerror(errno)) : "the file is shorter than written" }
 }

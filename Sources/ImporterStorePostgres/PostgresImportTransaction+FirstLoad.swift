@@ -8,7 +8,10 @@ extension PostgresImportTransaction {
     func copyDirect(_ batch: RecordBatch, of upsert: StagedUpsert, _ run: EntityRun) throws {
         var text = CopyText(capacity: 8 * batch.count * batch.width)
         let doubles = CopyText.doubleColumns(upsert.columns, of: upsert.entity)
-        if run.directRows == 0 { try deferKeys(of: upsert, run) }
+        if !run.triedDeferringKeys {
+            run.triedDeferringKeys = true
+            try deferKeys(of: upsert, run)
+        }
         let order = Self.keyOrder(batch)
         try run.directOrigins.append(order.map { batch.feedRecord($0).packed })
         for record in order {
@@ -47,21 +50,31 @@ extension PostgresImportTransaction {
 
     /// Drops the unique keys of `table` (quoted) and returns them, or nil when it has none or
     /// cannot lose them (a foreign key references it, a view depends on them: the drop is tried
-    /// under a savepoint).
+    /// under a savepoint), or when its lock is not had within `dropLockTimeout` (a reader's open
+    /// transaction holds the table: the import keeps the keys rather than wait, and readers queued
+    /// behind the drop wait that long at most).
     private func dropKeys(of table: String) throws -> DeferredKeys? {
         let connection = store.connection
         guard let keys = DeferredKeys(table: table, rows: try connection.rows(DeferredKeys.listConstraints, [.text(table)])) else { return nil }
+        let previous = try connection.scalar("SELECT current_setting('lock_timeout')") ?? .text("0")
         try connection.execute("SAVEPOINT \(Self.keysSavepoint)")
         do {
+            // Set within the savepoint, whose rollback puts the setting back; after the drop, put back by hand.
+            try connection.rows("SELECT set_config('lock_timeout', $1, true)", [.text(Self.dropLockTimeout)])
             try connection.execute(keys.drop)
+            try connection.rows("SELECT set_config('lock_timeout', $1, true)", [previous])
         } catch {
             try connection.execute("ROLLBACK TO SAVEPOINT \(Self.keysSavepoint)")
+            try connection.execute("RELEASE SAVEPOINT \(Self.keysSavepoint)")
             return nil
         }
         try connection.execute("RELEASE SAVEPOINT \(Self.keysSavepoint)")
         try connection.execute(DeferredKeys.maintenanceWorkMem)
         return keys
     }
+
+    /// How long a first load waits for a table's lock to drop its keys before keeping them.
+    static let dropLockTimeout = "1s"
 }
 
 /// A first load's single statement (`StagedUpsert+FirstLoad`): when `StagedKeys` found the keys

@@ -35,6 +35,8 @@ final class PostgresImportTransaction: ImportTransaction {
         var directRows = 0
         /// The entity table's unique keys, while dropped for the direct COPYs.
         var deferredKeys: DeferredKeys?
+        /// Whether the first direct COPY tried to drop them (once per run).
+        var triedDeferringKeys = false
         /// Each set of attributes the feeds supplied and its staging table (more than one:
         /// `StagedMerge` merges them before the apply).
         var parts: [(columns: [Int], stage: String)] = []

@@ -154,6 +154,26 @@ public final class PostgresTestCluster: @unchecked Sendable {
         throw ClusterError(message: "the psql session did not take the writer lock")
     }
 
+    /// Starts a psql session that reads `table` in a transaction left open for `seconds` (as a
+    /// reader's would, holding its `ACCESS SHARE` lock); returns once the lock is held.
+    public func holdReadLock(database: String, table: String, seconds: Int) throws -> Process {
+        let process = Process()
+        process.executableURL = binaries.appendingPathComponent("psql")
+        process.arguments = ["-X", "-q", "-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-d", database,
+                             "-c", "BEGIN", "-c", "LOCK TABLE \(table) IN ACCESS SHARE MODE",
+                             "-c", "SELECT pg_sleep(\(seconds))", "-c", "COMMIT"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        for _ in 0..<100 {
+            let held = try psql("SELECT count(*) FROM pg_locks WHERE locktype = 'relation' AND granted AND mode = 'AccessShareLock' "
+                                + "AND relation = '\(table)'::regclass AND pid <> pg_backend_pid()", database: database)
+            if held != "0" { return process }
+            usleep(50_000)
+        }
+        throw ClusterError(message: "the psql session did not take the read lock")
+    }
+
     func stop() {
         _ = try? runAsServerUser(binaries.appendingPathComponent("pg_ctl").path,
                                  ["-D", directory.appendingPathComponent("data").path, "-m", "immediate", "-w", "stop"])

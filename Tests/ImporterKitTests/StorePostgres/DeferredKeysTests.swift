@@ -29,20 +29,36 @@ import Testing
 
     static let expectedKeys = "fireball_date_key UNIQUE (date); fireball_pkey PRIMARY KEY (id)"
 
-    @Test func aFirstLoadGetsItsKeysBackAndAReloadUpsertsThroughThem() throws {
+    /// The oids of a table's indexes: new ones when they were dropped and built again.
+    private func indexes(_ cluster: PostgresTestCluster, _ database: String, of table: String = "fireball") throws -> String {
+        try cluster.psql("SELECT string_agg(indexrelid::text, ',' ORDER BY indexrelid) FROM pg_index WHERE indrelid = '\(table)'::regclass",
+                         database: database).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// A store whose tables exist and are empty (an empty feed's run made them).
+    private func emptyStore(_ cluster: PostgresTestCluster, in directory: TemporaryDirectory) throws -> (Store, String) {
+        let url = try cluster.newStoreURL()
+        let store = try Store.open(url)
+        #expect(try run(store, days: 0..<0, in: directory).totals.inserted == 0)
+        return (store, PostgresTestCluster.database(of: url))
+    }
+
+    @Test func aFirstLoadBuildsItsKeysAgainAndAReloadUpsertsThroughThem() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let cluster = try PostgresTestCluster.start()
-        let url = try cluster.newStoreURL()
-        let store = try Store.open(url)
+        let (store, database) = try emptyStore(cluster, in: directory)
+        let before = (try indexes(cluster, database), try indexes(cluster, database, of: "importer_change_fireball"))
         let first = try run(store, days: 1..<8, in: directory)
         #expect(first.totals.inserted == 7)
-        #expect(try keys(cluster, PostgresTestCluster.database(of: url)) == Self.expectedKeys)
-        #expect(try keys(cluster, PostgresTestCluster.database(of: url), of: "importer_change_fireball")
-                    == "importer_change_fireball_pkey PRIMARY KEY (importer_change_id)")
+        #expect(try keys(cluster, database) == Self.expectedKeys)
+        #expect(try keys(cluster, database, of: "importer_change_fireball") == "importer_change_fireball_pkey PRIMARY KEY (importer_change_id)")
+        let after = (try indexes(cluster, database), try indexes(cluster, database, of: "importer_change_fireball"))
+        #expect(after.0 != before.0 && after.1 != before.1, "both tables' keys were built again")
         let again = try run(store, days: 5..<10, energy: "2.5", in: directory)
         #expect(again.totals.inserted == 2 && again.totals.updated == 3)
-        #expect(try cluster.psql("SELECT count(*) FROM fireball", database: PostgresTestCluster.database(of: url)).hasPrefix("9"))
+        #expect(try cluster.psql("SELECT count(*) FROM fireball", database: database).hasPrefix("9"))
+        #expect(try indexes(cluster, database) == after.0, "a re-load keeps the keys")
     }
 
     /// What depends on the keys: a foreign key that references the table (seen before the drop),
@@ -53,13 +69,30 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let cluster = try PostgresTestCluster.start()
-        let url = try cluster.newStoreURL()
-        let database = PostgresTestCluster.database(of: url)
-        let store = try Store.open(url)
-        #expect(try run(store, days: 0..<0, in: directory).totals.inserted == 0)
+        let (store, database) = try emptyStore(cluster, in: directory)
         try cluster.psql(dependent, database: database)
+        let before = try indexes(cluster, database)
         let first = try run(store, days: 1..<8, in: directory)
         #expect(first.totals.inserted == 7)
+        #expect(try keys(cluster, database) == Self.expectedKeys)
+        #expect(try indexes(cluster, database) == before, "the keys were kept")
+    }
+
+    /// A reader's open transaction on the table: the drop gives up after its lock timeout and the
+    /// load goes on with the keys kept, instead of waiting for the reader.
+    @Test func aReaderHoldingTheTableMakesTheLoadKeepItsKeys() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let cluster = try PostgresTestCluster.start()
+        let (store, database) = try emptyStore(cluster, in: directory)
+        let before = try indexes(cluster, database)
+        let reader = try cluster.holdReadLock(database: database, table: "fireball", seconds: 30)
+        defer { reader.terminate() }
+        let started = Date()
+        let first = try run(store, days: 1..<8, in: directory)
+        #expect(first.totals.inserted == 7)
+        #expect(Date().timeIntervalSince(started) < 20, "the load did not wait for the reader")
+        #expect(try indexes(cluster, database) == before, "the keys were kept")
         #expect(try keys(cluster, database) == Self.expectedKeys)
     }
 }

@@ -46,11 +46,11 @@ import Testing
         #expect(keys.count == 2)
     }
 
-    /// 200,000 keys fill the 65,536 arrays past several growths; every one is admitted once, and
-    /// each one again is refused, found after the growths.
-    @Test func keysAreFoundAfterTheTablesGrow() {
+    /// 600,000 keys, about 9 in each of the 65,536 arrays: past their first capacity (4) and a
+    /// growth; every one is admitted once, and each one again is refused, found after the growths.
+    @Test func keysAreFoundAfterTheArraysGrow() {
         var keys = DirectKeys(entity: Self.entity, columns: [0], keyPositions: [0])
-        let count = 200_000
+        let count = 600_000
         for start in stride(from: 0, to: count, by: 1_000) {
             #expect(Self.admit(&keys, (start..<start + 1_000).map { .real(Double($0) + 0.5) }))
         }
