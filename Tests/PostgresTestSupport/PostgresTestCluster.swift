@@ -138,40 +138,35 @@ public final class PostgresTestCluster: @unchecked Sendable {
     /// Starts a psql session that holds the writer lock of the store in `database` (schema
     /// `public`) for `seconds`, the way a running import holds it; returns once it is held.
     public func holdWriterLock(database: String, seconds: Int) throws -> Process {
-        let process = Process()
-        process.executableURL = binaries.appendingPathComponent("psql")
-        process.arguments = ["-X", "-q", "-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-d", database,
-                             "-c", "BEGIN", "-c", "SELECT pg_advisory_xact_lock(hashtext('importer-writer:public'))",
-                             "-c", "SELECT pg_sleep(\(seconds))", "-c", "COMMIT"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        for _ in 0..<100 {
-            let held = try psql("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND objid::int = hashtext('importer-writer:public')", database: database)
-            if held != "0" { return process }
-            usleep(50_000)
-        }
-        throw ClusterError(message: "the psql session did not take the writer lock")
+        try holdLock(database: database, taking: "SELECT pg_advisory_xact_lock(hashtext('importer-writer:public'))", seconds: seconds,
+                     held: "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND objid::int = hashtext('importer-writer:public')",
+                     what: "the writer lock")
     }
 
     /// Starts a psql session that reads `table` in a transaction left open for `seconds` (as a
     /// reader's would, holding its `ACCESS SHARE` lock); returns once the lock is held.
     public func holdReadLock(database: String, table: String, seconds: Int) throws -> Process {
+        try holdLock(database: database, taking: "LOCK TABLE \(table) IN ACCESS SHARE MODE", seconds: seconds,
+                     held: "SELECT count(*) FROM pg_locks WHERE locktype = 'relation' AND granted AND mode = 'AccessShareLock' "
+                        + "AND relation = '\(table)'::regclass AND pid <> pg_backend_pid()",
+                     what: "the read lock")
+    }
+
+    /// A psql session that runs `taking` in a transaction held open for `seconds`, once `held`
+    /// (a count) says it took effect.
+    private func holdLock(database: String, taking: String, seconds: Int, held: String, what: String) throws -> Process {
         let process = Process()
         process.executableURL = binaries.appendingPathComponent("psql")
         process.arguments = ["-X", "-q", "-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-d", database,
-                             "-c", "BEGIN", "-c", "LOCK TABLE \(table) IN ACCESS SHARE MODE",
-                             "-c", "SELECT pg_sleep(\(seconds))", "-c", "COMMIT"]
+                             "-c", "BEGIN", "-c", taking, "-c", "SELECT pg_sleep(\(seconds))", "-c", "COMMIT"]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
         for _ in 0..<100 {
-            let held = try psql("SELECT count(*) FROM pg_locks WHERE locktype = 'relation' AND granted AND mode = 'AccessShareLock' "
-                                + "AND relation = '\(table)'::regclass AND pid <> pg_backend_pid()", database: database)
-            if held != "0" { return process }
+            if try psql(held, database: database) != "0" { return process }
             usleep(50_000)
         }
-        throw ClusterError(message: "the psql session did not take the read lock")
+        throw ClusterError(message: "the psql session did not take \(what)")
     }
 
     func stop() {
