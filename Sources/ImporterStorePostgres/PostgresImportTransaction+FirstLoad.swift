@@ -10,7 +10,7 @@ extension PostgresImportTransaction {
         let doubles = CopyText.doubleColumns(upsert.columns, of: upsert.entity)
         if !run.triedDeferringKeys {
             run.triedDeferringKeys = true
-            try deferKeys(of: upsert, run)
+                run.deferredKeys = try dropKeys(of: upsert.schema.table)
         }
         let order = Self.keyOrder(batch)
         try run.directOrigins.append(order.map { batch.feedRecord($0).packed })
@@ -25,11 +25,6 @@ extension PostgresImportTransaction {
 
 extension PostgresImportTransaction {
     static let keysSavepoint = "importer_deferred_keys"
-
-    /// Drops the entity table's unique keys before the first direct COPY (`DeferredKeys`).
-    func deferKeys(of upsert: StagedUpsert, _ run: EntityRun) throws {
-        run.deferredKeys = try dropKeys(of: upsert.schema.table)
-    }
 
     /// Adds the dropped keys back (each index built from the loaded rows).
     func restoreKeys(_ run: EntityRun) throws {
@@ -52,7 +47,8 @@ extension PostgresImportTransaction {
     /// cannot lose them (a foreign key references it, a view depends on them: the drop is tried
     /// under a savepoint), or when its lock is not had within `dropLockTimeout` (a reader's open
     /// transaction holds the table: the import keeps the keys rather than wait, and readers queued
-    /// behind the drop wait that long at most).
+    /// behind the drop wait that long at most), or when the role may not alter the table. Any other
+    /// failure (a cancelled statement, a lost connection) is thrown.
     private func dropKeys(of table: String) throws -> DeferredKeys? {
         let connection = store.connection
         guard let keys = DeferredKeys(table: table, rows: try connection.rows(DeferredKeys.listConstraints, [.text(table)])) else { return nil }
@@ -66,12 +62,17 @@ extension PostgresImportTransaction {
         } catch {
             try connection.execute("ROLLBACK TO SAVEPOINT \(Self.keysSavepoint)")
             try connection.execute("RELEASE SAVEPOINT \(Self.keysSavepoint)")
+            guard let state = error.sqlState, Self.keptKeysStates.contains(state) else { throw error }
             return nil
         }
         try connection.execute("RELEASE SAVEPOINT \(Self.keysSavepoint)")
         try connection.execute(DeferredKeys.maintenanceWorkMem)
         return keys
     }
+
+    /// The failures of the drop that keep the keys: lock not available (the timeout), dependent
+    /// objects still exist (a view), insufficient privilege (not the table's owner).
+    static let keptKeysStates: Set<String> = ["55P03", "2BP01", "42501"]
 
     /// How long a first load waits for a table's lock to drop its keys before keeping them.
     static let dropLockTimeout = "1s"

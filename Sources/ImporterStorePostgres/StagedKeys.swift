@@ -18,7 +18,10 @@ struct StagedKeys {
     /// The column type of each key position of the batches.
     let types: [AttributeType]
     let limit: Int
-    private var prints: KeyPrints? = KeyPrints()
+    /// Nil before the first staged key (the prints' 65,536 arrays are built then) and once the
+    /// prints were given up.
+    private var prints: KeyPrints?
+    private var gaveUp = false
     private var count = 0
 
     init(entity: EntityDescription, columns: [Int], keyPositions: [Int], limit: Int = Self.defaultLimit) {
@@ -27,9 +30,11 @@ struct StagedKeys {
     }
 
     mutating func append(_ batch: RecordBatch, record: Int) {
-        guard prints != nil else { return }
+        guard !gaveUp else { return }
+        if prints == nil { prints = KeyPrints() }
         guard count < limit, let hash = Self.hash(batch, record: record, types: types), prints?.insert(hash) == true else {
             prints = nil
+            gaveUp = true
             return
         }
         count += 1
@@ -62,7 +67,7 @@ struct StagedKeys {
 
     /// True when no two staged keys can be equal; frees the prints.
     mutating func distinct() -> Bool {
-        defer { prints = nil }
-        return prints != nil
+        defer { prints = nil; gaveUp = true }
+        return !gaveUp
     }
 }

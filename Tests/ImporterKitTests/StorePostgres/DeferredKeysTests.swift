@@ -95,4 +95,25 @@ import Testing
         #expect(try indexes(cluster, database) == before, "the keys were kept")
         #expect(try keys(cluster, database) == Self.expectedKeys)
     }
+
+    /// A role that may write the tables but does not own them cannot drop their keys: the load
+    /// keeps them and goes on.
+    @Test func aRoleThatDoesNotOwnTheTableLoadsWithItsKeys() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let cluster = try PostgresTestCluster.start()
+        let url = try cluster.newStoreURL()
+        let database = PostgresTestCluster.database(of: url)
+        #expect(try run(try Store.open(url), days: 0..<0, in: directory).totals.inserted == 0)
+        try cluster.psql(["DO $$ BEGIN CREATE ROLE loader LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$",
+                          "GRANT USAGE, CREATE ON SCHEMA public TO loader",
+                          "GRANT ALL ON ALL TABLES IN SCHEMA public TO loader",
+                          "GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO loader"], database: database)
+        let before = try indexes(cluster, database)
+        let loader = try Store.open(url.replacingOccurrences(of: "postgres@", with: "loader@"))
+        let first = try run(loader, days: 1..<8, in: directory)
+        #expect(first.totals.inserted == 7)
+        #expect(try indexes(cluster, database) == before, "the keys were kept")
+        #expect(try keys(cluster, database) == Self.expectedKeys)
+    }
 }
