@@ -10,7 +10,7 @@ extension PostgresImportTransaction {
         let doubles = CopyText.doubleColumns(upsert.columns, of: upsert.entity)
         if !run.triedDeferringKeys {
             run.triedDeferringKeys = true
-                run.deferredKeys = try dropKeys(of: upsert.schema.table)
+            run.deferredKeys = try dropKeys(of: upsert.schema.table)
         }
         let order = Self.keyOrder(batch)
         try run.directOrigins.append(order.map { batch.feedRecord($0).packed })
