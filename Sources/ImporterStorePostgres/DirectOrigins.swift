@@ -47,18 +47,15 @@ final class DirectOrigins {
     /// The origin of the `index`th direct record.
     func origin(at index: Int) throws(StoreError) -> Int64 {
         var value: Int64 = 0
-        let failure: String? = withUnsafeMutableBytes(of: &value) { bytes in
-            var done = 0
-            while done < bytes.count {
-                let read = pread(descriptor, bytes.baseAddress.map { $0 + done }, bytes.count - done, off_t(index * 8 + done))
-                if read < 0, errno == EINTR { continue }
-                if read < 0 { return "reading it back failed: " + String(cString: strerror(errno)) }
-                if read == 0 { return "reading it back found it shorter than written" }
-                done += read
+        let read: Int
+        do {
+            read = try withUnsafeMutableBytes(of: &value) { bytes throws(UnnamedFile.Failure) in
+                try UnnamedFile.read(descriptor, into: bytes, at: Int64(index * 8))
             }
-            return nil
+        } catch {
+            throw .temporaryFile(directory: directory, reason: "reading it back failed: " + error.reason)
         }
-        if let failure { throw .temporaryFile(directory: directory, reason: failure) }
+        guard read == 8 else { throw .temporaryFile(directory: directory, reason: "reading it back found it shorter than written") }
         return value
     }
 
@@ -70,19 +67,10 @@ final class DirectOrigins {
                 throw .temporaryFile(directory: directory, reason: error.reason)
             }
         }
-        var offset = count * 8
-        let failure: String? = origins.withUnsafeBytes { bytes in
-            var done = 0
-            while done < bytes.count {
-                let written = pwrite(descriptor, bytes.baseAddress.map { $0 + done }, bytes.count - done, off_t(offset))
-                if written < 0, errno == EINTR { continue }
-                if written < 0 { return String(cString: strerror(errno)) }
-                if written == 0 { return "nothing could be written" }
-                done += written
-                offset += written
-            }
+        let failure = origins.withUnsafeBytes { bytes -> UnnamedFile.Failure? in
+            do throws(UnnamedFile.Failure) { try UnnamedFile.write(descriptor, bytes, at: Int64(count * 8)) } catch { return error }
             return nil
         }
-        if let failure { throw .temporaryFile(directory: directory, reason: failure) }
+        if let failure { throw .temporaryFile(directory: directory, reason: failure.reason) }
     }
 }

@@ -28,6 +28,33 @@ public enum UnnamedFile {
         return descriptor
     }
 
+    /// Reads up to `buffer.count` bytes at `offset` of `descriptor`, retried across interruptions
+    /// and partial reads; returns how many were read (fewer only at the end of the file).
+    public static func read(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(Failure) -> Int {
+        var done = 0
+        while done < buffer.count {
+            let count = pread(descriptor, buffer.baseAddress.map { $0 + done }, buffer.count - done, off_t(offset) + off_t(done))
+            if count < 0, errno == EINTR { continue }
+            if count < 0 { throw Failure(reason: String(cString: strerror(errno))) }
+            if count == 0 { break }
+            done += count
+        }
+        return done
+    }
+
+    /// Writes all of `bytes` at `offset` of `descriptor`, retried across interruptions and partial
+    /// writes.
+    public static func write(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(Failure) {
+        var done = 0
+        while done < bytes.count {
+            let count = pwrite(descriptor, bytes.baseAddress.map { $0 + done }, bytes.count - done, off_t(offset) + off_t(done))
+            if count < 0, errno == EINTR { continue }
+            if count < 0 { throw Failure(reason: String(cString: strerror(errno))) }
+            if count == 0 { throw Failure(reason: "nothing could be written") }
+            done += count
+        }
+    }
+
     /// Removes files named `prefix-…` in `directory` more than `age` seconds ago: left by a
     /// process killed in the instant its file had a name (a live one is unlinked within
     /// microseconds of its naming).

@@ -73,16 +73,10 @@ final class SpillFile {
     /// Reads up to `buffer.count` bytes at `offset` (all of them written: `flush` first); fewer
     /// only at the end of the file.
     func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(ImportError) -> Int {
-        var done = 0
-        while done < buffer.count {
-            let count = pread(descriptor, buffer.baseAddress.map { $0 + done }, buffer.count - done, off_t(offset) + off_t(done))
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw .spill(directory: directory, reason: String(cString: strerror(errno)))
-            }
-            if count == 0 { break }
-            done += count
+        do {
+            return try UnnamedFile.read(descriptor, into: buffer, at: offset)
+        } catch {
+            throw .spill(directory: directory, reason: error.reason)
         }
-        return done
     }
 }
