@@ -197,13 +197,13 @@ final class BlockingConnection: Sendable {
         }
     }
 
-    /// Queues `data` (COPY text format lines) for `table`'s `columns` (`CopyQueue`) and returns
-    /// before the server has taken it: an error in the data is thrown by a later `copy` or by the
-    /// next request.
-    func copy(into table: String, columns: [String], data: ByteBuffer) throws(PostgresError) {
+    /// Queues `data` (COPY rows: text format lines, or with `binary` `CopyBinary`'s rows) for
+    /// `table`'s `columns` (`CopyQueue`) and returns before the server has taken it: an error in
+    /// the data is thrown by a later `copy` or by the next request.
+    func copy(into table: String, columns: [String], binary: Bool = false, data: ByteBuffer) throws(PostgresError) {
         try checkAlive("COPY \(table) FROM STDIN", finishingCopies: false)
         do {
-            try copies.send(into: table, columns: columns, data: data)
+            try copies.send(into: table, columns: columns, binary: binary, data: data)
         } catch {
             throw failure(error.error, sql: "COPY \(error.table) FROM STDIN")
         }

@@ -1,9 +1,11 @@
 import PostgresNIO
 
-/// A chunk of COPY text lines for one table's columns: one `COPY … FROM STDIN`.
+/// A chunk of COPY rows for one table's columns, in one format: one `COPY … FROM STDIN`. A binary
+/// chunk's data begins with the format's header and, once queued, ends with its trailer.
 struct CopyChunk: Sendable {
     let table: String
     let columns: [String]
+    let binary: Bool
     var data: ByteBuffer
 }
 
@@ -74,13 +76,13 @@ struct CopyQueueStateMachine: Sendable {
         Failure(table: table, error: PostgresNIO.PostgresError.connectionClosed)
     }
 
-    /// Adds `data` for `table`'s `columns` to the gathered chunk; the chunk gathered for another
-    /// table is queued first (`wait` when there is no room for it), and a full one is queued when
+    /// Adds `data` (whole rows, `binary`: in `CopyBinary`'s format, else text) for `table`'s
+    /// `columns` to the gathered chunk; the chunk gathered for another table or format is queued first (`wait` when there is no room for it), and a full one is queued when
     /// there is room (else by the next `send` or `finish`).
-    mutating func send(into table: String, columns: [String], data: ByteBuffer) -> SendAction {
+    mutating func send(into table: String, columns: [String], binary: Bool = false, data: ByteBuffer) -> SendAction {
         if isClosed { return .fail(Self.closedFailure(table)) }
         var startCopying = false
-        if let chunk = gathering, chunk.table != table || chunk.columns != columns || chunk.data.readableBytes >= chunkBytes {
+        if let chunk = gathering, chunk.table != table || chunk.columns != columns || chunk.binary != binary || chunk.data.readableBytes >= chunkBytes {
             if let failure = takeFailure() { return .fail(failure) }
             guard hasRoom else {
                 return .wait
@@ -89,7 +91,7 @@ struct CopyQueueStateMachine: Sendable {
         }
         if let failure = takeFailure() { return .fail(failure) }
         var data = data
-        if gathering == nil { gathering = Chunk(table: table, columns: columns, data: ByteBuffer()) }
+        if gathering == nil { gathering = Chunk(table: table, columns: columns, binary: binary, data: ByteBuffer(bytes: binary ? CopyBinary.header : [])) }
         gathering?.data.writeBuffer(&data)
         if let chunk = gathering, chunk.data.readableBytes >= chunkBytes, hasRoom { startCopying = queueGathered() || startCopying }
         return .done(startCopying: startCopying)
@@ -164,8 +166,9 @@ struct CopyQueueStateMachine: Sendable {
 
     /// Queues the gathered chunk (room checked by the caller); whether a copying task must start.
     private mutating func queueGathered() -> Bool {
-        guard let chunk = gathering else { return false }
+        guard var chunk = gathering else { return false }
         gathering = nil
+        if chunk.binary { chunk.data.writeBytes(CopyBinary.trailer) }
         queued.append(chunk)
         guard !isCopying else { return false }
         isCopying = true

@@ -6,20 +6,15 @@ extension PostgresImportTransaction {
     /// and inserting it from the stage (figures: Docs/PERFORMANCE.md, "Measurements behind the code"); the insert changes are
     /// recorded at the close, from the table.
     func copyDirect(_ batch: RecordBatch, of upsert: StagedUpsert, _ run: EntityRun) throws {
-        var text = CopyText(capacity: 8 * batch.count * batch.width)
-        let doubles = CopyText.doubleColumns(upsert.columns, of: upsert.entity)
         if !run.triedDeferringKeys {
             run.triedDeferringKeys = true
             run.deferredKeys = try dropKeys(of: upsert.schema.table)
         }
         let order = Self.keyOrder(batch)
         try run.directOrigins.append(order.map { batch.feedRecord($0).packed })
-        for record in order {
-            text.appendRecord(record, of: batch, doubles: doubles)
-            try Self.checkStorable(text, batch, record: record, of: upsert.entity, columns: upsert.columns)
-        }
+        let rows = try Self.copyRows(batch, order, of: upsert.entity, columns: upsert.columns)
         run.directRows += batch.count
-        try store.connection.copy(into: upsert.entity.tableName, columns: upsert.supplied, data: text.buffer)
+        try store.connection.copy(into: upsert.entity.tableName, columns: upsert.supplied, binary: rows.binary, data: rows.data)
     }
 }
 

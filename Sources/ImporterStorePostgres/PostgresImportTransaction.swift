@@ -2,6 +2,7 @@ import Foundation
 import ImporterModel
 import ImporterStore
 import ImporterStoreSQL
+import NIOCore
 
 /// An import into PostgreSQL: per entity, batches are COPied into a temporary staging table (on a
 /// first load, straight into the entity table while no key repeats: `copyDirect`); the staged rows
@@ -101,24 +102,49 @@ final class PostgresImportTransaction: ImportTransaction {
         }
         run.direct = nil
         let upsert = try part(supplying: columns, of: first, in: run)
-        var text = CopyText(capacity: 8 * batch.count * (batch.width + 2))
         // On a first load, each batch is staged in key order (SQLite's, which is COLLATE "C"'s), so
         // that the stage is already in the insert order (batch, key): PostgreSQL's sort then finds
         // it sorted. `importer_ord` stays the feed order, whatever the row order.
         let order = upsert.firstLoad ? Self.keyOrder(batch) : Array(0..<batch.count)
-        let doubles = CopyText.doubleColumns(columns, of: entity)
-        for record in order {
-            run.keys?.append(batch, record: record)
-            text.append(.integer(Int64(run.staged + record + 1)))
-            text.append(.integer(Int64(run.batches)))
+        for record in order { run.keys?.append(batch, record: record) }
+        let (staged, number) = (Int64(run.staged + 1), Int64(run.batches))
+        let rows = try Self.copyRows(batch, order, of: entity, columns: columns, leading: 4) { record, write in
+            write(staged + Int64(record))
+            write(number)
             let origin = batch.feedRecord(record)
-            text.append(.integer(origin.packed))
-            text.append(.integer(origin.packedPosition))
-            text.appendRecord(record, of: batch, doubles: doubles)
-            try Self.checkStorable(text, batch, record: record, of: entity, columns: columns)
+            write(origin.packed)
+            write(origin.packedPosition)
         }
         run.staged += batch.count
-        try store.connection.copy(into: upsert.stage, columns: upsert.stageColumns, data: text.buffer)
+        try store.connection.copy(into: upsert.stage, columns: upsert.stageColumns, binary: rows.binary, data: rows.data)
+    }
+
+    /// `batch`'s records in `order` as COPY rows, each led by `leading` bigints (`lead(record,
+    /// write)` writes them): in the binary format when every value is of its column's type
+    /// (`CopyBinary`), else as text. Throws when a record holds text PostgreSQL cannot store.
+    static func copyRows(_ batch: RecordBatch, _ order: [Int], of entity: EntityDescription, columns: [Int], leading: Int = 0,
+                         lead: (Int, (Int64) -> Void) -> Void = { _, _ in }) throws -> (data: ByteBuffer, binary: Bool) {
+        let types = columns.map { CopyBinary.Column(entity.attributes[$0].type) }
+        var binary = CopyBinary(capacity: 12 * batch.count * (batch.width + leading) + batch.arena.count)
+        let encoded = try batch.arena.withUnsafeBufferPointer { arena in
+            let base = arena.baseAddress ?? emptyBytes
+            for record in order {
+                binary.beginRow(fields: leading + batch.width)
+                lead(record) { binary.append($0) }
+                guard binary.appendRecord(record, of: batch, columns: types, arena: base) else { return false }
+                try checkStorable(sawNUL: binary.sawNUL, batch, record: record, of: entity, columns: columns)
+            }
+            return true
+        }
+        if encoded { return (binary.buffer, true) }
+        var text = CopyText(capacity: 8 * batch.count * (batch.width + leading))
+        let doubles = CopyText.doubleColumns(columns, of: entity)
+        for record in order {
+            lead(record) { text.append(.integer($0)) }
+            text.appendRecord(record, of: batch, doubles: doubles)
+            try checkStorable(sawNUL: text.sawNUL, batch, record: record, of: entity, columns: columns)
+        }
+        return (text.buffer, false)
     }
 
     /// The entity's stage and bookkeeping, at its first batch.
@@ -134,10 +160,10 @@ final class PostgresImportTransaction: ImportTransaction {
         if upsert.firstLoad { run.direct = DirectKeys(entity: entity, columns: columns, keyPositions: keyPositions) }
     }
 
-    /// Throws when the record just encoded held text PostgreSQL cannot store (`CopyText.sawNUL`),
-    /// naming the record and the attribute.
-    static func checkStorable(_ text: CopyText, _ batch: RecordBatch, record: Int, of entity: EntityDescription, columns: [Int]) throws {
-        guard text.sawNUL else { return }
+    /// Throws when the record just encoded held text PostgreSQL cannot store (`sawNUL`: the
+    /// encoder's, `CopyText` or `CopyBinary`), naming the record and the attribute.
+    static func checkStorable(sawNUL: Bool, _ batch: RecordBatch, record: Int, of entity: EntityDescription, columns: [Int]) throws {
+        guard sawNUL else { return }
         let origin = batch.origins[record]
         let position = (0..<batch.width).first { position in
             guard case .text(let value) = batch.publicValue(record: record, position: position) else { return false }

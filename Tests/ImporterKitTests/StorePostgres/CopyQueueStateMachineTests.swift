@@ -53,6 +53,22 @@ import Testing
         guard case .done = machine.finish() else { Issue.record("everything is copied"); return }
     }
 
+    /// A binary chunk is framed once (header first, trailer when queued) around the batches it
+    /// gathers; text and binary batches for the same table go in separate chunks.
+    @Test func aBinaryChunkIsFramedAroundItsBatchesAndKeptApartFromText() {
+        var machine = Machine(depth: 3, chunkBytes: 100)
+        _ = machine.send(into: "a", columns: ["n"], binary: true, data: Self.bytes(3))
+        _ = machine.send(into: "a", columns: ["n"], binary: true, data: Self.bytes(4))
+        _ = machine.send(into: "a", columns: ["n"], data: Self.bytes(5))
+        _ = machine.finish()
+        let binary = Self.next(&machine), text = Self.next(&machine)
+        #expect(binary?.binary == true && text?.binary == false)
+        #expect(binary.map { Array(buffer: $0.data) } == CopyBinary.header + Array(repeating: UInt8(ascii: "x"), count: 7) + CopyBinary.trailer)
+        #expect(text?.data.readableBytes == 5)
+        #expect(CopyQueue.copyTarget(of: CopyChunk(table: #"t"x"#, columns: ["a", #"b"c"#], binary: true, data: ByteBuffer()))
+            == (#"t""x" ("a", "b""c") FROM STDIN WITH (FORMAT binary) --"#, []))
+    }
+
     /// With `depth` chunks pending, a full chunk stays gathered and the next send waits (taking
     /// nothing) until the task takes one.
     @Test func aSendWaitsWhileDepthChunksArePending() {
