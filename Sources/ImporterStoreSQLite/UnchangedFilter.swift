@@ -56,15 +56,16 @@ final class UnchangedFilter: UnchangedRecordFilter {
     private let compared: [Int]
     private let seen: SeenRecords
 
-    /// The filter for `entity`'s records supplying `columns`, or nil when the table is empty or its
-    /// ids span more than `maxRows`.
+    /// The filter for `entity`'s records supplying `columns`, or nil when the table held no record
+    /// before the run (a first load) or its ids span more than `maxRows`. Only the records stored
+    /// before the run are scanned: the ones it inserted are kept through `SeenRecords` anyway.
     static func build(connection: Connection, entity: EntityDescription, columns: [Int], seen: SeenRecords) throws -> UnchangedFilter? {
         // As `RecordMapper` places the key in a batch; `dropping` keeps a batch placed otherwise.
         let keyPositions = entity.keyIndices.compactMap { columns.firstIndex(of: $0) }
-        guard keyPositions.count == entity.uniqueKey.count else { return nil }
+        guard keyPositions.count == entity.uniqueKey.count, seen.lastIDBefore > 0 else { return nil }
         let table = SQLIdentifier.quoted(entity.tableName)
         // The id range bounds the row count without counting (a count reads the whole key index).
-        let bounds = try connection.rows("SELECT min(\"id\"), max(\"id\") FROM \(table)")
+        let bounds = try connection.rows("SELECT min(\"id\"), max(\"id\") FROM \(table) WHERE \"id\" <= ?1", [.integer(seen.lastIDBefore)])
         guard let row = bounds.first, row.count == 2, case .integer(let first) = row[0], case .integer(let last) = row[1],
               last - first < Int64(maxRows) else { return nil }
         let filter = UnchangedFilter(rows: Int(last - first + 1), firstID: first, columns: columns, keyPositions: keyPositions, seen: seen)
@@ -74,7 +75,7 @@ final class UnchangedFilter: UnchangedRecordFilter {
         // A large table is scanned in two halves at once, the upper one by a `Helper`; should it
         // fail, the rest of its half (rows come in id order) is scanned here.
         let half = last - first + 1 >= Int64(parallelRows) ? first + (last - first + 1) / 2 : last + 1
-        let upper = "SELECT \(selected) FROM \(table) WHERE \"id\" >= ?1 ORDER BY \"id\""
+        let upper = "SELECT \(selected) FROM \(table) WHERE \"id\" >= ?1 AND \"id\" <= \(last) ORDER BY \"id\""
         let helper = half <= last ? StoredRowScan.Helper(scan: scan, path: connection.path, sql: upper, from: half) : nil
         var resume = half
         func insertUpper(_ rows: inout [StoredRowDigest]) {

@@ -136,7 +136,20 @@ import Testing
         let names = ["date", "energy", "impact_energy", "latitude", "longitude", "altitude", "velocity"]
         let columns = names.compactMap(entity.attributeIndex(named:))
         let connection = try Connection(path: path, create: false)
-        // The stored rows as a feed would bring them, every 1000th with another energy.
+        let batch = try Self.storedRows(connection, names, columns)
+        try #require(batch.count == count)
+        if helperFails { try FileManager.default.moveItem(atPath: path, toPath: directory.path("moved.sqlite")) }
+        let seen = SeenRecords(lastIDBefore: Int64(count), slot: 0)
+        let filter = try #require(try UnchangedFilter.build(connection: connection, entity: entity, columns: columns, seen: seen))
+        let kept = filter.dropping(batch)
+        let changed = (0..<count).filter { $0 % 1000 == 3 }
+        try #require(kept.count == changed.count, "kept \(kept.count) of \(count) records, \(changed.count) changed")
+        #expect((0..<kept.count).map { kept.origins[$0].recordIndex } == changed)
+        #expect(seen.storedCount == count - kept.count)
+    }
+
+    /// The stored rows as a feed would bring them (in id order), every 1000th with another energy.
+    private static func storedRows(_ connection: Connection, _ names: [String], _ columns: [Int]) throws -> RecordBatch {
         var batch = RecordBatch(columns: columns, keyPositions: [0])
         try connection.prepare("SELECT \(names.joined(separator: ", ")) FROM fireball ORDER BY id").forEachRow { row in
             let record = batch.count
@@ -149,15 +162,27 @@ import Testing
             }
             batch.commitRecord(RecordOrigin(recordIndex: record, line: 1, column: 1))
         }
-        try #require(batch.count == count)
-        if helperFails { try FileManager.default.moveItem(atPath: path, toPath: directory.path("moved.sqlite")) }
-        let seen = SeenRecords(lastIDBefore: Int64(count), slot: 0)
+        return batch
+    }
+
+    /// The records the run itself inserted (ids past `lastIDBefore`) are not scanned: a first load
+    /// builds no filter, and a record equal to a row the run inserted is kept, for the upserter.
+    @Test func onlyTheRecordsStoredBeforeTheRunAreScanned() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let path = directory.path("s.sqlite")
+        try importFeeds([try directory.write("base.json", ReloadMergeTests.feed(Array(0..<1500)))], into: path)
+        let entity = FireballModel.entity
+        let names = ["date", "energy", "impact_energy", "latitude", "longitude", "altitude", "velocity"]
+        let columns = names.compactMap(entity.attributeIndex(named:))
+        let connection = try Connection(path: path, create: false)
+        let batch = try Self.storedRows(connection, names, columns)
+        #expect(try UnchangedFilter.build(connection: connection, entity: entity, columns: columns, seen: SeenRecords(lastIDBefore: 0, slot: 0)) == nil)
+        let seen = SeenRecords(lastIDBefore: 600, slot: 0)
         let filter = try #require(try UnchangedFilter.build(connection: connection, entity: entity, columns: columns, seen: seen))
         let kept = filter.dropping(batch)
-        let changed = (0..<count).filter { $0 % 1000 == 3 }
-        try #require(kept.count == changed.count, "kept \(kept.count) of \(count) records, \(changed.count) changed")
-        #expect((0..<kept.count).map { kept.origins[$0].recordIndex } == changed)
-        #expect(seen.storedCount == count - kept.count)
+        #expect((0..<kept.count).map { kept.origins[$0].recordIndex } == [3] + Array(600..<1500))
+        #expect(seen.storedCount == 599)
     }
 
     @Test func aSyncReloadKeepsTheRecordsItDroppedAsUnchanged() throws {
