@@ -7,9 +7,9 @@ import NIOCore
 /// temporary table took 11.0–11.4 s as text and 4.8–5.7 s in this format (figures:
 /// Docs/PERFORMANCE.md). A double reads back bit for bit.
 ///
-/// Only a value of its column's own type is encoded (`append` says false otherwise): a batch that
-/// holds another (text in a number column) is sent as text (`CopyText`), for the server to parse
-/// as before. Text that is not valid UTF-8 is written as `CopyText` writes it (each invalid
+/// Only a value of its column's own type is encoded (`appendRecord` says false otherwise): a batch
+/// that holds another (text in a number column) is sent as text (`CopyText`), for the server to
+/// parse as before. Text that is not valid UTF-8 is written as `CopyText` writes it (each invalid
 /// sequence replaced by U+FFFD); a NUL character is left out and noted (`sawNUL`), as there.
 ///
 /// The rows are what `CopyQueue` gathers; it adds the format's header and trailer around each

@@ -99,10 +99,10 @@ final class CopyQueue: Sendable {
     /// The `table` and `columns` arguments of postgres-nio's `copyFrom` for `chunk`. postgres-nio
     /// 1.33 writes `COPY "<table>" ("<column>", …) FROM STDIN WITH (FORMAT text)` and offers no
     /// other format; for a binary chunk the table argument closes the name itself, gives the column
-    /// list and `FORMAT binary`, and ends in a comment that holds the rest. Pinned by
-    /// `CopyBinaryTests`, which a postgres-nio that quotes the argument otherwise fails.
+    /// list and `FORMAT binary`, and ends in a comment that holds the rest (the library appends no
+    /// line break, and the names' own are inside their quotes). Pinned by `CopyBinaryTests`, which
+    /// a postgres-nio that quotes the argument otherwise fails.
     static func copyTarget(of chunk: CopyChunk) -> (table: String, columns: [String]) {
-        // A name with a line break would end the comment: such a chunk's COPY fails, not reads otherwise.
         guard chunk.binary else { return (escaped(chunk.table), chunk.columns.map(escaped)) }
         let columns = chunk.columns.map { "\"\(escaped($0))\"" }.joined(separator: ", ")
         return ("\(escaped(chunk.table))\" (\(columns)) FROM STDIN WITH (FORMAT binary) --", [])

@@ -77,8 +77,9 @@ struct CopyQueueStateMachine: Sendable {
     }
 
     /// Adds `data` (whole rows, `binary`: in `CopyBinary`'s format, else text) for `table`'s
-    /// `columns` to the gathered chunk; the chunk gathered for another table or format is queued first (`wait` when there is no room for it), and a full one is queued when
-    /// there is room (else by the next `send` or `finish`).
+    /// `columns` to the gathered chunk; the chunk gathered for another table or format is queued
+    /// first (`wait` when there is no room for it), and a full one is queued when there is room
+    /// (else by the next `send` or `finish`).
     mutating func send(into table: String, columns: [String], binary: Bool = false, data: ByteBuffer) -> SendAction {
         if isClosed { return .fail(Self.closedFailure(table)) }
         var startCopying = false

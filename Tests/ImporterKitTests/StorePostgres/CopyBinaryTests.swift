@@ -72,8 +72,8 @@ import Testing
         let cluster = try PostgresTestCluster.start()
         let connection = try BlockingConnection.connect(to: try PostgresLocation(parsing: try cluster.newStoreURL()))
         defer { connection.close() }
-        // Names a COPY statement must quote: a double quote, a keyword, upper case.
-        try connection.execute(#"CREATE TEMP TABLE "odd ""table""" ("n" bigint, "we""ird" double precision, "type" text, "Upper" text)"#)
+        // Names a COPY statement must quote: a double quote, a line break, a keyword, upper case.
+        try connection.execute("CREATE TEMP TABLE \"odd\n\"\"table\"\"\" (\"n\" bigint, \"we\"\"ird\" double precision, \"type\" text, \"Upper\" text)")
         var random = SplitMix64(seed: 9)
         let texts = ["plain", "tab\there", "new\nline", "back\\slash", "cr\rlf", "\\N", "", "ünïcode ✓", "a\t\\\n\r", "--", "\")"]
         var rows: [[Any?]] = []
@@ -86,9 +86,9 @@ import Testing
         #expect(encoded.encoded)
         // Two sends gather into one chunk; the header and trailer are the queue's.
         let half = Self.encode(Self.batch(Array(rows[..<2_500]))).bytes, rest = Self.encode(Self.batch(Array(rows[2_500...]))).bytes
-        try connection.copy(into: #"odd "table""#, columns: ["n", #"we"ird"#, "type", "Upper"], binary: true, data: .init(bytes: half))
-        try connection.copy(into: #"odd "table""#, columns: ["n", #"we"ird"#, "type", "Upper"], binary: true, data: .init(bytes: rest))
-        let stored = try connection.rows(#"SELECT "n", "we""ird", "type", "Upper" FROM "odd ""table""" ORDER BY "n""#)
+        try connection.copy(into: "odd\n\"table\"", columns: ["n", #"we"ird"#, "type", "Upper"], binary: true, data: .init(bytes: half))
+        try connection.copy(into: "odd\n\"table\"", columns: ["n", #"we"ird"#, "type", "Upper"], binary: true, data: .init(bytes: rest))
+        let stored = try connection.rows("SELECT \"n\", \"we\"\"ird\", \"type\", \"Upper\" FROM \"odd\n\"\"table\"\"\" ORDER BY \"n\"")
         #expect(stored.count == rows.count)
         for (row, wanted) in zip(stored, rows) {
             #expect(row[0] == .integer(wanted[0] as? Int64 ?? -1))
