@@ -9,12 +9,29 @@ extension PostgresImportTransaction {
         if !run.triedDeferringKeys {
             run.triedDeferringKeys = true
             run.deferredKeys = try dropKeys(of: upsert.schema.table)
+            run.directBinary = try hasCreatedTypes(upsert)
         }
         let order = Self.keyOrder(batch)
         try run.directOrigins.append(order.map { batch.feedRecord($0).packed })
-        let rows = try Self.copyRows(batch, order, of: upsert.entity, columns: upsert.columns)
+        let rows = try Self.copyRows(batch, order, of: upsert.entity, columns: upsert.columns, binary: run.directBinary)
         run.directRows += batch.count
         try store.connection.copy(into: upsert.entity.tableName, columns: upsert.supplied, binary: rows.binary, data: rows.data)
+    }
+}
+
+extension PostgresImportTransaction {
+    /// Whether the entity table's columns that `upsert` supplies have the types the importer
+    /// creates them with (`PostgresEntitySchema.sqlType`), which binary COPY rows must match
+    /// exactly: a column a user altered (to `numeric`, say) is loaded from text, which the
+    /// server converts as before. Staging tables are the importer's own, always as created.
+    private func hasCreatedTypes(_ upsert: StagedUpsert) throws -> Bool {
+        let rows = try store.connection.rows("""
+            SELECT attname::text, format_type(atttypid, atttypmod) FROM pg_attribute
+            WHERE attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped
+            """, [.text(upsert.schema.table)])
+        var types: [String: String] = [:]
+        for row in rows { if row.count == 2, case .text(let name) = row[0], case .text(let type) = row[1] { types[name] = type } }
+        return upsert.columns.allSatisfy { types[upsert.entity.attributes[$0].name] == PostgresEntitySchema.sqlType(upsert.entity.attributes[$0].type) }
     }
 }
 

@@ -38,6 +38,9 @@ final class PostgresImportTransaction: ImportTransaction {
         var deferredKeys: DeferredKeys?
         /// Whether the first direct COPY tried to drop them (once per run).
         var triedDeferringKeys = false
+        /// Whether the entity table's supplied columns still have the types the importer created
+        /// them with, so that direct COPYs may be binary (found at the first one).
+        var directBinary = false
         /// Each set of attributes the feeds supplied and its staging table (more than one:
         /// `StagedMerge` merges them before the apply).
         var parts: [(columns: [Int], stage: String)] = []
@@ -122,9 +125,10 @@ final class PostgresImportTransaction: ImportTransaction {
     /// `batch`'s records in `order` as COPY rows, each led by `leading` bigints (`lead(record,
     /// write)` writes them): in the binary format when every value is of its column's type
     /// (`CopyBinary`), else as text. Throws when a record holds text PostgreSQL cannot store.
-    static func copyRows(_ batch: RecordBatch, _ order: [Int], of entity: EntityDescription, columns: [Int], leading: Int = 0,
+    static func copyRows(_ batch: RecordBatch, _ order: [Int], of entity: EntityDescription, columns: [Int], leading: Int = 0, binary allowed: Bool = true,
                          lead: (Int, (Int64) -> Void) -> Void = { _, _ in }) throws -> (data: ByteBuffer, binary: Bool) {
         let types = columns.map { CopyBinary.Column(entity.attributes[$0].type) }
+        guard allowed else { return try textRows(batch, order, of: entity, columns: columns, leading: leading, lead: lead) }
         var binary = CopyBinary(capacity: 12 * batch.count * (batch.width + leading) + batch.arena.count)
         let encoded = try batch.arena.withUnsafeBufferPointer { arena in
             let base = arena.baseAddress ?? emptyBytes
@@ -137,6 +141,12 @@ final class PostgresImportTransaction: ImportTransaction {
             return true
         }
         if encoded { return (binary.buffer, true) }
+        return try textRows(batch, order, of: entity, columns: columns, leading: leading, lead: lead)
+    }
+
+    /// `copyRows` in COPY's text format.
+    private static func textRows(_ batch: RecordBatch, _ order: [Int], of entity: EntityDescription, columns: [Int], leading: Int,
+                                 lead: (Int, (Int64) -> Void) -> Void) throws -> (data: ByteBuffer, binary: Bool) {
         var text = CopyText(capacity: 8 * batch.count * (batch.width + leading))
         let doubles = CopyText.doubleColumns(columns, of: entity)
         for record in order {
