@@ -52,11 +52,6 @@ struct CopyText {
         endRow()
     }
 
-    /// Which of the entity's attributes `columns` are stored as `double precision`.
-    static func doubleColumns(_ columns: [Int], of entity: EntityDescription) -> [Bool] {
-        columns.map { PostgresEntitySchema.sqlType(entity.attributes[$0].type) == "double precision" }
-    }
-
     mutating func endRow() {
         bytes.append(UInt8(ascii: "\n"))
         rowOpen = false

@@ -128,7 +128,7 @@ final class PostgresImportTransaction: ImportTransaction {
     static func copyRows(_ batch: RecordBatch, _ order: [Int], of entity: EntityDescription, columns: [Int], leading: Int = 0, binary allowed: Bool = true,
                          lead: (Int, (Int64) -> Void) -> Void = { _, _ in }) throws -> (data: ByteBuffer, binary: Bool) {
         let types = columns.map { CopyBinary.Column(entity.attributes[$0].type) }
-        guard allowed else { return try textRows(batch, order, of: entity, columns: columns, leading: leading, lead: lead) }
+        guard allowed else { return try textRows(batch, order, of: entity, columns: columns, types: types, leading: leading, lead: lead) }
         var binary = CopyBinary(capacity: 12 * batch.count * (batch.width + leading) + batch.arena.count)
         let encoded = try batch.arena.withUnsafeBufferPointer { arena in
             let base = arena.baseAddress ?? emptyBytes
@@ -141,14 +141,14 @@ final class PostgresImportTransaction: ImportTransaction {
             return true
         }
         if encoded { return (binary.buffer, true) }
-        return try textRows(batch, order, of: entity, columns: columns, leading: leading, lead: lead)
+        return try textRows(batch, order, of: entity, columns: columns, types: types, leading: leading, lead: lead)
     }
 
-    /// `copyRows` in COPY's text format.
-    private static func textRows(_ batch: RecordBatch, _ order: [Int], of entity: EntityDescription, columns: [Int], leading: Int,
-                                 lead: (Int, (Int64) -> Void) -> Void) throws -> (data: ByteBuffer, binary: Bool) {
+    /// `copyRows` in COPY's text format (`types`: the columns' storage).
+    private static func textRows(_ batch: RecordBatch, _ order: [Int], of entity: EntityDescription, columns: [Int], types: [CopyBinary.Column],
+                                 leading: Int, lead: (Int, (Int64) -> Void) -> Void) throws -> (data: ByteBuffer, binary: Bool) {
         var text = CopyText(capacity: 8 * batch.count * (batch.width + leading))
-        let doubles = CopyText.doubleColumns(columns, of: entity)
+        let doubles = types.map { $0 == .double }
         for record in order {
             lead(record) { text.append(.integer($0)) }
             text.appendRecord(record, of: batch, doubles: doubles)

@@ -1,8 +1,5 @@
 import Foundation
-import ImporterKit
-@testable import ImporterModel
-import ImporterPipeline
-import ImporterStore
+import ImporterModel
 @testable import ImporterStorePostgres
 import PostgresTestSupport
 import Testing
@@ -117,29 +114,5 @@ import Testing
         #expect(String(decoding: Array(buffer: rows.data), as: UTF8.self) == "2026-01-01\t2.5\n2026-01-02\t7.25\n")
         let typed = try PostgresImportTransaction.copyRows(Self.batch([["2026-01-01", 2.5]]), [0], of: entity, columns: [0, 1])
         #expect(typed.binary)
-    }
-}
-
-/// A first load COPies into the entity table itself: binary only while its columns keep the types
-/// the importer created them with; a column a user altered is loaded from text, as before.
-@Suite struct AlteredColumnTypeTests {
-    @Test func aFirstLoadIntoAColumnAUserAlteredStoresTheFeedsValues() throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.cleanup() }
-        let cluster = try PostgresTestCluster.start()
-        let url = try cluster.newStoreURL()
-        let database = PostgresTestCluster.database(of: url)
-        let store = try Store.open(url)
-        var options = ImportOptions(author: "t", context: "test")
-        options.replayViews = false
-        func run(_ rows: [String]) throws -> ImportResult {
-            let feed = try directory.write("feed-\(UUID().uuidString).json", fireballFeed(rows))
-            return try ImportSession(store: store, model: FireballModel.model, options: options).run([FeedInput(path: feed, mapping: FireballModel.apiFeed)])
-        }
-        #expect(try run([]).totals.inserted == 0)
-        _ = try cluster.psql("ALTER TABLE fireball ALTER COLUMN energy TYPE numeric", database: database)
-        let rows = (0..<50).map { #"["2024-01-01 00:00:\#(String(format: "%02d", $0))","\#($0).25","0.1","12.5","N","40.1","E","30.0","15.2"]"# }
-        #expect(try run(rows).totals.inserted == 50)
-        #expect(try cluster.psql("SELECT sum(energy), pg_typeof(sum(energy)) FROM fireball", database: database).hasPrefix("1237.50"))
     }
 }

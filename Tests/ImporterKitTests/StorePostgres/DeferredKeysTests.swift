@@ -37,10 +37,9 @@ import Testing
 
     /// A store whose tables exist and are empty (an empty feed's run made them).
     private func emptyStore(_ cluster: PostgresTestCluster, in directory: TemporaryDirectory) throws -> (Store, String) {
-        let url = try cluster.newStoreURL()
-        let store = try Store.open(url)
+        let (store, database) = try newPostgresStore(on: cluster)
         #expect(try run(store, days: 0..<0, in: directory).totals.inserted == 0)
-        return (store, PostgresTestCluster.database(of: url))
+        return (store, database)
     }
 
     @Test func aFirstLoadBuildsItsKeysAgainAndAReloadUpsertsThroughThem() throws {
