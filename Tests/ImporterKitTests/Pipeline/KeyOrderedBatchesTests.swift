@@ -114,9 +114,8 @@ import Testing
         let (out, sorter) = try run(Self.batches(rows, size: 64), runBytes: 16 * 1024, directory: directory.url.path)
         let merged = out.flatMap(Self.rows)
         #expect(merged.count > 64 && sorter.sortingSeconds > 0)
-        // The first batch passed before the feed was seen out of order; the rest is one sorted stream.
-        let sorted = Array(merged.dropFirst(64))
-        #expect(zip(sorted, sorted.dropFirst()).allSatisfy { $0.key < $1.key || ($0.key == $1.key && $0.recordIndex < $1.recordIndex) },
+        // The first batch waited for the second, which showed the feed out of order: one sorted stream.
+        #expect(zip(merged, merged.dropFirst()).allSatisfy { $0.key < $1.key || ($0.key == $1.key && $0.recordIndex < $1.recordIndex) },
                 "key order, equal keys in feed order")
         #expect(merged.sorted { $0.recordIndex < $1.recordIndex } == rows, "every record once, values and origins as read")
         #expect(out.allSatisfy { $0.feed == 2 && $0.duplicates == .first && $0.count <= 100 })
@@ -129,9 +128,8 @@ import Testing
         let rows = Self.shuffledRows(500)
         let (out, sorter) = try run(Self.batches(rows, size: 64), runBytes: 1 << 30, directory: directory.url.path)
         let merged = out.flatMap(Self.rows)
-        let sorted = Array(merged.dropFirst(64))
-        #expect(zip(sorted, sorted.dropFirst()).allSatisfy { $0.key < $1.key || ($0.key == $1.key && $0.recordIndex < $1.recordIndex) },
-                "key order after the first batch, equal keys in feed order")
+        #expect(zip(merged, merged.dropFirst()).allSatisfy { $0.key < $1.key || ($0.key == $1.key && $0.recordIndex < $1.recordIndex) },
+                "key order from the first record, equal keys in feed order")
         #expect(merged.sorted { $0.recordIndex < $1.recordIndex } == rows, "every record once, values and origins as read")
         #expect(out.allSatisfy { $0.feed == 2 && $0.duplicates == .first && $0.count <= 100 } && sorter.sortingSeconds > 0)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).isEmpty)
@@ -151,9 +149,37 @@ import Testing
             }, upsert: { out.append($0) })
         }
         try sorter.finish { out.append($0) }
-        // The first batch passed before the feed was seen out of order: it is not filtered.
-        #expect(filtered == Self.batches(rows, size: 64).count - 1)
-        #expect(out.reduce(0) { $0 + $1.count } == 64 + (rows.count - 64 + 1) / 2)
+        // The first batch waited for the second, so it is filtered too.
+        let batches = Self.batches(rows, size: 64)
+        #expect(filtered == batches.count)
+        #expect(out.reduce(0) { $0 + $1.count } == batches.reduce(0) { $0 + ($1.count + 1) / 2 })
+    }
+
+    /// Nothing is written before the second batch shows the feed's order: a shuffled feed's first
+    /// batch is held with the rest, a sorted feed's first batch follows at the second, and a feed
+    /// of one batch is written when it ends.
+    @Test func theFirstBatchWaitsForTheSecondToShowTheFeedsOrder() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let ascending = (0 ..< 128).map { Row(key: String(format: "k%04d", $0), number: Int64($0), real: 1, recordIndex: $0) }
+        let shuffled = Self.shuffledRows(128)
+        for (rows, inOrder) in [(ascending, true), (shuffled, false)] {
+            let batches = Self.batches(rows, size: 64)
+            let sorter = KeyOrderedBatches(directory: directory.url.path, runBytes: 1 << 30, batchSize: 100)
+            var out: [RecordBatch] = []
+            try sorter.add(batches[0]) { out.append($0) }
+            #expect(out.isEmpty, "the first batch waits")
+            try sorter.add(batches[1]) { out.append($0) }
+            #expect(out.map(Self.rows) == (inOrder ? [Self.rows(of: batches[0]), Self.rows(of: batches[1])] : []))
+            for batch in batches.dropFirst(2) { try sorter.add(batch) { out.append($0) } }
+            try sorter.finish { out.append($0) }
+            let merged = out.flatMap(Self.rows)
+            #expect(merged.sorted { $0.recordIndex < $1.recordIndex } == rows, "every record once")
+            #expect(inOrder || zip(merged, merged.dropFirst()).allSatisfy { $0.key <= $1.key }, "the shuffled feed comes out sorted, its first batch included")
+        }
+        let single = Self.batches(Array(ascending.prefix(10)), size: 64)
+        let (out, _) = try run(single, runBytes: 1 << 30, directory: directory.url.path)
+        #expect(out.map(Self.rows) == single.map(Self.rows), "a feed of one batch is written when it ends")
     }
 
     @Test func aDirectoryThatCannotHoldTheRunsIsASpillError() throws {
