@@ -33,6 +33,8 @@ let package = Package(
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]
         ),
+        // glibc's mallopt, for the executable's allocator settings.
+        .systemLibrary(name: "CMalloc"),
         // The stages, bottom up; each depends only on the ones below it (the compiler enforces the
         // data flow: see Docs/ARCHITECTURE.md).
         // Output plumbing shared by every stage: buffered sinks, the JSON writer, cancellation.
@@ -116,7 +118,7 @@ let package = Package(
         .executableTarget(
             name: "importer",
             dependencies: [
-                "ImporterKit", "ImporterMetrics",
+                "ImporterKit", "ImporterMetrics", "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

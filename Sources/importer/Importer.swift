@@ -41,4 +41,9 @@ struct Importer: ParsableCommand {
                       ExportCommand.self, QueryCommand.self, UndoCommand.self, ConsumersCommand.self, ReplayCommand.self,
                       ViewsCommand.self, WatchCommand.self, DeliverCommand.self, RejectsCommand.self, ModelCommand.self]
     )
+
+    static func main() {
+        AllocatorSettings.apply()
+        main(nil)
+    }
 }
