@@ -83,7 +83,7 @@ final class FeedReadAhead: Sendable {
                 switch take() {
                 case .batch(let batch, let position):
                     try onBatch(batch, position)
-                    recycle(batch)
+                    recycle(consume batch)
                 case .reject(let reject): try onReject(reject)
                 case .end(let position): return position
                 case .failed(let error): throw error
@@ -175,11 +175,13 @@ final class FeedReadAhead: Sendable {
         }
     }
 
-    /// Gives a batch the caller is done with back to the reader.
-    private func recycle(_ batch: RecordBatch) {
-        var batch = batch
+    /// Gives a batch the caller is done with back to the reader, emptied. Taken as the last
+    /// reference to its storage (unless the consumer kept a copy), so that emptying it keeps the
+    /// storage instead of allocating more of the same capacity.
+    private func recycle(_ batch: consuming RecordBatch) {
         batch.removeAll()
-        state.withLock { if $0.spares.count < depth + 1 { $0.spares.append(batch) } }
+        let spare = consume batch
+        state.withLock { if $0.spares.count < depth + 1 { $0.spares.append(spare) } }
     }
 
     private func takeSpare() -> RecordBatch? {
