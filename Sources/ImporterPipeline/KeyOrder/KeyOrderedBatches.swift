@@ -7,8 +7,8 @@ import ImporterModel
 ///   in a feed sorted by key either way, batches pass straight through (each is sorted within
 ///   itself by the store). The first batch waits for the second: a shuffled feed's first batch
 ///   written at once would reach records all over a large store, filling the page cache and the
-///   store's record of what the run wrote (`SeenRecords`: 20 MB at 5,000,000 records) while the
-///   feed is still being read and held.
+///   store's record of what the run wrote (`SeenRecords`) while the feed is still being read
+///   and held (Docs/PERFORMANCE.md).
 /// - From the first batch whose range overlaps the previous one, batches are held until they
 ///   reach `runBytes`; each full run is sorted and spilled to an unnamed `SpillFile` in
 ///   `directory`, and `finish` merges the runs (`RunMerge`, on a thread of its own while the
