@@ -63,10 +63,12 @@ final class FeedReadAhead: Sendable {
 
     /// Merges sorted runs (`RunMerge`) ahead of the caller in the same way, handing each batch of
     /// `batchSize` records in key order to `onBatch` on the calling thread.
-    static func merge(_ merge: RunMerge, batchSize: Int, depth: Int = 2, onBatch: (RecordBatch) throws -> Void) throws {
+    static func merge(_ merge: consuming RunMerge, batchSize: Int, depth: Int = 2, onBatch: (RecordBatch) throws -> Void) throws {
         let queue = FeedReadAhead(depth: max(depth, 1))
-        let owned = Owned(value: merge)
-        _ = try queue.run(named: "importer run merger", { queue.produceMerged(owned.value, batchSize: batchSize) }, onReject: { _ in }) { batch, _ in
+        // Handed over, not copied: a copy left here would share the merge's blocks, and the
+        // merger's first refill of each would allocate it again.
+        let handoff = Handoff(consume merge)
+        _ = try queue.run(named: "importer run merger", { queue.produceMerged(handoff, batchSize: batchSize) }, onReject: { _ in }) { batch, _ in
             try onBatch(batch)
         }
     }
@@ -96,8 +98,8 @@ final class FeedReadAhead: Sendable {
     }
 
     /// The merger thread's body: every merged batch, then the end or the error.
-    private func produceMerged(_ merge: RunMerge, batchSize: Int) {
-        var merge = merge
+    private func produceMerged(_ handoff: Handoff<RunMerge>, batchSize: Int) {
+        guard var merge = handoff.take() else { return }
         do {
             try merge.merge(batchSize: batchSize) { batch in
                 var full = takeSpare() ?? RecordBatch(columns: batch.columns, keyPositions: batch.keyPositions, capacity: batchSize)
@@ -204,4 +206,18 @@ final class FeedReadAhead: Sendable {
 /// posted, or for good when cancelled).
 private struct Owned<Value>: @unchecked Sendable {
     let value: Value
+}
+
+/// A value handed to the thread that takes it, once: the taker holds the only copy, so that its
+/// arrays are mutated in place.
+private final class Handoff<Value>: @unchecked Sendable {
+    private var value: Value?
+
+    init(_ value: consuming Value) { self.value = value }
+
+    func take() -> Value? {
+        var taken: Value?
+        swap(&taken, &value)
+        return taken
+    }
 }

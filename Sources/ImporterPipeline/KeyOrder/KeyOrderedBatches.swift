@@ -115,14 +115,14 @@ final class KeyOrderedBatches {
 
     private func mergeRuns(upsert: (RecordBatch) throws -> Void) throws {
         guard let file, let template = lastLayout else { return }
-        let readers = try runs.map { run throws(ImportError) in
-            try SortedRun.Reader(run, in: file, columns: template.columns, keyPositions: template.keyPositions, memory: Self.readersMemory / runs.count)
+        let readers = runs.map { run in
+            SortedRun.Reader(run, in: file, columns: template.columns, keyPositions: template.keyPositions, memory: Self.readersMemory / runs.count)
         }
         let clock = ContinuousClock()
         var upserting = Duration.zero
         let began = clock.now
         // Merged on a thread of its own while this one writes: the merge overlaps the store's work.
-        try FeedReadAhead.merge(RunMerge(readers), batchSize: batchSize) { batch in
+        try FeedReadAhead.merge(try RunMerge(readers), batchSize: batchSize) { batch in
             var batch = batch
             batch.feed = template.feed
             batch.duplicates = template.duplicates

@@ -3,27 +3,41 @@ import ImporterModel
 /// Merges sorted runs into batches in key order: a binary heap of the runs' readers, ordered by
 /// their current record's key, then by run (so records of equal key come out in feed order, the
 /// runs being cut in feed order).
+///
+/// Moved, never copied, to the thread that merges (`FeedReadAhead.merge`): a copy would share its
+/// blocks, and the first refill of each would allocate it again.
 struct RunMerge {
     private var readers: [SortedRun.Reader]
+    /// Each reader's decoded block, its record count, and the index in it of the reader's current
+    /// record (the counts kept apart: read as `blocks[i].count`, a block would be copied).
+    private var blocks: [RecordBatch]
+    private var counts: [Int]
+    private var current: [Int]
     /// Reader indices, a min-heap by (current key, reader index).
     private var heap: [Int]
 
-    init(_ readers: [SortedRun.Reader]) {
+    init(_ readers: [SortedRun.Reader]) throws(ImportError) {
         self.readers = readers
+        blocks = []
+        for reader in readers {
+            var block = reader.makeBlock()
+            try reader.refill(&block)
+            blocks.append(block)
+        }
+        counts = blocks.map(\.count)
+        current = Array(repeating: 0, count: readers.count)
         heap = []
-        for index in readers.indices where readers[index].hasRecord { push(index) }
+        for index in readers.indices where counts[index] > 0 { push(index) }
     }
 
     /// Calls `emit` with batches of up to `batchSize` records (the readers' columns) until every
     /// run is read; `emit` may take the batch's storage, leaving another (emptied) in its place.
     mutating func merge(batchSize: Int, emit: (inout RecordBatch) throws -> Void) throws {
-        guard let first = readers.first else { return }
-        var out = RecordBatch(columns: first.block.columns, keyPositions: first.block.keyPositions, capacity: batchSize)
+        guard let first = blocks.first else { return }
+        var out = RecordBatch(columns: first.columns, keyPositions: first.keyPositions, capacity: batchSize)
         while let top = heap.first {
-            let reader = readers[top]
-            out.appendRecord(reader.index, of: reader.block)
-            try reader.advance()
-            if reader.hasRecord { siftDown(0) } else { removeTop() }
+            Self.append(current[top], of: &blocks[top], to: &out)
+            if try advance(top) { siftDown(0) } else { removeTop() }
             if out.count == batchSize {
                 try emit(&out)
                 out.removeAll()
@@ -32,10 +46,33 @@ struct RunMerge {
         if !out.isEmpty { try emit(&out) }
     }
 
+    /// Appends record `record` of `block` to `batch`. The block comes in place (inout, though
+    /// only read): passed as a value, it was copied, its arrays retained and released, per record.
+    @inline(__always)
+    private static func append(_ record: Int, of block: inout RecordBatch, to batch: inout RecordBatch) {
+        batch.appendRecord(record, of: block)
+    }
+
+    /// Moves reader `index` past its current record, decoding its next block when this one is
+    /// done; whether it has a record left.
+    @inline(__always)
+    private mutating func advance(_ index: Int) throws(ImportError) -> Bool {
+        current[index] += 1
+        guard current[index] == counts[index] else { return true }
+        current[index] = 0
+        try readers[index].refill(&blocks[index])
+        counts[index] = blocks.withUnsafeBufferPointer { $0[index].count }
+        return counts[index] > 0
+    }
+
+    /// Whether reader `a`'s current record comes before reader `b`'s. The blocks are read in place
+    /// (through a buffer pointer): read as array elements, each comparison would copy two
+    /// batches, retaining and releasing their arrays, several times per record merged.
     @inline(__always)
     private func less(_ a: Int, _ b: Int) -> Bool {
-        let x = readers[a], y = readers[b]
-        let order = RecordBatch.compareKeys(x.block, x.index, y.block, y.index)
+        let order = blocks.withUnsafeBufferPointer { blocks in
+            RecordBatch.compareKeys(blocks[a], current[a], blocks[b], current[b])
+        }
         return order != 0 ? order < 0 : a < b
     }
 

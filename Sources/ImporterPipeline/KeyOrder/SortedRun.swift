@@ -64,8 +64,9 @@ struct SortedRun {
         return at
     }
 
-    /// Reads a run back, a block of records at a time, into `block` (a batch with the feed's
-    /// columns); `index` is the next record of `block` to take.
+    /// Reads a run back, a block of records at a time, into a batch with the feed's columns that
+    /// the caller owns (`makeBlock`, `refill`): the merge reads its blocks in place, where a
+    /// block kept here would be copied out of this class at every comparison.
     final class Reader {
         private let file: SpillFile
         /// Where in the file the next bytes to read are.
@@ -77,44 +78,35 @@ struct SortedRun {
         private var capacity: Int
         private var start = 0
         private var end = 0
-        private(set) var block: RecordBatch
-        var index = 0
+        private let columns: [Int]
+        private let keyPositions: [Int]
         private let blockRecords: Int
 
         /// A reader of `run` holding about `memory` bytes: half for the bytes read, half for the
         /// block decoded (a merge of many runs gives each less).
-        init(_ run: SortedRun, in file: SpillFile, columns: [Int], keyPositions: [Int], memory: Int) throws(ImportError) {
+        init(_ run: SortedRun, in file: SpillFile, columns: [Int], keyPositions: [Int], memory: Int) {
             self.file = file
             offset = run.offset
             left = run.count
             capacity = min(max(memory / 2, 8 << 10), 64 << 10)
             blockRecords = min(max(memory / 2 / (24 + 16 * columns.count), 32), 512)
             buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
-            block = RecordBatch(columns: columns, keyPositions: keyPositions, capacity: blockRecords)
-            try refill()
+            self.columns = columns
+            self.keyPositions = keyPositions
         }
 
         deinit { buffer.deallocate() }
 
-        /// Whether a record is left to take.
-        var hasRecord: Bool { index < block.count }
-
-        /// Moves past the current record, reading the next block when this one is done.
-        @inline(__always)
-        func advance() throws(ImportError) {
-            index += 1
-            if index == block.count { try refill() }
+        /// An empty block for `refill`, holding as many records as one refill decodes.
+        func makeBlock() -> RecordBatch {
+            RecordBatch(columns: columns, keyPositions: keyPositions, capacity: blockRecords)
         }
 
-        private func refill() throws(ImportError) {
-            // Decoded into a batch this reader alone holds, so that appending never copies it.
-            var batch = block
-            block = RecordBatch(columns: [], keyPositions: [])
-            defer { block = batch }
-            batch.removeAll()
-            index = 0
+        /// Replaces `block`'s records with the run's next ones (none once the run is read).
+        func refill(_ block: inout RecordBatch) throws(ImportError) {
+            block.removeAll()
             for _ in 0..<min(left, blockRecords) {
-                try decodeRecord(into: &batch)
+                try decodeRecord(into: &block)
                 left -= 1
             }
         }
