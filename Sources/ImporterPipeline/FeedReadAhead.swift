@@ -199,17 +199,17 @@ final class FeedReadAhead: Sendable {
     }
 }
 
-/// What is handed to the producer thread (a feed, or the runs to merge), which owns it from then
-/// on (see `FeedReadAhead`). Safe unchecked: `read` or `merge` creates it, the closure of the
-/// thread it starts is its only other holder, and neither touches the value after the thread
-/// starts (nor does their caller, whose feed or runs stay with the producer until the end is
-/// posted, or for good when cancelled).
+/// The feed handed to the reader's thread, which owns it from then on (see `FeedReadAhead`).
+/// Safe unchecked: `read` creates it, the closure of the thread it starts is its only other
+/// holder, and neither touches the value after the thread starts (nor does its caller, whose feed
+/// stays with the reader until the end is posted, or for good when cancelled).
 private struct Owned<Value>: @unchecked Sendable {
     let value: Value
 }
 
-/// A value handed to the thread that takes it, once: the taker holds the only copy, so that its
-/// arrays are mutated in place.
+/// The runs to merge, handed to the merger's thread, which takes them once and then holds the
+/// only copy, so that their arrays are mutated in place. Safe unchecked as `Owned` is: `merge`
+/// creates it and never touches it after starting the thread, the only one to call `take`.
 private final class Handoff<Value>: @unchecked Sendable {
     private var value: Value?
 
