@@ -57,8 +57,8 @@ final class FeedReadAhead: Sendable {
     static func read(_ feed: MappedFeed, batchSize: Int, depth: Int = 2, onReject: (Reject) throws -> Void,
                      onBatch: (RecordBatch, Position) throws -> Void) throws -> Position {
         let queue = FeedReadAhead(depth: max(depth, 1))
-        let owned = Owned(value: feed)
-        return try queue.run(named: "importer feed reader", { queue.produce(owned.value, batchSize: batchSize) }, onReject: onReject, onBatch: onBatch)
+        let handoff = Handoff(feed)
+        return try queue.run(named: "importer feed reader", { queue.produce(handoff, batchSize: batchSize) }, onReject: onReject, onBatch: onBatch)
     }
 
     /// Merges sorted runs (`RunMerge`) ahead of the caller in the same way, handing each batch of
@@ -115,7 +115,8 @@ final class FeedReadAhead: Sendable {
     }
 
     /// The reader thread's body: every event of the feed, then its end or its error.
-    private func produce(_ feed: MappedFeed, batchSize: Int) {
+    private func produce(_ handoff: Handoff<MappedFeed>, batchSize: Int) {
+        guard let feed = handoff.take() else { return }
         let clock = ContinuousClock()
         let began = clock.now
         var blockedSeconds = 0.0
@@ -199,17 +200,11 @@ final class FeedReadAhead: Sendable {
     }
 }
 
-/// The feed handed to the reader's thread, which owns it from then on (see `FeedReadAhead`).
-/// Safe unchecked: `read` creates it, the closure of the thread it starts is its only other
-/// holder, and neither touches the value after the thread starts (nor does its caller, whose feed
-/// stays with the reader until the end is posted, or for good when cancelled).
-private struct Owned<Value>: @unchecked Sendable {
-    let value: Value
-}
-
-/// The runs to merge, handed to the merger's thread, which takes them once and then holds the
-/// only copy, so that their arrays are mutated in place. Safe unchecked as `Owned` is: `merge`
-/// creates it and never touches it after starting the thread, the only one to call `take`.
+/// What is handed to the producer thread (a feed, or the runs to merge), which takes it once
+/// and then holds the only copy (the runs' arrays are then mutated in place). Safe unchecked:
+/// `read` or `merge` creates it and never touches it after starting the thread, the only one to
+/// call `take` (nor does their caller, whose feed or runs stay with the producer until the end
+/// is posted, or for good when cancelled).
 private final class Handoff<Value>: @unchecked Sendable {
     private var value: Value?
 

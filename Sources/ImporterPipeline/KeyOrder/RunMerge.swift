@@ -8,10 +8,8 @@ import ImporterModel
 /// blocks, and the first refill of each would allocate it again.
 struct RunMerge {
     private var readers: [SortedRun.Reader]
-    /// Each reader's decoded block, its record count, and the index in it of the reader's current
-    /// record (the counts kept apart: read as `blocks[i].count`, a block would be copied).
+    /// Each reader's decoded block, and the index in it of the reader's current record.
     private var blocks: [RecordBatch]
-    private var counts: [Int]
     private var current: [Int]
     /// Reader indices, a min-heap by (current key, reader index).
     private var heap: [Int]
@@ -24,10 +22,9 @@ struct RunMerge {
             try reader.refill(&block)
             blocks.append(block)
         }
-        counts = blocks.map(\.count)
         current = Array(repeating: 0, count: readers.count)
         heap = []
-        for index in readers.indices where counts[index] > 0 { push(index) }
+        for index in readers.indices where count(index) > 0 { push(index) }
     }
 
     /// Calls `emit` with batches of up to `batchSize` records (the readers' columns) until every
@@ -58,11 +55,17 @@ struct RunMerge {
     @inline(__always)
     private mutating func advance(_ index: Int) throws(ImportError) -> Bool {
         current[index] += 1
-        guard current[index] == counts[index] else { return true }
+        guard current[index] == count(index) else { return true }
         current[index] = 0
         try readers[index].refill(&blocks[index])
-        counts[index] = blocks.withUnsafeBufferPointer { $0[index].count }
-        return counts[index] > 0
+        return count(index) > 0
+    }
+
+    /// How many records reader `index`'s block holds, read in place (as `blocks[index].count`, the
+    /// block would be copied).
+    @inline(__always)
+    private func count(_ index: Int) -> Int {
+        blocks.withUnsafeBufferPointer { $0[index].count }
     }
 
     /// Whether reader `a`'s current record comes before reader `b`'s. The blocks are read in place
