@@ -169,14 +169,26 @@ public final class ImportSession {
         }
 
         phases.add("read wait", PhaseTimes.seconds(readingBegan.duration(to: clock.now)) - (phases["upsert"] ?? 0) - (phases["sort"] ?? 0))
-        for entity in entities { try phases.time("upsert") { try transaction.applyUpserts(entity) } }
+        for entity in entities {
+            do {
+                try phases.time("upsert") { try transaction.applyUpserts(entity) }
+            } catch {
+                throw refusedWrite(error, what: "a record of \(Self.sources(of: feeds.filter { $0.mapping.entity == entity.name }).joined(separator: ", "))")
+            }
+        }
         try checkCancellation()
         if options.sync || entities.contains(where: { $0.drift?.on == .always }) { onPhase?(.sync) }
         for entity in entities {
             // Key drift is reconciled before sync deletes are decided (or in every run, when the
             // rule says so).
             if let drift = entity.drift, options.sync || drift.on == .always { _ = try phases.time("drift") { try transaction.reconcileDrift(entity) } }
-            if options.sync { _ = try phases.time("sync deletes") { try transaction.deleteRecordsNotWritten(entity) } }
+            if options.sync {
+                do {
+                    _ = try phases.time("sync deletes") { try transaction.deleteRecordsNotWritten(entity) }
+                } catch {
+                    throw refusedWrite(error, what: "the sync deletes of \(entity.name) (records no feed holds)")
+                }
+            }
         }
         onPhase?(.history)
         var counts = try closeEntities(entities, of: transaction, phases: &phases)
@@ -218,7 +230,11 @@ public final class ImportSession {
             ? KeyOrderedBatches(directory: options.temporaryDirectory ?? spoolDirectory, runBytes: options.sortRunBytes, batchSize: options.batchSize)
             : nil
         func upsert(_ batch: RecordBatch) throws {
-            try phases.time("upsert") { try Self.upsert(batch, of: entity, columns: batch.columns, into: transaction, from: source) }
+            do {
+                try phases.time("upsert") { try Self.upsert(batch, of: entity, columns: batch.columns, into: transaction, from: source) }
+            } catch {
+                throw refusedWrite(error, what: "a record of \(source)")
+            }
             try checkCancellation()
         }
         // Made when the first batch is held, let go of once the feed is read (megabytes).
@@ -246,6 +262,14 @@ public final class ImportSession {
         phases.add("read", end.readingSeconds)
         onProgress?(progress(end))
         return input.warnings
+    }
+
+    /// `error`, or, when a constraint the store holds beyond the model's refused a write, that
+    /// refusal of `what`: a backend that cannot name the record (PostgreSQL writes a batch, or its
+    /// stage, in one statement) names the feed, and the database's message names the values.
+    private func refusedWrite(_ error: any Error, what: String) -> any Error {
+        guard case .database(let database) = store.storeError(from: error), database.kind == .constraint else { return error }
+        return StoreError.refused(at: nil, what: what, reason: database.message)
     }
 
     /// Records each entity's changes and returns its counts (rejects not yet included).
@@ -316,6 +340,9 @@ extension ImportSession {
         } catch StoreError.unstorable(var location, let reason) {
             location.source = source
             throw StoreError.unstorable(at: location, reason: reason)
+        } catch StoreError.refused(var location?, let what, let reason) {
+            location.source = source
+            throw StoreError.refused(at: location, what: what, reason: reason)
         }
     }
 }

@@ -38,6 +38,12 @@ public enum StoreError: Error, Sendable, RemedialError {
     /// A record holds a value this store cannot hold (PostgreSQL text and the NUL character):
     /// the feed's fault, located (the import fills in the source); nothing is imported.
     case unstorable(at: SourceLocation, reason: String)
+    /// A constraint or trigger that the store holds and the model does not declare (one added to
+    /// the store by hand: a unique index, a check, a foreign key) refused one of the import's
+    /// writes: `what` it refused (a record, located when the backend says which: the import fills
+    /// in the source; or a feed's records, or the sync deletes), `reason` the database's words.
+    /// The feed's fault as far as the store is concerned; nothing is imported.
+    case refused(at: SourceLocation?, what: String, reason: String)
     /// An error of the database with no more specific meaning for the store.
     case database(DatabaseError)
     /// Something the store guarantees did not hold, or it was used out of order: a bug.
@@ -73,6 +79,8 @@ public enum StoreError: Error, Sendable, RemedialError {
             "\(feature) is not supported on PostgreSQL stores yet (store \(location)); use an SQLite store for it"
         case .unstorable(let location, let reason):
             "\(location): \(reason); nothing was imported"
+        case .refused(let location, let what, let reason):
+            "\(location.map { "\($0): " } ?? "")the store refused \(what): \(reason) (a constraint or trigger of the store that the model does not declare); nothing was imported"
         case .database(let error):
             error.description
         case .invariant(let reason):
@@ -135,7 +143,7 @@ extension StoreError: ExitStatusError {
         switch self {
         case .locked: .locked
         case .notFound: .noInput
-        case .notAnImporterStore, .notADatabase, .unstorable: .badInput
+        case .notAnImporterStore, .notADatabase, .unstorable, .refused: .badInput
         case .newerSchema, .incompatibleModel, .unsupported: .storeUnusable
         case .unavailable: .unavailable
         case .invalidLocation, .invalidToken: .usage

@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import ImporterModel
+import ImporterStore
 
 /// Writes batches of one entity's records, skipping the ones the store already holds unchanged.
 ///
@@ -189,18 +190,32 @@ final class BatchUpserter {
         guard let update else { return }
         update.bind(batch, record, positions: updatable, base, firstParameter: 1)
         update.bind(id, at: Int32(updatable.count + 1))
-        _ = try update.step()
-        update.reset()
+        try step(update, batch, record)
         if capture.hasPending { try capture.flush() }
     }
 
     @inline(__always)
     private func writeRecord(_ batch: RecordBatch, _ record: Int, _ base: UnsafePointer<UInt8>, afterStep: () throws -> Void = {}) throws {
         upsert.bind(batch, record, positions: nil, base, firstParameter: 1)
-        _ = try upsert.step()
-        upsert.reset()
+        try step(upsert, batch, record)
         try afterStep()
         if capture.hasPending { try capture.flush() }
+    }
+
+    /// Runs `statement`, which writes `record` of `batch`, and resets it. The model's constraints
+    /// cannot refuse it (its key conflicts are the upsert's to resolve, its required attributes
+    /// the mapper's to reject), so a constraint failing is one added to the store by hand: the
+    /// record's fault, located.
+    @inline(__always)
+    private func step(_ statement: Statement, _ batch: RecordBatch, _ record: Int) throws {
+        defer { statement.reset() }
+        do {
+            _ = try statement.step()
+        } catch where error.code == SQLITE_CONSTRAINT {
+            let origin = batch.origins[record]
+            let location = SourceLocation(source: "", line: Int(origin.line), column: Int(origin.column), recordIndex: origin.recordIndex)
+            throw StoreError.refused(at: location, what: "this record", reason: error.message)
+        }
     }
 }
 

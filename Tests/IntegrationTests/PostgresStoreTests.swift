@@ -406,6 +406,32 @@ import Testing
         #expect(shown.status == 0 && shown.stdout.contains(#"4\\u00005"#), "\(shown.stdout)")
     }
 
+    /// A unique index added to the store by hand that a feed's records break: exit 65 naming the
+    /// feed and, in the server's words, the values (PostgreSQL writes a batch in one statement, so
+    /// the record is not located); nothing is imported, on a first load and on a re-load.
+    @Test func aUniqueIndexAddedByHandRefusingRecordsIsBadInput() throws {
+        let cluster = try PostgresTestCluster.start()
+        let url = try cluster.newStoreURL()
+        let database = String(url.split(separator: "/").last ?? "")
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let model = directory.path("notes.yaml")
+        try ReportFormatsTests.notesModel.write(toFile: model, atomically: true, encoding: .utf8)
+        let first = directory.path("first.ndjson")
+        try "{\"number\":1,\"kind\":\"k\",\"body\":\"same\"}\n".write(toFile: first, atomically: true, encoding: .utf8)
+        #expect(try importer(["run", "--model", model, "--store", url, first]).status == 0)
+        _ = try cluster.psql("CREATE UNIQUE INDEX note_body ON note (body)", database: database)
+        let feed = directory.path("next.ndjson")
+        try "{\"number\":2,\"kind\":\"k\",\"body\":\"other\"}\n{\"number\":3,\"kind\":\"k\",\"body\":\"same\"}\n"
+            .write(toFile: feed, atomically: true, encoding: .utf8)
+        let run = try importer(["run", "--model", model, "--store", url, feed])
+        #expect(run.status == 65, "\(run.status) \(run.stderr)")
+        #expect(run.stderr.contains("the store refused a record of \(feed): duplicate key value violates unique constraint \"note_body\""), "\(run.stderr)")
+        #expect(run.stderr.contains("(body)=(same)"), "the server's detail names the values: \(run.stderr)")
+        #expect(try cluster.psql("SELECT count(*) FROM note", database: database) == "1")
+        #expect(try cluster.psql("SELECT count(*) FROM importer_transaction", database: database) == "1")
+    }
+
     /// Rejects are stored in batches on PostgreSQL: 1,500 of them (three batches and a rest)
     /// come back as on SQLite, in feed order.
     @Test func manyRejectsAreKeptInOrderAsOnSQLite() throws {

@@ -24,6 +24,7 @@ typealias ImporterExitStatus = ImporterSupport.ExitStatus
         (StoreError.database(DatabaseError(backend: .postgresql, code: nil, message: "closed", sql: nil, kind: .connection, description: "")), .ioError),
         (StoreError.database(DatabaseError(backend: .postgresql, code: "23505", message: "dup", sql: "INSERT", kind: .constraint, description: "")),
          .internalFailure),
+        (StoreError.refused(at: nil, what: "a record of f", reason: "UNIQUE constraint failed: note.body"), .badInput),
         (StoreError.invariant("recorded 2 deletes but deleted 1"), .internalFailure),
         (StoreError.notAnImporterStore(path: "postgres://h/db", backend: .postgresql), .badInput),
         (StoreError.unavailable(location: "db", reason: "down"), .unavailable),
