@@ -199,20 +199,3 @@ final class FeedReadAhead: Sendable {
         }
     }
 }
-
-/// What is handed to the producer thread (a feed, or the runs to merge), which takes it once
-/// and then holds the only copy (the runs' arrays are then mutated in place). Safe unchecked:
-/// `read` or `merge` creates it and never touches it after starting the thread, the only one to
-/// call `take` (nor does their caller, whose feed or runs stay with the producer until the end
-/// is posted, or for good when cancelled).
-private final class Handoff<Value>: @unchecked Sendable {
-    private var value: Value?
-
-    init(_ value: consuming Value) { self.value = value }
-
-    func take() -> Value? {
-        var taken: Value?
-        swap(&taken, &value)
-        return taken
-    }
-}

@@ -88,7 +88,7 @@ struct RunCommand: ParsableCommand {
     @Option(name: .customLong("temp-dir"), help: ArgumentHelp("Where a large feed out of key order is sorted, and a PostgreSQL first load keeps where each record came from, in unnamed temporary files removed however the run ends (default: the store's directory, or $TMPDIR for a PostgreSQL store). A full disk there is exit 74, the store untouched.", valueName: "dir"), completion: .directory)
     var temporaryDirectory: String?
 
-    @Option(name: .customLong("sort-memory"), help: ArgumentHelp("How much memory a feed out of key order may fill before a sorted run of it goes to a temporary file (default 16M; K, M, G).", valueName: "size"))
+    @Option(name: .customLong("sort-memory"), help: ArgumentHelp("How much memory a feed out of key order may hold for sorting: past half of it, runs of that half are sorted and written to a temporary file while the other half fills (default 16M; K, M, G).", valueName: "size"))
     var sortMemory = "16M"
 
     @Argument(help: ArgumentHelp("Feeds to import: files, http(s) URLs, or - for standard input; none: the 'url' of each --mapping (or of every mapping that has one).", valueName: "feed"), completion: .file())

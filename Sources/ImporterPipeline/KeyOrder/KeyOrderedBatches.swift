@@ -10,9 +10,10 @@ import ImporterModel
 ///   store's record of what the run wrote (`SeenRecords`) while the feed is still being read
 ///   and held (Docs/PERFORMANCE.md).
 /// - From the first batch whose range overlaps the previous one, batches are held until they
-///   reach `runBytes`; each full run is sorted and spilled to an unnamed `SpillFile` in
-///   `directory`, and `finish` merges the runs (`RunMerge`, on a thread of its own while the
-///   store writes) into batches of `batchSize` in key order. Held batches that never filled a
+///   reach half of `runBytes`; each full run is sorted and spilled to an unnamed `SpillFile` in
+///   `directory` by a `RunSpiller`, on a thread of its own while the next half fills (so at most
+///   `runBytes` are held), and `finish` merges the runs (`RunMerge`, on a thread of its own while
+///   the store writes) into batches of `batchSize` in key order. Held batches that never filled a
 ///   run are sorted in memory at the end.
 ///
 /// Invariant: what the store receives is what the feed held, each record once, with its origin;
@@ -30,13 +31,13 @@ final class KeyOrderedBatches {
     private var holding = false
     private var held: [RecordBatch] = []
     private var heldBytes = 0
-    private var file: SpillFile?
-    private var runs: [SortedRun] = []
+    private var spiller: RunSpiller?
     /// A batch spilled: the runs' columns, feed and duplicates choice (all of one feed).
     private var lastLayout: RecordBatch?
     /// What the merge's readers hold between them, whatever the number of runs.
     private static let readersMemory = 4 << 20
-    /// Seconds spent sorting, spilling and merging (the merge's upserts not included).
+    /// Seconds this thread spent sorting, spilling (or waiting for a run to be written) and
+    /// merging (the merge's upserts not included).
     private(set) var sortingSeconds = 0.0
 
     init(directory: String, runBytes: Int, batchSize: Int) {
@@ -84,7 +85,7 @@ final class KeyOrderedBatches {
         guard !batch.isEmpty else { return }
         held.append(batch)
         heldBytes += Self.bytes(of: batch)
-        if heldBytes >= runBytes { try timed { try spillHeld() } }
+        if heldBytes >= runBytes / 2 { try timed { try spillHeld() } }
     }
 
     /// Writes what is held in key order: the held batches sorted in memory when no run was
@@ -94,27 +95,36 @@ final class KeyOrderedBatches {
             self.first = nil
             try upsert(first)
         }
-        guard !runs.isEmpty else {
+        guard let spiller else {
             guard let layout = held.last else { return }
-            let sorted = timed { sortHeld() }
+            let order = timed { RunSpiller.order(held) }
+            let batches = held
             held = []
             heldBytes = 0
             var out = RecordBatch(columns: layout.columns, keyPositions: layout.keyPositions, capacity: batchSize)
             out.feed = layout.feed
             out.duplicates = layout.duplicates
-            for start in stride(from: 0, to: sorted.count, by: batchSize) {
+            for start in stride(from: 0, to: order.count, by: batchSize) {
                 out.removeAll()
-                timed { for (batch, record) in sorted[start..<min(start + batchSize, sorted.count)] { out.appendRecord(record, of: batch) } }
+                timed {
+                    batches.withUnsafeBufferPointer { batches in
+                        for reference in order[start..<min(start + batchSize, order.count)] {
+                            out.appendRecord(Int(reference & 0xFFFF_FFFF), of: batches[Int(reference >> 32)])
+                        }
+                    }
+                }
                 try upsert(out)
             }
             return
         }
         if !held.isEmpty { try timed { try spillHeld() } }
-        try mergeRuns(upsert: upsert)
+        let runs = try timed { try spiller.finish() }
+        self.spiller = nil
+        try merge(runs, in: spiller.file, upsert: upsert)
     }
 
-    private func mergeRuns(upsert: (RecordBatch) throws -> Void) throws {
-        guard let file, let template = lastLayout else { return }
+    private func merge(_ runs: [SortedRun], in file: SpillFile, upsert: (RecordBatch) throws -> Void) throws {
+        guard let template = lastLayout, !runs.isEmpty else { return }
         let readers = runs.map { run in
             SortedRun.Reader(run, in: file, columns: template.columns, keyPositions: template.keyPositions, memory: Self.readersMemory / runs.count)
         }
@@ -131,41 +141,18 @@ final class KeyOrderedBatches {
             upserting += start.duration(to: clock.now)
         }
         sortingSeconds += PhaseTimes.seconds(began.duration(to: clock.now) - upserting)
-        runs = []
-        self.file = nil
     }
 
-    /// Sorts the held batches' records by key (stable) and writes them as one run.
+    /// Hands the held batches to the spiller, to be sorted by key (stable) and written as one run.
     private func spillHeld() throws {
         guard let last = held.last else { return }
-        let file = try self.file ?? SpillFile(directory: directory)
-        self.file = file
+        let spiller = try self.spiller ?? RunSpiller(file: SpillFile(directory: directory))
+        self.spiller = spiller
         lastLayout = last
-        runs.append(try SortedRun.write(sortHeld(), to: file))
-        held = []
+        var batches: [RecordBatch] = []
+        swap(&batches, &held)
         heldBytes = 0
-    }
-
-    /// The held batches' records in key order, records of equal key in feed order.
-    private func sortHeld() -> LazyMapSequence<[(prefix: KeyPrefix, reference: UInt64)], (batch: RecordBatch, record: Int)> {
-        let kind = KeyPrefix.kind(of: held)
-        var order: [(prefix: KeyPrefix, reference: UInt64)] = []
-        order.reserveCapacity(held.reduce(0) { $0 + $1.count })
-        for (index, batch) in held.enumerated() {
-            batch.arena.withUnsafeBufferPointer { arena in
-                for record in 0..<batch.count {
-                    order.append((KeyPrefix(batch, record, kind: kind, arena: arena.baseAddress ?? emptyBytes), UInt64(index) << 32 | UInt64(record)))
-                }
-            }
-        }
-        let batches = held
-        order.sort { a, b in
-            if a.prefix != b.prefix { return a.prefix < b.prefix }
-            let order = RecordBatch.compareKeys(batches[Int(a.reference >> 32)], Int(a.reference & 0xFFFF_FFFF),
-                                                batches[Int(b.reference >> 32)], Int(b.reference & 0xFFFF_FFFF))
-            return order != 0 ? order < 0 : a.reference < b.reference
-        }
-        return order.lazy.map { (batches[Int($0.reference >> 32)], Int($0.reference & 0xFFFF_FFFF)) }
+        try spiller.spill(batches)
     }
 
     private func timed<T>(_ body: () throws -> T) rethrows -> T {

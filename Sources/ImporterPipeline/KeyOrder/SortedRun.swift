@@ -14,23 +14,32 @@ struct SortedRun {
 
     private enum Tag: UInt8 { case null, integer, real, text }
 
-    /// Writes `records` (each a batch and a record in it, in the order to keep) to the end of `file`.
-    static func write(_ records: some Sequence<(batch: RecordBatch, record: Int)>, to file: SpillFile) throws(ImportError) -> SortedRun {
+    /// Writes the records of `batches` that `order` names (`RunSpiller.order`: a batch's index
+    /// in the high 32 bits, a record's in the low), in that order, to the end of `file`.
+    static func write(_ batches: [RecordBatch], order: [UInt64], to file: SpillFile) throws(ImportError) -> SortedRun {
         var run = SortedRun(offset: file.size, count: 0)
-        for (batch, record) in records {
-            var bytes = 16 + batch.width * 9
-            for position in 0..<batch.width {
-                if case .text(_, let count) = batch.value(record: record, position: position) { bytes += Int(count) }
+        // Read in place: a batch copied out of the array per record retained each of its arrays.
+        try batches.withUnsafeBufferPointer { (batches) throws(ImportError) in
+            for reference in order {
+                try write(Int(reference & 0xFFFF_FFFF), of: batches[Int(reference >> 32)], to: file)
+                run.count += 1
             }
-            let out = try file.reserve(bytes)
-            let written = batch.arena.withUnsafeBufferPointer { arena in
-                encode(record, of: batch, arena: arena.baseAddress ?? emptyBytes, into: out)
-            }
-            file.commit(written)
-            run.count += 1
         }
         try file.flush()
         return run
+    }
+
+    @inline(__always)
+    private static func write(_ record: Int, of batch: RecordBatch, to file: SpillFile) throws(ImportError) {
+        var bytes = 16 + batch.width * 9
+        for position in 0..<batch.width {
+            if case .text(_, let count) = batch.value(record: record, position: position) { bytes += Int(count) }
+        }
+        let out = try file.reserve(bytes)
+        let written = batch.arena.withUnsafeBufferPointer { arena in
+            encode(record, of: batch, arena: arena.baseAddress ?? emptyBytes, into: out)
+        }
+        file.commit(written)
     }
 
     /// Writes record `record` of `batch` at `out`; the bytes written.

@@ -182,6 +182,32 @@ import Testing
         #expect(out.map(Self.rows) == single.map(Self.rows), "a feed of one batch is written when it ends")
     }
 
+    /// The spiller writes each run on its own thread while the caller goes on: the runs come back
+    /// in the order spilled, one after the other in the file, each in key order with every record
+    /// of its batches once.
+    @Test func runsSpilledInTheBackgroundComeBackInOrderEachSorted() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let spiller = RunSpiller(file: try SpillFile(directory: directory.url.path))
+        let rows = Self.shuffledRows(3000)
+        let parts = stride(from: 0, to: rows.count, by: 1000).map { Array(rows[$0 ..< min($0 + 1000, rows.count)]) }
+        for part in parts { try spiller.spill(Self.batches(part, size: 64)) }
+        let runs = try spiller.finish()
+        #expect(runs.map(\.count) == parts.map(\.count))
+        #expect(zip(runs, runs.dropFirst()).allSatisfy { $0.offset < $1.offset }, "written one after the other")
+        for (run, part) in zip(runs, parts) {
+            let reader = SortedRun.Reader(run, in: spiller.file, columns: [0, 1, 2, 3], keyPositions: [0], memory: 1 << 16)
+            var block = reader.makeBlock()
+            var read: [Row] = []
+            repeat {
+                try reader.refill(&block)
+                read += Self.rows(of: block)
+            } while !block.isEmpty
+            #expect(zip(read, read.dropFirst()).allSatisfy { $0.key < $1.key || ($0.key == $1.key && $0.recordIndex < $1.recordIndex) })
+            #expect(read.sorted { $0.recordIndex < $1.recordIndex } == part)
+        }
+    }
+
     @Test func aDirectoryThatCannotHoldTheRunsIsASpillError() throws {
         let batches = Self.batches(Self.shuffledRows(500), size: 64)
         let error = #expect(throws: ImportError.self) { try run(batches, runBytes: 1024, directory: "/nonexistent/dir") }
