@@ -45,6 +45,9 @@ public struct RecordBatch: Sendable {
     /// The strict key order a pass over the records found (`noteStrictKeyOrder`), with the count
     /// it was found for: any record added or removed since voids it.
     private var keyOrderHint: (count: Int, order: KeyOrder)?
+    /// Per record, the id of the stored row that held exactly its key and values when the run
+    /// began, 0 for none (`noteStoredUnchanged`); empty when not looked for, or voided by a change.
+    private var storedUnchangedHint: [Int64] = []
 
     /// Records in strictly ascending or strictly descending key order (no key repeated).
     public enum KeyOrder: Sendable {
@@ -89,8 +92,21 @@ public struct RecordBatch: Sendable {
         keyOrderHint = (count, order)
     }
 
+    /// What `noteStoredUnchanged` noted for the records the batch holds, nil when nothing was.
+    public var storedUnchanged: [Int64]? {
+        storedUnchangedHint.count == count && count > 0 ? storedUnchangedHint : nil
+    }
+
+    /// Notes, per record, the id of the stored row found to hold exactly its key and values before
+    /// the run (0: none), as an `UnchangedRowMatcher` found it ahead of the store; any record added
+    /// or removed since voids it.
+    public mutating func noteStoredUnchanged(_ ids: [Int64]) {
+        storedUnchangedHint = ids
+    }
+
     public mutating func removeAll() {
         keyOrderHint = nil
+        storedUnchangedHint.removeAll(keepingCapacity: true)
         values.removeAll(keepingCapacity: true)
         arena.removeAll(keepingCapacity: true)
         origins.removeAll(keepingCapacity: true)

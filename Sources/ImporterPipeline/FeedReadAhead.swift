@@ -1,5 +1,6 @@
 import Foundation
 import ImporterModel
+import ImporterStore
 import ImporterSupport
 
 /// Reads a `MappedFeed` on a thread of its own while the caller writes its batches, so that the
@@ -62,13 +63,18 @@ final class FeedReadAhead: Sendable {
     }
 
     /// Merges sorted runs (`RunMerge`) ahead of the caller in the same way, handing each batch of
-    /// `batchSize` records in key order to `onBatch` on the calling thread.
-    static func merge(_ merge: consuming RunMerge, batchSize: Int, depth: Int = 2, onBatch: (RecordBatch) throws -> Void) throws {
+    /// `batchSize` records in key order to `onBatch` on the calling thread, once `matcher` (used on
+    /// the merger's thread only) has noted its records the store holds unchanged.
+    static func merge(_ merge: consuming RunMerge, batchSize: Int, depth: Int = 2, matcher: (any UnchangedRowMatcher)? = nil,
+                      onBatch: (RecordBatch) throws -> Void) throws {
         let queue = FeedReadAhead(depth: max(depth, 1))
         // Handed over, not copied: a copy left here would share the merge's blocks, and the
         // merger's first refill of each would allocate it again.
         let handoff = Handoff(consume merge)
-        _ = try queue.run(named: "importer run merger", { queue.produceMerged(handoff, batchSize: batchSize) }, onReject: { _ in }) { batch, _ in
+        // Handed over too, so that the merger lets go of it (and of its read transaction) before
+        // posting the end, not whenever its thread is torn down.
+        let notes = Handoff(matcher)
+        _ = try queue.run(named: "importer run merger", { queue.produceMerged(handoff, notes, batchSize: batchSize) }, onReject: { _ in }) { batch, _ in
             try onBatch(batch)
         }
     }
@@ -98,14 +104,17 @@ final class FeedReadAhead: Sendable {
     }
 
     /// The merger thread's body: every merged batch, then the end or the error.
-    private func produceMerged(_ handoff: Handoff<RunMerge>, batchSize: Int) {
+    private func produceMerged(_ handoff: Handoff<RunMerge>, _ notes: Handoff<(any UnchangedRowMatcher)?>, batchSize: Int) {
         guard var merge = handoff.take() else { return }
+        var matcher = notes.take() ?? nil
         do {
             try merge.merge(batchSize: batchSize) { batch in
                 var full = takeSpare() ?? RecordBatch(columns: batch.columns, keyPositions: batch.keyPositions, capacity: batchSize)
                 swap(&full, &batch)
+                try matcher?.note(&full)
                 _ = try putBatch(full) { Position(records: 0, bytesRead: 0) }
             }
+            matcher = nil
             try put(.end(Position(records: 0, bytesRead: 0)))
         } catch is Cancelled {
             return

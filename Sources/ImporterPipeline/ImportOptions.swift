@@ -30,8 +30,14 @@ public struct ImportOptions: Sendable {
     /// Where a feed out of key order is sorted (`--temp-dir`): nil, beside the store when it is
     /// a file, else the temporary directory.
     public var temporaryDirectory: String?
-    /// Memory a feed out of key order may hold before a sorted run is spilled (`KeyOrderedBatches`).
+    /// Memory a feed out of key order may hold for sorting (`KeyOrderedBatches`): past half of
+    /// it, runs of that half are spilled.
     public var sortRunBytes = 16 << 20
+    /// Whether a feed out of key order loses the records the store holds unchanged before it is
+    /// held (`UnchangedRecordFilter`, for stores the filter fits). Off, they are sorted with the
+    /// rest and noted as they are merged (`UnchangedRowMatcher`), as for a larger store; both
+    /// write the same, and the tests check it.
+    public var filtersUnchangedBeforeSorting = true
 
     public static let defaultAuthor = "importer-run"
 

@@ -241,7 +241,10 @@ public final class ImportSession {
         var unchanged: (filter: (any UnchangedRecordFilter)?, made: Bool) = (nil, false)
         func dropUnchanged(_ batch: RecordBatch) throws -> RecordBatch {
             try phases.time("upsert") {
-                if !unchanged.made { unchanged = (try transaction.unchangedRecordFilter(for: entity, columns: batch.columns), true) }
+                if !unchanged.made {
+                    let filter = options.filtersUnchangedBeforeSorting ? try transaction.unchangedRecordFilter(for: entity, columns: batch.columns) : nil
+                    unchanged = (filter, true)
+                }
                 return unchanged.filter?.dropping(batch) ?? batch
             }
         }
@@ -252,9 +255,14 @@ public final class ImportSession {
             if let ordered { try ordered.add(batch, dropUnchanged: dropUnchanged, upsert: upsert) } else { try upsert(batch) }
             onProgress?(progress(position))
         }
+        // The records a filter kept are mostly changed: noting the unchanged ones would cost a
+        // scan of the table for few.
+        let filtered = unchanged.filter != nil
         unchanged.filter = nil
         if let ordered {
-            try ordered.finish(upsert: upsert)
+            try ordered.finish(matcher: { columns in
+                filtered ? nil : try phases.time("upsert") { try transaction.unchangedRowMatcher(for: entity, columns: columns) }
+            }, upsert: upsert)
             if ordered.sortingSeconds > 0 { phases.add("sort", ordered.sortingSeconds) }
         }
         logger.info("read feed", metadata: ["source": "\(source)", "records": "\(end.records)", "rejected": "\(rejects.counts[entity.name] ?? 0)"])

@@ -34,6 +34,13 @@ public protocol ImportWriting: AnyObject {
     /// feed, hands it batches in feed order from any batch on, each before `upsert` receives what
     /// it keeps, and lets go of it once the feed is read (it may hold megabytes).
     func unchangedRecordFilter(for entity: EntityDescription, columns: [Int]) throws -> (any UnchangedRecordFilter)?
+    /// A matcher that notes, in batches of `entity`'s records (supplying the attributes at
+    /// `columns`) coming in ascending key order, the records the store held with exactly their
+    /// values before the import (`RecordBatch.noteStoredUnchanged`), on a thread other than the
+    /// import's, ahead of `upsert`; nil when the backend has no cheap way to tell (the default) or
+    /// the store held nothing. The caller hands it every batch of one merged stream, in order, on
+    /// one thread, and lets go of it at the stream's end.
+    func unchangedRowMatcher(for entity: EntityDescription, columns: [Int]) throws -> (any UnchangedRowMatcher)?
     /// Whether upserts in key order across batches are markedly cheaper (a store whose unique
     /// index is written record by record, SQLite): the importer then hands it a feed that is not in
     /// key order sorted, through temporary files, when the feed is too large to sort in memory.
@@ -75,6 +82,7 @@ public protocol ImportClosing: AnyObject {
 extension ImportWriting {
     public func applyUpserts(_ entity: EntityDescription) throws {}
     public func unchangedRecordFilter(for entity: EntityDescription, columns: [Int]) throws -> (any UnchangedRecordFilter)? { nil }
+    public func unchangedRowMatcher(for entity: EntityDescription, columns: [Int]) throws -> (any UnchangedRowMatcher)? { nil }
     public var prefersKeyOrder: Bool { false }
     public func useTemporaryDirectory(_ path: String) {}
 }
@@ -87,4 +95,15 @@ extension ImportWriting {
 public protocol UnchangedRecordFilter: AnyObject {
     /// `batch` without the records dropped (the same batch when none is).
     func dropping(_ batch: RecordBatch) -> RecordBatch
+}
+
+/// Notes which records of key-ordered batches the store held unchanged before the import
+/// (`ImportWriting.unchangedRowMatcher`), so that `upsert` need not read their stored rows.
+///
+/// Invariant: a record is noted with a stored row's id only when that row held exactly the
+/// record's key and values (as `IS` compares them) when the import began; any doubt notes 0.
+/// `upsert` skips a noted record only if the import has not written its row since (the row is
+/// then as it was), so a note can never hide a change or a repeated key.
+public protocol UnchangedRowMatcher: AnyObject, Sendable {
+    func note(_ batch: inout RecordBatch) throws
 }

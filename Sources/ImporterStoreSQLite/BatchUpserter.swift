@@ -40,6 +40,9 @@ final class BatchUpserter {
     private var ids: [Int64] = []
     /// Per kept record whose key the run wrote before: where it was first met.
     private var earlier: [FeedRecord?] = []
+    /// Positions in `kept` of the records whose stored rows `stored` reads, and those records.
+    private var unmatched: [Int] = []
+    private var unmatchedRecords: [Int] = []
 
     /// What a record of the batch needs, once its stored row is known.
     private enum Action {
@@ -88,7 +91,9 @@ final class BatchUpserter {
             ids.append(contentsOf: repeatElement(0, count: kept.count))
             earlier.removeAll(keepingCapacity: true)
             earlier.append(contentsOf: repeatElement(nil, count: kept.count))
-            try stored.match(batch, kept, base) { index, id, same in
+            skipNotedUnchanged(batch)
+            try stored.match(batch, unmatchedRecords, base) { position, id, same in
+                let index = unmatched[position]
                 ids[index] = id
                 switch seen.mark(id, origin: batch.feedRecord(order[groups[index].lowerBound])) {
                 case .new: actions[index] = same ? .unchanged : .update
@@ -107,6 +112,30 @@ final class BatchUpserter {
             }
         }
         try reportDuplicates(batch)
+    }
+
+    /// Marks written the kept records that an `UnchangedRowMatcher` noted unchanged
+    /// (`RecordBatch.storedUnchanged`) and whose rows the run has not written since (so they are
+    /// as noted): they need no write and no stored row read. The others' positions in `kept` go
+    /// to `unmatched`, and their records to `unmatchedRecords`, for `stored` to read.
+    private func skipNotedUnchanged(_ batch: RecordBatch) {
+        unmatched.removeAll(keepingCapacity: true)
+        unmatchedRecords.removeAll(keepingCapacity: true)
+        guard let noted = batch.storedUnchanged else {
+            unmatched.append(contentsOf: kept.indices)
+            unmatchedRecords.append(contentsOf: kept)
+            return
+        }
+        for (index, record) in kept.enumerated() {
+            let id = noted[record]
+            if id > 0, seen.mark(id, origin: batch.feedRecord(order[groups[index].lowerBound])) == .new {
+                ids[index] = id
+                actions[index] = .unchanged
+            } else {
+                unmatched.append(index)
+                unmatchedRecords.append(record)
+            }
+        }
     }
 
     /// Writes group `index`, whose key an earlier batch of the run wrote (`earlier[index]`): by the

@@ -72,6 +72,10 @@ final class SQLiteImportTransaction: ImportTransaction {
         try UnchangedFilter.build(connection: store.connection, entity: entity, columns: columns, seen: try run(entity).seen)
     }
 
+    func unchangedRowMatcher(for entity: EntityDescription, columns: [Int]) throws -> (any UnchangedRowMatcher)? {
+        StoredRowMatcher.make(path: store.connection.path, entity: entity, columns: columns, lastIDBefore: try run(entity).seen.lastIDBefore)
+    }
+
     func recordReject(_ reject: Reject, at timestamp: String) throws {
         let writer = try rejectWriter ?? SQLiteRejectWriter(store: store)
         rejectWriter = writer

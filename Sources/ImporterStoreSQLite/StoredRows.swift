@@ -67,9 +67,9 @@ final class StoredRows {
             rows: while try range.step() {
                 read += 1
                 while index < kept.count {
-                    let order = compareKey(batch, kept[index], base)
+                    let order = Self.compareKey(batch, kept[index], base, range.handle)
                     if order > 0 { continue rows }
-                    if order == 0 { try found(index, range.int64(at: 0), isSame(batch, kept[index], base, in: range)) }
+                    if order == 0 { try found(index, range.int64(at: 0), Self.isSame(batch, kept[index], base, compared, range.handle)) }
                     index += 1
                 }
                 break
@@ -91,24 +91,27 @@ final class StoredRows {
         lookup.bind(batch, record, positions: batch.keyPositions, base, firstParameter: 1)
         defer { lookup.reset() }
         guard try lookup.step() else { return nil }
-        return (lookup.int64(at: 0), isSame(batch, record, base, in: lookup))
+        return (lookup.int64(at: 0), Self.isSame(batch, record, base, compared, lookup.handle))
     }
 
-    /// Orders `record`'s key against the current row's (columns 1...keyWidth) as the unique index
-    /// orders them: NULL < numbers < text (BINARY collation).
+    /// Orders `record`'s key against the current row of `statement` (its id, then the key's
+    /// columns) as the unique index orders them: NULL < numbers < text (BINARY collation).
     @inline(__always)
-    private func compareKey(_ batch: RecordBatch, _ record: Int, _ base: UnsafePointer<UInt8>) -> Int {
+    static func compareKey(_ batch: RecordBatch, _ record: Int, _ base: UnsafePointer<UInt8>, _ statement: OpaquePointer) -> Int {
         for (offset, position) in batch.keyPositions.enumerated() {
-            let order = Self.compare(batch.value(record: record, position: position), base, range.handle, Int32(1 + offset))
+            let order = compare(batch.value(record: record, position: position), base, statement, Int32(1 + offset))
             if order != 0 { return order }
         }
         return 0
     }
 
+    /// Whether the current row of `statement` (its id, the key's columns, then the `compared`
+    /// attributes') holds `record`'s values.
     @inline(__always)
-    private func isSame(_ batch: RecordBatch, _ record: Int, _ base: UnsafePointer<UInt8>, in statement: Statement) -> Bool {
+    static func isSame(_ batch: RecordBatch, _ record: Int, _ base: UnsafePointer<UInt8>, _ compared: [Int], _ statement: OpaquePointer) -> Bool {
+        let first = 1 + batch.keyPositions.count
         for (offset, position) in compared.enumerated() {
-            guard Self.isSame(batch.value(record: record, position: position), base, statement.handle, Int32(1 + keyWidth + offset)) else { return false }
+            guard isSame(batch.value(record: record, position: position), base, statement, Int32(first + offset)) else { return false }
         }
         return true
     }

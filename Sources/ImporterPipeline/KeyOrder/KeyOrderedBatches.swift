@@ -1,4 +1,5 @@
 import ImporterModel
+import ImporterStore
 
 /// Hands a feed's batches to the store in key order, with memory bounded whatever the feed's size
 /// and order: an external merge sort that only runs when it is needed.
@@ -89,8 +90,10 @@ final class KeyOrderedBatches {
     }
 
     /// Writes what is held in key order: the held batches sorted in memory when no run was
-    /// spilled (a reload whose unchanged records were dropped holds few), else the runs merged.
-    func finish(upsert: (RecordBatch) throws -> Void) throws {
+    /// spilled (a reload whose unchanged records were dropped holds few), else the runs merged,
+    /// their records the store holds unchanged noted on the merger's thread by the matcher
+    /// `matcher` makes for the runs' columns, if any.
+    func finish(matcher: ([Int]) throws -> (any UnchangedRowMatcher)? = { _ in nil }, upsert: (RecordBatch) throws -> Void) throws {
         if let first {
             self.first = nil
             try upsert(first)
@@ -120,10 +123,11 @@ final class KeyOrderedBatches {
         if !held.isEmpty { try timed { try spillHeld() } }
         let runs = try timed { try spiller.finish() }
         self.spiller = nil
-        try merge(runs, in: spiller.file, upsert: upsert)
+        try merge(runs, in: spiller.file, matcher: matcher, upsert: upsert)
     }
 
-    private func merge(_ runs: [SortedRun], in file: SpillFile, upsert: (RecordBatch) throws -> Void) throws {
+    private func merge(_ runs: [SortedRun], in file: SpillFile, matcher: ([Int]) throws -> (any UnchangedRowMatcher)?,
+                       upsert: (RecordBatch) throws -> Void) throws {
         guard let template = lastLayout, !runs.isEmpty else { return }
         let readers = runs.map { run in
             SortedRun.Reader(run, in: file, columns: template.columns, keyPositions: template.keyPositions, memory: Self.readersMemory / runs.count)
@@ -132,7 +136,7 @@ final class KeyOrderedBatches {
         var upserting = Duration.zero
         let began = clock.now
         // Merged on a thread of its own while this one writes: the merge overlaps the store's work.
-        try FeedReadAhead.merge(try RunMerge(readers), batchSize: batchSize) { batch in
+        try FeedReadAhead.merge(try RunMerge(readers), batchSize: batchSize, matcher: try matcher(template.columns)) { batch in
             var batch = batch
             batch.feed = template.feed
             batch.duplicates = template.duplicates

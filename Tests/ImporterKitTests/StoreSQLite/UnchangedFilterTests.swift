@@ -86,8 +86,10 @@ import Testing
 
     /// One stored key `k` and 400 others; the reload holds a changed record of `k` and one equal to
     /// the stored row, in either order, shuffled among the others so that it is sorted through a run.
-    @Test(arguments: [DuplicateKeys.last, .first, .reject], [false, true])
-    func aKeptRecordKeepsItsKeysLaterRecords(duplicates: DuplicateKeys, changedFirst: Bool) throws {
+    /// The same with the filter off: the merged records are noted by `StoredRowMatcher` instead.
+    @Test(arguments: [DuplicateKeys.last, .first, .reject], [(false, true), (true, true), (false, false), (true, false)])
+    func aKeptRecordKeepsItsKeysLaterRecords(duplicates: DuplicateKeys, order: (changedFirst: Bool, filter: Bool)) throws {
+        let changedFirst = order.changedFirst
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         func row(_ i: Int, energy: String = "1.0") -> String {
@@ -108,6 +110,7 @@ import Testing
         options.batchSize = 32
         options.sortRunBytes = 4096
         options.maxRejects = 1
+        options.filtersUnchangedBeforeSorting = order.filter
         let result = try ImportSession(store: store, model: FireballModel.model, options: options).run([FeedInput(path: feed, mapping: mapping)])
 
         // The record that stays: the last or the first of the two; a rejected repeat is not written.
@@ -185,7 +188,8 @@ import Testing
         #expect(seen.storedCount == 599)
     }
 
-    @Test func aSyncReloadKeepsTheRecordsItDroppedAsUnchanged() throws {
+    @Test(arguments: [true, false])
+    func aSyncReloadKeepsTheRecordsItDroppedAsUnchanged(filter: Bool) throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let path = directory.path("s.sqlite")
@@ -196,6 +200,7 @@ import Testing
         shuffled.shuffle(using: &generator)
         let result = try importFeeds([try directory.write("reload.json", fireballFeed(shuffled))], into: path, sync: true, batchSize: 16) {
             $0.sortRunBytes = 2048
+            $0.filtersUnchangedBeforeSorting = filter
         }
         #expect(result.totals == ChangeCounts(deleted: 10, unchanged: 290))
         #expect(try fireballRows(path).count == 290)
