@@ -36,17 +36,24 @@ extension SQLBackend {
     }
 
     /// The counts by type of `entity`'s change rows above change id `after` (inserts, updates,
-    /// deletes; the rest zero), and the range of their ids (nil when there are none).
+    /// deletes; the rest zero), and the range of their ids (nil when there are none). One scan,
+    /// no grouping: `GROUP BY` the type sorted every change row of the run first, which in SQLite
+    /// held about 30 bytes a row in memory at once (a 500,000-change reload: 15 MB more at its peak).
     public func changeCounts(of entity: EntityDescription, after: Int64) throws -> (counts: ChangeCounts, changeIDs: ClosedRange<Int64>?) {
         let tables = tables(of: entity)
+        let types = ["insert", "update", "delete"]
+        let columns = types.map { type in
+            let id = "CASE WHEN \(tables.type) = '\(type)' THEN \(tables.changeID) END"
+            return "count(\(id)), min(\(id)), max(\(id))"
+        }
+        let rows = try executor.rows("SELECT \(columns.joined(separator: ", ")) FROM \(tables.changeTable) WHERE \(tables.changeID) > \(p(1))",
+                                     [.integer(after)])
         var counts = ChangeCounts()
         var range: ClosedRange<Int64>?
-        for row in try executor.rows("""
-            SELECT \(tables.type), count(*), min(\(tables.changeID)), max(\(tables.changeID)) FROM \(tables.changeTable)
-            WHERE \(tables.changeID) > \(p(1)) GROUP BY \(tables.type)
-            """, [.integer(after)]) {
-            guard let n = row[1].integerValue, let low = row[2].integerValue, let high = row[3].integerValue else { continue }
-            switch row[0].stringValue {
+        guard let row = rows.first else { return (counts, nil) }
+        for (index, type) in types.enumerated() {
+            guard let n = row[3 * index].integerValue, n > 0, let low = row[3 * index + 1].integerValue, let high = row[3 * index + 2].integerValue else { continue }
+            switch type {
             case "insert": counts.inserted = Int(n)
             case "update": counts.updated = Int(n)
             default: counts.deleted = Int(n)
