@@ -260,8 +260,11 @@ public final class ImportSession {
         let filtered = unchanged.filter != nil
         unchanged.filter = nil
         if let ordered {
-            try ordered.finish(matcher: { columns in
-                filtered ? nil : try phases.time("upsert") { try transaction.unchangedRowMatcher(for: entity, columns: columns) }
+            try ordered.finish(matcher: { [logger] columns in
+                guard !filtered else { return nil }
+                let matcher = try phases.time("upsert") { try transaction.unchangedRowMatcher(for: entity, columns: columns) }
+                logger.debug("merging sorted runs", metadata: ["source": "\(source)", "unchanged noted while merging": "\(matcher != nil)"])
+                return matcher
             }, upsert: upsert)
             if ordered.sortingSeconds > 0 { phases.add("sort", ordered.sortingSeconds) }
         }
