@@ -9,7 +9,9 @@ import ImporterStore
 ///   equal keys in a batch the last occurrence wins, or the first (`RecordBatch.duplicates`).
 /// - `StoredRows` reads the batch's stored rows (one index range) and sorts the records into new,
 ///   changed, unchanged and repeated: unchanged records write nothing, so a reload where few
-///   records changed costs a read of the stored rows, not an upsert per record.
+///   records changed costs a read of the stored rows, not an upsert per record. Records an
+///   `UnchangedRowMatcher` noted unchanged (a large store's shuffled reload) skip that read too,
+///   when the run has not written their rows (`skipNotedUnchanged`).
 /// - Changed records are updated by id (`UPDATE … WHERE id = ? AND <something changed>`), new ones
 ///   go through one prepared `INSERT … ON CONFLICT(key) DO UPDATE SET … WHERE <something changed>`:
 ///   only the batch's columns (the attributes the feed supplies) are written, and the `WHERE`
