@@ -93,9 +93,9 @@ final class BatchUpserter {
             ids.append(contentsOf: repeatElement(0, count: kept.count))
             earlier.removeAll(keepingCapacity: true)
             earlier.append(contentsOf: repeatElement(nil, count: kept.count))
-            skipNotedUnchanged(batch)
-            try stored.match(batch, unmatchedRecords, base) { position, id, same in
-                let index = unmatched[position]
+            let skipped = skipNotedUnchanged(batch)
+            try stored.match(batch, skipped ? unmatchedRecords : kept, base) { position, id, same in
+                let index = skipped ? unmatched[position] : position
                 ids[index] = id
                 switch seen.mark(id, origin: batch.feedRecord(order[groups[index].lowerBound])) {
                 case .new: actions[index] = same ? .unchanged : .update
@@ -119,15 +119,12 @@ final class BatchUpserter {
     /// Marks written the kept records that an `UnchangedRowMatcher` noted unchanged
     /// (`RecordBatch.storedUnchanged`) and whose rows the run has not written since (so they are
     /// as noted): they need no write and no stored row read. The others' positions in `kept` go
-    /// to `unmatched`, and their records to `unmatchedRecords`, for `stored` to read.
-    private func skipNotedUnchanged(_ batch: RecordBatch) {
+    /// to `unmatched`, and their records to `unmatchedRecords`, for `stored` to read. False, and
+    /// nothing done, for a batch without notes (every kept record is read).
+    private func skipNotedUnchanged(_ batch: RecordBatch) -> Bool {
+        guard let noted = batch.storedUnchanged else { return false }
         unmatched.removeAll(keepingCapacity: true)
         unmatchedRecords.removeAll(keepingCapacity: true)
-        guard let noted = batch.storedUnchanged else {
-            unmatched.append(contentsOf: kept.indices)
-            unmatchedRecords.append(contentsOf: kept)
-            return
-        }
         for (index, record) in kept.enumerated() {
             let id = noted[record]
             if id > 0, seen.mark(id, origin: batch.feedRecord(order[groups[index].lowerBound])) == .new {
@@ -138,6 +135,7 @@ final class BatchUpserter {
                 unmatchedRecords.append(record)
             }
         }
+        return true
     }
 
     /// Writes group `index`, whose key an earlier batch of the run wrote (`earlier[index]`): by the

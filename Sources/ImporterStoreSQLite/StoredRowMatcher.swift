@@ -34,11 +34,7 @@ final class StoredRowMatcher: UnchangedRowMatcher, @unchecked Sendable {
         // As `RecordMapper` places the key in a batch; `note` reads the key at the batch's own positions.
         let keyPositions = entity.keyIndices.compactMap { columns.firstIndex(of: $0) }
         guard lastIDBefore > 0, keyPositions.count == entity.uniqueKey.count else { return nil }
-        let keys = Set(keyPositions)
-        let compared = columns.indices.filter { !keys.contains($0) }
-        let key = entity.uniqueKey.map(SQLIdentifier.quoted)
-        let names = compared.map { SQLIdentifier.quoted(entity.attributes[columns[$0]].name) }
-        let selected = (["\"id\""] + key + names).joined(separator: ", ")
+        let (key, compared, selected) = StoredRows.row(of: entity, columns: columns, keyPositions: keyPositions)
         let sql = "SELECT \(selected) FROM \(SQLIdentifier.quoted(entity.tableName)) ORDER BY \(key.joined(separator: ", "))"
         do {
             let connection = try Connection(path: path, create: false, readOnly: true)

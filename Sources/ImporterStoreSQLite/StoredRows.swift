@@ -28,12 +28,9 @@ final class StoredRows {
 
     init(connection: Connection, entity: EntityDescription, columns: [Int], keyPositions: [Int]) throws {
         let table = SQLIdentifier.quoted(entity.tableName)
-        let key = entity.uniqueKey.map(SQLIdentifier.quoted)
+        let (key, compared, selected) = Self.row(of: entity, columns: columns, keyPositions: keyPositions)
         keyWidth = key.count
-        let keyIndices = Set(keyPositions)
-        compared = columns.indices.filter { !keyIndices.contains($0) }
-        let values = compared.map { SQLIdentifier.quoted(entity.attributes[columns[$0]].name) }
-        let selected = (["\"id\""] + key + values).joined(separator: ", ")
+        self.compared = compared
         let width = key.count
         let tuple = width == 1 ? key[0] : "(\(key.joined(separator: ", ")))"
         func parameters(from first: Int) -> String {
@@ -46,6 +43,17 @@ final class StoredRows {
             """)
         let match = key.enumerated().map { "\($0.element) = ?\($0.offset + 1)" }.joined(separator: " AND ")
         lookup = try connection.prepare("SELECT \(selected) FROM \(table) WHERE \(match)")
+    }
+
+    /// The stored row as `compareKey` and `isSame` read it: the unique key's quoted columns, the
+    /// positions in the batch of the supplied attributes that are not part of the key, and the
+    /// select list (the id, the key, then those attributes).
+    static func row(of entity: EntityDescription, columns: [Int], keyPositions: [Int]) -> (key: [String], compared: [Int], selected: String) {
+        let key = entity.uniqueKey.map(SQLIdentifier.quoted)
+        let keyIndices = Set(keyPositions)
+        let compared = columns.indices.filter { !keyIndices.contains($0) }
+        let values = compared.map { SQLIdentifier.quoted(entity.attributes[columns[$0]].name) }
+        return (key, compared, (["\"id\""] + key + values).joined(separator: ", "))
     }
 
     /// Calls `found(index, id, same)` for each record `kept[index]` whose key is stored, in order;
