@@ -9,7 +9,8 @@
 #   make bench  end-to-end benchmark beside a raw-SQLite baseline, and the PostgreSQL store beside psql
 #               alone on a throwaway cluster (RECORDS=1000000 by default)
 #   make bench-5m  the rows that depend on size at 5,000,000 records: feed order (sorted against
-#               shuffled) and view replay (1 % and 6.5 % deltas against a rebuild), one run each
+#               shuffled), view replay (1 % and 6.5 % deltas against a rebuild) and the PostgreSQL
+#               rows (with their view replay), one run each
 #   make install PREFIX=/usr/local   the binary, shell completions (bash, zsh, fish) and the man page
 
 SWIFT      ?= swift
@@ -109,6 +110,7 @@ bench-5m: deps
 	$(SWIFT) build -c release --product importer-bench
 	.build/release/importer-bench --records 5000000 --dir .build/bench-5m --importer .build/release/importer --only-shuffled --repeats 1
 	.build/release/importer-bench --records 5000000 --dir .build/bench-5m --importer .build/release/importer --only-views --repeats 1
+	.build/release/importer-bench --records 5000000 --dir .build/bench-5m --importer .build/release/importer --only-postgres --repeats 1
 
 # The man page is generated from the command definitions (swift-argument-parser's plugin).
 man: deps

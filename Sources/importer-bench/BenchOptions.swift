@@ -24,7 +24,8 @@ struct BenchOptions {
         Order of work, so that the importer's peak RSS is its own: the feeds are generated
         streaming (the bench stays small), the importer subprocess runs (first load, identical
         re-load, 10 % changed re-load; then on a throwaway PostgreSQL cluster started under DIR,
-        a first load and a 5 % changed re-load by the importer and by psql alone; then each feed
+        a first load and a 5 % changed re-load by the importer and by psql alone, then view replay
+        in-process on the importer's PostgreSQL store, the same two deltas as below; then each feed
         format; then the feed orders: the API feed and a shuffled copy, each a first load and a
         10 % changed re-load), parsing alone; only then are the rows built in memory for the raw-SQLite
         baseline, and last view replay (on a copy of the importer's store: a 1 % changed run and
@@ -39,7 +40,8 @@ struct BenchOptions {
                            fastest shown (default 2); importer subprocess runs are always run once
           --no-postgres    skip the PostgreSQL rows (skipped anyway, saying so, when no server
                            binaries are installed under /usr/lib/postgresql/*/bin)
-          --only-postgres  run only the PostgreSQL rows (importer against psql alone)
+          --only-postgres  run only the PostgreSQL rows (importer against psql alone, and view
+                           replay on the importer's PostgreSQL store)
           --only-url       run only the URL feed rows (the file against loopback HTTP)
           --only-shuffled  run only the feed-order rows (sorted against shuffled feeds)
           --only-views     run only the view replay rows (on a store the importer first loads)

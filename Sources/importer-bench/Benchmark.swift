@@ -100,14 +100,24 @@ enum Benchmark {
         let sections = [main.render(), PhaseLog.table(importerRows).render(), render(postgres), formatTable.render(), urlTable.render(), orderTable.render(), viewReplay.table.render()]
         print(sections.joined(separator: "\n\n"))
         guard viewReplay.passed else { throw BenchError.failed("view replay benchmark: a replayed view differs from its recomputation (see above)") }
-        if case .failed(let reason) = postgres { throw BenchError.failed("PostgreSQL rows: \(reason)") }
+        try check(postgres)
     }
 
     /// `--only-postgres`: the PostgreSQL rows alone.
     static func onlyPostgres(_ options: BenchOptions, generator: Generator, baseFeed: String) throws {
         let postgres = PostgresBenchmark.run(options, generator: generator, baseFeed: baseFeed)
         print(render(postgres))
-        if case .failed(let reason) = postgres { throw BenchError.failed("PostgreSQL rows: \(reason)") }
+        try check(postgres)
+    }
+
+    /// Throws when the PostgreSQL rows failed or a replayed view differed from its recomputation.
+    static func check(_ postgres: PostgresBenchmark.Outcome) throws {
+        switch postgres {
+        case .failed(let reason): throw BenchError.failed("PostgreSQL rows: \(reason)")
+        case .measured(_, _, let views) where !views.passed:
+            throw BenchError.failed("PostgreSQL view replay: a replayed view differs from its recomputation (see above)")
+        default: break
+        }
     }
 
     /// The URL feed rows: the API feed from its file and over loopback HTTP.
@@ -127,7 +137,7 @@ enum Benchmark {
     /// The PostgreSQL tables, or the line saying why there are none.
     static func render(_ postgres: PostgresBenchmark.Outcome) -> String {
         switch postgres {
-        case .measured(let figures, let phases): figures.render() + "\n\n" + phases.render()
+        case .measured(let figures, let phases, let views): [figures, phases, views.table].map { $0.render() }.joined(separator: "\n\n")
         case .skipped(let reason): "PostgreSQL rows skipped: \(reason)."
         case .failed(let reason): "PostgreSQL rows FAILED (the rest of the bench ran; it exits non-zero): \(reason)"
         }

@@ -5,7 +5,8 @@ import ImporterKit
 /// (`BenchPostgresCluster`), a first load of the benchmark's records and a re-load with 5 % of them
 /// changed, each imported by `importer run --no-replay` (the re-load with `--sync`; history written,
 /// no views) into one database and by the psql reference (`PostgresReference`) into another, with
-/// seconds, rows/s, the importer's rows/s relative to the reference's, and the importer's peak RSS.
+/// seconds, rows/s, the importer's rows/s relative to the reference's, and the importer's peak RSS;
+/// then view replay beside a rebuild on the importer's database (`ViewReplayBenchmark`).
 ///
 /// Goals (the project's issue): importer ≥ 0.7 × the reference's rows/s; peak RSS < 100 MB.
 /// Before each timed run, untimed: `VACUUM ANALYZE` of both databases (after the first loads) and a
@@ -17,8 +18,8 @@ enum PostgresBenchmark {
 
     /// What the PostgreSQL part came to.
     enum Outcome {
-        /// The figures, and where the importer's time went.
-        case measured(TextTable, phases: TextTable)
+        /// The figures, where the importer's time went, and view replay on the importer's store.
+        case measured(TextTable, phases: TextTable, views: ViewReplayBenchmark.Outcome)
         /// Not run, and why (no server binaries, or `--no-postgres`).
         case skipped(String)
         /// It ran and failed: the rest of the bench still runs, and the bench then exits non-zero.
@@ -56,8 +57,12 @@ enum PostgresBenchmark {
             let session = PostgresBenchSession(cluster: cluster, importer: options.importer, directory: options.directory)
             let runs = try session.measure(feeds)
             let server = try session.serverDescription()
+            Benchmark.progress("PostgreSQL: view replay beside a rebuild, on the importer's store")
+            let store = try Store.open(cluster.url(database: PostgresBenchSession.importerDatabase))
+            let views = try ViewReplayBenchmark.run(store: store, backend: "PostgreSQL", baseFeed: baseFeed, directory: options.directory,
+                                                    records: generator.count, repeats: options.repeats)
             return .measured(PostgresBenchTable.figures(runs, records: generator.count, server: server),
-                             phases: PostgresBenchTable.phases(runs))
+                             phases: PostgresBenchTable.phases(runs), views: views)
         } catch {
             return .failed("\(error)\n  last lines of the server log:\n\(cluster.logTail(lines: 15))")
         }

@@ -17,8 +17,9 @@ import ImporterKit
 /// Target (the project's issues): the replay costs at most 5 % of the rebuild for the 1 % delta,
 /// and at most twice the delta's share (13 %) for the re-load.
 ///
-/// The store is a copy of the one the importer subprocess left (first load, identical re-load, 10 %
-/// changed re-load), brought back to the plain feed's values in-process before each delta (views
+/// SQLite: the store is a copy of the one the importer subprocess left (first load, identical
+/// re-load, 10 % changed re-load). PostgreSQL: the importer's database of the PostgreSQL rows, after
+/// their re-load. Either is brought back to the plain feed's values in-process before each delta (views
 /// replayed, not timed); the delta is imported with `ImportOptions.replayViews = false`, leaving
 /// the views one transaction behind.
 enum ViewReplayBenchmark {
@@ -45,6 +46,7 @@ enum ViewReplayBenchmark {
         var differences: [ViewDifference] = []
     }
 
+    /// On a copy of the SQLite store the importer subprocess left (removed at the end).
     static func run(importerStore: String, baseFeed: String, directory: String, records: Int, repeats: Int) throws -> Outcome {
         let path = directory + "/view-replay.sqlite"
         StoreFiles.remove(path)
@@ -52,11 +54,16 @@ enum ViewReplayBenchmark {
         for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: importerStore + suffix) {
             try FileManager.default.copyItem(atPath: importerStore + suffix, toPath: path + suffix)
         }
+        return try run(store: try Store(path: path), backend: "SQLite", baseFeed: baseFeed, directory: directory, records: records, repeats: repeats)
+    }
+
+    /// On `store` itself (a PostgreSQL store the bench's cluster holds): the store is left at the
+    /// last delta's state.
+    static func run(store: Store, backend: String, baseFeed: String, directory: String, records: Int, repeats: Int) throws -> Outcome {
         let deltas = try writeDeltas(records: records, directory: directory)
         defer { for delta in deltas { try? FileManager.default.removeItem(atPath: delta.feed) } }
-        let store = try Store(path: path)
         var report = TextTable(
-            title: "View replay beside a full rebuild of the views (in-process, \(records) records; best of \(repeats))",
+            title: "View replay beside a full rebuild of the views (\(backend), in-process, \(records) records; best of \(repeats))",
             headers: ["delta", "change rows", "touch the views", "groups changed", "replay ms", "rebuild ms", "replay / rebuild", "target"])
         var passed = true
         for delta in deltas {
@@ -68,7 +75,7 @@ enum ViewReplayBenchmark {
         }
         report.notes += [
             "  change rows: the delta's change rows; touch the views: of those, inserts/deletes and updates of an attribute a view reads",
-            "timed: one ViewMaintainer.replay of every view / a .rebuild of each, inside one BEGIN IMMEDIATE … ROLLBACK per pass",
+            "timed: one ViewMaintainer.replay of every view / a .rebuild of each, inside one write transaction rolled back per pass",
             "  (replay passes, then verify, and rebuild passes alternate which goes first); the fastest pass of each kind",
         ]
         return Outcome(table: report, passed: passed)
@@ -157,16 +164,10 @@ enum ViewReplayBenchmark {
         return (replays, rebuilds)
     }
 
-    /// The SQLite connection of the benchmark's store.
-    private static func connectionOf(_ store: Store) throws -> Connection {
-        guard let connection = store.sqliteConnection else { throw BenchError.failed("view replay benchmark: the store is not SQLite") }
-        return connection
-    }
-
     /// Runs `body` in a write transaction and rolls it back; returns what `body` returned.
     private static func rolledBack<T>(_ store: Store, _ body: (StoreWriteTransaction) throws -> T) throws -> T {
         let result = try store.inTransaction { (tx: StoreWriteTransaction) throws -> TransactionCompletion<T> in .rollback(try body(tx)) }
-        guard !(try connectionOf(store)).isInTransaction else { throw BenchError.failed("view replay benchmark: the pass did not roll back") }
+        if store.sqliteConnection?.isInTransaction == true { throw BenchError.failed("view replay benchmark: the pass did not roll back") }
         return result
     }
 
@@ -175,20 +176,32 @@ enum ViewReplayBenchmark {
     private static func deltaSize(_ views: [ViewDefinition], store: Store) throws -> (changes: Int, relevant: Int) {
         guard let first = views.first, let entity = store.entity(named: first.entity) else { throw BenchError.failed("view replay benchmark: no entity") }
         let token = try store.read { (snapshot: StoreSnapshot) throws -> Int64 in try ConsumerRegistry().consumer(named: first.name, in: snapshot).tokenNumber }
-        guard let range = try connectionOf(store).rows("""
-            SELECT min(first_change_id), max(last_change_id) FROM importer_transaction_entity WHERE entity = ?1 AND transaction_number > ?2
-            """, [.text(first.entity), .integer(token)]).first,
-            case .integer(let low) = range[0], case .integer(let high) = range[1] else { return (0, 0) }
+        let range = try queryRow(store, """
+            SELECT coalesce(min(first_change_id), 0), coalesce(max(last_change_id), -1) FROM importer_transaction_entity
+            WHERE entity = :entity AND transaction_number > :token
+            """, ["entity": first.entity, "token": String(token)])
+        guard case .integer(let low) = range[0], case .integer(let high) = range[1] else { return (0, 0) }
         let columns = ChangeColumns.current
         let attributes = views.reduce(into: Set<String>()) { $0.formUnion($1.storedAttributes(of: entity)) }
-        let touches = attributes.sorted().map { "instr(',' || \"\(columns.changed)\" || ',', ',\($0),') > 0" }
+        let touches = attributes.sorted().map { name in
+            "',' || \"\(columns.changed)\" || ',' LIKE '%,\(name.replacingOccurrences(of: "_", with: "\\_")),%' ESCAPE '\\'"
+        }
         let type = "\"\(columns.type)\""
         let relevant = touches.isEmpty ? "\(type) <> 'update'" : "\(type) <> 'update' OR \(touches.joined(separator: " OR "))"
-        let counts = try connectionOf(store).rows("""
-            SELECT count(*), coalesce(sum(\(relevant)), 0) FROM \(EntitySchema(entity: entity).changeTable) WHERE "\(columns.changeID)" BETWEEN ?1 AND ?2
-            """, [.integer(low), .integer(high)])
-        guard let row = counts.first, case .integer(let changes) = row[0], case .integer(let relevantCount) = row[1] else { return (0, 0) }
+        let counts = try queryRow(store, """
+            SELECT count(*), coalesce(sum(CASE WHEN \(relevant) THEN 1 ELSE 0 END), 0) FROM "importer_change_\(entity.tableName)"
+            WHERE "\(columns.changeID)" BETWEEN :low AND :high
+            """, ["low": String(low), "high": String(high)])
+        guard case .integer(let changes) = counts[0], case .integer(let relevantCount) = counts[1] else { return (0, 0) }
         return (Int(changes), Int(relevantCount))
+    }
+
+    /// The one row `sql` returns, read with the store's read-only query (either backend).
+    private static func queryRow(_ store: Store, _ sql: String, _ parameters: [String: String]) throws -> [Value] {
+        var rows: [[Value]] = []
+        try store.query(sql, parameters: parameters, columns: { _ in }, row: { rows.append($0) })
+        guard rows.count == 1 else { throw BenchError.failed("view replay benchmark: \(rows.count) rows from \(sql)") }
+        return rows[0]
     }
 
     /// Records whose energy the `fraction` changed feed revises (the generator's change stream).
