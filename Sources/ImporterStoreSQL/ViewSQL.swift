@@ -129,10 +129,19 @@ public struct ViewSQL {
     /// record and no join back by id, most of the query otherwise (figures: Docs/PERFORMANCE.md,
     /// "Measurements behind the code").
     func delta(oneTransaction: Bool) -> String {
-        let images = imagesQuery(oneTransaction: oneTransaction)
+        let images = imagesQuery(oneTransaction: oneTransaction, attributes: Set(view.storedAttributes(of: entity)))
         let groups = view.groupBy.compactMap(expression)
-        var selections = zip(view.groupBy, groups).map { "\($1) AS \(q($0))" }
-        selections.append("sum(importer_sign)")
+        let selections = zip(view.groupBy, groups).map { "\($1) AS \(q($0))" } + deltaAggregates
+        return "WITH \(images) SELECT \(selections.joined(separator: ", ")) FROM importer_images WHERE \(Self.nonZeroSign) GROUP BY \(groups.joined(separator: ", "))"
+    }
+
+    /// The view's group expressions over the images of `delta` (and of `ViewDeltaSets`).
+    var groupExpressions: [String] { view.groupBy.compactMap(expression) }
+
+    /// The columns of a `delta` row after the groups, aggregated over `importer_images`:
+    /// `sum(importer_sign)`, then each aggregate's delta columns.
+    var deltaAggregates: [String] {
+        var selections = ["sum(importer_sign)"]
         for aggregate in view.aggregates {
             let value = aggregate.attribute.flatMap(expression) ?? "NULL"
             switch aggregate.function {
@@ -149,13 +158,20 @@ public struct ViewSQL {
                 selections.append("\(function)(CASE WHEN importer_sign < 0 THEN \(extreme(aggregate, value)) END)")
             }
         }
-        return "WITH \(images) SELECT \(selections.joined(separator: ", ")) FROM importer_images GROUP BY \(groups.joined(separator: ", "))"
+        return selections
     }
 
     /// The `ends` (first and last relevant change per record; not needed within one transaction)
-    /// and `images` (signed before- and after-images) common table expressions of `delta`.
-    private func imagesQuery(oneTransaction: Bool) -> String {
-        let stored = view.storedAttributes(of: entity).sorted()
+    /// and `images` (signed before- and after-images of the stored `attributes`, from the change
+    /// rows that touch one of them) common table expressions of `delta`. A row whose record has
+    /// no such image (the before-image of an insert, the after-image of a delete) has sign 0, and
+    /// the queries over the images keep `nonZeroSign` rows only. The change type is tested in the
+    /// sign, not in a `WHERE` of the scan: `c.importer_type <> 'insert'` there matches the change
+    /// table's partial index on non-insert rows, which PostgreSQL's planner, its statistics older
+    /// than the rows being replayed, read whole (every update and delete in history) instead of the
+    /// range (figures: Docs/PERFORMANCE.md, "Measurements behind the code").
+    func imagesQuery(oneTransaction: Bool, attributes: Set<String>) -> String {
+        let stored = attributes.sorted()
         // Images and relevance as the scan defines them, over one change row `c`.
         let rows = ChangeScanSQL(entity: entity, dialect: dialect, oneTransaction: true, attributes: Set(stored))
         let before = stored.map { "\(rows.beforeImage($0)) AS \(q($0))" }
@@ -165,17 +181,20 @@ public struct ViewSQL {
         // record's first and last change, joined back by id.
         let ends = "SELECT \(recordID), min(\(changeID)) AS importer_first, max(\(changeID)) AS importer_last FROM \(changeTable) WHERE \(range) GROUP BY \(recordID)"
         func source(_ end: String) -> String {
-            oneTransaction ? "\(changeTable) AS c WHERE \(range) AND" : "importer_ends JOIN \(changeTable) AS c ON c.\(changeID) = importer_ends.\(end) WHERE"
+            oneTransaction ? "\(changeTable) AS c WHERE \(range)" : "importer_ends JOIN \(changeTable) AS c ON c.\(changeID) = importer_ends.\(end)"
         }
         let images = """
-            SELECT -1 AS importer_sign\(before.isEmpty ? "" : ", " + before.joined(separator: ", "))
-              FROM \(source("importer_first")) c.\(changeType) <> 'insert'
+            SELECT CASE WHEN c.\(changeType) <> 'insert' THEN -1 ELSE 0 END AS importer_sign\(before.isEmpty ? "" : ", " + before.joined(separator: ", "))
+              FROM \(source("importer_first"))
             UNION ALL
-            SELECT 1 AS importer_sign\(after.isEmpty ? "" : ", " + after.joined(separator: ", "))
-              FROM \(source("importer_last")) c.\(changeType) <> 'delete'
+            SELECT CASE WHEN c.\(changeType) <> 'delete' THEN 1 ELSE 0 END AS importer_sign\(after.isEmpty ? "" : ", " + after.joined(separator: ", "))
+              FROM \(source("importer_last"))
             """
         return oneTransaction ? "importer_images AS (\(images))" : "importer_ends AS (\(ends)), importer_images AS (\(images))"
     }
+
+    /// The condition keeping the images a record has (see `imagesQuery`).
+    static let nonZeroSign = "importer_sign <> 0"
 
     /// The transaction numbers of the change rows with ids parameters 1 and 2.
     var rangeTransactions: String {

@@ -43,13 +43,13 @@ struct ReplayCommand: ParsableCommand {
                 let names = view + deprecatedView
                 let views = names.isEmpty ? try registry.all(in: tx.snapshot) : try names.map { try registry.view(named: $0, in: tx.snapshot) }
                 let maintainer = ViewMaintainer(entities: store.entities)
-                return try views.map { view in
-                    do {
-                        return try maintainer.replay(view, in: tx)
-                    } catch HistoryError.expiredToken where rebuildExpired {
-                        return try maintainer.rebuild(view, in: tx)
-                    }
-                }
+                // All together, so that the views of one entity share one scan of their changes.
+                var expired: [String] = []
+                let replayed = try maintainer.replay(views, in: tx, onExpired: rebuildExpired ? { error in
+                    if case .expiredToken(let consumer, _, _, _) = error { expired.append(consumer) }
+                } : nil)
+                let rebuilt = try maintainer.rebuild(views.filter { expired.contains($0.name) }, in: tx)
+                return views.compactMap { view in (replayed + rebuilt).first { $0.view == view.name } }
             }
             let output = OutputSink()
             ReplayReport(effects).render(as: format, to: output)

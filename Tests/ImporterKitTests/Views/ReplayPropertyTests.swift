@@ -48,7 +48,7 @@ import Testing
         .map { Step(records: $0, sync: $1, authorB: $2, replayViews: $3, reads: $4) }
 
     /// The built-in views and the test's with every aggregate over multi-column and NULL groups
-    /// (SQLite replays them from one scan, PostgreSQL with SQL's `GROUP BY`).
+    /// (SQLite replays them from one scan, PostgreSQL from one `GROUPING SETS` statement).
     static let model = ViewDeltaScanTests.model
 
     static let consumers = [

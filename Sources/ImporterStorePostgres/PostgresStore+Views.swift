@@ -1,0 +1,50 @@
+import ImporterModel
+import ImporterStore
+import ImporterStoreSQL
+
+/// Replaying derived views in PostgreSQL: the deltas of all the views of an entity come from one
+/// statement (`ViewDeltaSets`: one scan of the change rows, grouped by every view's groups at
+/// once), then each view's groups are updated (`ViewDeltaApplier`). Views whose group expressions
+/// `GROUPING(…)` cannot number are replayed one by one.
+///
+/// The change rows being replayed were written after the table's statistics were last gathered
+/// (by this very transaction, in `importer run`), so the planner takes a large range for a few
+/// rows and scans it in one process; a range of `parallelRange` ids or more is scanned by parallel
+/// workers whatever the estimate (`parallelDelta`, reset right after).
+extension PostgresStore {
+    static let parallelRange: Int64 = 20_000
+    static let parallelDelta = ["SET LOCAL parallel_setup_cost = 0", "SET LOCAL parallel_tuple_cost = 0", "SET LOCAL min_parallel_index_scan_size = 0"]
+    static let resetParallel = ["RESET parallel_setup_cost", "RESET parallel_tuple_cost", "RESET min_parallel_index_scan_size"]
+
+    public func applyViewChanges(_ views: [ViewDefinition], changes range: ClosedRange<Int64>, into effects: inout [ViewEffect]) throws(StoreError) {
+        var schemas: [ViewSQL] = []
+        for view in views { schemas.append(try viewSQL(view)) }
+        var applied = effects
+        try mapErrors {
+            let entities = Dictionary(grouping: schemas.indices, by: { schemas[$0].entity.name }).values.sorted { $0[0] < $1[0] }
+            for indices in entities {
+                let batches = ViewDeltaSets(schemas: indices.map { schemas[$0] }) == nil ? indices.map { [$0] } : [indices]
+                for batch in batches { try applyDeltas(of: batch, schemas, range, into: &applied) }
+            }
+        }
+        effects = applied
+    }
+
+    /// The views at `indices` of `schemas` (of one entity) from one delta statement, or, when
+    /// `ViewDeltaSets` cannot group them, the one view at `indices` by its own delta.
+    private func applyDeltas(of indices: [Int], _ schemas: [ViewSQL], _ range: ClosedRange<Int64>, into effects: inout [ViewEffect]) throws {
+        guard let sets = ViewDeltaSets(schemas: indices.map { schemas[$0] }) else {
+            for index in indices { try ViewDeltaApplier(sql: schemas[index], executor: executor).apply(range, effect: &effects[index]) }
+            return
+        }
+        let oneTransaction = try ViewDeltaApplier.isOneTransaction(range, sql: schemas[indices[0]], executor: executor)
+        let parallel = range.upperBound - range.lowerBound + 1 >= Self.parallelRange
+        if parallel { for statement in Self.parallelDelta { try connection.execute(statement) } }
+        let rows = try executor.rows(sets.query(oneTransaction: oneTransaction), [.integer(range.lowerBound), .integer(range.upperBound)])
+        if parallel { for statement in Self.resetParallel { try connection.execute(statement) } }
+        for (position, deltas) in try sets.deltaRows(rows).enumerated() {
+            let index = indices[position]
+            try ViewDeltaApplier(sql: schemas[index], executor: executor).apply(deltas: deltas, effect: &effects[index])
+        }
+    }
+}

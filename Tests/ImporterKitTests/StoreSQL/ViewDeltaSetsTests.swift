@@ -1,0 +1,95 @@
+import Foundation
+@testable import ImporterKit
+@testable import ImporterStorePostgres
+@testable import ImporterStoreSQL
+import PostgresTestSupport
+import Testing
+
+/// The deltas of all the views of an entity from one `GROUPING SETS` statement (PostgreSQL's
+/// replay) give the views what each view's own `GROUP BY` delta gives: every aggregate, multi-column
+/// and NULL groups, views sharing a grouping set (the same groups, in another order too); over one
+/// transaction and over several; on a real server.
+@Suite struct ViewDeltaSetsTests {
+    static let views: [ViewDefinition] = ViewDeltaScanTests.views + [
+        ViewDefinition(name: "by_year_region", entity: "Fireball", groupBy: ["year", "region"], aggregates: [
+            Aggregate(name: "count", function: .count),
+            Aggregate(name: "energy_sum", function: .sum, attribute: "energy"),
+        ]),
+        ViewDefinition(name: "by_year_altitude", entity: "Fireball", groupBy: ["year"], aggregates: [
+            Aggregate(name: "altitude_max", function: .max, attribute: "altitude"),
+            Aggregate(name: "altitude_avg", function: .avg, attribute: "altitude"),
+        ]),
+    ]
+    static let model = Model(entities: [FireballModel.entity], feeds: [FireballModel.apiFeed], views: views)
+
+    @Test(arguments: [false, true])
+    func groupingSetDeltasGiveTheViewsWhatEachViewsOwnDeltaGives(severalTransactions: Bool) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = try Store.open(try PostgresTestCluster.start().newStoreURL())
+        let postgres = try #require(store.backend as? PostgresStore)
+        var choices = ViewDeltaScanTests.Choices(state: 7)
+        for (index, keys) in [Array(0..<36), Array(0..<30) + Array(36..<42), Array(3..<40)].enumerated() {
+            let feed = try directory.write("feed\(index).json", ViewDeltaScanTests.feed(keys, &choices))
+            var options = ImportOptions(author: "test", context: "test", sync: true)
+            options.replayViews = index == 0 || (index == 1 && !severalTransactions)
+            _ = try ImportSession(store: store, model: Self.model, options: options).run([FeedInput(path: feed, mapping: FireballModel.apiFeed)])
+        }
+        let range = try #require(try store.read { try $0.views.changeRange(of: "Fireball", after: severalTransactions ? 1 : 2, through: 3) })
+        let start = Self.views.map { ViewEffect(view: $0.name, fromTransaction: severalTransactions ? 1 : 2, throughTransaction: 3) }
+
+        // Each view by its own delta, rolled back.
+        let (ownEffects, ownRows) = try store.inTransaction { (tx: StoreWriteTransaction) throws -> TransactionCompletion<([ViewEffect], [[[Value]: [Value]]])> in
+            let effects = try zip(Self.views, start).map { view, effect in
+                var effect = effect
+                try ViewDeltaApplier(sql: try postgres.viewSQL(view), executor: postgres.executor).apply(range, effect: &effect)
+                return effect
+            }
+            return .rollback((effects, try Self.views.map { try tx.views.viewRows($0) }))
+        }
+        // All of them from one statement.
+        let setEffects = try store.write { (tx: StoreWriteTransaction) throws -> [ViewEffect] in
+            var effects = start
+            try tx.views.applyViewChanges(Self.views, changes: range, into: &effects)
+            return effects
+        }
+        for (index, view) in Self.views.enumerated() {
+            let rows = try store.read { try $0.views.viewRows(view) }
+            #expect(Set(rows.keys) == Set(ownRows[index].keys), "\(view.name)")
+            for (group, values) in ownRows[index] {
+                let got = rows[group] ?? []
+                #expect(got.count == values.count && zip(got, values).allSatisfy { $0.nearlyEquals($1) },
+                        "\(view.name) group \(group): grouping sets \(got), own delta \(values)")
+            }
+            #expect(try store.read { try ViewMaintainer(entities: store.entities).verify(view, in: $0) }.isEmpty, "\(view.name)")
+            let (own, sets) = (ownEffects[index], setEffects[index])
+            #expect(sets.insertedGroups == own.insertedGroups && sets.updatedGroups == own.updatedGroups && sets.deletedGroups == own.deletedGroups,
+                    "\(view.name): \(sets) against \(own)")
+            // Another view's update brings the extreme it holds in as well as out, which can spare a recompute.
+            #expect(sets.recomputedGroups <= own.recomputedGroups)
+            #expect(own.insertedGroups + own.updatedGroups + own.deletedGroups > 0, "the history changes \(view.name)")
+        }
+    }
+
+    /// Views with the same groups share a set, whatever their order; each row goes to every view
+    /// of its set, groups in the view's own order, with the view's own aggregate columns.
+    @Test func rowsGoToTheViewsOfTheirSetGroupsInEachViewsOrder() throws {
+        let entity = FireballModel.entity
+        let region = ViewDefinition(name: "r", entity: "Fireball", groupBy: ["region"], aggregates: [Aggregate(name: "n", function: .count)])
+        let regionYear = ViewDefinition(name: "ry", entity: "Fireball", groupBy: ["region", "year"], aggregates: [Aggregate(name: "n", function: .count)])
+        let yearRegion = ViewDefinition(name: "yr", entity: "Fireball", groupBy: ["year", "region"],
+                                        aggregates: [Aggregate(name: "m", function: .max, attribute: "energy")])
+        let sets = try #require(ViewDeltaSets(schemas: [region, regionYear, yearRegion].map { ViewSQL(view: $0, entity: entity, dialect: PostgresDialect()) }))
+        let query = sets.query(oneTransaction: true)
+        #expect(query.components(separatedBy: "GROUPING SETS ((").count == 2 && query.hasSuffix("))"))
+        // Columns: GROUPING(region, year), region, year, then r: rows, n; ry: rows, n; yr: rows, m added, m removed.
+        func row(_ bits: Int64, _ region: Value, _ year: Value) -> [Value] {
+            [.integer(bits), region, year, .integer(1), .integer(2), .integer(3), .integer(4), .integer(5), .real(6), .real(7)]
+        }
+        let split = try sets.deltaRows([row(1, .text("NE"), .null), row(0, .text("SW"), .integer(2020))])
+        #expect(split[0] == [[.text("NE"), .integer(1), .integer(2)]])
+        #expect(split[1] == [[.text("SW"), .integer(2020), .integer(3), .integer(4)]])
+        #expect(split[2] == [[.integer(2020), .text("SW"), .integer(5), .real(6), .real(7)]])
+        #expect(throws: StoreError.self) { try sets.deltaRows([row(2, .null, .integer(2020))]) }
+    }
+}
