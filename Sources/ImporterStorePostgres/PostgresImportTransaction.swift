@@ -246,19 +246,25 @@ final class PostgresImportTransaction: ImportTransaction {
     /// The staged rows joined to the stored ones (`StagedUpsert.createDiff`) and applied.
     private func applyDiff(_ upsert: StagedUpsert, _ run: EntityRun, distinctKeys: Bool) throws {
         let connection = store.connection
-        let storedBefore = upsert.firstLoad ? 0 : Int(try connection.integer("SELECT count(*) FROM \(upsert.schema.table)"))
+        // Each staged row its own key (one part, `StagedKeys`): the stored records matched are the
+        // staged rows less the new keys, and the table need not be counted.
+        let eachRowItsKey = distinctKeys && run.parts.count == 1
+        let countsStored = !upsert.firstLoad && !eachRowItsKey
+        let storedBefore = countsStored ? Int(try connection.integer("SELECT count(*) FROM \(upsert.schema.table)")) : 0
         for statement in StagedUpsert.joinBySets { try connection.execute(statement) }
         try connection.execute(upsert.createDiff(distinctKeys: distinctKeys))
         for statement in StagedUpsert.resetJoins { try connection.execute(statement) }
         if upsert.firstLoad { try keepDirectFirsts(upsert, run) }
         // Each stored record either matched one staged key (deduplicated) or none. On a first
         // load the matched records are this run's, and a match is a duplicate.
-        run.stored = upsert.firstLoad ? 0 : storedBefore - Int(try connection.integer(upsert.unmatchedCount))
+        if countsStored { run.stored = storedBefore - Int(try connection.integer(upsert.unmatchedCount)) }
         for statement in StagedUpsert.joinByKey { try connection.execute(statement) }
         if !upsert.firstLoad { try connection.affected(upsert.recordUpdates, [.integer(number)]) }
         try connection.affected(upsert.applyUpdates)
         for statement in StagedUpsert.resetJoins { try connection.execute(statement) }
-        run.duplicates = run.staged - run.stored - (try connection.affected(upsert.applyInserts))
+        let inserted = try connection.affected(upsert.applyInserts)
+        if !upsert.firstLoad && eachRowItsKey { run.stored = run.staged - inserted }
+        run.duplicates = run.staged - run.stored - inserted
     }
 
     /// The direct records' origins (`DirectOrigins`) are kept there.

@@ -98,7 +98,7 @@ struct StagedUpsert {
     /// staged record; without nested loops it joins by hash or merge. Reset right after.
     static let joinBySets = ["SET LOCAL enable_nestloop = off"]
     static let resetJoins = ["RESET enable_nestloop", "RESET enable_hashjoin", "RESET enable_mergejoin"]
-    /// Around `recordUpdates` and `applyUpdates`: the changed records, usually a few of the feed's,
+    /// Around `applyUpdates`: the changed records, usually a few of the feed's,
     /// are found by their primary key, not by hashing the whole entity table (which the planner
     /// prefers even for a diff of 5 % of the table, and is slower for it (figures: Docs/PERFORMANCE.md, "Measurements behind the code")). Reset right after.
     static let joinByKey = ["SET LOCAL enable_hashjoin = off", "SET LOCAL enable_mergejoin = off"]
@@ -113,12 +113,20 @@ struct StagedUpsert {
         return """
             CREATE TEMP TABLE \(diff) ON COMMIT DROP AS
             SELECT * FROM (
-              SELECT u.*, e."id" AS \(Self.oldID),
+              SELECT u.*, e."id" AS \(Self.oldID), \(storedValues),
                 (u."importer_ord" IS NOT NULL AND e."id" IS NOT NULL AND (\(anyDistinct))) AS "importer_changed"
               FROM \(source) u \(firstLoad ? "LEFT" : "FULL") JOIN \(schema.table) e ON \(join)
             ) d WHERE \(firstLoad ? "TRUE" : "d.\"importer_changed\" OR d.\(Self.oldID) IS NULL OR d.\"importer_ord\" IS NULL")
             """
     }
+
+    /// The stored record's value of each attribute, in the diff as `importer_was_<index>`, so that
+    /// `recordUpdates` reads the diff alone.
+    private var storedValues: String {
+        entity.attributes.indices.map { "e.\(PostgresEntitySchema.q(entity.attributes[$0].name)) AS \(Self.was($0))" }.joined(separator: ", ")
+    }
+
+    private static func was(_ index: Int) -> String { "\"importer_was_\(index)\"" }
 
     /// The number of stored records no staged key matched (at `createDiff`).
     var unmatchedCount: String { "SELECT count(*) FROM \(diff) WHERE \"importer_ord\" IS NULL" }
@@ -136,17 +144,20 @@ struct StagedUpsert {
 
     private var anyDistinct: String { supplied.map(distinct).joined(separator: " OR ") }
 
-    /// `$1`: the transaction number.
+    /// `$1`: the transaction number. From the diff alone: it holds the stored values (`storedValues`).
     var recordUpdates: String {
-        let changed = supplied.map { "CASE WHEN \(distinct($0)) THEN \(PostgresEntitySchema.literal($0)) END" }
-        let news = entity.attributes.map { supplied.contains($0.name) ? "u.\(PostgresEntitySchema.q($0.name))" : "e.\(PostgresEntitySchema.q($0.name))" }
-        let olds = entity.attributes.map { supplied.contains($0.name) ? "CASE WHEN \(distinct($0.name)) THEN e.\(PostgresEntitySchema.q($0.name)) END" : "NULL" }
+        let attributes = Array(entity.attributes.enumerated())
+        func distinct(_ index: Int) -> String { "u.\(PostgresEntitySchema.q(entity.attributes[index].name)) IS DISTINCT FROM u.\(Self.was(index))" }
+        let changed = supplied.compactMap { name in
+            entity.attributes.firstIndex { $0.name == name }.map { "CASE WHEN \(distinct($0)) THEN \(PostgresEntitySchema.literal(name)) END" }
+        }
+        let news = attributes.map { supplied.contains($0.element.name) ? "u.\(PostgresEntitySchema.q($0.element.name))" : "u.\(Self.was($0.offset))" }
+        let olds = attributes.map { supplied.contains($0.element.name) ? "CASE WHEN \(distinct($0.offset)) THEN u.\(Self.was($0.offset)) END" : "NULL" }
         let columns = schema.names + entity.attributes.map { schema.old($0.name) }
         return """
             INSERT INTO \(schema.changeTable) (\(schema.changeHead), \(schema.changed), \(columns.joined(separator: ", ")))
-            SELECT $1, e."id", 'update', concat_ws(',', \(changed.joined(separator: ", "))), \((news + olds).joined(separator: ", "))
-            FROM \(diff) u JOIN \(schema.table) e ON e."id" = u.\(Self.oldID)
-            WHERE u."importer_changed" ORDER BY u."importer_first", \(keyOrder("u."))
+            SELECT $1, u.\(Self.oldID), 'update', concat_ws(',', \(changed.joined(separator: ", "))), \((news + olds).joined(separator: ", "))
+            FROM \(diff) u WHERE u."importer_changed" ORDER BY u."importer_first", \(keyOrder("u."))
             """
     }
 
