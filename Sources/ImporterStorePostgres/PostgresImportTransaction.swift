@@ -71,11 +71,9 @@ final class PostgresImportTransaction: ImportTransaction {
     }
 
     /// For the set-based statements' sorts (a million staged rows) and hashes, for this
-    /// transaction only: server memory, not importer's. The re-load's diff hashes the stored
-    /// records, about 140 bytes each: 512 MB (hash tables get twice that on PostgreSQL 15) holds
-    /// 5,000,000 in one batch, where 256 MB split them in two spilled to disk (figures:
-    /// Docs/PERFORMANCE.md, "Measurements behind the code").
-    static let workMem = "512MB"
+    /// transaction only: server memory, not importer's. The diff's join gets more
+    /// (`StagedUpsert.diffWorkMem`).
+    static let workMem = "256MB"
 
     init(store: PostgresStore, entities: [EntityDescription]) throws {
         self.store = store

@@ -96,8 +96,16 @@ struct StagedUpsert {
     /// Around `createDiff`: the stage is never ANALYZEd (that would cost a read of it), so the
     /// planner takes the last occurrences for a few rows and would probe the key index once per
     /// staged record; without nested loops it joins by hash or merge. Reset right after.
-    static let joinBySets = ["SET LOCAL enable_nestloop = off"]
-    static let resetJoins = ["RESET enable_nestloop", "RESET enable_hashjoin", "RESET enable_mergejoin"]
+    /// The join also gets `diffWorkMem`, the transaction's `work_mem` given back right after.
+    static let joinBySets = ["SET LOCAL enable_nestloop = off", "SET LOCAL work_mem = '\(diffWorkMem)'"]
+    static let resetJoins = ["RESET enable_nestloop", "RESET enable_hashjoin", "RESET enable_mergejoin",
+                             "SET LOCAL work_mem = '\(PostgresImportTransaction.workMem)'"]
+    /// A re-load's diff hashes the stored records, about 140 bytes each: 512 MB (hash tables get
+    /// twice that on PostgreSQL 15) holds 5,000,000 in one batch, where 256 MB split them in two
+    /// spilled to disk. Only for the diff: with 512 MB, a first load's sort of its 5,000,000 new
+    /// records for their change rows took place in memory, slower than the external sort
+    /// (figures: Docs/PERFORMANCE.md, "Measurements behind the code").
+    static let diffWorkMem = "512MB"
     /// Around `applyUpdates`: the changed records, usually a few of the feed's,
     /// are found by their primary key, not by hashing the whole entity table (which the planner
     /// prefers even for a diff of 5 % of the table, and is slower for it (figures: Docs/PERFORMANCE.md, "Measurements behind the code")). Reset right after.
