@@ -110,7 +110,7 @@ final class PostgresImportTransaction: ImportTransaction {
         // that the stage is already in the insert order (batch, key): PostgreSQL's sort then finds
         // it sorted. `importer_ord` stays the feed order, whatever the row order.
         let order = upsert.firstLoad ? Self.keyOrder(batch) : Array(0..<batch.count)
-        for record in order { run.keys?.append(batch, record: record) }
+        run.keys?.append(batch, records: order)
         let (staged, number) = (Int64(run.staged + 1), Int64(run.batches))
         let rows = try Self.copyRows(batch, order, of: entity, columns: columns, leading: 4) { record, write in
             write(staged + Int64(record))
