@@ -169,11 +169,15 @@ struct StagedUpsert {
             """
     }
 
+    /// The changed records in id order, so that a feed out of key order still updates the table's
+    /// pages in turn, not at random (figures: Docs/PERFORMANCE.md, "Measurements behind the code").
     var applyUpdates: String {
         let assignments = supplied.map { "\(PostgresEntitySchema.q($0)) = u.\(PostgresEntitySchema.q($0))" }
+        let columns = ([Self.oldID] + supplied.map(PostgresEntitySchema.q)).joined(separator: ", ")
         return """
-            UPDATE \(schema.table) e SET \(assignments.joined(separator: ", ")) FROM \(diff) u
-            WHERE e."id" = u.\(Self.oldID) AND u."importer_changed"
+            UPDATE \(schema.table) e SET \(assignments.joined(separator: ", "))
+            FROM (SELECT \(columns) FROM \(diff) WHERE "importer_changed" ORDER BY \(Self.oldID)) u
+            WHERE e."id" = u.\(Self.oldID)
             """
     }
 
