@@ -12,7 +12,7 @@ import ImporterStoreSQL
 /// rows and scans it in one process; a range of `parallelRange` ids or more is scanned by parallel
 /// workers whatever the estimate (`parallelDelta`, reset right after).
 extension PostgresStore {
-    static let parallelRange: Int64 = 20_000
+    static let parallelRange: Int64 = 5_000
     static let parallelDelta = ["SET LOCAL parallel_setup_cost = 0", "SET LOCAL parallel_tuple_cost = 0", "SET LOCAL min_parallel_index_scan_size = 0"]
     static let resetParallel = ["RESET parallel_setup_cost", "RESET parallel_tuple_cost", "RESET min_parallel_index_scan_size"]
 

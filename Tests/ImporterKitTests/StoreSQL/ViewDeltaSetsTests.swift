@@ -71,6 +71,38 @@ import Testing
         }
     }
 
+    /// A range past `PostgresStore.parallelRange` is scanned with the parallel settings, which are
+    /// set back right after; the views still equal their recomputation.
+    @Test func aLargeRangeIsReplayedWithParallelWorkersAndTheSettingsAreSetBack() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = try Store.open(try PostgresTestCluster.start().newStoreURL())
+        let postgres = try #require(store.backend as? PostgresStore)
+        let count = Int(PostgresStore.parallelRange) + 100
+        for (index, energy) in ["1.5", "2.5"].enumerated() {
+            let rows = (0..<count).map { (key: Int) -> String in
+                let date = String(format: "%04d-%02d-%02d %02d:%02d:00", 2000 + key % 20, 1 + key % 12, 1 + key % 28, key / 60 % 24, key % 60)
+                return "[\"\(date)\",\"\(energy)\",\"0.1\",null,null,null,null,null,null]"
+            }
+            let feed = try directory.write("feed\(index).json", fireballFeed(rows))
+            var options = ImportOptions(author: "test", context: "test", sync: false)
+            options.replayViews = index == 0
+            _ = try ImportSession(store: store, model: Self.model, options: options).run([FeedInput(path: feed, mapping: FireballModel.apiFeed)])
+        }
+        let range = try #require(try store.read { try $0.views.changeRange(of: "Fireball", after: 1, through: 2) })
+        #expect(range.count >= Int(PostgresStore.parallelRange))
+        let setting = try store.write { (tx: StoreWriteTransaction) throws -> Int64 in
+            var effects = Self.views.map { ViewEffect(view: $0.name, fromTransaction: 1, throughTransaction: 2) }
+            try tx.views.applyViewChanges(Self.views, changes: range, into: &effects)
+            #expect(effects.contains { $0.updatedGroups > 0 })
+            return try postgres.connection.integer("SELECT current_setting('parallel_setup_cost')::bigint")
+        }
+        #expect(setting == 1000, "the server's default again after the statement")
+        for view in Self.views {
+            #expect(try store.read { try ViewMaintainer(entities: store.entities).verify(view, in: $0) }.isEmpty, "\(view.name)")
+        }
+    }
+
     /// Views with the same groups share a set, whatever their order; each row goes to every view
     /// of its set, groups in the view's own order, with the view's own aggregate columns.
     @Test func rowsGoToTheViewsOfTheirSetGroupsInEachViewsOrder() throws {
