@@ -23,28 +23,25 @@ extension PostgresStore {
         try mapErrors {
             let entities = Dictionary(grouping: schemas.indices, by: { schemas[$0].entity.name }).values.sorted { $0[0] < $1[0] }
             for indices in entities {
-                let batches = ViewDeltaSets(schemas: indices.map { schemas[$0] }) == nil ? indices.map { [$0] } : [indices]
-                for batch in batches { try applyDeltas(of: batch, schemas, range, into: &applied) }
+                if let sets = ViewDeltaSets(schemas: indices.map { schemas[$0] }) {
+                    try applyDeltas(sets, of: indices, range, into: &applied)
+                    continue
+                }
+                for index in indices { try ViewDeltaApplier(sql: schemas[index], executor: executor).apply(range, effect: &applied[index]) }
             }
         }
         effects = applied
     }
 
-    /// The views at `indices` of `schemas` (of one entity) from one delta statement, or, when
-    /// `ViewDeltaSets` cannot group them, the one view at `indices` by its own delta.
-    private func applyDeltas(of indices: [Int], _ schemas: [ViewSQL], _ range: ClosedRange<Int64>, into effects: inout [ViewEffect]) throws {
-        guard let sets = ViewDeltaSets(schemas: indices.map { schemas[$0] }) else {
-            for index in indices { try ViewDeltaApplier(sql: schemas[index], executor: executor).apply(range, effect: &effects[index]) }
-            return
-        }
-        let oneTransaction = try ViewDeltaApplier.isOneTransaction(range, sql: schemas[indices[0]], executor: executor)
+    /// The views at `indices` of the store's views, whose deltas `sets` computes in one statement.
+    private func applyDeltas(_ sets: ViewDeltaSets, of indices: [Int], _ range: ClosedRange<Int64>, into effects: inout [ViewEffect]) throws {
+        let oneTransaction = try ViewDeltaApplier.isOneTransaction(range, sql: sets.schemas[0], executor: executor)
         let parallel = range.upperBound - range.lowerBound + 1 >= Self.parallelRange
         if parallel { for statement in Self.parallelDelta { try connection.execute(statement) } }
         let rows = try executor.rows(sets.query(oneTransaction: oneTransaction), [.integer(range.lowerBound), .integer(range.upperBound)])
         if parallel { for statement in Self.resetParallel { try connection.execute(statement) } }
         for (position, deltas) in try sets.deltaRows(rows).enumerated() {
-            let index = indices[position]
-            try ViewDeltaApplier(sql: schemas[index], executor: executor).apply(deltas: deltas, effect: &effects[index])
+            try ViewDeltaApplier(sql: sets.schemas[position], executor: executor).apply(deltas: deltas, effect: &effects[indices[position]])
         }
     }
 }

@@ -23,6 +23,10 @@ public struct ViewDeltaSets {
     private let groupPositions: [[Int]]
     /// The distinct grouping sets (positions in `expressions`, ascending).
     private let sets: [[Int]]
+    /// Per view, the index in `sets` of its set.
+    private let setOfView: [Int]
+    /// Per view, where its aggregate columns lie in a row of `query`.
+    private let aggregateColumns: [Range<Int>]
 
     /// Nil unless `schemas` are views of one entity whose distinct group expressions `GROUPING(…)`
     /// can number (at most 31).
@@ -39,11 +43,18 @@ public struct ViewDeltaSets {
         guard expressions.count <= 31 else { return nil }
         self.expressions = expressions
         var sets: [[Int]] = []
-        for positions in groupPositions {
+        setOfView = groupPositions.map { positions in
             let set = Array(Set(positions)).sorted()
-            if !sets.contains(set) { sets.append(set) }
+            if let index = sets.firstIndex(of: set) { return index }
+            sets.append(set)
+            return sets.count - 1
         }
         self.sets = sets
+        var start = 1 + expressions.count
+        aggregateColumns = schemas.map { schema in
+            defer { start += schema.deltaAggregates.count }
+            return start..<start + schema.deltaAggregates.count
+        }
         self.schemas = schemas
     }
 
@@ -64,20 +75,14 @@ public struct ViewDeltaSets {
         // GROUPING(e1, …, en) sets bit n-1-i when e_i is not grouped in the row's set.
         let all = (1 << expressions.count) - 1
         let maskOfSet = sets.map { set in set.reduce(all) { $0 & ~(1 << (expressions.count - 1 - $1)) } }
-        var offsets: [Int] = []
-        var offset = 1 + expressions.count
-        for schema in schemas {
-            offsets.append(offset)
-            offset += schema.deltaAggregates.count
-        }
+        let width = aggregateColumns.last?.upperBound ?? 1 + expressions.count
         var result = [[[Value]]](repeating: [], count: schemas.count)
         for row in rows {
-            guard row.count == offset, case .integer(let bits) = row[0], let set = maskOfSet.firstIndex(of: Int(bits)) else {
+            guard row.count == width, case .integer(let bits) = row[0], let set = maskOfSet.firstIndex(of: Int(bits)) else {
                 throw StoreError.invariant("view deltas: a row of \(row.count) values that matches no grouping set")
             }
-            for (view, positions) in groupPositions.enumerated() where Array(Set(positions)).sorted() == sets[set] {
-                let aggregates = row[offsets[view]..<offsets[view] + schemas[view].deltaAggregates.count]
-                result[view].append(positions.map { row[1 + $0] } + aggregates)
+            for view in schemas.indices where setOfView[view] == set {
+                result[view].append(groupPositions[view].map { row[1 + $0] } + row[aggregateColumns[view]])
             }
         }
         return result

@@ -69,7 +69,7 @@ import Testing
         #expect(try importer(["consumers", "add", "mailer", "--from", "beginning", "--store", url]).status == 0)
         let pending = try importer(["history", "--consumer", "mailer", "--store", url])
         #expect(pending.status == 0 && pending.stdout.contains("Transaction 2"), "\(pending.stderr)")
-        let database = String(url.split(separator: "/").last ?? "")
+        let database = PostgresTestCluster.database(of: url)
         #expect(try cluster.psql("SELECT count(*) FROM fireball", database: database) == "11")
     }
 
@@ -146,7 +146,7 @@ import Testing
     @Test func queryIsReadOnlyAndForeignWritesAreRefused() throws {
         let cluster = try PostgresTestCluster.start()
         let url = try cluster.newStoreURL()
-        let database = String(url.split(separator: "/").last ?? "")
+        let database = PostgresTestCluster.database(of: url)
         #expect(try importer(["run", "--store", url, sample("fireball-2024.json")]).status == 0)
         let rows = try importer(["query", "SELECT year, count FROM fireball_by_year WHERE year >= :y ORDER BY year", "--param", "y=2023",
                                  "--format", "csv", "--store", url])
@@ -169,7 +169,7 @@ import Testing
     @Test func writersTakeTurnsThroughTheAdvisoryLock() throws {
         let cluster = try PostgresTestCluster.start()
         let url = try cluster.newStoreURL()
-        let database = String(url.split(separator: "/").last ?? "")
+        let database = PostgresTestCluster.database(of: url)
         #expect(try importer(["run", "--no-replay", "--store", url, sample("fireball-2024.json")]).status == 0)
         let holder = try cluster.holdWriterLock(database: database, seconds: 2)
         let busy = try importer(["run", "--no-replay", "--no-wait", "--store", url, sample("fireball-2026.json")])
@@ -255,7 +255,7 @@ import Testing
     @Test func aLostConnectionCommitsNothing() throws {
         let cluster = try PostgresTestCluster.start()
         let url = try cluster.newStoreURL()
-        let database = String(url.split(separator: "/").last ?? "")
+        let database = PostgresTestCluster.database(of: url)
         #expect(try importer(["run", "--no-replay", "--store", url, sample("fireball-2024.json")]).status == 0)
         let holder = try cluster.holdWriterLock(database: database, seconds: 8)
         defer { holder.waitUntilExit() }
@@ -332,7 +332,7 @@ import Testing
         init() throws {
             cluster = try PostgresTestCluster.start()
             url = try cluster.newStoreURL()
-            database = String(url.split(separator: "/").last ?? "")
+            database = PostgresTestCluster.database(of: url)
             directory = try TemporaryDirectory()
             feed = directory.path("big.json")
             try Data(CrashTests.largeFeed(count: 300_000, offset: 0).utf8).write(to: URL(fileURLWithPath: feed))
@@ -361,7 +361,7 @@ import Testing
     @Test func textWithANulCharacterIsBadInputNamingTheRecord() throws {
         let cluster = try PostgresTestCluster.start()
         let url = try cluster.newStoreURL()
-        let database = String(url.split(separator: "/").last ?? "")
+        let database = PostgresTestCluster.database(of: url)
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let model = directory.path("notes.yaml")
@@ -412,7 +412,7 @@ import Testing
     @Test func aUniqueIndexAddedByHandRefusingRecordsIsBadInput() throws {
         let cluster = try PostgresTestCluster.start()
         let url = try cluster.newStoreURL()
-        let database = String(url.split(separator: "/").last ?? "")
+        let database = PostgresTestCluster.database(of: url)
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let model = directory.path("notes.yaml")
@@ -466,7 +466,7 @@ import Testing
     @Test func aStoreInItsOwnSchemaAndFromTheEnvironment() throws {
         let cluster = try PostgresTestCluster.start()
         let url = try cluster.newStoreURL(schema: "feeds")
-        let database = String(url.split(separator: "/").last?.split(separator: "?").first ?? "")
+        let database = PostgresTestCluster.database(of: url)
         #expect(try importer(["run", sample("fireball-2024.json")], environment: ["IMPORTER_STORE": url]).status == 0)
         // The store's 8 tables, the entity's table and its change table, the two views' tables.
         #expect(try cluster.psql("SELECT count(*) FROM pg_tables WHERE schemaname = 'feeds'", database: database) == "12")
