@@ -356,13 +356,18 @@ import Testing
         }
     }
 
+    /// A fresh store on the test cluster, the name of its database, and a temporary directory (the
+    /// caller cleans it up).
+    static func freshStore() throws -> (cluster: PostgresTestCluster, url: String, database: String, directory: TemporaryDirectory) {
+        let cluster = try PostgresTestCluster.start()
+        let url = try cluster.newStoreURL()
+        return (cluster, url, PostgresTestCluster.database(of: url), try TemporaryDirectory())
+    }
+
     /// Text with the NUL character, which an SQLite store keeps, cannot go into PostgreSQL: the
     /// run fails with exit 65 naming the feed, line, record and attribute, and imports nothing.
     @Test func textWithANulCharacterIsBadInputNamingTheRecord() throws {
-        let cluster = try PostgresTestCluster.start()
-        let url = try cluster.newStoreURL()
-        let database = PostgresTestCluster.database(of: url)
-        let directory = try TemporaryDirectory()
+        let (cluster, url, database, directory) = try Self.freshStore()
         defer { directory.cleanup() }
         let model = directory.path("notes.yaml")
         try """
@@ -410,10 +415,7 @@ import Testing
     /// feed and, in the server's words, the values (PostgreSQL writes a batch in one statement, so
     /// the record is not located); nothing is imported, on a first load and on a re-load.
     @Test func aUniqueIndexAddedByHandRefusingRecordsIsBadInput() throws {
-        let cluster = try PostgresTestCluster.start()
-        let url = try cluster.newStoreURL()
-        let database = PostgresTestCluster.database(of: url)
-        let directory = try TemporaryDirectory()
+        let (cluster, url, database, directory) = try Self.freshStore()
         defer { directory.cleanup() }
         let model = directory.path("notes.yaml")
         try ReportFormatsTests.notesModel.write(toFile: model, atomically: true, encoding: .utf8)
