@@ -101,4 +101,9 @@ extension ViewDefinition {
         }
         return result
     }
+
+    /// The stored attributes the view's groups read (directly or through derived attributes).
+    public func groupedAttributes(of entity: EntityDescription) -> Set<String> {
+        groupBy.reduce(into: Set<String>()) { $0.formUnion(entity.expression(for: $1)?.attributes ?? []) }
+    }
 }

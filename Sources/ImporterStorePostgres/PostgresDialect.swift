@@ -14,6 +14,9 @@ struct PostgresDialect: SQLDialect {
     /// Summed as numeric, rounded to a double once: as close to the exact sum as SQLite's
     /// compensated `total`, so both backends store the same sums.
     func total(_ value: String) -> String { "CAST(coalesce(sum(CAST(\(value) AS numeric)), 0) AS double precision)" }
+    /// Summed as doubles: a cast to numeric costs about 0.3 µs a value, most of a replay's
+    /// statement (figures: Docs/PERFORMANCE.md, "Measurements behind the code").
+    func deltaTotal(_ value: String) -> String { "coalesce(sum(CAST(\(value) AS double precision)), 0)" }
     func average(_ value: String) -> String { "CAST(avg(\(value)) AS double precision)" }
     func list(_ list: String, contains word: String) -> String { "strpos(',' || \(list) || ',', \(Expression.literal(.text("," + word + ",")))) > 0" }
     func divide(_ lhs: String, _ rhs: String) -> String { "(\(lhs) / NULLIF(\(rhs), 0))" }

@@ -16,6 +16,11 @@ public protocol SQLDialect: Sendable {
     func columnType(_ type: AttributeType) -> String
     /// The sum of the non-null values as a double, 0.0 when there are none (SQLite's `total`).
     func total(_ value: String) -> String
+    /// The sum of the signed values a replay adds to a stored sum, as a double, 0.0 when there are
+    /// none: it may round as a running sum of doubles does (the sum it is added to is a double, and
+    /// the in-memory replay, `ViewDeltaScan`, sums doubles too), so it need not be as exact as
+    /// `total`.
+    func deltaTotal(_ value: String) -> String
     /// The average of the non-null values as a double, NULL when there are none.
     func average(_ value: String) -> String
     /// Whether the comma-separated list `list` holds `word` (a validated name).

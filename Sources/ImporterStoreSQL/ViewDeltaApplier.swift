@@ -31,7 +31,7 @@ public struct ViewDeltaApplier {
     /// `ViewDeltaScan`), counting what it did into `effect`.
     public func apply(deltas: [[Value]], effect: inout ViewEffect) throws {
         var recompute: [[Value]] = []
-        for delta in deltas {
+        for delta in deltas where !isNeutral(delta) {
             if let group = try apply(delta: delta, effect: &effect) { recompute.append(group) }
         }
         for group in recompute {
@@ -47,6 +47,28 @@ public struct ViewDeltaApplier {
         let bounds: [Value] = [.integer(range.lowerBound), .integer(range.upperBound)]
         let transactions = try executor.rows(sql.rangeTransactions, bounds).first
         return transactions.map { !$0[0].isNull && $0[0].isSame(as: $0[1]) } ?? false
+    }
+
+    /// Whether a delta row leaves any group as it is, read or not: no record enters or leaves,
+    /// counts and sums move by 0, and each minimum or maximum gets back the extreme that left (a
+    /// record of another view's update, in `ViewDeltaSets`' rows, or one whose values came back).
+    private func isNeutral(_ delta: [Value]) -> Bool {
+        var column = view.groupBy.count + 1
+        guard delta.count > column, delta[column - 1].doubleValue == 0 else { return false }
+        for aggregate in view.aggregates {
+            switch aggregate.function {
+            case .count, .sum:
+                guard delta[column].doubleValue == 0 else { return false }
+                column += 1
+            case .avg:
+                guard delta[column].doubleValue == 0, delta[column + 1].doubleValue == 0 else { return false }
+                column += 2
+            case .min, .max:
+                guard delta[column].isSame(as: delta[column + 1]) else { return false }
+                column += 2
+            }
+        }
+        return true
     }
 
     /// Applies one group's delta row; returns the group when its minimum or maximum must be

@@ -63,10 +63,11 @@ public struct ViewDeltaSets {
     public func query(oneTransaction: Bool) -> String {
         guard let first = schemas.first else { return "" }
         let attributes = schemas.reduce(into: Set<String>()) { $0.formUnion($1.view.storedAttributes(of: $1.entity)) }
-        let images = first.imagesQuery(oneTransaction: oneTransaction, attributes: attributes)
+        let grouped = schemas.reduce(into: Set<String>()) { $0.formUnion($1.view.groupedAttributes(of: $1.entity)) }
+        let images = first.imagesQuery(oneTransaction: oneTransaction, attributes: attributes, grouped: grouped)
         let selections = ["GROUPING(\(expressions.joined(separator: ", ")))"] + expressions + schemas.flatMap(\.deltaAggregates)
         let groupingSets = sets.map { "(\($0.map { expressions[$0] }.joined(separator: ", ")))" }
-        return "WITH \(images) SELECT \(selections.joined(separator: ", ")) FROM importer_images WHERE \(ViewSQL.nonZeroSign) GROUP BY GROUPING SETS (\(groupingSets.joined(separator: ", ")))"
+        return "WITH \(images) SELECT \(selections.joined(separator: ", ")) FROM importer_images WHERE \(ViewSQL.hasImage) GROUP BY GROUPING SETS (\(groupingSets.joined(separator: ", ")))"
     }
 
     /// The rows of `query` split by view: for each view of `schemas`, its delta rows (groups in its

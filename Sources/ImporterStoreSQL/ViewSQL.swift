@@ -36,6 +36,7 @@ public struct ViewSQL {
     private var changeID: String { q(columns.changeID) }
     private var recordID: String { q(columns.recordID) }
     private var changeType: String { q(columns.type) }
+    private var changeColumn: String { q(columns.changed) }
     /// An attribute's (stored or derived) expression over the entity's columns.
     private func expression(_ name: String) -> String? { entity.expression(for: name)?.sql(dialect) }
 
@@ -129,72 +130,111 @@ public struct ViewSQL {
     /// record and no join back by id, most of the query otherwise (figures: Docs/PERFORMANCE.md,
     /// "Measurements behind the code").
     func delta(oneTransaction: Bool) -> String {
-        let images = imagesQuery(oneTransaction: oneTransaction, attributes: Set(view.storedAttributes(of: entity)))
+        let images = imagesQuery(oneTransaction: oneTransaction, attributes: view.storedAttributes(of: entity), grouped: view.groupedAttributes(of: entity))
         let groups = view.groupBy.compactMap(expression)
         let selections = zip(view.groupBy, groups).map { "\($1) AS \(q($0))" } + deltaAggregates
-        return "WITH \(images) SELECT \(selections.joined(separator: ", ")) FROM importer_images WHERE \(Self.nonZeroSign) GROUP BY \(groups.joined(separator: ", "))"
+        return "WITH \(images) SELECT \(selections.joined(separator: ", ")) FROM importer_images WHERE \(Self.hasImage) GROUP BY \(groups.joined(separator: ", "))"
     }
 
     /// The view's group expressions over the images of `delta` (and of `ViewDeltaSets`).
     var groupExpressions: [String] { view.groupBy.compactMap(expression) }
 
-    /// The columns of a `delta` row after the groups, aggregated over `importer_images`:
-    /// `sum(importer_sign)`, then each aggregate's delta columns.
+    /// The columns of a `delta` row after the groups, aggregated over `importer_images`: the
+    /// change in records, then each aggregate's delta columns. A value entering a group is the
+    /// aggregate's argument over the after-image (`importer_new.` columns), one leaving it over the
+    /// group image; a record that stays in its group adds `new - old` in one row, which is exactly
+    /// 0 when the value did not change (so the other views of a `ViewDeltaSets` get no noise).
     var deltaAggregates: [String] {
-        var selections = ["sum(importer_sign)"]
+        let rows = "sum(importer_enter - importer_leave)"
+        var selections = [rows]
         for aggregate in view.aggregates {
-            let value = aggregate.attribute.flatMap(expression) ?? "NULL"
+            let old = aggregate.attribute.flatMap(expression) ?? "NULL"
+            let new = aggregate.attribute.flatMap(newExpression) ?? "NULL"
+            let counted = "sum(CASE WHEN \(new) IS NOT NULL THEN importer_enter ELSE 0 END - CASE WHEN \(old) IS NOT NULL THEN importer_leave ELSE 0 END)"
+            let summed = dialect.deltaTotal("coalesce(importer_enter * \(new), 0) - coalesce(importer_leave * \(old), 0)")
             switch aggregate.function {
-            case .count:
-                selections.append(aggregate.attribute == nil ? "sum(importer_sign)" : "sum(CASE WHEN \(value) IS NOT NULL THEN importer_sign ELSE 0 END)")
-            case .sum:
-                selections.append(dialect.total("importer_sign * \(value)"))
-            case .avg:
-                selections.append(dialect.total("importer_sign * \(value)"))
-                selections.append("sum(CASE WHEN \(value) IS NOT NULL THEN importer_sign ELSE 0 END)")
+            case .count: selections.append(aggregate.attribute == nil ? rows : counted)
+            case .sum: selections.append(summed)
+            case .avg: selections += [summed, counted]
             case .min, .max:
                 let function = aggregate.function.rawValue
-                selections.append("\(function)(CASE WHEN importer_sign > 0 THEN \(extreme(aggregate, value)) END)")
-                selections.append("\(function)(CASE WHEN importer_sign < 0 THEN \(extreme(aggregate, value)) END)")
+                selections.append("\(function)(CASE WHEN importer_enter = 1 THEN \(extreme(aggregate, new)) END)")
+                selections.append("\(function)(CASE WHEN importer_leave = 1 THEN \(extreme(aggregate, old)) END)")
             }
         }
         return selections
     }
 
-    /// The `ends` (first and last relevant change per record; not needed within one transaction)
-    /// and `images` (signed before- and after-images of the stored `attributes`, from the change
-    /// rows that touch one of them) common table expressions of `delta`. A row whose record has
-    /// no such image (the before-image of an insert, the after-image of a delete) has sign 0, and
-    /// the queries over the images keep `nonZeroSign` rows only. The change type is tested in the
-    /// sign, not in a `WHERE` of the scan: `c.importer_type <> 'insert'` there matches the change
-    /// table's partial index on non-insert rows, which PostgreSQL's planner, its statistics older
-    /// than the rows being replayed, read whole (every update and delete in history) instead of the
-    /// range (figures: Docs/PERFORMANCE.md, "Measurements behind the code").
-    func imagesQuery(oneTransaction: Bool, attributes: Set<String>) -> String {
-        let stored = attributes.sorted()
-        // Images and relevance as the scan defines them, over one change row `c`.
-        let rows = ChangeScanSQL(entity: entity, dialect: dialect, oneTransaction: true, attributes: Set(stored))
-        let before = stored.map { "\(rows.beforeImage($0)) AS \(q($0))" }
-        let after = stored.map { "\(rows.afterImage($0)) AS \(q($0))" }
-        let range = rows.range(in: "")
-        // Within one transaction each image comes straight from a scan of the range; else from the
-        // record's first and last change, joined back by id.
-        let ends = "SELECT \(recordID), min(\(changeID)) AS importer_first, max(\(changeID)) AS importer_last FROM \(changeTable) WHERE \(range) GROUP BY \(recordID)"
-        func source(_ end: String) -> String {
-            oneTransaction ? "\(changeTable) AS c WHERE \(range)" : "importer_ends JOIN \(changeTable) AS c ON c.\(changeID) = importer_ends.\(end)"
-        }
-        let images = """
-            SELECT CASE WHEN c.\(changeType) <> 'insert' THEN -1 ELSE 0 END AS importer_sign\(before.isEmpty ? "" : ", " + before.joined(separator: ", "))
-              FROM \(source("importer_first"))
-            UNION ALL
-            SELECT CASE WHEN c.\(changeType) <> 'delete' THEN 1 ELSE 0 END AS importer_sign\(after.isEmpty ? "" : ", " + after.joined(separator: ", "))
-              FROM \(source("importer_last"))
-            """
-        return oneTransaction ? "importer_images AS (\(images))" : "importer_ends AS (\(ends)), importer_images AS (\(images))"
+    /// An attribute's expression over the after-image columns of `importer_images`.
+    private func newExpression(_ name: String) -> String? {
+        entity.expression(for: name)?.sql(dialect) { dialect.quoted(Self.newPrefix + $0) }
     }
 
-    /// The condition keeping the images a record has (see `imagesQuery`).
-    static let nonZeroSign = "importer_sign <> 0"
+    private static let newPrefix = "importer_new."
+
+    /// The `importer_images` common table expression of `delta` (with the CTEs it reads): per
+    /// record with a change row in the range that touches one of the stored `attributes`, rows of
+    /// `importer_leave` (1: the group image leaves its group), `importer_enter` (1: the after-image
+    /// enters the group of the group image), the group image (each attribute under its name) and
+    /// the after-image (`importer_new.<attribute>`):
+    /// - a record that has both images and whose `grouped` attributes (the ones group expressions
+    ///   read) may have changed: its before-image leaving (1, 0), its after-image entering (0, 1);
+    /// - one that has both and keeps those: one row (1, 1), the before-image as group image;
+    /// - an insert: its after-image (0, 1); a delete: its before-image (1, 0).
+    /// Rows (0, 0) are the second half of the rows that need one; the queries over the images keep
+    /// `hasImage` rows only.
+    ///
+    /// Each record contributes its net change over the range: the before-image of its first
+    /// relevant change, the after-image of its last. Within one transaction each image comes
+    /// straight from a scan of the range, and whether the groups may move is read from the
+    /// change's list of changed attributes; else from the record's first and last change, joined
+    /// back by id once (`importer_records`), and the groups may move when a grouped attribute's
+    /// images differ. The change type is tested in the flags, not in a `WHERE` of the scan:
+    /// `c.importer_type <> 'insert'` there matches the change table's partial index on non-insert
+    /// rows, which PostgreSQL's planner, its statistics older than the rows being replayed, read
+    /// whole (every update and delete in history) instead of the range (figures:
+    /// Docs/PERFORMANCE.md, "Measurements behind the code").
+    func imagesQuery(oneTransaction: Bool, attributes: Set<String>, grouped: Set<String>) -> String {
+        let stored = attributes.sorted()
+        let scan = ChangeScanSQL(entity: entity, dialect: dialect, oneTransaction: oneTransaction, attributes: Set(stored))
+        let groupedStored = stored.filter(grouped.contains)
+        let leaves: String, enters: String, moves: String, source: String
+        var before: (String) -> String = scan.beforeImage, after: (String) -> String = scan.afterImage
+        var prefix = ""
+        if oneTransaction {
+            let changed = "c.\(changeColumn)"
+            leaves = "c.\(changeType) <> 'insert'"
+            enters = "c.\(changeType) <> 'delete'"
+            moves = groupedStored.isEmpty ? "FALSE" : "(\(groupedStored.map { dialect.list(changed, contains: $0) }.joined(separator: " OR ")))"
+            source = "\(changeTable) AS c WHERE \(scan.range(in: ""))"
+        } else {
+            let same = groupedStored.map { dialect.nullSafeEqual(scan.beforeImage($0), scan.afterImage($0)) }
+            let moved = same.isEmpty ? "0" : "CASE WHEN \(same.joined(separator: " AND ")) THEN 0 ELSE 1 END"
+            let columns = ["f.\(changeType) AS importer_first_type", "l.\(changeType) AS importer_last_type", "\(moved) AS importer_moved"]
+                + stored.map { "\(scan.beforeImage($0)) AS \(q("importer_was." + $0))" } + stored.map { "\(scan.afterImage($0)) AS \(q(Self.newPrefix + $0))" }
+            prefix = "importer_records AS (\(scan.select(columns))), "
+            leaves = "importer_first_type <> 'insert'"
+            enters = "importer_last_type <> 'delete'"
+            moves = "importer_moved = 1"
+            source = "importer_records"
+            before = { q("importer_was." + $0) }
+            after = { q(Self.newPrefix + $0) }
+        }
+        let newImage = stored.map { "\(after($0)) AS \(q(Self.newPrefix + $0))" }
+        let stays = "CASE WHEN \(leaves) AND \(enters) AND NOT \(moves) THEN 1 ELSE 0 END"
+        let arrives = "CASE WHEN \(enters) AND (NOT \(leaves) OR \(moves)) THEN 1 ELSE 0 END"
+        let images = """
+            SELECT CASE WHEN \(leaves) THEN 1 ELSE 0 END AS importer_leave, \(stays) AS importer_enter\((stored.map { "\(before($0)) AS \(q($0))" } + newImage).map { ", " + $0 }.joined())
+              FROM \(source)
+            UNION ALL
+            SELECT 0 AS importer_leave, \(arrives) AS importer_enter\((stored.map { "\(after($0)) AS \(q($0))" } + newImage).map { ", " + $0 }.joined())
+              FROM \(source)
+            """
+        return "\(prefix)importer_images AS (\(images))"
+    }
+
+    /// The condition keeping the rows of `imagesQuery` that carry an image.
+    static let hasImage = "(importer_leave <> 0 OR importer_enter <> 0)"
 
     /// The transaction numbers of the change rows with ids parameters 1 and 2.
     var rangeTransactions: String {

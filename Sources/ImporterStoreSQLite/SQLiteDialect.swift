@@ -9,6 +9,7 @@ struct SQLiteDialect: SQLDialect {
     func nullSafeEqual(_ lhs: String, _ rhs: String) -> String { "\(lhs) IS \(rhs)" }
     func columnType(_ type: AttributeType) -> String { type.sqlType }
     func total(_ value: String) -> String { "total(\(value))" }
+    func deltaTotal(_ value: String) -> String { total(value) }
     func average(_ value: String) -> String { "avg(\(value))" }
     /// Without building a string per row: a substring search rules most rows out, then `GLOB`
     /// matches the word whole (first, middle, last or only); a word with `GLOB`'s special characters

@@ -71,6 +71,64 @@ import Testing
         }
     }
 
+    /// Updates of attributes a view does not read leave it exactly as it was, though the views
+    /// that read them are replayed from the same rows: none of its groups is read or written, and
+    /// its sums keep every bit (the rows of a record that stays in its groups add `new - old`,
+    /// exactly 0 for an unchanged value). Over one transaction and over several.
+    @Test(arguments: [false, true])
+    func aViewTheUpdatesDoNotReadIsNeitherReadNorWritten(severalTransactions: Bool) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = try Store.open(try PostgresTestCluster.start().newStoreURL())
+        let postgres = try #require(store.backend as? PostgresStore)
+        let impacts = ["0.1", "0.7", "1.3", "2.9", "0.30000000000000004"]
+        for (index, energy) in ["1.1", "2.7", "3.3"].enumerated() {
+            let rows = (0..<60).map { (key: Int) -> String in
+                let date = String(format: "%04d-%02d-01 00:00:00", 2000 + key % 7, 1 + key % 12)
+                let location = key % 5 == 0 ? "null,null,null,null" : "\"\(key % 80)\",\"\(key % 2 == 0 ? "N" : "S")\",\"\(key)\",\"\(key % 3 == 0 ? "E" : "W")\""
+                return "[\"\(date)\",\"\(Double(key) * 0.37 + Double(energy)!)\",\"\(impacts[key % impacts.count])\",\(location),null,null]"
+            }
+            let feed = try directory.write("feed\(index).json", fireballFeed(rows))
+            var options = ImportOptions(author: "test", context: "test", sync: false)
+            options.replayViews = index == 0 || (index == 1 && !severalTransactions)
+            _ = try ImportSession(store: store, model: FireballModel.model, options: options).run([FeedInput(path: feed, mapping: FireballModel.apiFeed)])
+        }
+        let views = FireballModel.model.views
+        let region = try #require(views.firstIndex { !$0.storedAttributes(of: FireballModel.entity).contains("energy") })
+        let before = try store.read { try $0.views.viewRows(views[region]) }
+        let range = try #require(try store.read { try $0.views.changeRange(of: "Fireball", after: severalTransactions ? 1 : 2, through: 3) })
+        let statements = try store.write { (tx: StoreWriteTransaction) throws -> Int in
+            let sets = try #require(ViewDeltaSets(schemas: try views.map { try postgres.viewSQL($0) }))
+            let rows = try postgres.executor.rows(sets.query(oneTransaction: !severalTransactions), [.integer(range.lowerBound), .integer(range.upperBound)])
+            let deltas = try sets.deltaRows(rows)
+            #expect(deltas[region].count == before.count, "the rows of the set reach every group of the view")
+            let counting = CountingExecutor(base: postgres.executor)
+            var effect = ViewEffect(view: views[region].name, fromTransaction: 1, throughTransaction: 3)
+            try ViewDeltaApplier(sql: sets.schemas[region], executor: counting).apply(deltas: deltas[region], effect: &effect)
+            #expect(effect.insertedGroups + effect.updatedGroups + effect.deletedGroups + effect.recomputedGroups == 0)
+            var others = views.map { ViewEffect(view: $0.name, fromTransaction: 1, throughTransaction: 3) }
+            try tx.views.applyViewChanges(views, changes: range, into: &others)
+            #expect(others.contains { $0.updatedGroups > 0 }, "the energies changed the views that read them")
+            return counting.statements
+        }
+        #expect(statements == 0)
+        let after = try store.read { try $0.views.viewRows(views[region]) }
+        #expect(after == before, "every value of the view, bit for bit")
+        for view in views {
+            #expect(try store.read { try ViewMaintainer(entities: store.entities).verify(view, in: $0) }.isEmpty, "\(view.name)")
+        }
+    }
+
+    /// The statements run through an executor, counted.
+    final class CountingExecutor: SQLExecutor {
+        let base: any SQLExecutor
+        private(set) var statements = 0
+        init(base: any SQLExecutor) { self.base = base }
+        func rows(_ sql: String, _ arguments: [Value]) throws -> [[Value]] { statements += 1; return try base.rows(sql, arguments) }
+        func execute(_ sql: String, _ arguments: [Value]) throws { statements += 1; try base.execute(sql, arguments) }
+        func affected(_ sql: String, _ arguments: [Value]) throws -> Int { statements += 1; return try base.affected(sql, arguments) }
+    }
+
     /// A range past `PostgresStore.parallelRange` is scanned with the parallel settings, which are
     /// set back right after; the views still equal their recomputation.
     @Test func aLargeRangeIsReplayedWithParallelWorkersAndTheSettingsAreSetBack() throws {
