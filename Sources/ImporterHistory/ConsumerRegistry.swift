@@ -86,7 +86,12 @@ public struct ConsumerRegistry {
 
     /// Throws `expiredToken` when the consumer needs history that was purged.
     public func checkNotExpired(_ consumer: Consumer, in snapshot: StoreSnapshot) throws {
-        let purged = try snapshot.history.purgedThrough()
+        try checkNotExpired(consumer, purgedThrough: try snapshot.history.purgedThrough())
+    }
+
+    /// Throws `expiredToken` when the consumer needs history purged through `purged` (the
+    /// store's `purgedThrough`, read once for several consumers).
+    public func checkNotExpired(_ consumer: Consumer, purgedThrough purged: Int64) throws {
         if consumer.isExpired(purgedThrough: purged) {
             throw HistoryError.expiredToken(consumer: consumer.name, kind: consumer.kind, token: consumer.tokenNumber, purgedThrough: purged)
         }

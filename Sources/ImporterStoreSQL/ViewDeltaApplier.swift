@@ -28,11 +28,19 @@ public struct ViewDeltaApplier {
     }
 
     /// Applies delta rows laid out as `ViewSQL.delta`'s (one per group, from SQL or
-    /// `ViewDeltaScan`), counting what it did into `effect`.
+    /// `ViewDeltaScan`), counting what it did into `effect`. The groups are read and updated
+    /// `batch` at a time (one round trip each, not one per group).
     public func apply(deltas: [[Value]], effect: inout ViewEffect) throws {
         var recompute: [[Value]] = []
-        for delta in deltas where !isNeutral(delta) {
-            if let group = try apply(delta: delta, effect: &effect) { recompute.append(group) }
+        var updates: [[Value]] = []
+        let changing = deltas.filter { !isNeutral($0) }
+        for start in stride(from: 0, to: changing.count, by: Self.batch) {
+            let chunk = Array(changing[start..<min(start + Self.batch, changing.count)])
+            let stored = try storedRows(of: chunk)
+            for (delta, current) in zip(chunk, stored) {
+                if let group = try apply(delta: delta, current: current, updates: &updates, effect: &effect) { recompute.append(group) }
+            }
+            try update(&updates)
         }
         for group in recompute {
             guard let row = try executor.rows(sql.recomputeGroup, group).first,
@@ -40,6 +48,31 @@ public struct ViewDeltaApplier {
             try executor.execute(sql.updateGroup, [handle] + Array(row.dropFirst(group.count)))
             effect.recomputedGroups += 1
         }
+    }
+
+    /// Groups read or updated per statement.
+    static let batch = 100
+
+    /// The stored rows (handle, then storage columns after the groups) of the groups of `deltas`,
+    /// in their order; nil for a group the view does not have.
+    private func storedRows(of deltas: [[Value]]) throws -> [[Value]?] {
+        let groupCount = view.groupBy.count
+        var stored = [[Value]?](repeating: nil, count: deltas.count)
+        for row in try executor.rows(sql.selectGroups(deltas.count), deltas.flatMap { $0.prefix(groupCount) }) {
+            guard let position = row.first?.integerValue, deltas.indices.contains(Int(position)) else {
+                throw StoreError.invariant("view \(view.name): a stored group matched no group of its delta")
+            }
+            stored[Int(position)] = Array(row.dropFirst())
+        }
+        return stored
+    }
+
+    /// Runs the pending `updates` (each: handle, then storage values) in one statement, and empties
+    /// them.
+    private func update(_ updates: inout [[Value]]) throws {
+        guard !updates.isEmpty else { return }
+        try executor.execute(sql.updateGroups(updates.count), updates.flatMap { $0 })
+        updates.removeAll()
     }
 
     /// Whether the change rows with ids in `range` lie in one transaction (of `sql`'s entity).
@@ -71,14 +104,15 @@ public struct ViewDeltaApplier {
         return true
     }
 
-    /// Applies one group's delta row; returns the group when its minimum or maximum must be
-    /// recomputed.
-    private func apply(delta: [Value], effect: inout ViewEffect) throws -> [Value]? {
+    /// Applies one group's delta row to its stored row `current` (nil when the view does not have
+    /// the group), inserting or deleting the group now and adding an update to `updates`; returns
+    /// the group when its minimum or maximum must be recomputed.
+    private func apply(delta: [Value], current: [Value]?, updates: inout [[Value]], effect: inout ViewEffect) throws -> [Value]? {
         let groupCount = view.groupBy.count
         let group = Array(delta.prefix(groupCount))
         let rowDelta = delta[groupCount].doubleValue.map { Int64($0) } ?? 0
         // Storage values after the group's own columns: aggregates..., importer_rows.
-        guard let current = try executor.rows(sql.selectGroup, group).first, let handle = current.first, !handle.isNull else {
+        guard let current, let handle = current.first, !handle.isNull else {
             guard rowDelta > 0 else {
                 if rowDelta == 0 { return nil }
                 throw ViewError.outOfSync(view: view.name, reason: "records leave group (\(Self.describe(group))) which the view does not have")
@@ -101,7 +135,7 @@ public struct ViewDeltaApplier {
         }
         let (values, needsRecompute) = groupValues(stored: stored, delta: delta, rows: newRows)
         if !zip(values, stored).allSatisfy({ $0.isSame(as: $1) }) || needsRecompute {
-            try executor.execute(sql.updateGroup, [handle] + values)
+            updates.append([handle] + values)
             effect.updatedGroups += 1
         }
         return needsRecompute ? group : nil

@@ -6,12 +6,12 @@ import ImporterStore
 /// the views read) grouped by each view's groups at once, instead of one `ViewSQL.delta` scan per
 /// view. Each view's rows come out laid out as its `ViewSQL.delta` rows, for `ViewDeltaApplier`.
 ///
-/// A view's rows also count the updates of attributes it does not read (another view's): their
-/// before- and after-images fall in the same group with the same values, so they add nothing
-/// (counts and sums net to 0; the value that leaves enters again, which needs no recompute, and
-/// can spare one: a minimum or maximum that left with one record is known to be still held by
-/// another). The deltas may thus differ from `ViewSQL.delta`'s, never in what applying them gives
-/// (as `ViewDeltaScan`'s may).
+/// A view's rows also count the updates of attributes it does not read (another view's): such a
+/// record stays in its groups, so its one row adds `new - old`, exactly 0, to the view's counts
+/// and sums, and gives the extreme that leaves back (which needs no recompute, and can spare one:
+/// a minimum or maximum that left with one record is known to be still held by another); a group
+/// with nothing else is a neutral row, which `ViewDeltaApplier` skips unread. The deltas may thus
+/// differ from `ViewSQL.delta`'s, never in what applying them gives (as `ViewDeltaScan`'s may).
 ///
 /// Views grouped by the same expressions (in any order) share a grouping set; the sets are told
 /// apart by `GROUPING(…)` over every distinct group expression (one bit each, at most 31).

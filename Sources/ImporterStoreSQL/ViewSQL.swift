@@ -44,21 +44,23 @@ public struct ViewSQL {
         entity.attribute(named: name)?.type ?? entity.derivedAttribute(named: name)?.type ?? .text
     }
 
-    public var createStatements: [String] {
+    /// The column types of the view table, in `allColumns` order, and whether each is NOT NULL.
+    private var columnTypes: [(type: String, notNull: Bool)] {
         let integer = dialect.columnType(.integer), real = dialect.columnType(.real)
-        var columns = view.groupBy.map { "\(q($0)) \(dialect.columnType(type(of: $0)))" }
+        var types = view.groupBy.map { (dialect.columnType(type(of: $0)), false) }
         for aggregate in view.aggregates {
             switch aggregate.function {
-            case .count: columns.append("\(q(aggregate.name)) \(integer) NOT NULL")
-            case .sum: columns.append("\(q(aggregate.name)) \(real) NOT NULL")
-            case .min, .max: columns.append("\(q(aggregate.name)) \(aggregate.attribute.map { dialect.columnType(type(of: $0)) } ?? real)")
-            case .avg:
-                columns.append("\(q(aggregate.name)) \(real)")
-                columns.append("\(q("importer_sum_\(aggregate.name)")) \(real) NOT NULL")
-                columns.append("\(q("importer_count_\(aggregate.name)")) \(integer) NOT NULL")
+            case .count: types.append((integer, true))
+            case .sum: types.append((real, true))
+            case .min, .max: types.append((aggregate.attribute.map { dialect.columnType(type(of: $0)) } ?? real, false))
+            case .avg: types += [(real, false), (real, true), (integer, true)]
             }
         }
-        columns.append("\(q(Self.rows)) \(integer) NOT NULL")
+        return types + [(integer, true)]
+    }
+
+    public var createStatements: [String] {
+        let columns = zip(allColumns, columnTypes).map { "\(q($0)) \($1.type)\($1.notNull ? " NOT NULL" : "")" }
         return [
             "CREATE TABLE \(table) (\n  \(columns.joined(separator: ",\n  "))\n)",
             "CREATE UNIQUE INDEX \(q("importer_group_\(view.name)")) ON \(table) (\(view.groupBy.map(q).joined(separator: ", ")))",
@@ -248,8 +250,34 @@ public struct ViewSQL {
         "SELECT \(dialect.rowHandle), \(allColumns.dropFirst(view.groupBy.count).map(q).joined(separator: ", ")) FROM \(table) WHERE \(groupMatch)"
     }
 
-    private var groupMatch: String {
-        view.groupBy.enumerated().map { dialect.nullSafeEqual(q($0.element), p($0.offset + 1)) }.joined(separator: " AND ")
+    private var groupMatch: String { groupMatch(from: 1) }
+
+    /// The view's groups equal to parameters `first`, `first + 1`, ….
+    private func groupMatch(from first: Int) -> String {
+        view.groupBy.enumerated().map { dialect.nullSafeEqual(q($0.element), p(first + $0.offset)) }.joined(separator: " AND ")
+    }
+
+    /// The view rows of `count` bound groups (parameters: the values of each group in turn): the
+    /// group's position among them (from 0), its handle, then its storage columns after the groups.
+    /// One statement instead of a `selectGroup` round trip per group.
+    func selectGroups(_ count: Int) -> String {
+        let matches = (0..<count).map { groupMatch(from: 1 + $0 * view.groupBy.count) }
+        let position = "CASE \(matches.enumerated().map { "WHEN \($1) THEN \($0)" }.joined(separator: " ")) END"
+        return "SELECT \(position), \(dialect.rowHandle), \(allColumns.dropFirst(view.groupBy.count).map(q).joined(separator: ", ")) FROM \(table) WHERE \(matches.map { "(\($0))" }.joined(separator: " OR "))"
+    }
+
+    /// Updates `count` rows, bound as `updateGroup`'s parameters one row after another (handle,
+    /// then the storage columns after the groups), in one statement.
+    func updateGroups(_ count: Int) -> String {
+        let columns = Array(allColumns.dropFirst(view.groupBy.count)), types = Array(columnTypes.dropFirst(view.groupBy.count))
+        let width = columns.count + 1
+        let rows = (0..<count).map { row in
+            "(" + ([p(row * width + 1)] + types.indices.map { "CAST(\(p(row * width + 2 + $0)) AS \(types[$0].type))" }).joined(separator: ", ") + ")"
+        }
+        let names = ["importer_handle"] + columns.indices.map { "importer_value\($0)" }
+        let assignments = columns.indices.map { "\(q(columns[$0])) = importer_updates.importer_value\($0)" }
+        return "WITH importer_updates (\(names.joined(separator: ", "))) AS (VALUES \(rows.joined(separator: ", "))) "
+            + "UPDATE \(table) SET \(assignments.joined(separator: ", ")) FROM importer_updates WHERE \(dialect.matchRowHandle("importer_updates.importer_handle"))"
     }
 
     public var insertGroup: String {

@@ -46,25 +46,26 @@ public struct ViewMaintainer {
     public func replay(_ views: [ViewDefinition], in tx: StoreWriteTransaction, onExpired: ((HistoryError) -> Void)? = nil) throws -> [ViewEffect] {
         let registry = ConsumerRegistry()
         let head = try tx.history.lastTransactionNumber()
+        var plan = ReplayPlan(head: head, consumers: try registry.all(in: tx.snapshot), purgedThrough: try tx.history.purgedThrough())
         var effects: [String: ViewEffect] = [:]
         var rebuild: [(ViewDefinition, Int64)] = []
         var deltas: [DeltaKey: [ViewDefinition]] = [:]
         var replayed: [String] = []
         for view in views {
-            let consumer = try registry.consumer(named: view.name, in: tx.snapshot)
+            guard let consumer = plan.consumers[view.name] else { throw HistoryError.unknownConsumer(view.name) }
             do {
-                try registry.checkNotExpired(consumer, in: tx.snapshot)
+                try registry.checkNotExpired(consumer, purgedThrough: plan.purgedThrough)
             } catch let error as HistoryError where onExpired != nil {
                 onExpired?(error)
                 continue
             }
             effects[view.name] = ViewEffect(view: view.name, fromTransaction: consumer.tokenNumber, throughTransaction: max(head, consumer.tokenNumber))
             guard head > consumer.tokenNumber else { continue }
-            guard let range = try tx.views.changeRange(of: view.entity, after: consumer.tokenNumber, through: head) else {
+            guard let range = try plan.changeRange(of: view.entity, after: consumer.tokenNumber, in: tx) else {
                 replayed.append(view.name)
                 continue
             }
-            if try isBetterRebuilt(view, delta: range, in: tx) {
+            if try isBetterRebuilt(view, delta: range, plan: &plan, in: tx) {
                 rebuild.append((view, consumer.tokenNumber))
             } else {
                 deltas[DeltaKey(entity: view.entity, range: range), default: []].append(view)
@@ -84,6 +85,36 @@ public struct ViewMaintainer {
         return views.compactMap { effects[$0.name] }
     }
 
+    /// What one `replay` call reads once for all its views: the consumers, the purge point, and per
+    /// entity its change range after a token and its record count's upper bound (views of one
+    /// entity usually share a token, and each read is a round trip to PostgreSQL).
+    private struct ReplayPlan {
+        let head: Int64
+        let consumers: [String: Consumer]
+        let purgedThrough: Int64
+        private var ranges: [RangeKey: ClosedRange<Int64>?] = [:]
+        var upperBounds: [String: Int64] = [:]
+
+        init(head: Int64, consumers: [Consumer], purgedThrough: Int64) {
+            self.head = head
+            self.consumers = Dictionary(consumers.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+            self.purgedThrough = purgedThrough
+        }
+
+        private struct RangeKey: Hashable {
+            let entity: String
+            let token: Int64
+        }
+
+        mutating func changeRange(of entity: String, after token: Int64, in tx: StoreWriteTransaction) throws -> ClosedRange<Int64>? {
+            let key = RangeKey(entity: entity, token: token)
+            if let range = ranges[key] { return range }
+            let range = try tx.views.changeRange(of: entity, after: token, through: head)
+            ranges[key] = .some(range)
+            return range
+        }
+    }
+
     /// Views replayed together: of one entity, over the same change rows.
     private struct DeltaKey: Hashable {
         let entity: String
@@ -95,10 +126,13 @@ public struct ViewMaintainer {
     /// "Measurements behind the code"). The table is only counted when the delta could be that
     /// large: ids are never reused, so the last one assigned bounds the record count from above,
     /// for free.
-    private func isBetterRebuilt(_ view: ViewDefinition, delta range: ClosedRange<Int64>, in tx: StoreWriteTransaction) throws -> Bool {
+    private func isBetterRebuilt(_ view: ViewDefinition, delta range: ClosedRange<Int64>, plan: inout ReplayPlan, in tx: StoreWriteTransaction) throws -> Bool {
         let entity = try entity(of: view)
         let weight = Int64(range.count) * rebuildFactor
-        guard rebuildFactor > 0, weight > (try tx.views.recordCountUpperBound(of: entity)) else { return false }
+        guard rebuildFactor > 0 else { return false }
+        let bound = try plan.upperBounds[entity.name] ?? tx.views.recordCountUpperBound(of: entity)
+        plan.upperBounds[entity.name] = bound
+        guard weight > bound else { return false }
         return weight > Int64(try tx.records.recordCount(of: entity))
     }
 
