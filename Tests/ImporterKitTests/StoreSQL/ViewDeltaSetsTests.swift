@@ -119,6 +119,19 @@ import Testing
         }
     }
 
+    /// PostgreSQL's `list(_:contains:)` (a substring search, then the word between commas) matches
+    /// names whole, as SQLite's does; a NULL list (inserts, deletes) holds nothing.
+    @Test func changedListsMatchNamesWholeOnPostgreSQL() throws {
+        let store = try Store.open(try PostgresTestCluster.start().newStoreURL())
+        let postgres = try #require(store.backend as? PostgresStore)
+        for (word, list, contains) in ViewDeltaScanTests.listCases {
+            let sql = "SELECT CASE WHEN \(PostgresDialect().list("CAST($1 AS text)", contains: word)) THEN 1 ELSE 0 END"
+            #expect(try postgres.connection.integer(sql, [.text(list)]) == (contains ? 1 : 0), "\(word) in \(list)")
+        }
+        let null = "SELECT CASE WHEN \(PostgresDialect().list("CAST(NULL AS text)", contains: "energy")) THEN 1 ELSE 0 END"
+        #expect(try postgres.connection.integer(null) == 0)
+    }
+
     /// The statements run through an executor, counted.
     final class CountingExecutor: SQLExecutor {
         let base: any SQLExecutor
@@ -139,7 +152,8 @@ import Testing
         let count = Int(PostgresStore.parallelRange) + 100
         for (index, energy) in ["1.5", "2.5"].enumerated() {
             let rows = (0..<count).map { (key: Int) -> String in
-                let date = String(format: "%04d-%02d-%02d %02d:%02d:00", 2000 + key % 20, 1 + key % 12, 1 + key % 28, key / 60 % 24, key % 60)
+                // One record per hour, from 2000-01-01: distinct keys.
+                let date = String(format: "%04d-%02d-%02d %02d:00:00", 2000 + key / 8064, 1 + key / 672 % 12, 1 + key / 24 % 28, key % 24)
                 return "[\"\(date)\",\"\(energy)\",\"0.1\",null,null,null,null,null,null]"
             }
             let feed = try directory.write("feed\(index).json", fireballFeed(rows))
