@@ -31,30 +31,51 @@ public struct ViewDeltaApplier {
     /// `ViewDeltaScan`), counting what it did into `effect`. The groups are read and updated
     /// `batch` at a time (one round trip each, not one per group).
     public func apply(deltas: [[Value]], effect: inout ViewEffect) throws {
-        var recompute: [[Value]] = []
+        var lostExtremes: [[Value]] = []
         var updates: [[Value]] = []
         let changing = deltas.filter { !isNeutral($0) }
         for start in stride(from: 0, to: changing.count, by: Self.batch) {
             let chunk = Array(changing[start..<min(start + Self.batch, changing.count)])
             let stored = try storedRows(of: chunk)
             for (delta, current) in zip(chunk, stored) {
-                if let group = try apply(delta: delta, current: current, updates: &updates, effect: &effect) { recompute.append(group) }
+                if let group = try apply(delta: delta, current: current, updates: &updates, effect: &effect) { lostExtremes.append(group) }
             }
             try update(&updates)
         }
-        for group in recompute {
-            guard let row = try executor.rows(sql.recomputeGroup, group).first,
-                  let handle = try executor.rows(sql.selectGroup, group).first?.first else { continue }
-            try executor.execute(sql.updateGroup, [handle] + Array(row.dropFirst(group.count)))
-            effect.recomputedGroups += 1
+        try recompute(lostExtremes, effect: &effect)
+    }
+
+    /// Recomputes the groups that lost a minimum or maximum from the entity table: a hundred groups
+    /// per scan of it (`ViewSQL.recomputeGroups`), a group holding a NULL (which `IN` cannot match)
+    /// by a scan of its own; then writes them as the deltas are written.
+    private func recompute(_ groups: [[Value]], effect: inout ViewEffect) throws {
+        var rows: [[Value]] = []
+        let plain = groups.filter { !$0.contains(where: \.isNull) }
+        for start in stride(from: 0, to: plain.count, by: Self.batch) {
+            let chunk = plain[start..<min(start + Self.batch, plain.count)]
+            rows += try executor.rows(sql.recomputeGroups(chunk.count), chunk.flatMap { $0 })
+        }
+        for group in groups where group.contains(where: \.isNull) {
+            rows += try executor.rows(sql.recomputeGroup, group).prefix(1)
+        }
+        let groupCount = view.groupBy.count
+        for start in stride(from: 0, to: rows.count, by: Self.batch) {
+            let chunk = Array(rows[start..<min(start + Self.batch, rows.count)])
+            var updates: [[Value]] = []
+            for (row, current) in zip(chunk, try storedRows(of: chunk)) {
+                guard let handle = current?.first else { continue }
+                updates.append([handle] + row.dropFirst(groupCount))
+                effect.recomputedGroups += 1
+            }
+            try update(&updates)
         }
     }
 
     /// Groups read or updated per statement.
     static let batch = 100
 
-    /// The stored rows (handle, then storage columns after the groups) of the groups of `deltas`,
-    /// in their order; nil for a group the view does not have.
+    /// The stored rows (handle, then storage columns after the groups) of the groups `deltas` (or
+    /// recomputed rows) begin with, in their order; nil for a group the view does not have.
     private func storedRows(of deltas: [[Value]]) throws -> [[Value]?] {
         let groupCount = view.groupBy.count
         var stored = [[Value]?](repeating: nil, count: deltas.count)

@@ -34,7 +34,6 @@ public struct ViewSQL {
     /// Views are replayed in write transactions, on stores brought to the current layout.
     private var columns: ChangeColumns { .current }
     private var changeID: String { q(columns.changeID) }
-    private var recordID: String { q(columns.recordID) }
     private var changeType: String { q(columns.type) }
     private var changeColumn: String { q(columns.changed) }
     /// An attribute's (stored or derived) expression over the entity's columns.
@@ -116,6 +115,18 @@ public struct ViewSQL {
             expression(name).map { dialect.nullSafeEqual($0, p(index + 1)) }
         }.joined(separator: " AND ")
         return aggregateQuery(where: match)
+    }
+
+    /// The full recomputation of `count` bound groups (parameters: the values of each group in
+    /// turn, none NULL) in one scan of the entity table: each record's group is computed once and
+    /// looked up among them (`IN (VALUES …)`), where `recomputeGroup` scans the table per group.
+    /// Rows: the groups found, laid out as `recomputeGroup`'s.
+    func recomputeGroups(_ count: Int) -> String {
+        let groups = view.groupBy.compactMap(expression), types = view.groupBy.map { dialect.columnType(type(of: $0)) }
+        let rows = (0..<count).map { row in
+            "(" + types.indices.map { "CAST(\(p(row * types.count + 1 + $0)) AS \(types[$0]))" }.joined(separator: ", ") + ")"
+        }
+        return aggregateQuery(where: "(\(groups.joined(separator: ", "))) IN (VALUES \(rows.joined(separator: ", ")))")
     }
 
     /// Per group touched by the change rows with ids in parameters 1...2: the change in record
@@ -244,14 +255,6 @@ public struct ViewSQL {
         return "SELECT (SELECT \(number) FROM \(changeTable) WHERE \(changeID) = \(p(1))), (SELECT \(number) FROM \(changeTable) WHERE \(changeID) = \(p(2)))"
     }
 
-    /// The view row of the bound group (parameters 1...n): its handle, then its storage columns
-    /// after the groups.
-    var selectGroup: String {
-        "SELECT \(dialect.rowHandle), \(allColumns.dropFirst(view.groupBy.count).map(q).joined(separator: ", ")) FROM \(table) WHERE \(groupMatch)"
-    }
-
-    private var groupMatch: String { groupMatch(from: 1) }
-
     /// The view's groups equal to parameters `first`, `first + 1`, ….
     private func groupMatch(from first: Int) -> String {
         view.groupBy.enumerated().map { dialect.nullSafeEqual(q($0.element), p(first + $0.offset)) }.joined(separator: " AND ")
@@ -259,15 +262,15 @@ public struct ViewSQL {
 
     /// The view rows of `count` bound groups (parameters: the values of each group in turn): the
     /// group's position among them (from 0), its handle, then its storage columns after the groups.
-    /// One statement instead of a `selectGroup` round trip per group.
+    /// One statement, not a round trip per group.
     func selectGroups(_ count: Int) -> String {
         let matches = (0..<count).map { groupMatch(from: 1 + $0 * view.groupBy.count) }
         let position = "CASE \(matches.enumerated().map { "WHEN \($1) THEN \($0)" }.joined(separator: " ")) END"
         return "SELECT \(position), \(dialect.rowHandle), \(allColumns.dropFirst(view.groupBy.count).map(q).joined(separator: ", ")) FROM \(table) WHERE \(matches.map { "(\($0))" }.joined(separator: " OR "))"
     }
 
-    /// Updates `count` rows, bound as `updateGroup`'s parameters one row after another (handle,
-    /// then the storage columns after the groups), in one statement.
+    /// Updates `count` rows of the view, bound one row after another: the row's handle, then its
+    /// storage columns after the groups.
     func updateGroups(_ count: Int) -> String {
         let columns = Array(allColumns.dropFirst(view.groupBy.count)), types = Array(columnTypes.dropFirst(view.groupBy.count))
         let width = columns.count + 1
@@ -282,13 +285,6 @@ public struct ViewSQL {
 
     public var insertGroup: String {
         "INSERT INTO \(table) (\(allColumns.map(q).joined(separator: ", "))) VALUES (\(allColumns.indices.map { p($0 + 1) }.joined(separator: ", ")))"
-    }
-
-    /// Updates the aggregate columns and row count of the row with handle parameter 1, from
-    /// parameter 2 on.
-    var updateGroup: String {
-        let columns = allColumns.dropFirst(view.groupBy.count)
-        return "UPDATE \(table) SET \(columns.enumerated().map { "\(q($0.element)) = \(p($0.offset + 2))" }.joined(separator: ", ")) WHERE \(dialect.matchRowHandle(p(1)))"
     }
 
     var deleteGroup: String { "DELETE FROM \(table) WHERE \(dialect.matchRowHandle(p(1)))" }

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// Groups whose maximum left them are recomputed from the entity table, each into its own group,
-/// however many there are: on both backends.
+/// however many there are (a hundred per scan of the table), a NULL group too: on both backends.
 @Suite struct ViewRecomputeTests {
     typealias Backend = BackendConformanceTests.Backend
 
@@ -14,12 +14,14 @@ import Testing
     static let model = Model(entities: [FireballModel.entity], feeds: [FireballModel.apiFeed], views: [byLatitude])
 
     /// Two records per latitude: the even key holds the group's maximum energy until the second
-    /// feed lowers it below the odd key's, which only a recomputation finds.
+    /// feed lowers it below the odd key's, which only a recomputation finds. The last two records
+    /// have no latitude: their group is NULL.
     static func feed(evenEnergy: String, groups: Int) -> String {
         fireballFeed((0..<(2 * groups)).map { key in
             let date = String(format: "2020-%02d-%02d %02d:%02d:00", 1 + key % 12, 1 + key / 12 % 28, key / 336, key % 60)
             let energy = key % 2 == 0 ? evenEnergy : "3"
-            return "[\"\(date)\",\"\(energy)\",\"0.1\",\"\(Double(key / 2) * 0.25 + 0.25)\",\"N\",\"20\",\"E\",null,null]"
+            let location = key / 2 == groups - 1 ? "null,null,null,null" : "\"\(Double(key / 2) * 0.25 + 0.25)\",\"N\",\"20\",\"E\""
+            return "[\"\(date)\",\"\(energy)\",\"0.1\",\(location),null,null]"
         })
     }
 
@@ -44,5 +46,6 @@ import Testing
         let rows = try store.read { try $0.views.viewRows(Self.byLatitude) }
         #expect(rows.count == groups)
         #expect(rows.values.allSatisfy { $0.first?.doubleValue == 3 }, "each group's maximum is now its odd record's 3")
+        #expect(rows[[.null]] != nil, "the records without a latitude make a group of their own")
     }
 }
