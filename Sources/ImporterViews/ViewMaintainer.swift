@@ -93,7 +93,7 @@ public struct ViewMaintainer {
         let consumers: [String: Consumer]
         let purgedThrough: Int64
         private var ranges: [RangeKey: ClosedRange<Int64>?] = [:]
-        var upperBounds: [String: Int64] = [:]
+        private var upperBounds: [String: Int64] = [:]
 
         init(head: Int64, consumers: [Consumer], purgedThrough: Int64) {
             self.head = head
@@ -113,6 +113,13 @@ public struct ViewMaintainer {
             ranges[key] = .some(range)
             return range
         }
+
+        mutating func recordCountUpperBound(of entity: EntityDescription, in tx: StoreWriteTransaction) throws -> Int64 {
+            if let bound = upperBounds[entity.name] { return bound }
+            let bound = try tx.views.recordCountUpperBound(of: entity)
+            upperBounds[entity.name] = bound
+            return bound
+        }
     }
 
     /// Views replayed together: of one entity, over the same change rows.
@@ -129,10 +136,7 @@ public struct ViewMaintainer {
     private func isBetterRebuilt(_ view: ViewDefinition, delta range: ClosedRange<Int64>, plan: inout ReplayPlan, in tx: StoreWriteTransaction) throws -> Bool {
         let entity = try entity(of: view)
         let weight = Int64(range.count) * rebuildFactor
-        guard rebuildFactor > 0 else { return false }
-        let bound = try plan.upperBounds[entity.name] ?? tx.views.recordCountUpperBound(of: entity)
-        plan.upperBounds[entity.name] = bound
-        guard weight > bound else { return false }
+        guard rebuildFactor > 0, weight > (try plan.recordCountUpperBound(of: entity, in: tx)) else { return false }
         return weight > Int64(try tx.records.recordCount(of: entity))
     }
 
