@@ -22,6 +22,13 @@ import Testing
         ViewDefinition(name: "by_latitude", entity: "Fireball", groupBy: ["latitude"], aggregates: [
             Aggregate(name: "energy_max", function: .max, attribute: "energy"),
         ]),
+        // Aggregates over derived attributes (their before- and after-images are expressions too).
+        ViewDefinition(name: "by_altitude_derived", entity: "Fireball", groupBy: ["altitude"], aggregates: [
+            Aggregate(name: "year_sum", function: .sum, attribute: "year"),
+            Aggregate(name: "year_avg", function: .avg, attribute: "year"),
+            Aggregate(name: "region_max", function: .max, attribute: "region"),
+            Aggregate(name: "region_count", function: .count, attribute: "region"),
+        ]),
     ]
 
     /// A deterministic stream of choices (a linear congruential generator).

@@ -6,9 +6,10 @@ import PostgresTestSupport
 import Testing
 
 /// The deltas of all the views of an entity from one `GROUPING SETS` statement (PostgreSQL's
-/// replay) give the views what each view's own `GROUP BY` delta gives: every aggregate, multi-column
-/// and NULL groups, views sharing a grouping set (the same groups, in another order too); over one
-/// transaction and over several; on a real server.
+/// replay) give the views what each view's own `GROUP BY` delta gives: every aggregate (over stored
+/// and derived attributes: `ViewDeltaScanTests.views`), multi-column and NULL groups, views sharing
+/// a grouping set (the same groups, in another order too); over one transaction and over several;
+/// on a real server.
 @Suite struct ViewDeltaSetsTests {
     static let views: [ViewDefinition] = ViewDeltaScanTests.views + [
         ViewDefinition(name: "by_year_region", entity: "Fireball", groupBy: ["year", "region"], aggregates: [
