@@ -33,9 +33,7 @@ public struct ViewDeltaApplier {
     public func apply(deltas: [[Value]], effect: inout ViewEffect) throws {
         var lostExtremes: [[Value]] = []
         var updates: [[Value]] = []
-        let changing = deltas.filter { !isNeutral($0) }
-        for start in stride(from: 0, to: changing.count, by: Self.batch) {
-            let chunk = Array(changing[start..<min(start + Self.batch, changing.count)])
+        for chunk in Self.batches(deltas.filter { !isNeutral($0) }) {
             let stored = try storedRows(of: chunk)
             for (delta, current) in zip(chunk, stored) {
                 if let group = try apply(delta: delta, current: current, updates: &updates, effect: &effect) { lostExtremes.append(group) }
@@ -50,17 +48,15 @@ public struct ViewDeltaApplier {
     /// by a scan of its own; then writes them as the deltas are written.
     private func recompute(_ groups: [[Value]], effect: inout ViewEffect) throws {
         var rows: [[Value]] = []
-        let plain = groups.filter { !$0.contains(where: \.isNull) }
-        for start in stride(from: 0, to: plain.count, by: Self.batch) {
-            let chunk = plain[start..<min(start + Self.batch, plain.count)]
+        let withNull = groups.filter { $0.contains(where: \.isNull) }
+        for chunk in Self.batches(groups.filter { !$0.contains(where: \.isNull) }) {
             rows += try executor.rows(sql.recomputeGroups(chunk.count), chunk.flatMap { $0 })
         }
-        for group in groups where group.contains(where: \.isNull) {
+        for group in withNull {
             rows += try executor.rows(sql.recomputeGroup, group).prefix(1)
         }
         let groupCount = view.groupBy.count
-        for start in stride(from: 0, to: rows.count, by: Self.batch) {
-            let chunk = Array(rows[start..<min(start + Self.batch, rows.count)])
+        for chunk in Self.batches(rows) {
             var updates: [[Value]] = []
             for (row, current) in zip(chunk, try storedRows(of: chunk)) {
                 guard let handle = current?.first else { continue }
@@ -73,6 +69,11 @@ public struct ViewDeltaApplier {
 
     /// Groups read or updated per statement.
     static let batch = 100
+
+    /// `items` in runs of `batch`, in order.
+    private static func batches<T>(_ items: [T]) -> [[T]] {
+        stride(from: 0, to: items.count, by: batch).map { Array(items[$0..<min($0 + batch, items.count)]) }
+    }
 
     /// The stored rows (handle, then storage columns after the groups) of the groups `deltas` (or
     /// recomputed rows) begin with, in their order; nil for a group the view does not have.

@@ -122,11 +122,9 @@ public struct ViewSQL {
     /// looked up among them (`IN (VALUES …)`), where `recomputeGroup` scans the table per group.
     /// Rows: the groups found, laid out as `recomputeGroup`'s.
     func recomputeGroups(_ count: Int) -> String {
-        let groups = view.groupBy.compactMap(expression), types = view.groupBy.map { dialect.columnType(type(of: $0)) }
-        let rows = (0..<count).map { row in
-            "(" + types.indices.map { "CAST(\(p(row * types.count + 1 + $0)) AS \(types[$0]))" }.joined(separator: ", ") + ")"
-        }
-        return aggregateQuery(where: "(\(groups.joined(separator: ", "))) IN (VALUES \(rows.joined(separator: ", ")))")
+        let groups = view.groupBy.compactMap(expression)
+        let rows = boundRows(count, types: columnTypes.prefix(view.groupBy.count).map(\.type))
+        return aggregateQuery(where: "(\(groups.joined(separator: ", "))) IN (VALUES \(rows))")
     }
 
     /// Per group touched by the change rows with ids in parameters 1...2: the change in record
@@ -260,26 +258,38 @@ public struct ViewSQL {
         view.groupBy.enumerated().map { dialect.nullSafeEqual(q($0.element), p(first + $0.offset)) }.joined(separator: " AND ")
     }
 
+    /// The storage columns after the groups: aggregates (with averages' sums and counts), then
+    /// `importer_rows`.
+    private var storedAfterGroups: [String] { Array(allColumns.dropFirst(view.groupBy.count)) }
+
+    /// `count` rows of a `VALUES` list bound one after another from parameter 1, each column cast
+    /// to its type (nil: as bound).
+    private func boundRows(_ count: Int, types: [String?]) -> String {
+        (0..<count).map { row in
+            "(" + types.enumerated().map { column, type in
+                let parameter = p(row * types.count + 1 + column)
+                return type.map { "CAST(\(parameter) AS \($0))" } ?? parameter
+            }.joined(separator: ", ") + ")"
+        }.joined(separator: ", ")
+    }
+
     /// The view rows of `count` bound groups (parameters: the values of each group in turn): the
     /// group's position among them (from 0), its handle, then its storage columns after the groups.
     /// One statement, not a round trip per group.
     func selectGroups(_ count: Int) -> String {
         let matches = (0..<count).map { groupMatch(from: 1 + $0 * view.groupBy.count) }
         let position = "CASE \(matches.enumerated().map { "WHEN \($1) THEN \($0)" }.joined(separator: " ")) END"
-        return "SELECT \(position), \(dialect.rowHandle), \(allColumns.dropFirst(view.groupBy.count).map(q).joined(separator: ", ")) FROM \(table) WHERE \(matches.map { "(\($0))" }.joined(separator: " OR "))"
+        return "SELECT \(position), \(dialect.rowHandle), \(storedAfterGroups.map(q).joined(separator: ", ")) FROM \(table) WHERE \(matches.map { "(\($0))" }.joined(separator: " OR "))"
     }
 
     /// Updates `count` rows of the view, bound one row after another: the row's handle, then its
     /// storage columns after the groups.
     func updateGroups(_ count: Int) -> String {
-        let columns = Array(allColumns.dropFirst(view.groupBy.count)), types = Array(columnTypes.dropFirst(view.groupBy.count))
-        let width = columns.count + 1
-        let rows = (0..<count).map { row in
-            "(" + ([p(row * width + 1)] + types.indices.map { "CAST(\(p(row * width + 2 + $0)) AS \(types[$0].type))" }).joined(separator: ", ") + ")"
-        }
+        let columns = storedAfterGroups
+        let rows = boundRows(count, types: [nil] + columnTypes.dropFirst(view.groupBy.count).map(\.type))
         let names = ["importer_handle"] + columns.indices.map { "importer_value\($0)" }
         let assignments = columns.indices.map { "\(q(columns[$0])) = importer_updates.importer_value\($0)" }
-        return "WITH importer_updates (\(names.joined(separator: ", "))) AS (VALUES \(rows.joined(separator: ", "))) "
+        return "WITH importer_updates (\(names.joined(separator: ", "))) AS (VALUES \(rows)) "
             + "UPDATE \(table) SET \(assignments.joined(separator: ", ")) FROM importer_updates WHERE \(dialect.matchRowHandle("importer_updates.importer_handle"))"
     }
 

@@ -23,12 +23,17 @@ import Testing
     ]
     static let model = Model(entities: [FireballModel.entity], feeds: [FireballModel.apiFeed], views: views)
 
+    /// A new store on the test cluster, and its PostgreSQL backend.
+    static func newStore() throws -> (Store, PostgresStore) {
+        let store = try Store.open(try PostgresTestCluster.start().newStoreURL())
+        return (store, try #require(store.backend as? PostgresStore))
+    }
+
     @Test(arguments: [false, true])
     func groupingSetDeltasGiveTheViewsWhatEachViewsOwnDeltaGives(severalTransactions: Bool) throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
-        let store = try Store.open(try PostgresTestCluster.start().newStoreURL())
-        let postgres = try #require(store.backend as? PostgresStore)
+        let (store, postgres) = try Self.newStore()
         var choices = ViewDeltaScanTests.Choices(state: 7)
         for (index, keys) in [Array(0..<36), Array(0..<30) + Array(36..<42), Array(3..<40)].enumerated() {
             let feed = try directory.write("feed\(index).json", ViewDeltaScanTests.feed(keys, &choices))
@@ -80,8 +85,7 @@ import Testing
     func aViewTheUpdatesDoNotReadIsNeitherReadNorWritten(severalTransactions: Bool) throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
-        let store = try Store.open(try PostgresTestCluster.start().newStoreURL())
-        let postgres = try #require(store.backend as? PostgresStore)
+        let (store, postgres) = try Self.newStore()
         let impacts = ["0.1", "0.7", "1.3", "2.9", "0.30000000000000004"]
         for (index, energy) in ["1.1", "2.7", "3.3"].enumerated() {
             let rows = (0..<60).map { (key: Int) -> String in
@@ -123,8 +127,7 @@ import Testing
     /// PostgreSQL's `list(_:contains:)` (a substring search, then the word between commas) matches
     /// names whole, as SQLite's does; a NULL list (inserts, deletes) holds nothing.
     @Test func changedListsMatchNamesWholeOnPostgreSQL() throws {
-        let store = try Store.open(try PostgresTestCluster.start().newStoreURL())
-        let postgres = try #require(store.backend as? PostgresStore)
+        let (_, postgres) = try Self.newStore()
         for (word, list, contains) in ViewDeltaScanTests.listCases {
             let sql = "SELECT CASE WHEN \(PostgresDialect().list("CAST($1 AS text)", contains: word)) THEN 1 ELSE 0 END"
             #expect(try postgres.connection.integer(sql, [.text(list)]) == (contains ? 1 : 0), "\(word) in \(list)")
@@ -148,8 +151,7 @@ import Testing
     @Test func aLargeRangeIsReplayedWithParallelWorkersAndTheSettingsAreSetBack() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
-        let store = try Store.open(try PostgresTestCluster.start().newStoreURL())
-        let postgres = try #require(store.backend as? PostgresStore)
+        let (store, postgres) = try Self.newStore()
         let count = Int(PostgresStore.parallelRange) + 100
         for (index, energy) in ["1.5", "2.5"].enumerated() {
             let rows = (0..<count).map { (key: Int) -> String in
