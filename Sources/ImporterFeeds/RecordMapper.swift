@@ -270,6 +270,9 @@ public struct RecordMapper: Sendable {
                 count -= marker
                 negate = isNegative
             }
+            if plan.type == .integer, let reason = mapInteger(plan, record, base, start, count, negate: negate, &batch) {
+                return reason.isEmpty ? nil : reason
+            }
             guard var number = NumberParser.double(start, count: count, shift: plan.scaleExponent ?? 0) else {
                 return "expected a number"
             }
@@ -285,7 +288,11 @@ public struct RecordMapper: Sendable {
             }
             if negate { number = -number }
             if plan.type == .integer {
-                guard number == number.rounded(), abs(number) < 9.2e18 else { return "expected an integer" }
+                guard number == number.rounded() else { return "expected an integer" }
+                // Past 2^53 a double no longer holds every integer: the text's own digits would be lost.
+                guard abs(number) <= Self.exactDoubleIntegers else {
+                    return "the integer \(String(decoding: UnsafeBufferPointer(start: start, count: count), as: UTF8.self)) cannot be scaled exactly (beyond ±2^53 after 'scale' or 'offset')"
+                }
                 batch.append(.integer(Int64(number)))
             } else {
                 batch.append(.real(number))
@@ -304,6 +311,36 @@ public struct RecordMapper: Sendable {
             batch.append(.integer(flag ? 1 : 0))
         }
         return nil
+    }
+
+    /// The largest magnitude up to which every integer is a double.
+    static let exactDoubleIntegers = 9_007_199_254_740_992.0
+
+    /// An integer attribute's text that is plain decimal digits, mapped from its digits into 64
+    /// bits (never through a double, which rounds past 2^53): appended, and "" returned; a
+    /// located reason when it lies outside the 64-bit range; nil when the text is not plain digits
+    /// or a `scale` or `offset` applies (the caller's decimal path then takes it).
+    @inline(__always)
+    private func mapInteger(_ plan: Plan, _ record: RawRecord, _ base: UnsafePointer<UInt8>, _ start: UnsafePointer<UInt8>, _ count: Int,
+                            negate: Bool, _ batch: inout RecordBatch) -> String? {
+        guard plan.scale == nil, plan.offset == nil, count > 0 else { return nil }
+        guard let value = NumberParser.integer(start, count: count) else {
+            return NumberParser.isDecimalInteger(start, count: count)
+                ? "the integer \(String(decoding: UnsafeBufferPointer(start: start, count: count), as: UTF8.self)) is outside the 64-bit range (\(Int64.min) to \(Int64.max))"
+                : nil
+        }
+        var negative = negate != plan.negate
+        if plan.signSlot >= 0 {
+            guard let isNegative = direction(record, base, plan) else { return nil }
+            negative = isNegative != plan.negate
+        }
+        guard negative else {
+            batch.append(.integer(value))
+            return ""
+        }
+        guard value != Int64.min else { return "the integer \(value) negated is outside the 64-bit range" }
+        batch.append(.integer(-value))
+        return ""
     }
 
     private func markers(_ plan: Plan, separator: String) -> String {

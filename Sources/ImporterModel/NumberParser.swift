@@ -143,6 +143,18 @@ public enum NumberParser {
         return Int64(magnitude)
     }
 
+    /// Whether the text is an optional sign and one or more decimal digits (an integer, whatever
+    /// its size).
+    public static func isDecimalInteger(_ base: UnsafePointer<UInt8>, count: Int) -> Bool {
+        var index = count > 0 && (base[0] == UInt8(ascii: "-") || base[0] == UInt8(ascii: "+")) ? 1 : 0
+        guard index < count else { return false }
+        while index < count {
+            guard base[index] &- 0x30 < 10 else { return false }
+            index += 1
+        }
+        return true
+    }
+
     public static func double(_ text: String, shift: Int = 0) -> Double? {
         var text = text
         return text.withUTF8 { buffer in buffer.baseAddress.flatMap { double($0, count: buffer.count, shift: shift) } }
