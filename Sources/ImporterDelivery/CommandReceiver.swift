@@ -1,13 +1,17 @@
 import Foundation
 import Glibc
+import ImporterSupport
 
 /// Delivers each transaction to a command: `/bin/sh -c COMMAND` (as cron runs its lines: pipes,
 /// redirections and `$IMPORTER_…` expansions work), the changes on its standard input, and
 /// `IMPORTER_DELIVERY_ID`, `IMPORTER_TOKEN`, `IMPORTER_CONSUMER`, `IMPORTER_STORE` in its
 /// environment. Exit 0 is received, 75 (EX_TEMPFAIL) or death by a signal is retried, any other
-/// exit is a refusal quoting the first bytes of its standard error. A command still running when
-/// the deadline passes is stopped (SIGTERM, then SIGKILL 2 seconds later) and counts as a temporary
-/// failure: a hung receiver cannot hold the consumer's lock past `--deadline`.
+/// exit is a refusal quoting the first bytes of its standard error. The command runs in a process
+/// group of its own: when it is still running as the deadline passes, the whole group (the shell
+/// and whatever it started: a `curl`, a `sleep`) is stopped (SIGTERM, then SIGKILL 2 seconds
+/// later), and that counts as a temporary failure, so a hung receiver cannot hold the consumer's
+/// lock past `--deadline`, nor finish a transaction after importer gave up on it. A signal that
+/// stops importer (`cancellation`) is passed on to the group the same way.
 ///
 /// The command's standard output is importer's; its standard error is kept in a temporary file and
 /// copied to importer's standard error once it ends. It inherits no other descriptor (no lock, no
@@ -15,6 +19,8 @@ import Glibc
 public struct CommandReceiver: Receiver {
     public var command: String
     public var environment: [String: String]
+    /// Raised by a signal that stops importer: the running command's group gets that signal.
+    public var cancellation: CancellationFlag?
 
     public init(command: String, environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.command = command
@@ -86,32 +92,56 @@ public struct CommandReceiver: Receiver {
         sigemptyset(&unblocked)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         posix_spawnattr_setsigmask(&attributes, &unblocked)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP))
         let argv: [UnsafeMutablePointer<CChar>?] = ["/bin/sh", "-c", command].map { (text: String) in strdup(text) } + [nil]
         let envp: [UnsafeMutablePointer<CChar>?] = variables(delivery).map { (text: String) in strdup(text) } + [nil]
         defer { (argv + envp).forEach { free($0) } }
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, "/bin/sh", &actions, &attributes, argv, envp)
         guard spawned == 0 else { throw .receiver("cannot run /bin/sh: \(String(cString: strerror(spawned)))") }
-        if let status = Self.wait(for: pid, until: Date().addingTimeInterval(max(seconds, 0.001))) { return status }
-        kill(pid, SIGTERM)
-        if Self.wait(for: pid, until: Date().addingTimeInterval(2)) != nil { return nil }
-        kill(pid, SIGKILL)
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        switch Self.wait(for: pid, until: Date().addingTimeInterval(max(seconds, 0.001)), cancellation: cancellation) {
+        case .ended(let status): return status
+        case .cancelled(let signal): Self.stopGroup(pid, first: signal)
+        case .deadline: Self.stopGroup(pid, first: SIGTERM)
+        }
         return nil
     }
 
-    /// `pid`'s wait status once it ends, polling every 10 ms; nil if it still runs at `deadline`.
-    static func wait(for pid: pid_t, until deadline: Date) -> Int32? {
+    enum Waited {
+        case ended(Int32)
+        case deadline
+        /// `cancellation` was raised by this signal.
+        case cancelled(Int32)
+    }
+
+    /// `pid`'s wait status once it ends, polling every 10 ms; `.deadline` if it still runs at
+    /// `deadline`, `.cancelled` as soon as `cancellation` is raised.
+    static func wait(for pid: pid_t, until deadline: Date, cancellation: CancellationFlag? = nil) -> Waited {
         var status: Int32 = 0
         while true {
             let ended = waitpid(pid, &status, WNOHANG)
-            if ended == pid { return status }
-            if ended == -1 && errno != EINTR { return status }
-            guard Date() < deadline else { return nil }
+            if ended == pid { return .ended(status) }
+            if ended == -1 && errno != EINTR { return .ended(status) }
+            if let signal = cancellation?.raised { return .cancelled(signal) }
+            guard Date() < deadline else { return .deadline }
             usleep(10_000)
         }
+    }
+
+    /// Signals the process group led by `pid` with `first`, then SIGKILL if its leader has not
+    /// ended 2 seconds later; reaps the leader. (Its group id is its pid: it was spawned leading
+    /// a group of its own.)
+    static func stopGroup(_ pid: pid_t, first: Int32) {
+        kill(-pid, first)
+        if case .ended = wait(for: pid, until: Date().addingTimeInterval(2)) {
+            // What the leader started may outlive it: the group goes with it.
+            kill(-pid, SIGKILL)
+            return
+        }
+        kill(-pid, SIGKILL)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
     }
 
     /// Closes every descriptor above 2 in the child (glibc's `posix_spawn_file_actions_addclosefrom_np`,

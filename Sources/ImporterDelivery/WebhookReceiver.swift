@@ -17,6 +17,8 @@ public final class WebhookReceiver: Receiver {
     public let url: URL
     let secret: WebhookSecret
     private let client: HTTPClient
+    /// The proxy the requests go through (`host:port`), for the message of its refusal.
+    private let proxy: String?
     var shownURL: String { RedactedURL.text(url) }
 
     /// `caFile`: a PEM file of certificates trusted besides the system's; the proxy is the one
@@ -33,7 +35,10 @@ public final class WebhookReceiver: Receiver {
         var configuration = HTTPClient.Configuration(tlsConfiguration: tls, redirectConfiguration: .disallow,
                                                      timeout: .init(connect: .milliseconds(connectTimeout.milliseconds)))
         configuration.httpVersion = .http1Only
+        // A failed connection (a proxy's refusal among them) comes back to be judged at once.
+        configuration.connectionPool.retryConnectionEstablishment = false
         configuration.proxy = ProxySettings(environment: environment).proxy(for: url)
+        proxy = configuration.proxy.map { "\($0.host):\($0.port)" }
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
@@ -45,8 +50,9 @@ public final class WebhookReceiver: Receiver {
         } catch {
             return .permanent("\(error)")
         }
-        var request = HTTPClientRequest(url: url.absoluteString)
+        var request = HTTPClientRequest(url: URLCredentials.removed(from: url).absoluteString)
         request.method = .POST
+        if let basic = URLCredentials.basicAuthorization(url) { request.headers.add(name: "Authorization", value: basic) }
         request.headers.add(name: "Content-Type", value: delivery.format.contentType)
         request.headers.add(name: "User-Agent", value: "importer")
         request.headers.add(name: "webhook-id", value: delivery.attempt.deliveryID)
@@ -57,14 +63,20 @@ public final class WebhookReceiver: Receiver {
         let client = self.client
         let sent = request
         let shown = shownURL
+        let proxy = proxy
         let deadline = NIODeadline.now() + .milliseconds(Int64(max(seconds, 0.001) * 1000))
         do {
+            // The deadline bounds the answer's body too (a receiver that sends its head and stalls).
             return try CallingThreadExecutor<ReceiverOutcome>().run {
                 do {
-                    let response = try await client.execute(sent, deadline: deadline)
-                    return await Self.judge(response, url: shown)
+                    return try await ExchangeDeadline.run(within: seconds) {
+                        let response = try await client.execute(sent, deadline: deadline)
+                        return await Self.judge(response, url: shown)
+                    }
+                } catch is ExchangeDeadline.Passed {
+                    return .temporary("\(shown): no whole answer within the deadline", retryAfter: nil)
                 } catch {
-                    return Self.judge(error, url: shown)
+                    return Self.judge(error, url: shown, proxy: proxy)
                 }
             }
         } catch {
@@ -72,9 +84,10 @@ public final class WebhookReceiver: Receiver {
         }
     }
 
-    /// 2xx received; 408, 429, 5xx retried; anything else refused.
+    /// 2xx received (its body is not waited for); 408, 429, 5xx retried; anything else refused.
     static func judge(_ response: HTTPClientResponse, url: String) async -> ReceiverOutcome {
         let status = Int(response.status.code)
+        if (200 ..< 300).contains(status) { return .delivered }
         let firstBytes = await Self.firstBytes(response.body)
         switch status {
         case 200 ..< 300:
@@ -88,12 +101,14 @@ public final class WebhookReceiver: Receiver {
     }
 
     /// A failed request: TLS failures are refusals (retrying cannot mend them), the others retried.
-    static func judge(_ error: any Error, url: String) -> ReceiverOutcome {
+    static func judge(_ error: any Error, url: String, proxy: String? = nil) -> ReceiverOutcome {
         if error is NIOSSLError || error is NIOSSLExtraError || error is BoringSSLError {
             return .permanent("\(url): TLS failed: \(error)")
         }
         if let error = error as? HTTPClientError {
             switch error {
+            case .proxyAuthenticationRequired: return .permanent("\(url): the proxy \(proxy ?? "") answered 407: it wants credentials")
+            case .invalidProxyResponse: return .permanent("\(url): the proxy \(proxy ?? "") refused to open a tunnel (CONNECT)")
             case .connectTimeout: return .temporary("\(url): the connection timed out", retryAfter: nil)
             case .deadlineExceeded, .readTimeout: return .temporary("\(url): no answer in time", retryAfter: nil)
             case .remoteConnectionClosed: return .temporary("\(url): the server closed the connection", retryAfter: nil)

@@ -6,11 +6,14 @@ import Foundation
 public struct WebhookSecret: Sendable {
     let key: SymmetricKey
 
-    /// Parses `whsec_<base64>` (surrounding white space ignored); nil when it is not that form or
-    /// the key is empty.
+    /// Parses `whsec_<base64>` (surrounding white space ignored) as the reference libraries do:
+    /// the base64 with or without its `=` padding; nil when it is not that form or the key is empty.
     public init?(parsing text: String) {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard trimmed.hasPrefix("whsec_"), let bytes = Data(base64Encoded: String(trimmed.dropFirst(6))), !bytes.isEmpty else { return nil }
+        guard trimmed.hasPrefix("whsec_") else { return nil }
+        var encoded = String(trimmed.dropFirst(6))
+        if encoded.count % 4 != 0 { encoded += String(repeating: "=", count: 4 - encoded.count % 4) }
+        guard let bytes = Data(base64Encoded: encoded), !bytes.isEmpty else { return nil }
         key = SymmetricKey(data: bytes)
     }
 

@@ -34,6 +34,8 @@ public struct FetchedBody: Sendable {
     public var contentType: String?
     /// The answer's `Link: <…>; rel="next"`, resolved: where a paged source goes on.
     public var nextLink: URL?
+    /// How the body was delimited: a close-delimited one may have been cut where a record ends.
+    public var framing: BodyFraming = .length
 
     public func remove() { try? FileManager.default.removeItem(atPath: file) }
 }

@@ -23,7 +23,10 @@ extension HTTPFetcher {
                 throw .notTheFeed(url: shownURL, contentType: contentType ?? "", firstBytes: await Self.firstBytes(response.body))
             }
             let next = LinkHeader.next(response.headers["link"], base: request.url)
-            return try await keep(response.body, status: status, validators: validators, contentType: contentType, next: next, attempts: attempts)
+            let answer = Answer(status: status, validators: validators, contentType: contentType, next: next, framing: BodyFraming(response.headers),
+                                declaredLength: response.headers.first(name: "content-encoding") == nil
+                                    ? response.headers.first(name: "content-length").flatMap { Int64($0) } : nil)
+            return try await keep(response.body, answer, attempts: attempts)
         case 408, 429, 500 ..< 600:
             let wait = RetryAfter.delay(response.headers.first(name: "retry-after"), now: Date())
             return .retry("HTTP \(status)", retryAfter: wait)
@@ -32,11 +35,22 @@ extension HTTPFetcher {
         }
     }
 
+    /// What a 2xx answer's head said.
+    struct Answer {
+        var status: Int
+        var validators: SourceValidators
+        var contentType: String?
+        var next: URL?
+        var framing: BodyFraming
+        /// The `Content-Length` of an uncompressed body, which the bytes received must match.
+        var declaredLength: Int64?
+    }
+
     /// Streams the body into a temporary file, hashing it; the file is removed unless the body
     /// arrived whole and differs from the last import's. A body cut short is retried.
-    private func keep(_ body: HTTPClientResponse.Body, status: Int, validators: SourceValidators, contentType: String?, next: URL?,
-                      attempts: Int) async throws(FetchError) -> Attempt {
-        let path = (spoolDirectory as NSString).appendingPathComponent("importer-fetch-\(UUID().uuidString).body")
+    private func keep(_ body: HTTPClientResponse.Body, _ answer: Answer, attempts: Int) async throws(FetchError) -> Attempt {
+        let (status, validators, contentType, next) = (answer.status, answer.validators, answer.contentType, answer.next)
+        let path = SpoolFile.path(in: spoolDirectory)
         guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
             throw .spool("cannot create \(path)")
         }
@@ -60,6 +74,10 @@ extension HTTPFetcher {
             }
             return .retry("the body was cut short after \(bytes) bytes (\(Self.describe(error)))", retryAfter: nil)
         }
+        if let declared = answer.declaredLength, declared != bytes {
+            try? FileManager.default.removeItem(atPath: path)
+            return .retry("the body has \(bytes) bytes where its Content-Length says \(declared)", retryAfter: nil)
+        }
         var kept = validators
         kept.sha256 = hasher.finalize().map { String(format: "%02x", $0) }.joined()
         let fetch = SourceFetch(url: shownURL, status: status, validators: kept, bytes: bytes, attempts: attempts)
@@ -67,7 +85,7 @@ extension HTTPFetcher {
             try? FileManager.default.removeItem(atPath: path)
             return .done(.notModified(fetch))
         }
-        return .done(.body(FetchedBody(file: path, fetch: fetch, contentType: contentType, nextLink: next)))
+        return .done(.body(FetchedBody(file: path, fetch: fetch, contentType: contentType, nextLink: next, framing: answer.framing)))
     }
 
     /// Up to 200 bytes of a refused answer, on one line, for the error message.
@@ -89,6 +107,17 @@ extension HTTPFetcher {
             return "TLS failed: \(describe(error)) (a certificate the system does not trust? give --cacert FILE)"
         }
         return nil
+    }
+
+    /// A proxy's refusal of the tunnel, which retrying cannot mend: the proxy named.
+    func proxyRefusal(_ error: any Error) -> String? {
+        guard let error = error as? HTTPClientError, let proxy = ProxySettings(environment: environment).proxy(for: request.url) else { return nil }
+        let name = "the proxy \(proxy.host):\(proxy.port)"
+        switch error {
+        case .proxyAuthenticationRequired: return "\(name) answered 407: it wants credentials (give them in the proxy's URL, http://user:pass@host:port)"
+        case .invalidProxyResponse: return "\(name) refused to open a tunnel (CONNECT) to \(request.url.host ?? "the host"):\(request.url.port ?? (request.url.scheme == "https" ? 443 : 80))"
+        default: return nil
+        }
     }
 
     static func describe(_ error: any Error) -> String {
@@ -118,6 +147,9 @@ extension HTTPFetcher {
             proxy: ProxySettings(environment: environment).proxy(for: request.url),
             decompression: .enabled(limit: .ratio(request.limits.maxDecompressionRatio)))
         configuration.httpVersion = .http1Only
+        // A failed connection (a proxy's refusal among them) comes back to `retrying`, which knows
+        // what is permanent, instead of being tried again inside the pool until the deadline.
+        configuration.connectionPool.retryConnectionEstablishment = false
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 }

@@ -28,17 +28,36 @@ public struct HTTPFetcher: Sendable {
 
     var shownURL: String { RedactedURL.text(request.url) }
 
-    /// Fetches, retrying within the deadline.
+    /// Fetches, retrying within the deadline, which bounds the whole exchange: past it, whatever
+    /// the server is sending, the request is cancelled and the fetch is `tryLater`.
     public func fetch() async throws(FetchError) -> FetchOutcome {
+        SpoolFile.sweep(spoolDirectory)
         let client = try makeClient()
+        let log = AttemptLog()
         let result: Result<FetchOutcome, FetchError>
         do {
-            result = .success(try await retrying(client))
-        } catch {
+            let fetcher = self
+            result = .success(try await ExchangeDeadline.run(within: request.limits.deadline.seconds) {
+                try await fetcher.retrying(client, log: log)
+            })
+        } catch let error as FetchError {
             result = .failure(error)
+        } catch {
+            let (attempts, problem) = log.state.withLock { ($0.attempts, $0.problem) }
+            result = .failure(.tryLater(url: shownURL, attempts: attempts, lastProblem: problem ?? "the deadline passed before the answer arrived in full",
+                                        deadline: request.limits.deadline))
         }
         try? await client.shutdown()
         return try result.get()
+    }
+
+    /// What the attempts so far did, for the message of a fetch the deadline stopped.
+    final class AttemptLog: Sendable {
+        struct State: Sendable {
+            var attempts = 0
+            var problem: String?
+        }
+        let state = Monitor(State())
     }
 
     /// The body in full, for a request without validators (a 304 then is the server's error).
@@ -62,12 +81,13 @@ public struct HTTPFetcher: Sendable {
         }
     }
 
-    private func retrying(_ client: HTTPClient) async throws(FetchError) -> FetchOutcome {
+    private func retrying(_ client: HTTPClient, log: AttemptLog) async throws(FetchError) -> FetchOutcome {
         let schedule = RetrySchedule(deadline: request.limits.deadline.seconds)
         let started = Date()
         var attempts = 0
         while true {
             attempts += 1
+            log.state.withLock { $0.attempts = attempts }
             let problem: String
             let retryAfter: Double?
             switch try await attempt(client, number: attempts, started: started) {
@@ -76,8 +96,9 @@ public struct HTTPFetcher: Sendable {
                 problem = reason
                 retryAfter = after
             }
+            log.state.withLock { $0.problem = problem }
             let elapsed = Date().timeIntervalSince(started)
-            guard let wait = schedule.delay(afterAttempts: attempts, elapsed: elapsed, retryAfter: retryAfter) else {
+            guard !Task.isCancelled, let wait = schedule.delay(afterAttempts: attempts, elapsed: elapsed, retryAfter: retryAfter) else {
                 throw .tryLater(url: shownURL, attempts: attempts, lastProblem: problem, deadline: request.limits.deadline)
             }
             try? await Task.sleep(nanoseconds: UInt64(wait * 1e9))
@@ -99,7 +120,7 @@ public struct HTTPFetcher: Sendable {
         } catch let error as FetchError {
             throw error
         } catch {
-            if let permanent = Self.permanentTransportFailure(error) { throw .transport(url: shownURL, reason: permanent) }
+            if let permanent = Self.permanentTransportFailure(error) ?? proxyRefusal(error) { throw .transport(url: shownURL, reason: permanent) }
             if Self.isDecompressionLimit(error) {
                 throw .tooLarge(url: shownURL, reason: "the body expands more than \(request.limits.maxDecompressionRatio) times")
             }
@@ -134,11 +155,16 @@ public struct HTTPFetcher: Sendable {
 
     private func httpRequest(for url: URL) throws(FetchError) -> HTTPClientRequest {
         let origin = Self.sameOrigin(url, request.url)
-        var http = HTTPClientRequest(url: origin ? try withSecretParameters(url).absoluteString : url.absoluteString)
+        let sent = URLCredentials.removed(from: url)
+        var http = HTTPClientRequest(url: origin ? try withSecretParameters(sent).absoluteString : sent.absoluteString)
         http.headers.add(name: "User-Agent", value: userAgent)
         http.headers.add(name: "Accept", value: Self.accept(request.format))
         guard origin else { return http }
         for (name, value) in request.headers { http.headers.add(name: name, value: try value.resolve(environment: environment)) }
+        // Credentials in the URL go as Basic, unless the mapping sends its own Authorization.
+        if !http.headers.contains(name: "authorization"), let basic = URLCredentials.basicAuthorization(request.url) {
+            http.headers.add(name: "Authorization", value: basic)
+        }
         if let etag = request.validators?.etag { http.headers.add(name: "If-None-Match", value: etag) }
         if let lastModified = request.validators?.lastModified { http.headers.add(name: "If-Modified-Since", value: lastModified) }
         return http

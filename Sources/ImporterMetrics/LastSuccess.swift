@@ -1,7 +1,8 @@
 import Foundation
 
 /// Reads back, from a metrics file written before, the job's last success time: the value of the
-/// one `importer_last_success_timestamp_seconds` sample whose `job` label is the job's. Anything
+/// one `importer_last_success_timestamp_seconds` sample whose `importer_job` label (or `job`, in a
+/// file written before that label) is the job's. Anything
 /// else in the file (other samples, other jobs, comments) is ignored; an unreadable file, or one
 /// without that sample, gives nil.
 public enum LastSuccess {
@@ -16,7 +17,7 @@ public enum LastSuccess {
     /// The job's last success in exposition `text`, if it holds one.
     public static func parse(_ text: String, job: String) -> Double? {
         for line in text.split(separator: "\n") where line.hasPrefix(metricName + "{") {
-            guard let parsed = sample(line.dropFirst(metricName.count + 1)), parsed.labels["job"] == job else { continue }
+            guard let parsed = sample(line.dropFirst(metricName.count + 1)), (parsed.labels[RunMetrics.jobLabel] ?? parsed.labels["job"]) == job else { continue }
             return parsed.value
         }
         return nil

@@ -1,7 +1,10 @@
-/// The metric families of a run's textfile, every sample labelled with the job.
+/// The metric families of a run's textfile, every sample labelled with the job's name under
+/// `importer_job`: never `job` (nor `instance`), which a scrape sets itself and renames a textfile's
+/// own to `exported_job`, so that alerts written on `job` would never match (node_exporter's
+/// textfile guidance).
 extension RunMetrics {
     public var families: [MetricFamily] {
-        let job = MetricFamily.Label("job", job)
+        let job = MetricFamily.Label(RunMetrics.jobLabel, job)
         var families = [
             MetricFamily(name: "importer_last_run_timestamp_seconds", help: "When the job's last run ended (Unix time).", samples: [.init([job], finishedAt)]),
             MetricFamily(name: "importer_last_success_timestamp_seconds", help: "When the job last succeeded (Unix time; 0: never).",

@@ -5,8 +5,10 @@
 /// A run that failed keeps the last success it is given (`lastSuccess`, read back from the
 /// previous file by `LastSuccess`); one that succeeded is its own last success.
 public struct RunMetrics: Sendable {
-    /// The `job` label of every sample.
+    /// The `importer_job` label of every sample.
     public var job: String
+    /// The label naming the job: not `job`, which the scrape owns.
+    public static let jobLabel = "importer_job"
     /// When the run ended (Unix seconds).
     public var finishedAt: Double
     public var exitCode: Int32

@@ -24,6 +24,9 @@ public enum ImportError: Error, Sendable, RemedialError {
     case sourceMoved(name: String, fetched: String, now: String)
     /// `--sync` with a URL whose values come from the store: its answer holds only what is new.
     case syncOfIncrementalSource(feed: String)
+    /// `--sync` of a URL answer in a record-per-line format whose end cannot be told from a cut
+    /// (close-delimited): its deletes would follow the cut.
+    case unverifiableBody(url: String, format: String)
     /// A feed out of key order could not be sorted through temporary files in `directory` (a
     /// full disk, most often).
     case spill(directory: String, reason: String)
@@ -48,6 +51,10 @@ public enum ImportError: Error, Sendable, RemedialError {
             return "'{\(name)}' was \(fetched) when the feed was fetched and is \(now) now: another run imported meanwhile; nothing was written, run again"
         case .syncOfIncrementalSource(let feed):
             return "feed mapping '\(feed)' fetches only what is new since the store's last values (url-values), so it cannot sync: a sync would delete every record the answer leaves out"
+        case .unverifiableBody(let url, let format):
+            return "\(url): the answer had neither a Content-Length nor chunked framing, so it ended wherever the connection closed, "
+                + "and \(format) cut at a line boundary reads as whole: it cannot drive a sync, whose deletes would follow the cut; "
+                + "nothing was written (\(words(.allowUnframed)))"
         case .spill(let directory, let reason):
             return "cannot sort the feed through temporary files in \(directory): \(reason); nothing was written "
                 + "(free space there, or give \(words(.temporaryDirectory)))"
@@ -66,6 +73,7 @@ extension ImportError: ExitStatusError {
         case .fetch(let error): error.exitStatus
         case .sourceMoved: .locked
         case .syncOfIncrementalSource: .usage
+        case .unverifiableBody: .badInput
         case .spill: .ioError
         }
     }

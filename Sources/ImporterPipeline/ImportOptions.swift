@@ -22,6 +22,9 @@ public struct ImportOptions: Sendable {
     public var refetch = false
     /// Sync guard: a feed with no records may delete stored records (`--allow-empty`).
     public var allowEmpty = false
+    /// Sync guard: a URL answer in a record-per-line format (NDJSON, CSV) whose end cannot be told
+    /// from a cut (close-delimited) may drive a sync (`--allow-unframed`).
+    public var allowUnframed = false
     /// Sync guard: the most records of one entity a sync may delete (`--max-delete`).
     public var maxDelete = DeleteBound.percent(50)
     /// Null-storm guard: the most records of one entity on which a run may set one attribute from a
@@ -72,6 +75,8 @@ public struct FeedInput: Sendable {
 
     /// For a page of a paged source: the source's name (its first page's URL, redacted).
     public var source: String?
+    /// How a URL feed's downloaded body was delimited (`BodyFraming`); nil for a file.
+    public var framing: BodyFraming?
 
     /// The name the feed goes by in reports, rejects and error locations: its path, or its URL
     /// redacted (a page's own URL).

@@ -66,17 +66,34 @@ public final class ImportSession {
     public func run(_ feeds: [FeedInput]) throws(ImportError) -> ImportResult {
         let (feeds, filled) = try fillTemplates(feeds)
         switch try SourceFetching(store: store, refetch: options.refetch, spoolDirectory: spoolDirectory).prepare(feeds) {
-        case .notModified(let fetches):
+        case .notModified(let fetches, let refreshed):
+            try refreshValidators(refreshed)
             var result = ImportResult(transactionNumber: nil, entities: [], rejects: [])
             result.fetched = fetches
             result.notModified = true
             return result
-        case .feeds(let inputs, let fetched, let warnings):
+        case .feeds(let inputs, let fetched, var warnings):
             defer { SourceFetching.removeBodies(of: inputs) }
+            warnings += try UnframedBodies.check(inputs, options: options)
             for warning in warnings { logger.warning("\(warning)") }
             var result = try run(inputs, fetched: fetched, filled: filled, warnings: warnings)
             result.fetched = fetched
             return result
+        }
+    }
+
+    /// Stores the new validators of sources whose answer was the last import's body again under a
+    /// new `ETag` or `Last-Modified`, so that the next run's conditional request can get its 304.
+    /// No history: nothing the store holds changed.
+    private func refreshValidators(_ states: [SourceState]) throws(ImportError) {
+        guard !states.isEmpty, !options.dryRun else { return }
+        do {
+            try store.inTransaction { tx in
+                for state in states { try tx.sources.recordSourceState(state) }
+                return .commit(())
+            }
+        } catch {
+            throw .store(store.storeError(from: error))
         }
     }
 

@@ -56,6 +56,7 @@ struct PageWalk {
             input.path = body.file
             input.request?.url = url
             input.source = shownSource
+            input.framing = body.framing
             inputs.append(input)
             hasher.update(data: Data((body.fetch.validators.sha256 ?? "").utf8))
             total.bytes += body.fetch.bytes

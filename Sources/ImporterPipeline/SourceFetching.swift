@@ -21,8 +21,10 @@ public struct SourceFetching {
 
     /// What the run will read.
     enum Prepared {
-        /// Every feed is a URL whose source has not changed since its last import.
-        case notModified([SourceFetch])
+        /// Every feed is a URL whose source has not changed since its last import; `refreshed`
+        /// holds the source states whose validators the answers renewed (a body equal to the last
+        /// import's, with a new `ETag` or `Last-Modified`).
+        case notModified([SourceFetch], refreshed: [SourceState])
         /// The feeds to read (URL feeds point at their downloaded bodies), what to record, and
         /// what the run's report should warn about the fetches.
         case feeds([FeedInput], fetched: [SourceFetch], warnings: [String])
@@ -34,6 +36,8 @@ public struct SourceFetching {
         var fetch: SourceFetch?
         var unchanged: Bool
         var warnings: [String] = []
+        /// For an unchanged source whose answer renewed its validators: its state to record.
+        var refreshed: SourceState?
     }
 
     func prepare(_ feeds: [FeedInput]) throws(ImportError) -> Prepared {
@@ -43,7 +47,7 @@ public struct SourceFetching {
             for feed in feeds { done.append(try fetch(feed)) }
             if done.allSatisfy({ $0.fetch != nil && $0.unchanged }) {
                 SourceFetching.removeBodies(of: done.flatMap { $0.inputs ?? [] })
-                return .notModified(done.compactMap(\.fetch))
+                return .notModified(done.compactMap(\.fetch), refreshed: done.compactMap(\.refreshed))
             }
             for index in done.indices where done[index].inputs == nil {
                 done[index] = try fetch(feeds[index], conditionally: false)
@@ -57,7 +61,8 @@ public struct SourceFetching {
 
     private func fetch(_ feed: FeedInput, conditionally: Bool = true) throws(ImportError) -> Fetched {
         guard var request = feed.request else { return Fetched(inputs: [feed], fetch: nil, unchanged: false) }
-        var stored = refetch ? nil : try storedValidators(of: feed)
+        let state = refetch ? nil : try storedState(of: feed)
+        var stored = state.map { SourceValidators(etag: $0.etag, lastModified: $0.lastModified, sha256: $0.sha256) }
         // A URL filled from the store changes with it: only the body's hash says it is unchanged.
         if feed.source != nil { stored?.etag = nil; stored?.lastModified = nil }
         if let pages = feed.mapping.source?.pages {
@@ -77,23 +82,33 @@ public struct SourceFetching {
             guard conditionally else {
                 throw .fetch(.refused(url: RedactedURL.text(request.url), status: 304, firstBytes: "answered 'not modified' to an unconditional request"))
             }
-            return Fetched(inputs: nil, fetch: fetch, unchanged: true)
+            return Fetched(inputs: nil, fetch: fetch, unchanged: true, refreshed: Self.renewed(state, by: fetch))
         case .body(let body):
             var input = feed
             input.path = body.file
+            input.framing = body.framing
             return Fetched(inputs: [input], fetch: body.fetch, unchanged: false)
         }
     }
 
-    /// The validators kept from the last import of the feed's URL (none for a source not seen yet).
-    private func storedValidators(of feed: FeedInput) throws(ImportError) -> SourceValidators? {
-        let state: SourceState?
+    /// What the store kept of the last import of the feed's URL (nil for a source not seen yet).
+    private func storedState(of feed: FeedInput) throws(ImportError) -> SourceState? {
         do {
-            state = try store.read { (snapshot: StoreSnapshot) in try snapshot.sources.sourceState(url: feed.sourceName) }
+            return try store.read { (snapshot: StoreSnapshot) in try snapshot.sources.sourceState(url: feed.sourceName) }
         } catch {
             throw .store(store.storeError(from: error))
         }
-        return state.map { SourceValidators(etag: $0.etag, lastModified: $0.lastModified, sha256: $0.sha256) }
+    }
+
+    /// `state` with the validators of `fetch`, a 2xx answer whose body was the last import's, when
+    /// they differ from the kept ones (a 304 renews nothing: its validators are the ones sent).
+    static func renewed(_ state: SourceState?, by fetch: SourceFetch) -> SourceState? {
+        guard var state, (200 ..< 300).contains(fetch.status),
+              fetch.validators.etag != state.etag || fetch.validators.lastModified != state.lastModified else { return nil }
+        state.etag = fetch.validators.etag
+        state.lastModified = fetch.validators.lastModified
+        state.fetchedAt = Timestamp.now()
+        return state
     }
 
     /// Removes the downloaded bodies of `feeds`.

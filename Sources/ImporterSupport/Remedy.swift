@@ -35,6 +35,8 @@ public enum Remedy: Sendable, Equatable {
     case raiseNulledLimit
     /// Temporary files (a feed sorted by key) can go to another directory.
     case temporaryDirectory
+    /// A sync may be allowed to read answers whose end cannot be told from a cut.
+    case allowUnframed
     /// A statement's parameter `name` was not given a value.
     case bindParameter(String)
     /// Positional parameters cannot be bound: name them, and bind the names.
@@ -71,6 +73,7 @@ public enum Remedy: Sendable, Equatable {
         case .resetConsumer(let name): "reset consumer \(name) to the beginning (it will see the kept history again) or to now"
         case .listConsumers: "list the store's consumers"
         case .temporaryDirectory: "another directory for temporary files"
+        case .allowUnframed: "allow such answers"
         case .bindParameter(let name): "give a value for :\(name)"
         case .nameParameters: "name them (:name) and give their values"
         case .unusedParameter(let name): "a value for :\(name)"

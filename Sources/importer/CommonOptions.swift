@@ -194,7 +194,8 @@ func runReportingErrors(_ logging: LoggingOptions? = nil, interruptible: Bool = 
 /// `runReportingErrors`, writing the run's metrics file (`--metrics-file`) once its exit code is
 /// known, whatever it is: the body records what it observed; an error that ends the command early
 /// (a bad feed, a refused fetch, a usage error) is written with its exit code. A metrics file that
-/// cannot be written fails a command that succeeded (74) and is logged beside one that failed.
+/// cannot be written fails a command that succeeded, whatever status it chose (74), and is logged
+/// beside one that failed.
 func runReportingErrors(_ logging: LoggingOptions? = nil, interruptible: Bool = true, metrics: MetricsTarget?,
                         _ body: (inout RunObservation) throws -> ExitStatus) throws {
     let clock = ContinuousClock()
@@ -206,7 +207,9 @@ func runReportingErrors(_ logging: LoggingOptions? = nil, interruptible: Bool = 
         try metrics.write(exitCode: outcome.exitCode, succeeded: outcome.succeeded, durationSeconds: PhaseTimes.seconds(began.duration(to: clock.now)), observed: observed)
     } catch {
         logError(error, logging)
-        if outcome.succeeded && outcome.exitCode == ExitStatus.success.rawValue { throw ExitCode(ExitStatus.forError(error).rawValue) }
+        // Also over `run --exit-code`'s 1: a cron job must not read "nothing changed" when its
+        // monitoring is broken.
+        if outcome.succeeded { throw ExitCode(ExitStatus.forError(error).rawValue) }
     }
     try outcome.get()
 }

@@ -36,7 +36,11 @@ struct ReceiverOptions: ParsableArguments {
 
     /// The receiver the options name (the webhook's secret read now: exit 78 when it cannot be).
     func makeReceiver() throws -> any Receiver {
-        if let command { return CommandReceiver(command: command) }
+        if let command {
+            var receiver = CommandReceiver(command: command)
+            receiver.cancellation = InterruptHandler.current?.flag
+            return receiver
+        }
         guard let webhook, let url = URL(string: webhook), let webhookSecretFile else { throw ValidationError("give one receiver: --exec COMMAND or --webhook URL") }
         return try WebhookReceiver(url: url, secret: try WebhookSecret.read(path: webhookSecretFile), caFile: cacert)
     }

@@ -51,6 +51,9 @@ struct RunCommand: ParsableCommand {
     @Flag(name: .customLong("allow-empty"), help: "With --sync, let a feed with no records delete stored records (refused by default: an empty answer is a suspect).")
     var allowEmpty = false
 
+    @Flag(name: .customLong("allow-unframed"), help: "With --sync, let an NDJSON or CSV answer with neither a Content-Length nor chunked framing drive the sync (refused by default, exit 65: cut at a line boundary, it reads as whole, and its deletes would follow the cut).")
+    var allowUnframed = false
+
     @Option(name: .customLong("max-delete"), help: ArgumentHelp("With --sync, the most records of an entity it may delete: a count or a percentage of the stored records (default 50%; 100% allows all). A run over the bound is refused (exit 65) and writes nothing.", valueName: "N|P%"))
     var maxDelete: String = "50%"
 
@@ -146,6 +149,7 @@ struct RunCommand: ParsableCommand {
         options.replayViews = !noReplay
         options.dryRun = dryRun
         options.allowEmpty = allowEmpty
+        options.allowUnframed = allowUnframed
         options.maxDelete = DeleteBound(parsing: maxDelete) ?? .percent(50)
         options.maxNulled = DeleteBound(parsing: maxNulled) ?? .percent(50)
         options.refetch = refetch

@@ -29,13 +29,31 @@ public final class TestHTTPServer: Sendable {
         public var cutAfter: Int?
         /// Send this many body bytes, then nothing more.
         public var stallAfter: Int?
+        /// An HTTP/1.0 answer with neither `Content-Length` nor chunked framing: the body ends where
+        /// the connection closes (after `cutAfter` bytes, when set: a cut the client cannot see).
+        public var unframed = false
+        /// Send the body this many bytes at a time, one piece every `interval` seconds.
+        public var trickle: Trickle?
 
-        public init(status: Int = 200, headers: [(String, String)] = [], body: [UInt8] = [], cutAfter: Int? = nil, stallAfter: Int? = nil) {
+        public struct Trickle: Sendable {
+            public var bytes: Int
+            public var interval: Double
+
+            public init(bytes: Int, interval: Double) {
+                self.bytes = bytes
+                self.interval = interval
+            }
+        }
+
+        public init(status: Int = 200, headers: [(String, String)] = [], body: [UInt8] = [], cutAfter: Int? = nil, stallAfter: Int? = nil,
+                    unframed: Bool = false, trickle: Trickle? = nil) {
             self.status = status
             self.headers = headers
             self.body = body
             self.cutAfter = cutAfter
             self.stallAfter = stallAfter
+            self.unframed = unframed
+            self.trickle = trickle
         }
 
         public init(status: Int = 200, headers: [(String, String)] = [], text: String) {
@@ -117,12 +135,43 @@ private final class Responder: ChannelInboundHandler {
 
     private func reply(_ reply: TestHTTPServer.Reply, context: ChannelHandlerContext) {
         var headers = HTTPHeaders(reply.headers)
-        if !headers.contains(name: "content-length") { headers.add(name: "Content-Length", value: String(reply.body.count)) }
+        if reply.unframed {
+            headers.remove(name: "content-length")
+        } else if !headers.contains(name: "content-length") && !headers.contains(name: "transfer-encoding") {
+            headers.add(name: "Content-Length", value: String(reply.body.count))
+        }
         let status = HTTPResponseStatus(statusCode: reply.status)
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+        // HTTP/1.0 without a length: NIO's encoder then adds no chunked framing.
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: reply.unframed ? .http1_0 : .http1_1, status: status, headers: headers))),
+                      promise: nil)
         let sent = min(reply.cutAfter ?? reply.stallAfter ?? reply.body.count, reply.body.count)
-        if sent > 0 { context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: reply.body.prefix(sent))))), promise: nil) }
-        if reply.cutAfter != nil {
+        let body = Array(reply.body.prefix(sent))
+        if let trickle = reply.trickle {
+            context.flush()
+            send(body[...], trickle: trickle, then: reply, context: context)
+            return
+        }
+        if sent > 0 { context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil) }
+        finish(reply, context: context)
+    }
+
+    /// Sends `rest` a piece at a time, then finishes the reply.
+    private func send(_ rest: ArraySlice<UInt8>, trickle: TestHTTPServer.Reply.Trickle, then reply: TestHTTPServer.Reply, context: ChannelHandlerContext) {
+        guard !rest.isEmpty, context.channel.isActive else {
+            finish(reply, context: context)
+            return
+        }
+        context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: rest.prefix(trickle.bytes))))), promise: nil)
+        let next = rest.dropFirst(trickle.bytes)
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        context.eventLoop.scheduleTask(in: .milliseconds(Int64(trickle.interval * 1000))) {
+            let (responder, context) = loopBound.value
+            responder.send(next, trickle: trickle, then: reply, context: context)
+        }
+    }
+
+    private func finish(_ reply: TestHTTPServer.Reply, context: ChannelHandlerContext) {
+        if reply.cutAfter != nil || reply.unframed {
             context.flush()
             context.close(promise: nil)
         } else if reply.stallAfter != nil {

@@ -72,7 +72,7 @@ import Testing
         var compared = 0
         for (entity, counts) in entities {
             for (outcome, count) in counts {
-                #expect(value(samples, "importer_last_run_records", ["job": job, "entity": entity, "outcome": outcome]) == Double(count), "\(entity) \(outcome)")
+                #expect(value(samples, "importer_last_run_records", ["importer_job": job, "entity": entity, "outcome": outcome]) == Double(count), "\(entity) \(outcome)")
                 compared += 1
             }
         }
@@ -91,12 +91,12 @@ import Testing
             #expect(try Self.promtoolProblems(text) ?? "" == "")
             let samples = Self.samples(text)
             try Self.expectRecordsMatch(samples, report: run, job: "nightly")
-            let finished = try #require(Self.value(samples, "importer_last_run_timestamp_seconds", ["job": "nightly"]))
+            let finished = try #require(Self.value(samples, "importer_last_run_timestamp_seconds", ["importer_job": "nightly"]))
             #expect(finished >= before && finished <= Date().timeIntervalSince1970)
-            #expect(Self.value(samples, "importer_last_success_timestamp_seconds", ["job": "nightly"]) == finished)
-            #expect(Self.value(samples, "importer_last_run_exit_code", ["job": "nightly"]) == 0)
-            #expect(Self.value(samples, "importer_last_run_phase_duration_seconds", ["job": "nightly", "phase": "upsert"]) != nil)
-            #expect(Self.value(samples, "importer_consumer_lag_transactions", ["job": "nightly", "consumer": "fireball_by_year"]) == 0)
+            #expect(Self.value(samples, "importer_last_success_timestamp_seconds", ["importer_job": "nightly"]) == finished)
+            #expect(Self.value(samples, "importer_last_run_exit_code", ["importer_job": "nightly"]) == 0)
+            #expect(Self.value(samples, "importer_last_run_phase_duration_seconds", ["importer_job": "nightly", "phase": "upsert"]) != nil)
+            #expect(Self.value(samples, "importer_consumer_lag_transactions", ["importer_job": "nightly", "consumer": "fireball_by_year"]) == 0)
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.contains("importer.prom") } == ["importer.prom"])
     }
@@ -107,7 +107,7 @@ import Testing
         let store = directory.path("s.sqlite"), metrics = directory.path("importer.prom")
         let first = try importer(["run", "--store", store, "--metrics-file", metrics, sample("fireball-2024.json")])
         #expect(first.status == 0, "\(first.stderr)")
-        let succeeded = try #require(Self.value(Self.samples(try Self.read(metrics)), "importer_last_success_timestamp_seconds", ["job": "run"]))
+        let succeeded = try #require(Self.value(Self.samples(try Self.read(metrics)), "importer_last_success_timestamp_seconds", ["importer_job": "run"]))
         let cases: [(arguments: [String], status: Int32)] = [
             ([sample("malformed/truncated.json")], 65),
             (["--deadline", "1s", "http://127.0.0.1:9/fireball.json"], 75),
@@ -118,11 +118,11 @@ import Testing
             let text = try Self.read(metrics)
             #expect(try Self.promtoolProblems(text) ?? "" == "")
             let samples = Self.samples(text)
-            #expect(Self.value(samples, "importer_last_run_exit_code", ["job": "run"]) == Double(status))
-            #expect(Self.value(samples, "importer_last_success_timestamp_seconds", ["job": "run"]) == succeeded)
-            #expect(try #require(Self.value(samples, "importer_last_run_timestamp_seconds", ["job": "run"])) > succeeded)
+            #expect(Self.value(samples, "importer_last_run_exit_code", ["importer_job": "run"]) == Double(status))
+            #expect(Self.value(samples, "importer_last_success_timestamp_seconds", ["importer_job": "run"]) == succeeded)
+            #expect(try #require(Self.value(samples, "importer_last_run_timestamp_seconds", ["importer_job": "run"])) > succeeded)
             #expect(!samples.contains { $0.name == "importer_last_run_records" }, "a failed run's counts were never final")
-            #expect(Self.value(samples, "importer_consumer_lag_transactions", ["job": "run", "consumer": "fireball_by_year"]) == 0)
+            #expect(Self.value(samples, "importer_consumer_lag_transactions", ["importer_job": "run", "consumer": "fireball_by_year"]) == 0)
         }
         let unwritable = try importer(["run", "--store", store, "--metrics-file", directory.path("no/such/dir.prom"), sample("fireball-2024.json")])
         #expect(unwritable.status == 74)
@@ -142,8 +142,8 @@ import Testing
             #expect(run.status == 0, "\(run.stderr)")
             let text = try Self.read(path)
             #expect(try Self.promtoolProblems(text) ?? "" == "")
-            #expect(Self.value(Self.samples(text), "importer_last_run_exit_code", ["job": job]) == 0)
-            #expect(Self.value(Self.samples(text), "importer_consumer_lag_transactions", ["job": job, "consumer": "mailer"]) == 1)
+            #expect(Self.value(Self.samples(text), "importer_last_run_exit_code", ["importer_job": job]) == 0)
+            #expect(Self.value(Self.samples(text), "importer_consumer_lag_transactions", ["importer_job": job, "consumer": "mailer"]) == 1)
         }
         let status = try importer(["status", "--store", store, "--format", "prometheus"])
         #expect(status.status == 0, "\(status.stderr)")
@@ -170,18 +170,18 @@ import Testing
         let refused = try importer(["deliver", "--store", store, "--consumer", "mailer", "--exec", "exit 3", "--metrics-file", metrics])
         #expect(refused.status == 65, "\(refused.stderr)")
         var samples = Self.samples(try Self.read(metrics))
-        #expect(Self.value(samples, "importer_last_run_exit_code", ["job": "deliver"]) == 65)
-        #expect(Self.value(samples, "importer_last_success_timestamp_seconds", ["job": "deliver"]) == 0, "never succeeded")
-        #expect(Self.value(samples, "importer_consumer_lag_transactions", ["job": "deliver", "consumer": "mailer"]) == 1)
+        #expect(Self.value(samples, "importer_last_run_exit_code", ["importer_job": "deliver"]) == 65)
+        #expect(Self.value(samples, "importer_last_success_timestamp_seconds", ["importer_job": "deliver"]) == 0, "never succeeded")
+        #expect(Self.value(samples, "importer_consumer_lag_transactions", ["importer_job": "deliver", "consumer": "mailer"]) == 1)
 
         let delivered = try importer(["deliver", "--store", store, "--consumer", "mailer", "--exec", "cat > /dev/null", "--metrics-file", metrics])
         #expect(delivered.status == 0, "\(delivered.stderr)")
         let text = try Self.read(metrics)
         #expect(try Self.promtoolProblems(text) ?? "" == "")
         samples = Self.samples(text)
-        #expect(Self.value(samples, "importer_last_run_delivered_transactions", ["job": "deliver", "consumer": "mailer"]) == 1)
-        #expect(Self.value(samples, "importer_last_run_exit_code", ["job": "deliver"]) == 0)
-        #expect(Self.value(samples, "importer_consumer_lag_transactions", ["job": "deliver", "consumer": "mailer"]) == 0)
+        #expect(Self.value(samples, "importer_last_run_delivered_transactions", ["importer_job": "deliver", "consumer": "mailer"]) == 1)
+        #expect(Self.value(samples, "importer_last_run_exit_code", ["importer_job": "deliver"]) == 0)
+        #expect(Self.value(samples, "importer_consumer_lag_transactions", ["importer_job": "deliver", "consumer": "mailer"]) == 0)
     }
 
     @Test func aPostgreSQLStoreHasTheSameMetrics() throws {
@@ -195,7 +195,7 @@ import Testing
         let text = try Self.read(metrics)
         #expect(try Self.promtoolProblems(text) ?? "" == "")
         try Self.expectRecordsMatch(Self.samples(text), report: run, job: "run")
-        #expect(Self.value(Self.samples(text), "importer_consumer_lag_transactions", ["job": "run", "consumer": "fireball_by_year"]) == 0)
+        #expect(Self.value(Self.samples(text), "importer_consumer_lag_transactions", ["importer_job": "run", "consumer": "fireball_by_year"]) == 0)
         let status = try importer(["status", "--store", url, "--format", "prometheus"])
         #expect(status.status == 0, "\(status.stderr)")
         #expect(try Self.promtoolProblems(status.stdout) ?? "" == "")
@@ -204,8 +204,8 @@ import Testing
         let down = try importer(["run", "--store", "postgres://importer@127.0.0.1:1/fireballs", "--metrics-file", metrics, sample("fireball-2024.json")])
         #expect(down.status == 69, "\(down.stderr)")
         let samples = Self.samples(try Self.read(metrics))
-        #expect(Self.value(samples, "importer_last_run_exit_code", ["job": "run"]) == 69)
-        #expect(Self.value(samples, "importer_last_success_timestamp_seconds", ["job": "run"]) == Self.value(Self.samples(text), "importer_last_success_timestamp_seconds", ["job": "run"]))
+        #expect(Self.value(samples, "importer_last_run_exit_code", ["importer_job": "run"]) == 69)
+        #expect(Self.value(samples, "importer_last_success_timestamp_seconds", ["importer_job": "run"]) == Self.value(Self.samples(text), "importer_last_success_timestamp_seconds", ["importer_job": "run"]))
     }
 
     /// A URL feed's answers (200, then 304 to its ETag, then 404), labelled by the redacted URL:
@@ -223,7 +223,7 @@ import Testing
         defer { server.stop() }
         let store = directory.path("s.sqlite"), metrics = directory.path("importer.prom")
         let url = "http://cron:hunter2@127.0.0.1:\(server.port)/fireball.api?api_key=s3cr3t"
-        let source = ["job": "fireballs", "source": "http://127.0.0.1:\(server.port)/fireball.api?api_key=REDACTED"]
+        let source = ["importer_job": "fireballs", "source": "http://127.0.0.1:\(server.port)/fireball.api?api_key=REDACTED"]
         var successes: [Double] = []
         for (expected, exitCode, notModified) in [(200.0, Int32(0), 0.0), (304, 1, 1)] {
             let run = try importer(["run", "--store", store, "--exit-code", "--metrics-file", metrics, "--job", "fireballs", url])
@@ -235,16 +235,16 @@ import Testing
             #expect(Self.value(samples, "importer_last_run_source_http_status", source) == expected, "\(text)")
             #expect(Self.value(samples, "importer_last_run_source_not_modified", source) == notModified)
             #expect(Self.value(samples, "importer_last_run_source_attempts", source) == 1)
-            #expect(Self.value(samples, "importer_last_run_exit_code", ["job": "fireballs"]) == Double(exitCode))
-            successes.append(try #require(Self.value(samples, "importer_last_success_timestamp_seconds", ["job": "fireballs"])))
+            #expect(Self.value(samples, "importer_last_run_exit_code", ["importer_job": "fireballs"]) == Double(exitCode))
+            successes.append(try #require(Self.value(samples, "importer_last_success_timestamp_seconds", ["importer_job": "fireballs"])))
         }
         #expect(successes[1] > successes[0], "a run that found nothing new succeeded")
         status.withLock { $0 = 404 }
         let refused = try importer(["run", "--store", store, "--refetch", "--metrics-file", metrics, "--job", "fireballs", url])
         #expect(refused.status == 69, "\(refused.stderr)")
         let samples = Self.samples(try Self.read(metrics))
-        #expect(Self.value(samples, "importer_last_run_exit_code", ["job": "fireballs"]) == 69)
-        #expect(Self.value(samples, "importer_last_success_timestamp_seconds", ["job": "fireballs"]) == successes[1])
+        #expect(Self.value(samples, "importer_last_run_exit_code", ["importer_job": "fireballs"]) == 69)
+        #expect(Self.value(samples, "importer_last_success_timestamp_seconds", ["importer_job": "fireballs"]) == successes[1])
     }
 
     /// `--job` labels the metrics file: alone, or empty, it is a usage error (64), and no file is written.

@@ -275,6 +275,11 @@ import Testing
         #expect(proxy.requests.first?.method == "CONNECT" && proxy.requests.first?.uri == "feeds.example.invalid:80", "the request went to the proxy")
         #expect(proxy.requests.first?.header("proxy-authorization") == "Basic " + Data("squid:s3cret".utf8).base64EncodedString())
         #expect(refused?.description.contains("s3cret") == false)
+        // A proxy's refusal is for good: named, with its address, and not retried until the deadline (75).
+        #expect(refused?.exitStatus == .unavailable, "\(String(describing: refused))")
+        #expect(refused?.description.contains("the proxy 127.0.0.1:\(proxy.port) refused to open a tunnel (CONNECT) to feeds.example.invalid:80") == true,
+                "\(String(describing: refused))")
+        #expect(proxy.requests.count == 1, "not retried")
 
         let before = proxy.requests.count
         var direct = fetcher(origin.url())

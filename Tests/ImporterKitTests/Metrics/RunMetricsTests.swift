@@ -14,8 +14,8 @@ import Testing
 
     @Test func aSuccessIsItsOwnLastSuccess() {
         let metrics = RunMetrics(job: "nightly", finishedAt: 2000, exitCode: 0, succeeded: true, previousSuccess: 1000, durationSeconds: 4.5)
-        #expect(Self.value(metrics, "importer_last_run_timestamp_seconds", ["job": "nightly"]) == 2000)
-        #expect(Self.value(metrics, "importer_last_success_timestamp_seconds", ["job": "nightly"]) == 2000)
+        #expect(Self.value(metrics, "importer_last_run_timestamp_seconds", ["importer_job": "nightly"]) == 2000)
+        #expect(Self.value(metrics, "importer_last_success_timestamp_seconds", ["importer_job": "nightly"]) == 2000)
         #expect(Self.value(metrics, "importer_last_run_exit_code") == 0)
         #expect(Self.value(metrics, "importer_last_run_duration_seconds") == 4.5)
     }
@@ -71,7 +71,7 @@ import Testing
             #expect(family.name.hasPrefix("importer_"))
             #expect(!family.name.hasSuffix("_total"), "\(family.name) is a gauge")
             #expect(family.name.allSatisfy { $0.isLowercase || $0 == "_" }, "\(family.name)")
-            #expect(family.samples.allSatisfy { $0.labels.first?.name == "job" })
+            #expect(family.samples.allSatisfy { $0.labels.first?.name == "importer_job" })
         }
     }
 }
