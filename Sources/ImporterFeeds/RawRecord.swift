@@ -187,11 +187,15 @@ public struct FeedHeader: Sendable, Equatable {
     /// For JSON arrays of records: the JSON pointer of the array (`""` for the document's root),
     /// so a reject can name `<pointer>/<index>/<field>`.
     public var recordsPointer: String?
+    /// For formats whose header names their columns (CSV): the names, for messages about the
+    /// fields it lacks.
+    public var columns: [String]?
 
-    public init(supplied: [Bool], declaredCount: Int? = nil, recordsPointer: String? = nil) {
+    public init(supplied: [Bool], declaredCount: Int? = nil, recordsPointer: String? = nil, columns: [String]? = nil) {
         self.supplied = supplied
         self.declaredCount = declaredCount
         self.recordsPointer = recordsPointer
+        self.columns = columns
     }
 }
 

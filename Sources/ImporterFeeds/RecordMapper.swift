@@ -34,6 +34,8 @@ public struct RecordMapper: Sendable {
         var negate: Bool
         /// Whether the text goes through capture, split or lookup (`TextTransform`).
         var transformsText: Bool
+        /// Whether a number is written for people (`FieldMapping.numberFormat`).
+        var hasNumberFormat: Bool
         /// Index into `details`.
         var detail: Int
     }
@@ -54,6 +56,9 @@ public struct RecordMapper: Sendable {
     /// Indices of the supplied attributes, in entity order; set by `configure`.
     public private(set) var columns: [Int] = []
     public private(set) var keyPositions: [Int] = []
+    /// Mapped fields a header-naming feed (CSV) lacks: their attributes are not supplied; set by
+    /// `configure`.
+    public private(set) var fieldsMissingFromHeader: [(field: String, attributes: [String])] = []
     /// The feed's name and records pointer, for rejects; set by `configure`.
     private var sourceName = ""
     private var recordsPointer: String?
@@ -95,6 +100,7 @@ public struct RecordMapper: Sendable {
                 offset: field.offset,
                 negate: field.negate,
                 transformsText: field.transformsText,
+                hasNumberFormat: field.numberFormat != nil && (attribute.type == .real || attribute.type == .integer),
                 detail: details.count
             ))
             details.append(PlanDetail(
@@ -137,6 +143,25 @@ public struct RecordMapper: Sendable {
             let fields = missing.compactMap { key in mapping.fields.first { $0.attribute == key }?.field }
             throw FeedError.shape(location, "the feed does not supply the unique key of \(entity.name): field(s) \(fields.joined(separator: ", "))")
         }
+        if let names = header.columns { try checkColumns(header, names: names, location: location) }
+    }
+
+    /// Notes the mapped fields a header lacks; a required attribute's (no default) is an error
+    /// naming the columns the header has.
+    private mutating func checkColumns(_ header: FeedHeader, names: [String], location: SourceLocation) throws(FeedError) {
+        var missing: [(field: String, attributes: [String])] = []
+        var required: [String] = []
+        for plan in allPlans where plan.slot >= 0 && !plan.hasConstant && !header.supplied[plan.slot] {
+            let field = requestedFields[plan.slot]
+            let attribute = details[plan.detail].attribute.name
+            if let index = missing.firstIndex(where: { $0.field == field }) { missing[index].attributes.append(attribute) } else { missing.append((field, [attribute])) }
+            if !plan.isOptional && !plan.hasDefault { required.append("'\(field)' (attribute \(attribute))") }
+        }
+        fieldsMissingFromHeader = missing
+        guard !required.isEmpty else { return }
+        let shown = names.prefix(12).map { "'\($0)'" }.joined(separator: ", ") + (names.count > 12 ? ", …" : "")
+        throw FeedError.shape(location, "the header lacks the column\(required.count == 1 ? "" : "s") of required \(entity.name) "
+            + "\(required.count == 1 ? "attribute" : "attributes") \(required.joined(separator: ", ")) (renamed or dropped upstream?); it has \(shown)")
     }
 
     /// Slots whose field a feed may leave out of every record without that meaning null: fields of
@@ -158,6 +183,15 @@ public struct RecordMapper: Sendable {
         plans.removeAll { slots.contains($0.slot) }
         columns = plans.map(\.attributeIndex)
         keyPositions = entity.keyIndices.compactMap { columns.firstIndex(of: $0) }
+    }
+
+    /// Per attribute read in an IANA zone: the local times so far that happened twice (the hour
+    /// repeated when clocks fall back), each read as its earlier instant.
+    public var ambiguousLocalTimes: [(attribute: String, zone: String, count: Int)] {
+        details.compactMap { detail in
+            guard let zone = detail.dateFormat?.zone, case .named(let named) = zone, zone.ambiguous > 0 else { return nil }
+            return (detail.attribute.name, named.identifier, zone.ambiguous)
+        }
     }
 
     /// The attribute names fed by the field of `slot`.
@@ -260,6 +294,15 @@ public struct RecordMapper: Sendable {
                          _ batch: inout RecordBatch) -> String? {
         var count = count
         if count == 0 && plan.emptyIsNull { return appendNull(plan, &batch) }
+        if plan.hasNumberFormat, let format = details[plan.detail].mapping.numberFormat {
+            var plain: [UInt8] = []
+            guard format.normalize(UnsafeBufferPointer(start: start, count: count), into: &plain) else {
+                return "expected a number written as \(format.example)"
+            }
+            var unformatted = plan
+            unformatted.hasNumberFormat = false
+            return plain.withUnsafeBufferPointer { mapText(unformatted, record, base, $0.baseAddress ?? emptyBytes, $0.count, &batch) }
+        }
         switch plan.type {
         case .real, .integer:
             var negate = false

@@ -101,7 +101,7 @@ public struct HTTPFetcher: Sendable {
             guard !Task.isCancelled, let wait = schedule.delay(afterAttempts: attempts, elapsed: elapsed, retryAfter: retryAfter) else {
                 throw .tryLater(url: shownURL, attempts: attempts, lastProblem: problem, deadline: request.limits.deadline)
             }
-            try? await Task.sleep(nanoseconds: UInt64(wait * 1e9))
+            await ExchangeDeadline.sleep(wait)
         }
     }
 

@@ -23,6 +23,12 @@ extension RunMetrics {
             }
         }
         families.append(records)
+        if !observed.absences.isEmpty {
+            var absent = MetricFamily(name: "importer_last_run_absent_field_records",
+                                      help: "Records of the last import that left out a field their feed supplies, stored as null (by entity and attribute).")
+            for item in observed.absences { absent.add([job, .init("entity", item.entity), .init("attribute", item.attribute)], Double(item.records)) }
+            families.append(absent)
+        }
         families += fetchFamilies(job: job)
         if let delivered = observed.delivered {
             let labels = [job, MetricFamily.Label("consumer", delivered.consumer)]

@@ -13,6 +13,9 @@ public struct RunObservation: Sendable {
     /// The URL feeds an import fetched (redacted URLs), and whether none of them had changed.
     public var fetched: [SourceFetch] = []
     public var notModified = false
+    /// Per entity and attribute, an import's records that left out a field their feed supplies
+    /// (summed over its feeds).
+    public var absences: [(entity: String, attribute: String, records: Int)] = []
     /// What a `deliver` handed on: the consumer, the transactions its receiver took, and those with
     /// nothing for it that were passed over.
     public var delivered: (consumer: String, transactions: Int, passedOver: Int)?
@@ -25,5 +28,13 @@ public struct RunObservation: Sendable {
         entities = result.entities.map { (name: $0.0, counts: $0.1) }
         fetched = result.fetched
         notModified = result.notModified
+        absences = []
+        for item in result.absences {
+            if let index = absences.firstIndex(where: { $0.entity == item.entity && $0.attribute == item.attribute }) {
+                absences[index].records += item.records
+            } else {
+                absences.append((item.entity, item.attribute, item.records))
+            }
+        }
     }
 }

@@ -1,8 +1,8 @@
 extension DateTimeFormat {
     /// ISO 8601 extended format: `YYYY-MM-DD`, then `T`, `t` or a space and `hh:mm`, optional `:ss`
     /// with an optional `.` or `,` fraction of any length, then `Z`, `±hh:mm`, `±hhmm`, `±hh` or
-    /// nothing (`defaultOffset`). The date alone is a date, accepted only when no time is wanted.
-    static func parseISO8601(_ cursor: inout DateTimeCursor, defaultOffset: Int, includeTime: Bool) throws(Failure) -> CivilTime {
+    /// nothing (the time is then in `zone`). The date alone is a date, accepted only when no time is wanted.
+    static func parseISO8601(_ cursor: inout DateTimeCursor, zone: LocalZone, includeTime: Bool) throws(Failure) -> CivilTime {
         var time = CivilTime(year: 0, month: 0, day: 0)
         time.year = try cursor.require(4, "year")
         try cursor.require(UInt8(ascii: "-"), after: "year")
@@ -27,9 +27,10 @@ extension DateTimeFormat {
                 time.microsecond = micros
             }
         }
-        let offset = try cursor.offset() ?? defaultOffset
+        let offset = try cursor.offset()
         try cursor.requireEnd()
         try time.validate()
+        guard let offset else { return try zone.utc(time) }
         return try time.utc(offsetSeconds: offset)
     }
 }

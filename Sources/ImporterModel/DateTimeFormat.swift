@@ -38,8 +38,8 @@ public struct DateTimeFormat: Sendable, Equatable {
     /// The format as written in the model (a name or a pattern).
     public let pattern: String
     let kind: Kind
-    /// Seconds east of UTC for values that carry no offset.
-    let offsetSeconds: Int
+    /// The zone of values that carry no offset.
+    public let zone: LocalZone
 
     public static let canonicalDateTime = "%Y-%m-%d %H:%M:%S"
     public static let canonicalDate = "%Y-%m-%d"
@@ -48,12 +48,12 @@ public struct DateTimeFormat: Sendable, Equatable {
 
     public init(pattern: String, timeZone: String = "UTC") throws(ModelError) {
         if let problem = Self.problem(with: pattern) { throw ModelError.invalid(problem) }
-        guard let offset = Self.offsetSeconds(timeZone) else {
-            throw ModelError.invalid("time zone '\(timeZone)' is not UTC or ±hh:mm")
+        guard let zone = LocalZone(timeZone) else {
+            throw ModelError.invalid("time zone '\(timeZone)' is not UTC, ±hh:mm or an IANA name (Europe/Berlin)")
         }
         self.pattern = pattern
         kind = Self.named(pattern) ?? .pattern(Self.tokenize(pattern) ?? [])
-        offsetSeconds = offset
+        self.zone = zone
     }
 
     static func named(_ name: String) -> Kind? {
@@ -147,20 +147,20 @@ public struct DateTimeFormat: Sendable, Equatable {
         guard count > 0 else { throw Failure("the value is empty") }
         switch kind {
         case .pattern(let tokens):
-            return try Self.parsePattern(tokens, &cursor, defaultOffset: offsetSeconds)
+            return try Self.parsePattern(tokens, &cursor, zone: zone)
         case .epoch(let exponent):
             return try Self.parseEpoch(&cursor, exponent: exponent)
         case .iso8601:
-            return try Self.parseISO8601(&cursor, defaultOffset: offsetSeconds, includeTime: includeTime)
+            return try Self.parseISO8601(&cursor, zone: zone, includeTime: includeTime)
         case .rfc2822:
             return try Self.parseRFC2822(&cursor)
         }
     }
 
     /// A value of a pattern, shifted to UTC.
-    static func parsePattern(_ tokens: [Token], _ cursor: inout DateTimeCursor, defaultOffset: Int) throws(Failure) -> CivilTime {
+    static func parsePattern(_ tokens: [Token], _ cursor: inout DateTimeCursor, zone: LocalZone) throws(Failure) -> CivilTime {
         var time = CivilTime(year: 0, month: 0, day: 0)
-        var offset = defaultOffset
+        var offset: Int?
         for token in tokens {
             switch token {
             case .year: time.year = try cursor.require(4, "year")
@@ -181,6 +181,7 @@ public struct DateTimeFormat: Sendable, Equatable {
         }
         try cursor.requireEnd()
         try time.validate()
+        guard let offset else { return try zone.utc(time) }
         return try time.utc(offsetSeconds: offset)
     }
 

@@ -16,12 +16,13 @@ public enum FeedFormat: String, Sendable, CaseIterable, Codable {
     /// Comma-separated values with a header row; fields are header names.
     case csv
 
-    /// The format a file name suggests (`.json`/`.geojson`, `.ndjson`/`.jsonl`, `.xml`, `.csv`).
+    /// The format a file name suggests (`.json`/`.geojson`, `.ndjson`/`.jsonl`, `.xml`, `.csv`,
+    /// `.tsv`: tab-separated values, read as CSV with tabs).
     public static func guess(fromPath path: String) -> FeedFormat? {
         let lower = path.lowercased()
         if lower.hasSuffix(".ndjson") || lower.hasSuffix(".jsonl") { return .ndjson }
         if lower.hasSuffix(".xml") { return .xml }
-        if lower.hasSuffix(".csv") { return .csv }
+        if lower.hasSuffix(".csv") || lower.hasSuffix(".tsv") { return .csv }
         if lower.hasSuffix(".json") || lower.hasSuffix(".geojson") { return .json }
         return nil
     }
@@ -113,6 +114,10 @@ public struct FieldMapping: Sendable, Equatable {
     /// Negates a number (depth from an elevation).
     public var negate = false
 
+    /// How a number written for people is read (`format:` as a mapping of `thousands` and
+    /// `decimal`), for integer and real attributes.
+    public var numberFormat: NumberFormat?
+
     /// Whether the field's text goes through `capture`, `split` or `lookup`.
     public var transformsText: Bool { capture != nil || split != nil || lookup != nil }
 
@@ -147,6 +152,8 @@ public struct FeedMapping: Sendable, Equatable {
     public var duplicates: DuplicateKeys = .last
     /// Where the feed is fetched from when no feed is given on the command line (`url:`).
     public var source: FeedSource?
+    /// How a CSV feed is written (`csv:`): not used by the other formats.
+    public var csv = CSVDialect()
 
     public init(name: String, entity: String, format: FeedFormat, records: String? = nil, namespaces: [String: String] = [:], fields: [FieldMapping]) {
         self.name = name
@@ -226,8 +233,8 @@ public struct Model: Sendable, Equatable {
                 if field.timeZone != nil, let format = field.format, format.hasPrefix("epoch-") {
                     problems.append("feed \(feed.name): attribute '\(field.attribute)': zone does not apply to \(format) (epoch times are UTC); remove it")
                 }
-                if let zone = field.timeZone, DateTimeFormat.offsetSeconds(zone) == nil {
-                    problems.append("feed \(feed.name): attribute '\(field.attribute)': time zone '\(zone)' is not UTC or ±hh:mm")
+                if let zone = field.timeZone, LocalZone(zone) == nil {
+                    problems.append("feed \(feed.name): attribute '\(field.attribute)': time zone '\(zone)' is not UTC, ±hh:mm or an IANA name (Europe/Berlin)")
                 }
             }
             for value in feed.source?.values ?? [] where entity.attribute(named: value.attribute) == nil {

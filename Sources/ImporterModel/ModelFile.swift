@@ -123,6 +123,16 @@ public enum ModelFile {
         return .map(pairs)
     }
 
+    private static func tree(_ dialect: CSVDialect) -> Tree {
+        var pairs: [(String, Tree)] = []
+        if dialect.delimiterIsSet { pairs.append(("delimiter", .string(dialect.delimiterName))) }
+        if dialect.encoding != .utf8 { pairs.append(("encoding", .string(dialect.encoding.rawValue))) }
+        if dialect.skipRows > 0 { pairs.append(("skip-rows", .integer(Int64(dialect.skipRows)))) }
+        if let comment = dialect.comment { pairs.append(("comment", .string(comment))) }
+        if dialect.endsAtBlankLine { pairs.append(("end", .string("blank-line"))) }
+        return .map(pairs)
+    }
+
     private static func tree(_ feed: FeedMapping) -> Tree {
         var pairs: [(String, Tree)] = [("name", .string(feed.name)), ("entity", .string(feed.entity)), ("format", .string(feed.format.rawValue))]
         if let records = feed.records { pairs.append(("records", .string(records))) }
@@ -130,6 +140,7 @@ public enum ModelFile {
             pairs.append(("namespaces", .map(feed.namespaces.sorted { $0.key < $1.key }.map { ($0.key, Tree.string($0.value)) })))
         }
         if feed.duplicates != .last { pairs.append(("duplicates", .string(feed.duplicates.rawValue))) }
+        if feed.csv != CSVDialect() { pairs.append(("csv", tree(feed.csv))) }
         if let source = feed.source {
             pairs.append(("url", .string(source.url)))
             for (key, secrets) in [("headers", source.headers), ("parameters", source.parameters)] where !secrets.isEmpty {
@@ -164,6 +175,10 @@ public enum ModelFile {
                 pairs.append(("sign", .map(rule)))
             }
             if let format = field.format { pairs.append(("format", .string(format))) }
+            if let number = field.numberFormat {
+                pairs.append(("format", .map((number.thousands.map { [("thousands", Tree.string(String(UnicodeScalar($0))))] } ?? [])
+                    + [("decimal", .string(String(UnicodeScalar(number.decimal))))])))
+            }
             if let zone = field.timeZone { pairs.append(("zone", .string(zone))) }
             if field.repeated != .reject { pairs.append(("repeated", .string(field.repeated.name))) }
             if case .join(let separator) = field.repeated { pairs.append(("separator", .string(separator))) }

@@ -206,7 +206,7 @@ struct ModelReader {
     }
 
     private mutating func feed(_ node: Node, _ path: String, entities: [EntityDescription]) -> FeedMapping? {
-        guard let fields = mapping(node, path, allowed: ["name", "entity", "format", "records", "namespaces", "duplicates", "url", "url-values", "headers", "parameters", "pages", "fields", "doc"]),
+        guard let fields = mapping(node, path, allowed: ["name", "entity", "format", "records", "namespaces", "duplicates", "url", "url-values", "headers", "parameters", "pages", "fields", "csv", "doc"]),
               let name = string(fields, "name", path, required: true, in: node) else { return nil }
         if let mark = node.mark { marks["feed \(name)"] = mark }
         let entity = string(fields, "entity", path, required: entities.count != 1, in: node) ?? entities.first?.name ?? ""
@@ -221,67 +221,139 @@ struct ModelReader {
                 problem(node, "\(path).namespaces", "expected a mapping of prefixes to namespace URIs")
             }
         }
-        let mappings = list(fields, "fields", path).enumerated().compactMap { index, item -> FieldMapping? in
-            let itemPath = "\(path).fields[\(index)]"
-            guard let field = mapping(item, itemPath, allowed: ["attribute", "field", "constant", "trim", "empty-is-null", "default", "scale", "sign", "format", "zone", "repeated", "separator",
-                                                                       "capture", "split", "part", "lookup", "offset", "negate"]),
-                  let attribute = string(field, "attribute", itemPath, required: true, in: item) else { return nil }
-            if let mark = item.mark { marks["feed \(name) \(attribute)"] = mark }
-            var mapping = FieldMapping(attribute: attribute, field: string(field, "field", itemPath, in: item))
-            mapping.trim = bool(field, "trim", itemPath)
-            mapping.emptyIsNull = bool(field, "empty-is-null", itemPath)
-            mapping.constant = field["constant"].flatMap(value)
-            mapping.defaultValue = field["default"].flatMap(value)
-            if let scale = field["scale"] {
-                if let number = scale.float { mapping.scale = number } else { problem(scale, "\(itemPath).scale", "expected a number") }
-            }
-            mapping.format = string(field, "format", itemPath, in: item)
-            mapping.timeZone = string(field, "zone", itemPath, in: item)
-            mapping.repeated = repeated(field, itemPath, in: item)
-            mapping.capture = string(field, "capture", itemPath, in: item)
-            mapping.split = string(field, "split", itemPath, in: item)
-            mapping.part = field["part"].flatMap { node in
-                guard let part = node.int else { problem(node, "\(itemPath).part", "expected an integer"); return nil }
-                return part
-            }
-            mapping.offset = field["offset"].flatMap { node in
-                guard let offset = node.float else { problem(node, "\(itemPath).offset", "expected a number"); return nil }
-                return offset
-            }
-            mapping.negate = bool(field, "negate", itemPath)
-            if let node = field["lookup"] {
-                if let pairs = node.mapping {
-                    var table: [String: Value] = [:]
-                    for (key, value) in pairs {
-                        guard let text = key.string else { continue }
-                        table[text] = self.value(value) ?? .null
-                    }
-                    mapping.lookup = table
-                } else {
-                    problem(node, "\(itemPath).lookup", "expected a mapping from feed text to a value")
-                }
-            }
-            if let signNode = field["sign"], let sign = self.mapping(signNode, "\(itemPath).sign", allowed: ["field", "suffix", "negative", "positive"]) {
-                let signField = string(sign, "field", "\(itemPath).sign", in: signNode)
-                let suffix = bool(sign, "suffix", "\(itemPath).sign")
-                if (signField == nil) == !suffix {
-                    problem(signNode, "\(itemPath).sign", "give either 'field' (a direction field) or 'suffix: true' (a marker glued to the number)")
-                }
-                mapping.sign = SignRule(field: signField, negative: strings(sign, "negative", "\(itemPath).sign") ?? [],
-                                        positive: strings(sign, "positive", "\(itemPath).sign") ?? [])
-                if mapping.sign?.negative.isEmpty ?? true { problem(signNode, "\(itemPath).sign", "missing 'negative' markers") }
-            }
-            return mapping
-        }
+        let mappings = list(fields, "fields", path).enumerated().compactMap { index, item in fieldMapping(item, "\(path).fields[\(index)]", feed: name) }
         var feed = FeedMapping(name: name, entity: entity, format: format, records: string(fields, "records", path, in: node),
                                namespaces: namespaces, fields: mappings)
         feed.duplicates = enumeration(fields, "duplicates", path, required: false, in: node) ?? .last
+        if let recordsNode = fields["records"], format == .ndjson {
+            problem(recordsNode, "\(path).records", "'records' is not used by ndjson feeds (each line is one record; envelopes holding "
+                + "the records are not read): remove it, or read the feed as json")
+        }
+        if let csvNode = fields["csv"] {
+            if format != .csv { problem(csvNode, "\(path).csv", "csv options need 'format: csv'") }
+            feed.csv = csvDialect(csvNode, "\(path).csv")
+        }
         feed.source = source(fields, path, in: node)
         if let pagesNode = fields["pages"] {
             if feed.source == nil { problem(pagesNode, "\(path).pages", "pages need the feed's 'url'") }
             feed.source?.pages = pages(pagesNode, "\(path).pages", format: format)
         }
         return feed
+    }
+
+    /// One item of a feed mapping's `fields`: which attribute, from which field, read how.
+    private mutating func fieldMapping(_ item: Node, _ itemPath: String, feed name: String) -> FieldMapping? {
+        guard let field = mapping(item, itemPath, allowed: ["attribute", "field", "constant", "trim", "empty-is-null", "default", "scale", "sign", "format", "zone", "repeated", "separator",
+                                                               "capture", "split", "part", "lookup", "offset", "negate"]),
+              let attribute = string(field, "attribute", itemPath, required: true, in: item) else { return nil }
+        if let mark = item.mark { marks["feed \(name) \(attribute)"] = mark }
+        var mapping = FieldMapping(attribute: attribute, field: string(field, "field", itemPath, in: item))
+        mapping.trim = bool(field, "trim", itemPath)
+        mapping.emptyIsNull = bool(field, "empty-is-null", itemPath)
+        mapping.constant = field["constant"].flatMap(value)
+        mapping.defaultValue = field["default"].flatMap(value)
+        if let scale = field["scale"] {
+            if let number = scale.float { mapping.scale = number } else { problem(scale, "\(itemPath).scale", "expected a number") }
+        }
+        if let formatNode = field["format"], formatNode.mapping != nil {
+            mapping.numberFormat = numberFormat(formatNode, "\(itemPath).format")
+        } else {
+            mapping.format = string(field, "format", itemPath, in: item)
+        }
+        mapping.timeZone = string(field, "zone", itemPath, in: item)
+        mapping.repeated = repeated(field, itemPath, in: item)
+        mapping.capture = string(field, "capture", itemPath, in: item)
+        mapping.split = string(field, "split", itemPath, in: item)
+        mapping.part = field["part"].flatMap { node in
+            guard let part = node.int else { problem(node, "\(itemPath).part", "expected an integer"); return nil }
+            return part
+        }
+        mapping.offset = field["offset"].flatMap { node in
+            guard let offset = node.float else { problem(node, "\(itemPath).offset", "expected a number"); return nil }
+            return offset
+        }
+        mapping.negate = bool(field, "negate", itemPath)
+        if let node = field["lookup"] {
+            if let pairs = node.mapping {
+                var table: [String: Value] = [:]
+                for (key, value) in pairs {
+                    guard let text = key.string else { continue }
+                    table[text] = self.value(value) ?? .null
+                }
+                mapping.lookup = table
+            } else {
+                problem(node, "\(itemPath).lookup", "expected a mapping from feed text to a value")
+            }
+        }
+        if let signNode = field["sign"], let sign = self.mapping(signNode, "\(itemPath).sign", allowed: ["field", "suffix", "negative", "positive"]) {
+            let signField = string(sign, "field", "\(itemPath).sign", in: signNode)
+            let suffix = bool(sign, "suffix", "\(itemPath).sign")
+            if (signField == nil) == !suffix {
+                problem(signNode, "\(itemPath).sign", "give either 'field' (a direction field) or 'suffix: true' (a marker glued to the number)")
+            }
+            mapping.sign = SignRule(field: signField, negative: strings(sign, "negative", "\(itemPath).sign") ?? [],
+                                    positive: strings(sign, "positive", "\(itemPath).sign") ?? [])
+            if mapping.sign?.negative.isEmpty ?? true { problem(signNode, "\(itemPath).sign", "missing 'negative' markers") }
+        }
+        return mapping
+    }
+
+    /// `format: {thousands: ",", decimal: "."}`: how a number written for people is read.
+    private mutating func numberFormat(_ node: Node, _ path: String) -> NumberFormat? {
+        guard let fields = mapping(node, path, allowed: ["thousands", "decimal"]) else { return nil }
+        func mark(_ key: String, allowed: [String]) -> UInt8? {
+            guard let text = string(fields, key, path, in: node) else { return nil }
+            guard allowed.contains(text), let byte = text.utf8.first else {
+                problem(fields[key], "\(path).\(key)", "'\(text)' is not one of \(allowed.map { "'\($0)'" }.joined(separator: ", "))")
+                return nil
+            }
+            return byte
+        }
+        let thousands = mark("thousands", allowed: [",", ".", " ", "'", "_"])
+        let decimal = mark("decimal", allowed: [".", ","]) ?? UInt8(ascii: ".")
+        if thousands == decimal { problem(node, path, "'thousands' and 'decimal' must differ") }
+        return NumberFormat(thousands: thousands, decimal: decimal)
+    }
+
+    /// `csv:` of a feed mapping: delimiter, encoding, preamble, comments, where records end.
+    private mutating func csvDialect(_ node: Node, _ path: String) -> CSVDialect {
+        var dialect = CSVDialect()
+        guard let fields = mapping(node, path, allowed: ["delimiter", "encoding", "skip-rows", "header-row", "comment", "end"]) else { return dialect }
+        if let text = string(fields, "delimiter", path, in: node) {
+            if let byte = CSVDialect.delimiters[text] {
+                dialect.delimiter = byte
+                dialect.delimiterIsSet = true
+            } else {
+                problem(fields["delimiter"], "\(path).delimiter", "'\(text)' is not a delimiter importer reads (',', ';', 'tab' or '|')")
+            }
+        }
+        if let text = string(fields, "encoding", path, in: node) {
+            if let encoding = TextEncoding(name: text) {
+                dialect.encoding = encoding
+            } else {
+                problem(fields["encoding"], "\(path).encoding", "'\(text)' is not an encoding importer reads (\(TextEncoding.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+        }
+        for (key, offset) in [("skip-rows", 0), ("header-row", 1)] {
+            guard let item = fields[key] else { continue }
+            guard let number = item.int, number >= offset else {
+                problem(item, "\(path).\(key)", offset == 0 ? "expected a count of lines (0 or more)" : "expected the header's line number (1 or more)")
+                continue
+            }
+            if fields["skip-rows"] != nil && fields["header-row"] != nil { problem(item, "\(path).\(key)", "give 'skip-rows' or 'header-row', not both") }
+            dialect.skipRows = number - offset
+        }
+        if let comment = string(fields, "comment", path, in: node) {
+            if comment.isEmpty { problem(fields["comment"], "\(path).comment", "expected a prefix such as '#'") } else { dialect.comment = comment }
+        }
+        if let end = string(fields, "end", path, in: node) {
+            switch end {
+            case "blank-line": dialect.endsAtBlankLine = true
+            case "file": dialect.endsAtBlankLine = false
+            default: problem(fields["end"], "\(path).end", "'\(end)' is not where records end ('file' or 'blank-line')")
+            }
+        }
+        return dialect
     }
 
     /// `url:` and `headers:` of a feed mapping: an http(s) URL, headers valued from `env` or `file`.

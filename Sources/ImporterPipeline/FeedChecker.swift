@@ -16,6 +16,8 @@ public struct FeedCheck: Sendable {
     public var fields: [FieldReport] = []
     /// Fields the feed does not supply after all (absent from every record), and the like.
     public var warnings: [String] = []
+    /// For a CSV feed: how it was read (delimiter, encoding, preamble…; `CSVDialect.summary`).
+    public var dialect: String?
 
     /// How one mapped field fared across the feed's records.
     public struct FieldReport: Sendable, Equatable {
@@ -55,6 +57,7 @@ public struct FeedChecker {
         result.records = feed.records
         result.supplied = feed.mapper.columns.map { entity.attributes[$0].name }
         result.warnings = feed.warnings
+        result.dialect = feed.dialect?.summary
         result.fields = feed.fieldCounts.enumerated().map { slot, count in
             let attributes = feed.mapper.attributes(fedBy: slot)
             return FeedCheck.FieldReport(field: count.field, attributes: attributes, present: count.present, null: count.null,

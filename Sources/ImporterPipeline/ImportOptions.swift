@@ -25,11 +25,17 @@ public struct ImportOptions: Sendable {
     /// Sync guard: a URL answer in a record-per-line format (NDJSON, CSV) whose end cannot be told
     /// from a cut (close-delimited) may drive a sync (`--allow-unframed`).
     public var allowUnframed = false
+    /// A CSV feed whose last row ends without a line break (a download cut inside its last field
+    /// looks so) is refused instead of warned of (`--require-final-newline`).
+    public var requireFinalLineBreak = false
     /// Sync guard: the most records of one entity a sync may delete (`--max-delete`).
     public var maxDelete = DeleteBound.percent(50)
     /// Null-storm guard: the most records of one entity on which a run may set one attribute from a
     /// value to null (`--max-nulled`), out of the records holding a value for it.
     public var maxNulled = DeleteBound.percent(50)
+    /// Mass-update guard: the most records of one entity on which a run may change one non-key
+    /// attribute, out of the records stored before it (`--max-updated`).
+    public var maxUpdated = DeleteBound.percent(50)
     /// Where a feed out of key order is sorted (`--temp-dir`): nil, beside the store when it is
     /// a file, else the temporary directory.
     public var temporaryDirectory: String?

@@ -30,6 +30,8 @@ public struct ImportResult: Sendable {
     public var fetched: [SourceFetch] = []
     /// Every feed is a URL whose source had not changed since its last import: nothing was read.
     public var notModified = false
+    /// Per feed and attribute, the records that left out a field the feed supplies (stored as null).
+    public var absences: [MappedFeed.FieldAbsence] = []
 
     public var totals: ChangeCounts { entities.reduce(ChangeCounts()) { $0 + $1.1 } }
 }
@@ -56,6 +58,8 @@ public final class ImportSession {
     /// the transaction's snapshot; the report is rendered here for a dry run, whose transaction is
     /// then rolled back.
     public var beforeCommit: ((ImportResult, StoreSnapshot) throws -> Void)?
+    /// The absences the feeds of the run being imported showed (`MappedFeed.absences`).
+    private var absences: [MappedFeed.FieldAbsence] = []
 
     public init(store: Store, model: Model, options: ImportOptions) {
         self.store = store
@@ -122,6 +126,7 @@ public final class ImportSession {
     }
 
     private func run(_ feeds: [FeedInput], fetched: [SourceFetch], filled: [URLTemplate.Filled], warnings: [String]) throws(ImportError) -> ImportResult {
+        absences = []
         do {
             let clock = ContinuousClock()
             var finished = clock.now
@@ -211,9 +216,7 @@ public final class ImportSession {
         var counts = try closeEntities(entities, of: transaction, phases: &phases)
         for index in counts.indices { counts[index].1.rejected = rejects.counts[counts[index].0] ?? 0 }
         warn(duplicates.warnings)
-        var nulled: [NulledAttribute] = []
-        for entity in entities { nulled += try transaction.nulledAttributes(entity) }
-        let refusals = guards.refusals(deleted: counts.map { ($0.0, $0.1.deleted) }) + Self.nullStorms(nulled, bound: options.maxNulled)
+        let refusals = guards.refusals(deleted: counts.map { ($0.0, $0.1.deleted) }) + (try storms(entities, counts: counts, of: transaction, in: tx))
         guard refusals.isEmpty else {
             var result = ImportResult(transactionNumber: nil, entities: counts, rejects: rejects.first)
             result.refusals = refusals
@@ -224,7 +227,7 @@ public final class ImportSession {
         let wrote = try phases.time("history") { try transaction.finish(metadata: metadata, counts: counts) }
         try recordSources(fetched, transaction: wrote ? transaction.number : nil, in: tx)
         var result = ImportResult(transactionNumber: wrote ? transaction.number : nil, entities: counts, rejects: rejects.first)
-        result.warnings = feedWarnings
+        (result.warnings, result.absences) = (feedWarnings, absences)
         result.rejectRun = transaction.rejectRun
         if options.replayViews { try phases.time("views") { try replayViews(into: &result, created: created, in: tx) } }
         result.phases = phases
@@ -237,6 +240,7 @@ public final class ImportSession {
         duplicates.sources.append(feed.name)
         guard let entity = entities.first(where: { $0.name == feed.mapping.entity }) else { return [] }
         let input = try MappedFeed(feed, entity: entity)
+        input.requiresFinalLineBreak = options.requireFinalLineBreak
         let source = input.source.name
         duplicates.sources[index] = source
         logger.debug("reading feed", metadata: ["source": "\(source)", "format": "\(feed.mapping.format.rawValue)", "mapping": "\(feed.mapping.name)"])
@@ -289,6 +293,7 @@ public final class ImportSession {
         guards.feedRead(source: source, entity: entity.name, records: end.records)
         phases.add("read", end.readingSeconds)
         onProgress?(progress(end))
+        absences += input.absences
         return input.warnings
     }
 
@@ -306,6 +311,24 @@ public final class ImportSession {
         try entities.map { entity in
             (entity.name, try phases.time("history") { try transaction.closeEntity(entity) })
         }
+    }
+
+    /// The null-storm and mass-update guards over what the import did to each attribute.
+    private func storms(_ entities: [EntityDescription], counts: [(String, ChangeCounts)], of transaction: any ImportTransaction,
+                        in tx: StoreWriteTransaction) throws -> [Refusal] {
+        var refusals: [Refusal] = []
+        for entity in entities {
+            refusals += Self.nullStorms(try transaction.nulledAttributes(entity), bound: options.maxNulled)
+            guard let count = counts.first(where: { $0.0 == entity.name })?.1, count.updated > 1 else { continue }
+            // The records stored before the run are at least those it updated or found unchanged:
+            // under the bound for these, an attribute is under it for all (and nothing is counted).
+            let lower = options.maxUpdated.limit(stored: count.updated + count.unchanged)
+            let updated = try transaction.updatedAttributes(entity, examplesAbove: lower)
+            guard updated.contains(where: { $0.updated > lower }) else { continue }
+            let held = try tx.records.recordCount(of: entity) - count.inserted + count.deleted
+            refusals += Self.massUpdates(updated, held: held, bound: options.maxUpdated)
+        }
+        return refusals
     }
 
     /// Records what the store keeps of each fetched feed, in the import's transaction.
@@ -357,6 +380,18 @@ extension ImportSession {
             guard item.nulled > limit, item.nulled > 1 else { return nil }
             let percent = Int((Double(item.nulled) * 100 / Double(max(item.holding, 1))).rounded())
             return .nullStorm(entity: item.entity, attribute: item.attribute, count: item.nulled, holding: item.holding, percent: percent, bound: bound, limit: limit)
+        }
+    }
+
+    /// The mass-update guard: why the run must not commit, for each attribute it changed on more of
+    /// the `held` records stored before it than `bound` allows (one record is never a mass update).
+    static func massUpdates(_ updated: [UpdatedAttribute], held: Int, bound: DeleteBound) -> [Refusal] {
+        let limit = bound.limit(stored: held)
+        return updated.compactMap { item in
+            guard item.updated > limit, item.updated > 1 else { return nil }
+            let percent = Int((Double(item.updated) * 100 / Double(max(held, 1))).rounded())
+            return .massUpdate(entity: item.entity, attribute: item.attribute, count: item.updated, held: held, percent: percent, bound: bound,
+                               limit: limit, examples: item.examples.map { "\($0.old) → \($0.new)" })
         }
     }
 

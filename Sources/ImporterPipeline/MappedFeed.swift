@@ -26,6 +26,19 @@ public final class MappedFeed {
     public var collectsFieldCounts = false
     /// Fields the feed turned out not to supply, and fields met only after the window.
     public private(set) var warnings: [String] = []
+    /// Refuse a CSV whose last row ends without a line break (its last field may have been cut).
+    public var requiresFinalLineBreak = false
+    /// Per attribute the feed supplies, the records that left its field out (stored as null,
+    /// though the feed did not say null), once read: not for the feed's entity's key.
+    public private(set) var absences: [FieldAbsence] = []
+
+    /// Records of a feed that supplies a field but left it out, counted per attribute.
+    public struct FieldAbsence: Sendable, Equatable {
+        public var entity: String
+        public var attribute: String
+        public var field: String
+        public var records: Int
+    }
 
     /// How often one field appeared in the feed's records.
     public struct FieldCount: Sendable, Equatable {
@@ -43,7 +56,14 @@ public final class MappedFeed {
         try mapper.configure(header: try reader.open(requesting: mapper.requestedFields), sourceName: source.name)
         self.mapper = mapper
         fieldCounts = mapper.requestedFields.map { FieldCount(field: $0) }
+        for (field, attributes) in mapper.fieldsMissingFromHeader {
+            warnings.append("\(source.name): the header has no column '\(field)' (renamed or dropped upstream?): "
+                + "\(attributes.count == 1 ? "attribute \(attributes[0])" : "attributes \(attributes.joined(separator: ", "))") not supplied, stored values kept")
+        }
     }
+
+    /// How a CSV feed is read (its mapping's dialect, a `.tsv` file's tab); nil for other formats.
+    public var dialect: CSVDialect? { (reader as? CSVRecordsReader)?.dialect }
 
     /// Bytes consumed so far, and the total when known.
     public var progress: (read: Int, total: Int?) { reader.progress }
@@ -59,6 +79,8 @@ public final class MappedFeed {
     /// reused instead of reallocated. Whatever `handOff` leaves is emptied before filling.
     public func read(batchSize: Int, onReject: (Reject) throws -> Void, handOff: (inout RecordBatch) throws -> Void) throws {
         var presence = Presence(waitingFor: mapper.presenceSlots)
+        var absent = Array(repeating: 0, count: mapper.requestedFields.count)
+        let counted = mapper.presenceSlots
         var held: [RecordBatch] = []
         var batch = mapper.makeBatch(capacity: batchSize)
         var record = mapper.makeRawRecord()
@@ -69,6 +91,7 @@ public final class MappedFeed {
             records += 1
             if collectsFieldCounts { count(record) }
             presence.observe(record)
+            for slot in counted where record.slots[slot].kind == .absent { absent[slot] += 1 }
             if let reject = mapper.map(record, into: &batch) {
                 try onReject(reject)
             } else if batch.count >= batchSize {
@@ -98,6 +121,37 @@ public final class MappedFeed {
             }
         }
         if !batch.isEmpty { try handOff(&batch) }
+        noteAbsences(absent, dropped: presence.dropped)
+        for (attribute, zone, count) in mapper.ambiguousLocalTimes {
+            warnings.append("\(source.name): \(count) local time\(count == 1 ? "" : "s") of attribute \(attribute) happened twice in \(zone) "
+                + "(the hour repeated when clocks fall back): each was read as its earlier instant")
+        }
+        try checkEnd()
+    }
+
+    /// Counts, and warns of, the records that left out a field the feed supplies: each of them
+    /// stores null for its attributes though the feed never said null.
+    private func noteAbsences(_ absent: [Int], dropped: Set<Int>) {
+        for slot in absent.indices where absent[slot] > 0 && !dropped.contains(slot) {
+            let names = mapper.attributes(fedBy: slot)
+            for name in names {
+                absences.append(FieldAbsence(entity: mapper.entity.name, attribute: name, field: mapper.requestedFields[slot], records: absent[slot]))
+            }
+            warnings.append("\(source.name): field '\(mapper.requestedFields[slot])' is absent from \(absent[slot]) of \(records) records: "
+                + "\(describe(slot)) stored as null there (an absent field, not an explicit null)")
+        }
+    }
+
+    /// A CSV file that ends inside its last row, after an unquoted field: warned of, or refused
+    /// when `requiresFinalLineBreak`.
+    private func checkEnd() throws(FeedError) {
+        if let note = (reader as? XMLRecordsReader)?.emptyNote { warnings.append("\(source.name): \(note)") }
+        guard let csv = reader as? CSVRecordsReader, let line = csv.unterminatedLastRow else { return }
+        let fact = "the file ends without a line break after its last row (line \(line)), as a download cut short does, so that row's last field may be cut"
+        if requiresFinalLineBreak {
+            throw FeedError.shape(SourceLocation(source: source.name, line: line, column: 1), fact + " (--require-final-newline)")
+        }
+        warnings.append("\(source.name): \(fact) (--require-final-newline refuses such files)")
     }
 
     private func describe(_ slot: Int) -> String {

@@ -11,6 +11,9 @@ public enum Refusal: Sendable, Equatable {
     /// The run would set `entity.attribute` to null on `count` (`percent`%) of the `holding` records
     /// holding a value for it, more than `bound` allows (`limit`).
     case nullStorm(entity: String, attribute: String, count: Int, holding: Int, percent: Int, bound: DeleteBound, limit: Int)
+    /// The run would change `entity.attribute` on `count` (`percent`%) of the `held` stored records,
+    /// more than `bound` allows (`limit`); `examples` show changes as `old → new`.
+    case massUpdate(entity: String, attribute: String, count: Int, held: Int, percent: Int, bound: DeleteBound, limit: Int, examples: [String])
 
     /// The refusal, each limit and remedy in `words`.
     public func message(_ words: (Remedy) -> String) -> String {
@@ -25,6 +28,11 @@ public enum Refusal: Sendable, Equatable {
             "the run would set \(entity).\(attribute) to null on \(count) of the \(holding) records holding a value (\(percent)%), "
                 + "more than \(words(.nulledLimit(bound.description))) allows (\(limit)); check the feed (a field the upstream dropped, a path that no longer matches), "
                 + "or \(words(.raiseNulledLimit))"
+        case .massUpdate(let entity, let attribute, let count, let held, let percent, let bound, let limit, let examples):
+            "the run would change \(entity).\(attribute) on \(count) of the \(held) stored records (\(percent)%)"
+                + (examples.isEmpty ? "" : ", e.g. \(examples.joined(separator: "; "))")
+                + ", more than \(words(.updatedLimit(bound.description))) allows (\(limit)); check the feed (a unit or format the upstream changed), "
+                + "or \(words(.raiseUpdatedLimit))"
         }
     }
 }

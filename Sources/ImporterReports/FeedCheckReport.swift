@@ -41,6 +41,7 @@ public struct FeedCheckReport {
         json.field("source", check.source)
         json.field("mapping", check.feed)
         json.field("format", check.format.rawValue)
+        if let dialect = check.dialect { json.field("dialect", dialect) }
         json.field("entity", check.entity)
         json.field("records", check.records)
         json.field("mapped", check.mapped)
@@ -65,6 +66,7 @@ public struct FeedCheckReport {
 
     private func writeText(_ check: FeedCheck) {
         output.write("\(check.source): \(check.records) record(s) of \(check.entity) (mapping \(check.feed), \(check.format.rawValue)): \(check.mapped) would be imported, \(check.rejected) rejected\n")
+        if let dialect = check.dialect { output.write("  read with: \(dialect)\n") }
         output.write("  supplies: \(check.supplied.joined(separator: ", "))\n")
         for field in check.fields {
             var line = "  field \(field.field): present in \(field.present), null in \(field.null)"

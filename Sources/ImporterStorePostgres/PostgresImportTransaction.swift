@@ -343,6 +343,11 @@ final class PostgresImportTransaction: ImportTransaction {
                                                                                  on: PostgresExecutor(connection: store.connection))
     }
 
+    func updatedAttributes(_ entity: EntityDescription, examplesAbove: Int) throws -> [UpdatedAttribute] {
+        try UpdatedAttributesSQL(entity: entity, dialect: PostgresDialect(), columns: store.changeColumns)
+            .count(changeIDs: changeIDs[entity.name], examplesAbove: examplesAbove, on: PostgresExecutor(connection: store.connection))
+    }
+
     func finish(metadata: TransactionMetadata, counts: [(String, ChangeCounts)]) throws -> Bool {
         try storeRejects()
         let wrote = try store.recordTransaction(number, metadata: metadata, entities: counts.map { ($0.0, $0.1, changeIDs[$0.0]) })

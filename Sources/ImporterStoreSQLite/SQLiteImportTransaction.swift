@@ -109,6 +109,11 @@ final class SQLiteImportTransaction: ImportTransaction {
         try NulledAttributesSQL(entity: entity, dialect: SQLiteDialect(), columns: store.changeColumns).count(changeIDs: changeIDs[entity.name], on: SQLiteExecutor(store.connection))
     }
 
+    func updatedAttributes(_ entity: EntityDescription, examplesAbove: Int) throws -> [UpdatedAttribute] {
+        try UpdatedAttributesSQL(entity: entity, dialect: SQLiteDialect(), columns: store.changeColumns)
+            .count(changeIDs: changeIDs[entity.name], examplesAbove: examplesAbove, on: SQLiteExecutor(store.connection))
+    }
+
     func finish(metadata: TransactionMetadata, counts: [(String, ChangeCounts)]) throws -> Bool {
         let wrote = try history.finish(number, metadata: metadata, entities: counts.map { ($0.0, $0.1, changeIDs[$0.0]) })
         if let rejectRun, wrote { try store.tagRejects(run: rejectRun, transaction: number) }

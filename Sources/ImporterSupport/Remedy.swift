@@ -33,6 +33,10 @@ public enum Remedy: Sendable, Equatable {
     case nulledLimit(String)
     /// The null limit can be raised.
     case raiseNulledLimit
+    /// The most records a run may change one attribute on, `bound`.
+    case updatedLimit(String)
+    /// The update limit can be raised.
+    case raiseUpdatedLimit
     /// Temporary files (a feed sorted by key) can go to another directory.
     case temporaryDirectory
     /// A sync may be allowed to read answers whose end cannot be told from a cut.
@@ -73,6 +77,8 @@ public enum Remedy: Sendable, Equatable {
         case .resetConsumer(let name): "reset consumer \(name) to the beginning (it will see the kept history again) or to now"
         case .listConsumers: "list the store's consumers"
         case .temporaryDirectory: "another directory for temporary files"
+        case .updatedLimit(let bound): "an update limit of \(bound)"
+        case .raiseUpdatedLimit: "raise the update limit"
         case .allowUnframed: "allow such answers"
         case .bindParameter(let name): "give a value for :\(name)"
         case .nameParameters: "name them (:name) and give their values"

@@ -29,6 +29,8 @@ enum RemedyWording {
         case .nulledLimit(let bound): "--max-nulled \(bound)"
         case .raiseNulledLimit: "pass --max-nulled with a higher bound"
         case .temporaryDirectory: "--temp-dir DIR"
+        case .updatedLimit(let bound): "--max-updated \(bound)"
+        case .raiseUpdatedLimit: "pass --max-updated with a higher bound"
         case .allowUnframed: "--allow-unframed accepts them"
         case .bindParameter(let name): "give --param \(name)=VALUE"
         case .nameParameters: "name them (:name) and give --param name=VALUE"

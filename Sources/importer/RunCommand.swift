@@ -54,11 +54,17 @@ struct RunCommand: ParsableCommand {
     @Flag(name: .customLong("allow-unframed"), help: "With --sync, let an NDJSON or CSV answer with neither a Content-Length nor chunked framing drive the sync (refused by default, exit 65: cut at a line boundary, it reads as whole, and its deletes would follow the cut).")
     var allowUnframed = false
 
+    @Flag(name: .customLong("require-final-newline"), help: "Refuse (exit 65) a CSV feed whose last row ends without a line break, as a download cut inside its last field does (a warning otherwise).")
+    var requireFinalNewline = false
+
     @Option(name: .customLong("max-delete"), help: ArgumentHelp("With --sync, the most records of an entity it may delete: a count or a percentage of the stored records (default 50%; 100% allows all). A run over the bound is refused (exit 65) and writes nothing.", valueName: "N|P%"))
     var maxDelete: String = "50%"
 
     @Option(name: .customLong("max-nulled"), help: ArgumentHelp("The most records of an entity on which the run may set one attribute from a value to null: a count or a percentage of the records holding a value for it (default 50%; 100% allows all). A run over the bound (a field the upstream dropped, a path that stopped matching) is refused (exit 65) and writes nothing.", valueName: "N|P%"))
     var maxNulled: String = "50%"
+
+    @Option(name: .customLong("max-updated"), help: ArgumentHelp("The most records of an entity on which the run may change one attribute (its key aside): a count or a percentage of the records stored before it (default 50%; 100% allows all). A run over the bound (an upstream that changed a unit or a format) is refused (exit 65) and writes nothing.", valueName: "N|P%"))
+    var maxUpdated: String = "50%"
 
     @OptionGroup(title: "Report options") var reports: ReportOutputOptions
 
@@ -111,6 +117,7 @@ struct RunCommand: ParsableCommand {
             }
         }
         guard DeleteBound(parsing: maxNulled) != nil else { throw ValidationError("--max-nulled: '\(maxNulled)' is not a count or a percentage (e.g. 500 or 50%)") }
+        guard DeleteBound(parsing: maxUpdated) != nil else { throw ValidationError("--max-updated: '\(maxUpdated)' is not a count or a percentage (e.g. 500 or 50%)") }
         if modelOptions.mapping.count > 1 && feeds.contains("-") {
             throw ValidationError("standard input (-) can be read by one --mapping only; save it to a file to read it with several")
         }
@@ -150,8 +157,10 @@ struct RunCommand: ParsableCommand {
         options.dryRun = dryRun
         options.allowEmpty = allowEmpty
         options.allowUnframed = allowUnframed
+        options.requireFinalLineBreak = requireFinalNewline
         options.maxDelete = DeleteBound(parsing: maxDelete) ?? .percent(50)
         options.maxNulled = DeleteBound(parsing: maxNulled) ?? .percent(50)
+        options.maxUpdated = DeleteBound(parsing: maxUpdated) ?? .percent(50)
         options.refetch = refetch
         options.temporaryDirectory = temporaryDirectory
         options.sortRunBytes = ByteSize(parsing: sortMemory)?.bytes ?? options.sortRunBytes

@@ -125,7 +125,9 @@ import Testing
             #expect(onSQLite.status == 0, "\(onSQLite)")
             #expect(onPostgres == onSQLite)
             #expect(Self.value(onSQLite, "a") == a)
-            let named = Self.warnings(onSQLite) + onSQLite.rejects
+            // The feed leaves `type` out of two records: counted in a warning of its own.
+            let named = Self.warnings(onSQLite).filter { !$0.contains("is absent from") } + onSQLite.rejects
+            #expect(Self.warnings(onSQLite).contains { $0.contains("field '/type' is absent from 2 of 5 records") })
             #expect(named.count == 2 && named.allSatisfy { $0.contains("code='a'") && $0.contains("record 0 of the same feed") }, "\(named)")
         }
     }

@@ -75,8 +75,9 @@ import Testing
             try (lines.joined(separator: "\n") + "\n").write(toFile: directory.path(name), atomically: true, encoding: .utf8)
         }
         #expect(try importer(["run", "--store", store, "--model", model, directory.path("a.ndjson")]).status == 0)
-        // Half the scores become null on purpose: past the null-storm guard's default bound.
-        let sync = try importer(["run", "--store", store, "--model", model, "--sync", "--max-nulled", "100%", directory.path("b.ndjson")])
+        // Half the scores become null and most labels change on purpose: past the null-storm and
+        // mass-update guards' default bounds.
+        let sync = try importer(["run", "--store", store, "--model", model, "--sync", "--max-nulled", "100%", "--max-updated", "100%", directory.path("b.ndjson")])
         #expect(sync.status == 0, "\(sync.stderr)")
         let expected = try Self.jsonHistory(store: store)
         #expect(expected.filter { $0.transaction == 1 }.count == tricky.count)

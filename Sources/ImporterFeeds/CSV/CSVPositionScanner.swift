@@ -34,6 +34,9 @@ struct CSVPositionScanner {
     let maximumRowSize: Int
     /// The first problem found; rows before it are complete and valid.
     private(set) var error: FeedError?
+    /// The line of the last row when the input ended inside it without a line end, its last field
+    /// unquoted: a download cut short ends this way, and that field may be cut.
+    private(set) var unterminatedLine: Int?
 
     private enum State: UInt8 {
         /// Before the first byte of a row.
@@ -67,7 +70,8 @@ struct CSVPositionScanner {
     private var utf8LeadColumn = 0
     private var utf8Bytes: UInt32 = 0
     private var utf8ByteCount = 0
-    private let delimiter = UInt8(ascii: ",")
+    /// The byte between fields (`,` unless the mapping's dialect says otherwise).
+    let delimiter: UInt8
 
     /// Complete rows not yet taken, from `markHead` on.
     private var marks: [CSVRowMark] = []
@@ -76,9 +80,10 @@ struct CSVPositionScanner {
     private var fields: [CSVFieldPosition] = []
     private var fieldHead = 0
 
-    init(sourceName: String, maximumRowSize: Int) {
+    init(sourceName: String, maximumRowSize: Int, delimiter: UInt8 = UInt8(ascii: ",")) {
         self.sourceName = sourceName
         self.maximumRowSize = maximumRowSize
+        self.delimiter = delimiter
     }
 
     /// The input started with a byte order mark (3 bytes, not handed to the reader): columns count
@@ -230,7 +235,7 @@ struct CSVPositionScanner {
                 state = byte == cr ? .rowStartAfterCR : .rowStart
             } else {
                 let location = SourceLocation(source: sourceName, line: line, column: at - lineStart + 1)
-                return .syntax(location, expected: "',' or the end of the line after the closing quote of a field (a quote inside a quoted field is written \"\")",
+                return .syntax(location, expected: "'\(delimiter == 0x09 ? "\\t" : String(UnicodeScalar(delimiter)))' or the end of the line after the closing quote of a field (a quote inside a quoted field is written \"\")",
                                found: describe(byte))
             }
         }
@@ -268,6 +273,8 @@ struct CSVPositionScanner {
             error = .syntax(SourceLocation(source: sourceName, line: Int(opening.line), column: Int(opening.column)),
                             expected: "a closing quote for the quoted field that starts here", found: "the end of the input")
         case .fieldStart, .unquoted, .closingQuote:
+            // A closing quote shows the last field whole; an unquoted one may have been cut.
+            if state != .closingQuote { unterminatedLine = rowLine }
             endRow(blank: false)
             state = .rowStart
         }

@@ -40,24 +40,51 @@ public final class CSVRecordsReader: RecordReader {
     private var positions: [CSVFieldPosition] = []
     /// A quoted field's bytes without its quotes (reused).
     private var unescaped: [UInt8] = []
+    /// How the file is written (`mapping.csv`; a `.tsv` file's delimiter is a tab unless the
+    /// mapping gives one).
+    public let dialect: CSVDialect
+    private let delimiter: UInt8
+    private let comment: [UInt8]
+    /// The row before the one being read was blank.
+    private var afterBlank = false
 
-    /// `mapping` has no CSV options yet (the delimiter is `,`, the encoding UTF-8). `bufferSize` is
-    /// the size of the chunks read from the source (small sizes exercise chunk boundaries in
-    /// tests); `maximumRecordSize` bounds one row in bytes.
+    /// `mapping.csv` says how the file is written: its text is decoded from the dialect's encoding
+    /// as it is read. `bufferSize` is the size of the chunks read from the source (small sizes
+    /// exercise chunk boundaries in tests); `maximumRecordSize` bounds one row in bytes.
     public init(source: ByteSource, mapping: FeedMapping, bufferSize: Int = 1 << 16, maximumRecordSize: Int = 64 << 20) throws(FeedError) {
-        chunks = CSVRowChunks(source: source, chunkSize: bufferSize, maximumRowSize: maximumRecordSize)
+        var dialect = mapping.csv
+        if !dialect.delimiterIsSet && source.name.lowercased().hasSuffix(".tsv") { dialect.delimiter = 0x09 }
+        self.dialect = dialect
+        delimiter = dialect.delimiter
+        comment = dialect.comment.map { Array($0.utf8) } ?? []
+        source.decode(dialect.encoding)
+        chunks = CSVRowChunks(source: source, chunkSize: bufferSize, maximumRowSize: maximumRecordSize, delimiter: dialect.delimiter)
     }
 
     private var sourceName: String { chunks.source.name }
+
+    /// Once the feed is read: the line of its last row when the file ends inside it, after an
+    /// unquoted field, without a line break (the field may have been cut).
+    public var unterminatedLastRow: Int? { chunks.scanner.unterminatedLine }
     public var progress: (read: Int, total: Int?) { (chunks.source.bytesRead, chunks.source.totalBytes) }
 
     public func open(requesting fields: [String]) throws(FeedError) -> FeedHeader {
         precondition(state == .notOpened, "open(requesting:) called twice")
         // Empty lines before the header are skipped like any other, and its position is known.
         var header: [String]?
+        var skipped = 0
         while let mark = try nextMark() {
+            if skipped < dialect.skipRows {
+                skipped += 1
+                if mark.blank { skipBlankRow() } else { splitRow { _, _ in } }
+                continue
+            }
             if mark.blank {
                 skipBlankRow()
+                continue
+            }
+            if isComment() {
+                splitRow { _, _ in }
                 continue
             }
             var names: [String] = []
@@ -74,9 +101,13 @@ public final class CSVRecordsReader: RecordReader {
                                   "column '\(header[column])' appears twice in the header (columns \(first + 1) and \(column + 1))")
         }
         let layout = ColumnLayout(columns: header, requested: fields)
+        if !fields.isEmpty && !layout.supplied.contains(true) {
+            throw FeedError.shape(SourceLocation(source: sourceName, line: Int(positions.first?.line ?? 1), column: 1),
+                                  CSVHeaderDiagnosis.noMappedColumn(header: header, requested: fields, delimiter: delimiter))
+        }
         columnSlots = layout.slots
         state = .reading
-        return FeedHeader(supplied: layout.supplied)
+        return FeedHeader(supplied: layout.supplied, columns: header)
     }
 
     public func next(into record: inout RawRecord) throws(FeedError) -> Bool {
@@ -88,12 +119,23 @@ public final class CSVRecordsReader: RecordReader {
             }
             if mark.blank {
                 skipBlankRow()
+                afterBlank = true
+                if dialect.endsAtBlankLine {
+                    state = .finished
+                    return false
+                }
+                continue
+            }
+            if isComment() {
+                splitRow { _, _ in }
                 continue
             }
             guard mark.fieldCount == columnSlots.count else {
                 throw FeedError.shape(SourceLocation(source: sourceName, line: mark.line, column: 1, recordIndex: rowsRead),
-                                      "the row at line \(mark.line) has \(mark.fieldCount) field\(mark.fieldCount == 1 ? "" : "s") but the header has \(columnSlots.count)")
+                                      "the row at line \(mark.line) has \(mark.fieldCount) field\(mark.fieldCount == 1 ? "" : "s") but the header has \(columnSlots.count)"
+                                        + (afterBlank ? " (a second table after a blank line? `csv: {end: blank-line}` ends the records there)" : ""))
             }
+            afterBlank = false
             record.reset()
             let slots = columnSlots
             let positions = positions
@@ -131,6 +173,12 @@ public final class CSVRecordsReader: RecordReader {
         return mark
     }
 
+    /// Whether the row at `cursor` begins with the dialect's comment prefix.
+    private func isComment() -> Bool {
+        guard !comment.isEmpty, cursor + comment.count <= run.count else { return false }
+        return run[cursor ..< cursor + comment.count].elementsEqual(comment)
+    }
+
     /// Steps over an empty line (its line end) at `cursor`.
     private func skipBlankRow() {
         guard cursor < run.count else { return }
@@ -143,7 +191,7 @@ public final class CSVRecordsReader: RecordReader {
     /// unquoted and unescaped, calling `field(column, bytes)` for each; leaves `cursor` after the
     /// row's line end. The bytes are valid during the call only.
     private func splitRow(_ field: (Int, UnsafeBufferPointer<UInt8>) -> Void) {
-        let comma = UInt8(ascii: ","), quote = UInt8(ascii: "\""), lf = UInt8(ascii: "\n"), cr = UInt8(ascii: "\r")
+        let comma = delimiter, quote = UInt8(ascii: "\""), lf = UInt8(ascii: "\n"), cr = UInt8(ascii: "\r")
         var unescaped = self.unescaped
         defer { self.unescaped = unescaped }
         cursor = run.withUnsafeBufferPointer { bytes -> Int in

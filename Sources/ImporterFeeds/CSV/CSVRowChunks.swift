@@ -23,12 +23,12 @@ final class CSVRowChunks {
     private var atEnd = false
     private var done = false
 
-    init(source: ByteSource, chunkSize: Int = 1 << 16, maximumRowSize: Int = 64 << 20) {
+    init(source: ByteSource, chunkSize: Int = 1 << 16, maximumRowSize: Int = 64 << 20, delimiter: UInt8 = UInt8(ascii: ",")) {
         self.source = source
         self.chunkSize = max(chunkSize, 1)
         self.capacity = max(chunkSize, 4) * 2
         self.storage = .allocate(capacity: capacity)
-        self.scanner = CSVPositionScanner(sourceName: source.name, maximumRowSize: maximumRowSize)
+        self.scanner = CSVPositionScanner(sourceName: source.name, maximumRowSize: maximumRowSize, delimiter: delimiter)
     }
 
     deinit { storage.deallocate() }

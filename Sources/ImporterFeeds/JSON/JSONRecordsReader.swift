@@ -98,21 +98,14 @@ public final class JSONRecordsReader: RecordReader {
                 if matched { break }
             }
         }
-        let isArray: Bool = try scanner.unit { () throws(ScanError) -> Bool in
+        // `null` where the records should be is not an empty feed (`[]` is): an error answer, a
+        // changed shape, never something a sync may read as "every record is gone".
+        try scanner.unit { () throws(ScanError) in
             let byte = try scanner.peek()
             if byte == 0 { throw scanner.syntaxError(expected: "a JSON value (the feed is empty)") }
-            if byte == UInt8(ascii: "n") {
-                _ = try scanner.literal()
-                return false
-            }
             try scanner.expect(UInt8(ascii: "["), "an array of records at \(pointerText)")
-            return true
         }
-        if isArray {
-            state = .inArray
-        } else {
-            try close()
-        }
+        state = .inArray
     }
 
     private var pointerText: String { recordsPath.isEmpty ? "the root" : recordsPointer ?? "" }

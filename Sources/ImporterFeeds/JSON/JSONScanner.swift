@@ -32,6 +32,8 @@ final class JSONScanner {
     /// Absolute offset of the first byte of the current line.
     private(set) var lineStart = 0
     private(set) var atEnd = false
+    /// Whether the first bytes have been read (and a byte order mark dropped).
+    private var started = false
     let maximumUnitSize: Int
     /// Where `skipValue` copies the strings and numbers it validates (reused: skipping allocates nothing).
     private var skipped: [UInt8] = []
@@ -97,7 +99,22 @@ final class JSONScanner {
             storage = larger
             capacity *= 2
         }
-        let n = try source.read(into: storage + count, count: capacity - count)
+        var n = try source.read(into: storage + count, count: capacity - count)
+        if !started {
+            started = true
+            // RFC 8259 lets a parser ignore a UTF-8 byte order mark: at least 3 bytes to see it.
+            while n > 0 && n < 3 {
+                let more = try source.read(into: storage + n, count: capacity - n)
+                if more == 0 { break }
+                n += more
+            }
+            if n >= 3 && storage[0] == 0xEF && storage[1] == 0xBB && storage[2] == 0xBF {
+                storage.update(from: storage + 3, count: n - 3)
+                n -= 3
+                base = 3
+                lineStart = 3
+            }
+        }
         if n == 0 { atEnd = true }
         count += n
     }

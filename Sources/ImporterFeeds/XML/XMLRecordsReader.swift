@@ -84,6 +84,9 @@ public final class XMLRecordsReader: RecordReader {
     /// the current element of its parent node.
     @exclusivity(unchecked) var counts: [Int32] = []
     var finished = false
+    /// Once read whole without a record: what a warning should say when the records element held
+    /// other elements (`XMLRecordsSearch.emptyNote`).
+    public private(set) var emptyNote: String?
     /// The current node was read by `open` and is not handled yet.
     @exclusivity(unchecked) var pending = false
     @exclusivity(unchecked) var nodeType: Int32 = 0
@@ -202,6 +205,7 @@ public final class XMLRecordsReader: RecordReader {
         if recordsRead == 0, let explanation = search.explanation() {
             throw FeedError.shape(SourceLocation(source: sourceName, line: rootLocation.line, column: rootLocation.column), explanation)
         }
+        if recordsRead == 0 { emptyNote = search.emptyNote() }
         return false
     }
 

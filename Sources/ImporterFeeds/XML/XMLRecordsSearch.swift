@@ -63,7 +63,8 @@ struct XMLRecordsSearch {
             return head + "\(record) elements are \(elsewhere.depth) levels below the root (the first at line \(elsewhere.line)), "
                 + "not \(steps.count - 1); give every element from the root down to them"
         }
-        if deepest == steps.count - 1 && nearMiss == nil { return nil }
+        let misspelt = seen.first { Self.isNear($0.localName, step.localName) && $0.localName != step.localName }
+        if deepest == steps.count - 1 && nearMiss == nil && misspelt == nil { return nil }
         let parent = "/" + written.prefix(deepest).joined(separator: "/")
         var message = head + "\(parent) holds no \(step)"
         if seen.isEmpty {
@@ -73,8 +74,39 @@ struct XMLRecordsSearch {
         }
         if let nearMiss {
             message += "; \(nearMiss) is in another namespace: " + suggestion(from: deepest, to: nearMiss, prefix: prefix(for: nearMiss, written: nil))
+        } else if let misspelt {
+            message += "; did you mean \(misspelt.localName)?"
         }
         return message
+    }
+
+    /// For a document whose records element exists and holds other elements but no record (nil
+    /// otherwise): what a warning says, since a path that stopped matching reads the same as an
+    /// empty feed.
+    func emptyNote() -> String? {
+        guard root != nil, deepest == steps.count - 1, deepest > 0, !seen.isEmpty else { return nil }
+        let parent = "/" + written.prefix(deepest).joined(separator: "/")
+        return "records '\(text)' matched no element: \(parent) holds child elements "
+            + seen.map(\.description).joined(separator: ", ") + (moreSeen ? ", …" : "")
+            + " but no \(steps[deepest]) (an empty feed, or a path that no longer matches?)"
+    }
+
+    /// Whether `a` is a likely misspelling of `b`: equal but for case, or at most two edits apart
+    /// (one for short names).
+    static func isNear(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.lowercased()), y = Array(b.lowercased())
+        if x == y { return true }
+        let allowed = min(x.count, y.count) >= 5 ? 2 : 1
+        guard abs(x.count - y.count) <= allowed, min(x.count, y.count) >= 3 else { return false }
+        var previous = Array(0 ... y.count)
+        for i in 1 ... x.count {
+            var current = [i] + Array(repeating: 0, count: y.count)
+            for j in 1 ... y.count {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x[i - 1] == y[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[y.count] <= allowed
     }
 
     /// The root element is not the first step.

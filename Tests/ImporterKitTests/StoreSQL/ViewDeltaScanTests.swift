@@ -63,6 +63,7 @@ import Testing
             let feed = try directory.write("feed\(index).json", Self.feed(keys, &choices))
             let store = try Store(path: path)
             var options = ImportOptions(author: "test", context: "test", sync: true)
+            options.maxUpdated = .percent(100)  // most records revised on purpose
             options.replayViews = index == 0
             _ = try ImportSession(store: store, model: model, options: options).run([FeedInput(path: feed, mapping: FireballModel.apiFeed)])
             if index == 1 && !severalTransactions {

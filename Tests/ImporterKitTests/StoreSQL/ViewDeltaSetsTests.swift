@@ -38,6 +38,7 @@ import Testing
         for (index, keys) in [Array(0..<36), Array(0..<30) + Array(36..<42), Array(3..<40)].enumerated() {
             let feed = try directory.write("feed\(index).json", ViewDeltaScanTests.feed(keys, &choices))
             var options = ImportOptions(author: "test", context: "test", sync: true)
+            options.maxUpdated = .percent(100)  // most records revised on purpose
             options.replayViews = index == 0 || (index == 1 && !severalTransactions)
             _ = try ImportSession(store: store, model: Self.model, options: options).run([FeedInput(path: feed, mapping: FireballModel.apiFeed)])
         }
@@ -95,6 +96,7 @@ import Testing
             }
             let feed = try directory.write("feed\(index).json", fireballFeed(rows))
             var options = ImportOptions(author: "test", context: "test", sync: false)
+            options.maxUpdated = .percent(100)  // most records revised on purpose
             options.replayViews = index == 0 || (index == 1 && !severalTransactions)
             _ = try ImportSession(store: store, model: FireballModel.model, options: options).run([FeedInput(path: feed, mapping: FireballModel.apiFeed)])
         }
@@ -161,6 +163,7 @@ import Testing
             }
             let feed = try directory.write("feed\(index).json", fireballFeed(rows))
             var options = ImportOptions(author: "test", context: "test", sync: false)
+            options.maxUpdated = .percent(100)  // most records revised on purpose
             options.replayViews = index == 0
             _ = try ImportSession(store: store, model: Self.model, options: options).run([FeedInput(path: feed, mapping: FireballModel.apiFeed)])
         }
