@@ -318,15 +318,15 @@ public final class ImportSession {
                         in tx: StoreWriteTransaction) throws -> [Refusal] {
         var refusals: [Refusal] = []
         for entity in entities {
-            refusals += Self.nullStorms(try transaction.nulledAttributes(entity), bound: options.maxNulled)
-            guard let count = counts.first(where: { $0.0 == entity.name })?.1, count.updated > 1 else { continue }
+            let count = counts.first { $0.0 == entity.name }?.1 ?? ChangeCounts()
             // The records stored before the run are at least those it updated or found unchanged:
             // under the bound for these, an attribute is under it for all (and nothing is counted).
             let lower = options.maxUpdated.limit(stored: count.updated + count.unchanged)
-            let updated = try transaction.updatedAttributes(entity, examplesAbove: lower)
-            guard updated.contains(where: { $0.updated > lower }) else { continue }
+            let changes = try transaction.attributeChanges(entity, examplesAbove: lower)
+            refusals += Self.nullStorms(changes.nulled, bound: options.maxNulled)
+            guard changes.updated.contains(where: { $0.updated > lower && $0.updated > 1 }) else { continue }
             let held = try tx.records.recordCount(of: entity) - count.inserted + count.deleted
-            refusals += Self.massUpdates(updated, held: held, bound: options.maxUpdated)
+            refusals += Self.massUpdates(changes.updated, held: held, bound: options.maxUpdated)
         }
         return refusals
     }

@@ -338,13 +338,8 @@ final class PostgresImportTransaction: ImportTransaction {
         return counts
     }
 
-    func nulledAttributes(_ entity: EntityDescription) throws -> [NulledAttribute] {
-        try NulledAttributesSQL(entity: entity, dialect: PostgresDialect(), columns: store.changeColumns).count(changeIDs: changeIDs[entity.name],
-                                                                                 on: PostgresExecutor(connection: store.connection))
-    }
-
-    func updatedAttributes(_ entity: EntityDescription, examplesAbove: Int) throws -> [UpdatedAttribute] {
-        try UpdatedAttributesSQL(entity: entity, dialect: PostgresDialect(), columns: store.changeColumns)
+    func attributeChanges(_ entity: EntityDescription, examplesAbove: Int) throws -> AttributeChanges {
+        try AttributeChangesSQL(entity: entity, dialect: PostgresDialect(), columns: store.changeColumns)
             .count(changeIDs: changeIDs[entity.name], examplesAbove: examplesAbove, on: PostgresExecutor(connection: store.connection))
     }
 

@@ -105,12 +105,8 @@ final class SQLiteImportTransaction: ImportTransaction {
         return counts
     }
 
-    func nulledAttributes(_ entity: EntityDescription) throws -> [NulledAttribute] {
-        try NulledAttributesSQL(entity: entity, dialect: SQLiteDialect(), columns: store.changeColumns).count(changeIDs: changeIDs[entity.name], on: SQLiteExecutor(store.connection))
-    }
-
-    func updatedAttributes(_ entity: EntityDescription, examplesAbove: Int) throws -> [UpdatedAttribute] {
-        try UpdatedAttributesSQL(entity: entity, dialect: SQLiteDialect(), columns: store.changeColumns)
+    func attributeChanges(_ entity: EntityDescription, examplesAbove: Int) throws -> AttributeChanges {
+        try AttributeChangesSQL(entity: entity, dialect: SQLiteDialect(), columns: store.changeColumns)
             .count(changeIDs: changeIDs[entity.name], examplesAbove: examplesAbove, on: SQLiteExecutor(store.connection))
     }
 

@@ -139,9 +139,15 @@ struct RunCommand: ParsableCommand {
             run.onProgress = progress.map { line in { line.update($0) } }
             run.onPhase = progress.map { line in { line.phase($0) } }
             run.onImported = { progress?.finish() }
-            let result = try run.run(open: { temporary in try temporary.map { try Store(path: $0) } ?? storeOptions.open(create: true) },
+            let result: ImportResult
+            do {
+                result = try run.run(open: { temporary in try temporary.map { try Store(path: $0) } ?? storeOptions.open(create: true) },
                                      reportingTo: try reports.targets(), sources: feeds.map { FeedSelection.url($0).map { RedactedURL.text($0) } ?? $0 },
                                      words: RemedyWording.words)
+            } catch {
+                reportFailure(error)
+                throw error
+            }
             observed.record(result)
             summarizeRejects(result, logger: logger)
             return exitCode && result.transactionNumber == nil ? .noChanges : .success
@@ -173,6 +179,19 @@ struct RunCommand: ParsableCommand {
         limits.deadline = FetchDuration(parsing: deadline) ?? limits.deadline
         limits.caFile = cacert
         return limits
+    }
+
+    /// `--format json`: a run that failed before it had a report (a refused run printed its own)
+    /// still prints one document, with the error in `errors`.
+    private func reportFailure(_ error: any Error) {
+        guard reports.format == .json else { return }
+        if case ImportError.refused = error { return }
+        var rejects: [Reject] = []
+        if case ImportError.tooManyRejects(_, _, let first) = error { rejects = first }
+        let status = ExitStatus.forError(error)
+        let output = OutputSink()
+        FailedRunReport.renderJSON(message: RemedyWording.message(for: error), exitCode: status.rawValue, rejects: rejects, dryRun: dryRun, to: output)
+        try? output.flush()
     }
 
     /// Tolerated rejects, said on standard error with the command that shows them.

@@ -37,8 +37,8 @@ import Testing
         defer { directory.cleanup() }
         let (model, store, yaml) = try suggestAndImport(["quakes-day1.geojson", "quakes-day2.geojson"], in: directory)
         #expect(yaml.contains("key: [feature_id]"))
-        #expect(try count(store, "quakes_day1") == 5)
-        let row = try #require(try rows(store, "SELECT time, coordinates_0 AS x, coordinates_1 AS y, coordinates_2 AS z, mag FROM quakes_day1 WHERE feature_id = 'us7000abcd'").first)
+        #expect(try count(store, "feature") == 5)
+        let row = try #require(try rows(store, "SELECT time, coordinates_0 AS x, coordinates_1 AS y, coordinates_2 AS z, mag FROM feature WHERE feature_id = 'us7000abcd'").first)
         #expect((row["time"] as? String)?.hasPrefix("2020-03-06 17:42:58") == true, "\(row)")
         #expect(row["x"] as? Double == -155.2 && row["y"] as? Double == 19.4 && row["z"] as? Double == 10.5 && row["mag"] as? Double == 4.5, "\(row)")
         // Day 2: ci39012345 gone; us7000abcd re-measured, us7000abce moved; two new events.
@@ -49,7 +49,7 @@ import Testing
         #expect(totals["updated"] as? Int == 2)
         #expect(totals["deleted"] as? Int == 1)
         #expect(totals["rejected"] as? Int == 0)
-        #expect(try rows(store, "SELECT coordinates_0 AS x FROM quakes_day1 WHERE feature_id = 'us7000abce'").first?["x"] as? Double == 178.15)
+        #expect(try rows(store, "SELECT coordinates_0 AS x FROM feature WHERE feature_id = 'us7000abce'").first?["x"] as? Double == 178.15)
     }
 
     @Test
@@ -71,10 +71,10 @@ import Testing
         #expect(yaml.contains("records: \"/r:registry/r:registry/r:record\""), "\(yaml)")
         #expect(yaml.contains("key: [value]"))
         #expect(yaml.contains("field: \"r:xref/@data\"  # e.g. rfc8200 (up to 2 values in one record)\n    repeated: all"), "\(yaml)")
-        #expect(try count(store, "protocols") == 5)
-        let row = try rows(store, "SELECT xref_data FROM protocols WHERE value = 2").first?["xref_data"] as? String ?? ""
+        #expect(try count(store, "record") == 5)
+        let row = try rows(store, "SELECT xref_data FROM record WHERE value = 2").first?["xref_data"] as? String ?? ""
         #expect(row.contains("rfc1112") && row.contains("Steve_Deering"), "\(row)")
-        #expect(try rows(store, "SELECT date FROM protocols WHERE value = 6").first?["date"] as? String == "2021-02-01")
+        #expect(try rows(store, "SELECT date FROM record WHERE value = 6").first?["date"] as? String == "2021-02-01")
     }
 
     @Test
@@ -83,7 +83,7 @@ import Testing
         defer { directory.cleanup() }
         let (_, store, yaml) = try suggestAndImport(["quakes.atom"], in: directory)
         #expect(yaml.contains("key: [entry_id]"))
-        let row = try #require(try rows(store, "SELECT updated, magnitude, elev FROM quakes WHERE entry_id = 'urn:earthquake-usgs-gov:us:7000abcd'").first)
+        let row = try #require(try rows(store, "SELECT updated, magnitude, elev FROM entry WHERE entry_id = 'urn:earthquake-usgs-gov:us:7000abcd'").first)
         #expect(row["updated"] as? String == "2020-03-06 17:52:34.040", "\(row)")
         #expect(row["magnitude"] as? String == "Magnitude 4" && row["elev"] as? Int == -10500, "\(row)")
     }

@@ -66,8 +66,11 @@ public enum AttributeNaming {
     }
 
     /// The entity's name (CamelCase) and table (snake_case) from a feed's file name.
-    public static func entityNames(forPath path: String) -> (entity: String, table: String) {
-        let words = [NameWords.baseName(of: path)]
+    /// `recordNoun`, the singular of the records path's last step (`features` → feature, `item`),
+    /// names the entity when there is one; else the file's name without the date or time a dated
+    /// export carries (`usgs-all-week-20210720T1423Z` → UsgsAllWeek).
+    public static func entityNames(forPath path: String, recordNoun: String? = nil) -> (entity: String, table: String) {
+        let words = [recordNoun ?? undatedBaseName(of: path)]
         var entity = NameWords.camel(words)
         var table = NameWords.snake(words)
         if entity.isEmpty || entity.first?.isNumber == true { entity = "Feed" + entity; table = "feed_" + table }
@@ -78,7 +81,19 @@ public enum AttributeNaming {
 
     /// The feed mapping's name from a feed's file name (`all-day`).
     public static func mappingName(forPath path: String) -> String {
-        let name = NameWords.tokens(of: NameWords.baseName(of: path)).joined(separator: "-")
+        let name = NameWords.tokens(of: undatedBaseName(of: path)).joined(separator: "-")
         return name.isEmpty ? "feed" : name
+    }
+
+    /// The file's base name cut before a date or time stamp (a separator and four or more digits),
+    /// when something is left before it.
+    static func undatedBaseName(of path: String) -> String {
+        let name = NameWords.baseName(of: path)
+        let characters = Array(name)
+        for index in characters.indices.dropFirst() where "-_. ".contains(characters[index - 1]) {
+            let digits = characters[index...].prefix { $0.isASCII && $0.isNumber }.count
+            if digits >= 4 { return String(characters[..<(index - 1)]) }
+        }
+        return name
     }
 }

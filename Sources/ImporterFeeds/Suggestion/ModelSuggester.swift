@@ -48,7 +48,8 @@ public enum ModelSuggester {
         profiles = selected(profiles, geoJSON: first.format == .json && first.records == "/features")
         let total = feeds.last?.upperBound ?? 0
         let inferred = profiles.map { $0.isRepeated ? InferredType(type: .text) : $0.evidence.inferred(words: $0.words) }
-        var required = profiles.indices.map { index in
+        // Fields every sampled record has: the key's candidates.
+        let required = profiles.indices.map { index in
             !profiles[index].isRepeated && (inferred[index].type == .text ? profiles[index].valued : profiles[index].filled) == total
         }
         let names = AttributeNaming.names(for: profiles.map { ($0.words, $0.shortWords) }, recordNoun: first.recordNoun)
@@ -62,13 +63,14 @@ public enum ModelSuggester {
             throw FeedError.shape(SourceLocation(source: firstPath, line: 1, column: 1), "no field can be a key: every field repeats")
         }
         if let warning = key.warning { notes.append("WARNING: " + warning) }
-        for index in key.fields { required[index] = true }
         notes += first.skipped
         let keyNames = key.fields.map { names[$0] }
-        let (entityName, table) = AttributeNaming.entityNames(forPath: firstPath)
+        let (entityName, table) = AttributeNaming.entityNames(forPath: firstPath, recordNoun: first.recordNoun)
         let entity = EntityDescription(
             name: entityName, tableName: table,
-            attributes: profiles.indices.map { AttributeDescription(name: names[$0], type: inferred[$0].type, isOptional: !required[$0]) },
+            // Only the key is required: a field every sampled record had may still be missing or
+            // null in the next feed, and a required attribute would stop the job there.
+            attributes: profiles.indices.map { AttributeDescription(name: names[$0], type: inferred[$0].type, isOptional: !key.fields.contains($0)) },
             uniqueKey: keyNames, tombstoneAttributes: keyNames + tombstone(profiles, inferred, names, excluding: key.fields))
         let fields = profiles.indices.map { index in
             var field = FieldMapping(attribute: names[index], field: profiles[index].address, emptyIsNull: inferred[index].emptyIsNull,

@@ -41,6 +41,11 @@ import Testing
         #expect(AttributeNaming.entityNames(forPath: "/tmp/all_day.geojson") == ("AllDay", "all_day"))
         #expect(AttributeNaming.entityNames(forPath: "2.5_week.csv") == ("Feed25Week", "feed_2_5_week"))
         #expect(AttributeNaming.mappingName(forPath: "data/protocol-numbers.xml") == "protocol-numbers")
+        // A dated export is named without its date; records named by their path name the entity.
+        #expect(AttributeNaming.entityNames(forPath: "usgs-all-week-20210720T1423Z.csv") == ("UsgsAllWeek", "usgs_all_week"))
+        #expect(AttributeNaming.mappingName(forPath: "pegel_2025-12-01.csv") == "pegel")
+        #expect(AttributeNaming.entityNames(forPath: "2024-fireballs.json") == ("Feed2024Fireballs", "feed_2024_fireballs"))
+        #expect(AttributeNaming.entityNames(forPath: "all_day.geojson", recordNoun: "feature") == ("Feature", "feature"))
     }
 
     // MARK: Types
@@ -150,7 +155,8 @@ import Testing
         let (suggestion, model) = try suggestion(["quakes-day1.geojson", "quakes-day2.geojson"], format: .json)
         let entity = try #require(model.entities.first)
         let feed = try #require(model.feeds.first)
-        #expect(entity.name == "QuakesDay1" && entity.tableName == "quakes_day1")
+        // Named after the records (`/features`), not the file.
+        #expect(entity.name == "Feature" && entity.tableName == "feature")
         #expect(feed.records == "/features")
         #expect(entity.uniqueKey == ["feature_id"])
         #expect(feed.fields.first { $0.attribute == "feature_id" }?.field == "id")
@@ -159,7 +165,9 @@ import Testing
         #expect(time.format == "epoch-ms" && entity.attribute(named: time.attribute)?.type == .datetime)
         #expect(feed.fields.filter { $0.field?.hasPrefix("/geometry/coordinates/") == true }.map(\.attribute) == ["coordinates_0", "coordinates_1", "coordinates_2"])
         #expect(entity.attribute(named: "coordinates_2")?.type == .real)
-        #expect(entity.attribute(named: "mag")?.isOptional == false)
+        // Only the key is required, though every sampled feature has a magnitude.
+        #expect(entity.attribute(named: "mag")?.isOptional == true)
+        #expect(entity.attributes.filter { !$0.isOptional }.map(\.name) == ["feature_id"])
         #expect(entity.attribute(named: "felt")?.isOptional == true)
         #expect(entity.attribute(named: "tsunami")?.type == .integer)
         #expect(entity.attribute(named: "properties_type")?.type == .text)
