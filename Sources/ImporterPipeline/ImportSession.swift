@@ -322,7 +322,8 @@ public final class ImportSession {
             // The records stored before the run are at least those it updated or found unchanged:
             // under the bound for these, an attribute is under it for all (and nothing is counted).
             let lower = options.maxUpdated.limit(stored: count.updated + count.unchanged)
-            let changes = try transaction.attributeChanges(entity, examplesAbove: lower)
+            // With no more updates than that, no attribute can be over it: its changes go uncounted.
+            let changes = try transaction.attributeChanges(entity, examplesAbove: count.updated > max(lower, 1) ? lower : nil)
             refusals += Self.nullStorms(changes.nulled, bound: options.maxNulled)
             guard changes.updated.contains(where: { $0.updated > lower && $0.updated > 1 }) else { continue }
             let held = try tx.records.recordCount(of: entity) - count.inserted + count.deleted

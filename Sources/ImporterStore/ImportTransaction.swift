@@ -74,8 +74,8 @@ public protocol ImportClosing: AnyObject {
     /// After `closeEntity`: the optional attributes of `entity` this import set to null on records
     /// that held a value, with how many records hold one (`NulledAttribute`), and the non-key
     /// attributes it changed on records it updated, with examples of the change for those changed
-    /// on more than `examplesAbove` records (`UpdatedAttribute`).
-    func attributeChanges(_ entity: EntityDescription, examplesAbove: Int) throws -> AttributeChanges
+    /// on more than `examplesAbove` records (`UpdatedAttribute`; not counted when nil).
+    func attributeChanges(_ entity: EntityDescription, examplesAbove: Int?) throws -> AttributeChanges
     /// Writes the history transaction with `counts` (per entity) when something changed; returns
     /// whether it did.
     func finish(metadata: TransactionMetadata, counts: [(String, ChangeCounts)]) throws -> Bool

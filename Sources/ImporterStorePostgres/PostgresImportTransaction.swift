@@ -338,7 +338,7 @@ final class PostgresImportTransaction: ImportTransaction {
         return counts
     }
 
-    func attributeChanges(_ entity: EntityDescription, examplesAbove: Int) throws -> AttributeChanges {
+    func attributeChanges(_ entity: EntityDescription, examplesAbove: Int?) throws -> AttributeChanges {
         try AttributeChangesSQL(entity: entity, dialect: PostgresDialect(), columns: store.changeColumns)
             .count(changeIDs: changeIDs[entity.name], examplesAbove: examplesAbove, on: PostgresExecutor(connection: store.connection))
     }

@@ -22,8 +22,10 @@ public struct AttributeChangesSQL {
     private var nonKey: [AttributeDescription] { entity.attributes.filter { !entity.uniqueKey.contains($0.name) } }
 
     /// The changes `changeIDs` made; examples for attributes changed on more than `examplesAbove`
-    /// records; `holding` counted now.
-    public func count(changeIDs: ClosedRange<Int64>?, examplesAbove threshold: Int, on executor: any SQLExecutor) throws -> AttributeChanges {
+    /// records (changed attributes not counted at all when nil: a caller that knows no attribute
+    /// can be over its bound spares the scan its string matches); `holding` counted now.
+    public func count(changeIDs: ClosedRange<Int64>?, examplesAbove threshold: Int?, on executor: any SQLExecutor) throws -> AttributeChanges {
+        let nonKey = threshold == nil ? [] : self.nonKey
         guard let changeIDs, !nonKey.isEmpty || !optional.isEmpty else { return AttributeChanges() }
         let q = dialect.quoted
         let changed = q(columns.changed)
@@ -39,7 +41,7 @@ public struct AttributeChangesSQL {
         for (attribute, value) in zip(nonKey, changedCounts) {
             guard let count = value.integerValue, count > 0 else { continue }
             var item = UpdatedAttribute(entity: entity.name, attribute: attribute.name, updated: Int(count))
-            if count > threshold {
+            if let threshold, count > threshold {
                 let examples = try executor.rows("""
                     SELECT \(q(columns.old(attribute.name))), \(q(attribute.name)) FROM \(table)
                     WHERE \(range) AND \(dialect.list(changed, contains: attribute.name)) ORDER BY \(q(columns.changeID)) LIMIT 2

@@ -105,7 +105,7 @@ final class SQLiteImportTransaction: ImportTransaction {
         return counts
     }
 
-    func attributeChanges(_ entity: EntityDescription, examplesAbove: Int) throws -> AttributeChanges {
+    func attributeChanges(_ entity: EntityDescription, examplesAbove: Int?) throws -> AttributeChanges {
         try AttributeChangesSQL(entity: entity, dialect: SQLiteDialect(), columns: store.changeColumns)
             .count(changeIDs: changeIDs[entity.name], examplesAbove: examplesAbove, on: SQLiteExecutor(store.connection))
     }
