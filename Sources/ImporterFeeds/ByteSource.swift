@@ -96,6 +96,10 @@ public final class ByteSource {
         while true {
             let n = Foundation.read(descriptor, buffer, count)
             if n >= 0 {
+                // No reader takes compressed bytes: say what the file is, not which byte surprised.
+                if bytesRead == 0 && n >= 2 && buffer.load(fromByteOffset: 0, as: UInt8.self) == 0x1F && buffer.load(fromByteOffset: 1, as: UInt8.self) == 0x8B {
+                    throw FeedError.shape(SourceLocation(source: name, line: 1, column: 1), "the file is gzip-compressed: decompress it first (gunzip, or zcat FILE | importer run … -)")
+                }
                 bytesRead += n
                 return n
             }

@@ -287,6 +287,23 @@ import Testing
         #expect(check.status == 78 && check.stderr.contains("'records' is not used by ndjson feeds"), "\(check.stderr)")
     }
 
+    /// A gzip file and an HTML page saved as `.xml` are named as what they are, not by the byte or
+    /// the DTD that stopped the reader.
+    @Test func aGzipFileAndAnHTMLPageAreNamed() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let gzip = Process()
+        gzip.executableURL = URL(fileURLWithPath: "/bin/sh")
+        gzip.arguments = ["-c", "gzip -c '\(sample("fireball-2024.json"))' > '\(directory.path("feed.json"))'"]
+        try gzip.run()
+        gzip.waitUntilExit()
+        let zipped = try importer(["run", "--store", directory.path("s.sqlite"), directory.path("feed.json")])
+        #expect(zipped.status == 65 && zipped.stderr.contains("gzip-compressed"), "\(zipped.stderr)")
+        try Self.write("<!DOCTYPE html>\n<html><body>Sign in</body></html>\n", "page.xml", in: directory)
+        let page = try importer(["run", "--store", directory.path("s.sqlite"), "--model", sample("models/fireball-xml-elements.yaml"), directory.path("page.xml")])
+        #expect(page.status == 65 && page.stderr.contains("an HTML page (<!DOCTYPE html>), not an XML feed"), "\(page.stderr)")
+    }
+
     /// `{"features": null}` is not an empty feed (`[]` is): a shape error, so a sync never reads it
     /// as "every record is gone".
     @Test func nullWhereTheRecordsShouldBeIsAnError() throws {

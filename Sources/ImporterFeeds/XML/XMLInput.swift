@@ -62,6 +62,14 @@ final class XMLInput {
         if prolog.refusal != nil {
             failed = true
             stopped = true
+            if prolog.refusal == .doctype {
+                // What follows `<!D`, for the message only: the chunk's rest, and a little more.
+                var following = Array(UnsafeRawBufferPointer(start: raw + min(allowed + 1, count), count: max(0, count - allowed - 1)))
+                var more = [UInt8](repeating: 0, count: 64)
+                let read = more.withUnsafeMutableBytes { buffer in buffer.baseAddress.map { (try? source.read(into: $0, count: 64)) ?? 0 } ?? 0 }
+                following += more.prefix(read)
+                prolog.classifyDoctype(following: following)
+            }
         }
         return Int32(allowed)
     }

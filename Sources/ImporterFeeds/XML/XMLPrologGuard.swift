@@ -28,6 +28,16 @@ struct XMLPrologGuard {
     private(set) var column = 0
     /// The root element has started (or the prolog is malformed): nothing more to watch.
     private(set) var isDone = false
+    /// The refused DOCTYPE is `<!DOCTYPE html`: an HTML page, not a feed (`classifyDoctype`).
+    private(set) var doctypeIsHTML = false
+
+    /// Notes whether the bytes after a refused `<!D` (which the parser never gets) make it
+    /// `<!DOCTYPE html`, so the refusal can name an HTML page as such.
+    mutating func classifyDoctype(following bytes: [UInt8]) {
+        guard refusal == .doctype, units == .single else { return }
+        let rest = String(decoding: bytes.prefix(40), as: UTF8.self).lowercased()
+        doctypeIsHTML = rest.hasPrefix("octype") && rest.dropFirst(6).drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }.hasPrefix("html")
+    }
 
     private enum Units { case undetermined, single, utf16LittleEndian, utf16BigEndian }
     private enum State { case prolog, lessThan, bang, bangDash, comment, processingInstruction }

@@ -16,7 +16,8 @@ extension XMLRecordsReader {
         let prolog = input.prolog
         switch prolog.refusal {
         case .doctype:
-            return .shape(SourceLocation(source: sourceName, line: prolog.line, column: prolog.column), Self.dtdRefusal)
+            return .shape(SourceLocation(source: sourceName, line: prolog.line, column: prolog.column),
+                          prolog.doctypeIsHTML ? "the document is an HTML page (<!DOCTYPE html>), not an XML feed: an error or login page?" : Self.dtdRefusal)
         case .encoding(let name):
             return .shape(SourceLocation(source: sourceName, line: prolog.line, column: max(1, prolog.column)),
                           "the encoding \(name) is not supported (use UTF-8, US-ASCII, ISO-8859-n or windows-125n, or UTF-16 with a byte order mark)")
