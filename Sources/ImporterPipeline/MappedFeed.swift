@@ -110,7 +110,9 @@ public final class MappedFeed {
         }
         if presence.isDeciding {
             batch = try release(&presence, held: &held, current: batch, batchSize: batchSize, handOff: handOff)
-            for slot in presence.dropped.sorted() {
+            // A feed with no record says nothing of its fields (an empty snapshot's own refusal
+            // comes first, not a page of fields "absent" from nothing).
+            for slot in presence.dropped.sorted() where records > 0 {
                 warnings.append("\(source.name): field '\(mapper.requestedFields[slot])' is absent from every record: "
                     + "\(describe(slot)) not supplied, stored values kept")
             }

@@ -304,6 +304,21 @@ import Testing
         #expect(page.status == 65 && page.stderr.contains("an HTML page (<!DOCTYPE html>), not an XML feed"), "\(page.stderr)")
     }
 
+    /// A refused empty snapshot gives its reason, not first a page of fields "absent" from no record.
+    @Test func aRefusedEmptySnapshotSaysOnlyWhy() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = directory.path("s.sqlite")
+        let model = sample("models/usgs-geojson.yaml")
+        try #require(try importer(["run", "--store", store, "--model", model, sample("geojson/usgs-day-1.geojson")]).status == 0)
+        try Self.write(#"{"type":"FeatureCollection","metadata":{"count":0},"features":[]}"#, "empty.geojson", in: directory)
+        let run = try importer(["run", "--store", store, "--model", model, "--sync", "--format", "json", directory.path("empty.geojson")])
+        #expect(run.status == 65, "\(run.stderr)")
+        let document = try #require(run.json as? [String: Any])
+        #expect((document["warnings"] as? [String]) == [], "\(document)")
+        #expect((document["errors"] as? [String])?.first?.contains("holds no records") == true, "\(document)")
+    }
+
     /// `{"features": null}` is not an empty feed (`[]` is): a shape error, so a sync never reads it
     /// as "every record is gone".
     @Test func nullWhereTheRecordsShouldBeIsAnError() throws {
