@@ -1,4 +1,5 @@
 import Foundation
+import PostgresTestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -20,21 +21,6 @@ import Testing
         let text = try String(contentsOf: repositoryRoot.appendingPathComponent("Docs/OPERATIONS.md"), encoding: .utf8)
         let spans = text.split(separator: "`", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
         return try #require(spans.first { $0.hasPrefix("time() - importer_last_success_timestamp_seconds{") })
-    }
-
-    /// A free TCP port on loopback.
-    static func freePort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
-        }
-        try #require(bound)
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     static func start(_ executable: String, _ arguments: [String], log: String) throws -> Process {
@@ -84,7 +70,7 @@ import Testing
 
         let alert = try Self.documentedAlert()
         #expect(alert.contains(#"importer_job="fireballs""#), "the documented alert names the job by importer_job: \(alert)")
-        let exporterPort = try Self.freePort()
+        let exporterPort = try PostgresTestCluster.freePort()
         let exporter = try Self.start(Self.nodeExporter, ["--web.listen-address=127.0.0.1:\(exporterPort)", "--collector.disable-defaults",
                                                           "--collector.textfile", "--collector.textfile.directory=\(textfiles)"],
                                       log: directory.path("node_exporter.log"))
@@ -104,7 +90,7 @@ import Testing
               - job_name: node
                 static_configs: [{targets: ['127.0.0.1:\(exporterPort)']}]
             """.write(toFile: directory.path("prometheus.yml"), atomically: true, encoding: .utf8)
-        let prometheusPort = try Self.freePort()
+        let prometheusPort = try PostgresTestCluster.freePort()
         let server = try Self.start(Self.prometheus, ["--config.file=\(directory.path("prometheus.yml"))", "--storage.tsdb.path=\(directory.path("data"))",
                                                       "--web.listen-address=127.0.0.1:\(prometheusPort)"], log: directory.path("prometheus.log"))
         defer { server.terminate(); server.waitUntilExit() }

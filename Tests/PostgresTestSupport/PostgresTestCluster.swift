@@ -212,8 +212,9 @@ public final class PostgresTestCluster: @unchecked Sendable {
             .first { FileManager.default.isExecutableFile(atPath: $0.appendingPathComponent("initdb").path) }
     }
 
-    /// A loopback port nobody listens on now (bound to port 0, then released).
-    private static func freePort() throws -> Int {
+    /// A loopback port nobody listens on now (bound to port 0, then released); other servers the
+    /// tests start (Prometheus, node_exporter) take theirs here too.
+    public static func freePort() throws -> Int {
         let socket = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(socket) }
         var address = sockaddr_in()
