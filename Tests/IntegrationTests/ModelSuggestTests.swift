@@ -52,6 +52,28 @@ import Testing
         #expect(try rows(store, "SELECT coordinates_0 AS x FROM feature WHERE feature_id = 'us7000abce'").first?["x"] as? Double == 178.15)
     }
 
+    /// A `;`-separated Windows-1252 export: the suggestion says its dialect, imports it with every
+    /// value as in the file, and a re-import with `--sync` changes nothing.
+    @Test
+    func aCSVDialectIsDetectedAndTheSuggestionImportsItsFile() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let feed = directory.path("pegel_2025-12-01.csv")
+        try Data(Array("Messstelle;Name;Pegel\r\n001;M".utf8) + [0xFC] + Array("nchen;1,5\r\n002;K".utf8) + [0xF6] + Array("ln ".utf8) + [0x96]
+                 + Array(" Rhein;2,5\r\n".utf8)).write(to: URL(fileURLWithPath: feed))
+        let suggest = try importer(["model", "suggest", feed])
+        #expect(suggest.status == 0, "\(suggest.stderr)")
+        #expect(suggest.stdout.contains("csv:\n    delimiter: \";\"\n    encoding: windows-1252"), "\(suggest.stdout)")
+        #expect(suggest.stdout.contains("- name: Pegel\n") && suggest.stdout.contains("table: pegel\n"), "named without its date: \(suggest.stdout)")
+        #expect(suggest.stdout.components(separatedBy: "required: true").count == 2, "only the key is required: \(suggest.stdout)")
+        let model = try directory.write("suggested.yaml", suggest.stdout)
+        let store = directory.path("s.sqlite")
+        #expect(try importer(["run", "--store", store, "--model", model, feed]).status == 0)
+        #expect(try rows(store, "SELECT name FROM pegel ORDER BY messstelle").compactMap { $0["name"] as? String } == ["München", "Köln – Rhein"])
+        let again = try importer(["run", "--store", store, "--model", model, "--sync", "--exit-code", feed])
+        #expect(again.status == 1 && again.stdout.contains("No changes."), "\(again.stdout)\(again.stderr)")
+    }
+
     @Test
     func ndjsonAndCSVImportWithTheirTimes() throws {
         for (feed, table) in [("quakes.ndjson", "quakes"), ("quakes.csv", "quakes")] {

@@ -10,11 +10,14 @@ final class CSVSampler {
     }
 
     func sample(limit: Int) throws(FeedError) -> FeedSample {
-        let header = try Self.header(of: ByteSource(path: path))
-        let source = try ByteSource(path: path)
-        let reader = try CSVRecordsReader(source: source, mapping: FeedMapping(name: "sample", entity: "Sample", format: .csv, fields: []))
+        var mapping = FeedMapping(name: "sample", entity: "Sample", format: .csv, fields: [])
+        mapping.csv = try Self.dialect(of: ByteSource(path: path))
+        // The header as the importer will read it (decoded, split at the dialect's delimiter).
+        let header = try CSVRecordsReader(source: ByteSource(path: path), mapping: mapping).open(requesting: []).columns ?? []
+        let reader = try CSVRecordsReader(source: ByteSource(path: path), mapping: mapping)
         _ = try reader.open(requesting: header)
         var sample = FeedSample(format: .csv)
+        sample.csv = mapping.csv
         var record = RawRecord(slotCount: header.count)
         while sample.recordFields.count < limit, try reader.next(into: &record) {
             sample.recordFields.append(header.indices.map { column in
@@ -24,6 +27,49 @@ final class CSVSampler {
         return sample
     }
 
+    /// The dialect the file's first 64 KiB suggest: its encoding (UTF-16 by its byte order mark;
+    /// UTF-8 when the bytes are valid UTF-8; else Windows-1252 when it defines every byte, else
+    /// Latin-1), and its delimiter (of `,` `;` tab `|`, the one its first line holds most often,
+    /// outside quotes; `,` on a tie).
+    static func dialect(of source: ByteSource) throws(FeedError) -> CSVDialect {
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        let count = try read(source, into: &buffer)
+        let bytes = Array(buffer[0 ..< count])
+        var dialect = CSVDialect()
+        if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) {
+            dialect.encoding = .utf16
+            return dialect
+        }
+        if String(validating: bytes.dropLast(Self.cutSequence(bytes)), as: UTF8.self) == nil {
+            let undefined: Set<UInt8> = [0x81, 0x8D, 0x8F, 0x90, 0x9D]
+            dialect.encoding = bytes.contains(where: undefined.contains) ? .latin1 : .windows1252
+        }
+        var counts: [UInt8: Int] = [:]
+        var quoted = false
+        for byte in bytes {
+            if byte == UInt8(ascii: "\"") { quoted.toggle() }
+            if !quoted && (byte == 0x0A || byte == 0x0D) { break }
+            if !quoted, let delimiter = CSVDialect.delimiters.values.first(where: { $0 == byte }) { counts[delimiter, default: 0] += 1 }
+        }
+        let comma = counts[UInt8(ascii: ","), default: 0]
+        if let (byte, most) = counts.max(by: { $0.value < $1.value }), most > comma {
+            dialect.delimiter = byte
+            dialect.delimiterIsSet = true
+        }
+        return dialect
+    }
+
+    /// How many bytes at the end of `bytes` are an incomplete UTF-8 sequence (the 64 KiB cut).
+    private static func cutSequence(_ bytes: [UInt8]) -> Int {
+        guard !bytes.isEmpty else { return 0 }
+        for back in 1 ... min(3, bytes.count) {
+            let byte = bytes[bytes.count - back]
+            if byte & 0xC0 == 0xC0 { return byte >= 0xF0 ? (back < 4 ? back : 0) : byte >= 0xE0 ? (back < 3 ? back : 0) : (back < 2 ? back : 0) }
+            if byte & 0x80 == 0 { return 0 }
+        }
+        return 0
+    }
+
     private static func read(_ source: ByteSource, into buffer: inout [UInt8]) throws(FeedError) -> Int {
         var result: Result<Int, FeedError> = .success(0)
         buffer.withUnsafeMutableBytes { raw in
@@ -31,56 +77,5 @@ final class CSVSampler {
             do throws(FeedError) { result = .success(try source.read(into: base, count: raw.count)) } catch { result = .failure(error) }
         }
         return try result.get()
-    }
-
-    /// The names of the first non-empty row (RFC 4180 quoting; a UTF-8 byte order mark skipped).
-    /// Reads at most 1 MiB: a longer header is not a CSV header.
-    static func header(of source: ByteSource) throws(FeedError) -> [String] {
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        var names: [String] = []
-        var field: [UInt8] = []
-        var quoted = false, afterQuote = false, sawAny = false
-        while bytes.count < 1 << 20 {
-            let n = try Self.read(source, into: &buffer)
-            if n == 0 { break }
-            bytes.append(contentsOf: buffer[0..<n])
-        }
-        var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
-        while index < bytes.count {
-            let byte = bytes[index]
-            index += 1
-            if quoted {
-                if byte == UInt8(ascii: "\"") {
-                    if index < bytes.count, bytes[index] == UInt8(ascii: "\"") { field.append(byte); index += 1 } else { quoted = false; afterQuote = true }
-                } else {
-                    field.append(byte)
-                }
-                continue
-            }
-            switch byte {
-            case UInt8(ascii: "\"") where field.isEmpty && !afterQuote:
-                quoted = true
-                sawAny = true
-            case UInt8(ascii: ","):
-                names.append(String(decoding: field, as: UTF8.self))
-                field.removeAll()
-                afterQuote = false
-                sawAny = true
-            case 0x0A, 0x0D:
-                if sawAny || !field.isEmpty {
-                    names.append(String(decoding: field, as: UTF8.self))
-                    return names
-                }
-            default:
-                field.append(byte)
-                sawAny = true
-            }
-        }
-        if sawAny || !field.isEmpty {
-            names.append(String(decoding: field, as: UTF8.self))
-            return names
-        }
-        throw FeedError.shape(SourceLocation(source: source.name, line: 1, column: 1), "the CSV feed is empty: no header row")
     }
 }

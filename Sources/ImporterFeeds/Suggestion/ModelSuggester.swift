@@ -78,8 +78,9 @@ public enum ModelSuggester {
             if profiles[index].isRepeated { field.repeated = .all }
             return field
         }
-        let mapping = FeedMapping(name: AttributeNaming.mappingName(forPath: firstPath), entity: entityName, format: first.format,
+        var mapping = FeedMapping(name: AttributeNaming.mappingName(forPath: firstPath), entity: entityName, format: first.format,
                                   records: first.records, namespaces: first.namespaces, fields: fields)
+        if first.format == .csv { mapping.csv = first.csv }
         let comments = profiles.indices.map { index in
             SampleComment.text(for: profiles[index], inferred: inferred[index], repeated: profiles[index].isRepeated, records: total)
         }

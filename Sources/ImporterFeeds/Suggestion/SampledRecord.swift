@@ -58,6 +58,8 @@ public struct FeedSample: Sendable {
     public var skipped: [String] = []
     /// The singular noun of a record (`feature`, `entry`), for a renamed `id`; nil when unknown.
     public var recordNoun: String?
+    /// For a CSV feed: how it is written, as the sampler found it (delimiter, encoding).
+    public var csv = CSVDialect()
 
     public init(format: FeedFormat, records: String? = nil) {
         self.format = format
