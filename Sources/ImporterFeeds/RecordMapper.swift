@@ -50,15 +50,15 @@ public struct RecordMapper: Sendable {
         var textTransform: TextTransform?
     }
 
-    private let allPlans: [Plan]
+    let allPlans: [Plan]
     private var plans: [Plan] = []
-    private let details: [PlanDetail]
+    let details: [PlanDetail]
     /// Indices of the supplied attributes, in entity order; set by `configure`.
     public private(set) var columns: [Int] = []
     public private(set) var keyPositions: [Int] = []
     /// Mapped fields a header-naming feed (CSV) lacks: their attributes are not supplied; set by
     /// `configure`.
-    public private(set) var fieldsMissingFromHeader: [(field: String, attributes: [String])] = []
+    public internal(set) var fieldsMissingFromHeader: [(field: String, attributes: [String])] = []
     /// The feed's name and records pointer, for rejects; set by `configure`.
     private var sourceName = ""
     private var recordsPointer: String?
@@ -144,24 +144,6 @@ public struct RecordMapper: Sendable {
             throw FeedError.shape(location, "the feed does not supply the unique key of \(entity.name): field(s) \(fields.joined(separator: ", "))")
         }
         if let names = header.columns { try checkColumns(header, names: names, location: location) }
-    }
-
-    /// Notes the mapped fields a header lacks; a required attribute's (no default) is an error
-    /// naming the columns the header has.
-    private mutating func checkColumns(_ header: FeedHeader, names: [String], location: SourceLocation) throws(FeedError) {
-        var missing: [(field: String, attributes: [String])] = []
-        var required: [String] = []
-        for plan in allPlans where plan.slot >= 0 && !plan.hasConstant && !header.supplied[plan.slot] {
-            let field = requestedFields[plan.slot]
-            let attribute = details[plan.detail].attribute.name
-            if let index = missing.firstIndex(where: { $0.field == field }) { missing[index].attributes.append(attribute) } else { missing.append((field, [attribute])) }
-            if !plan.isOptional && !plan.hasDefault { required.append("'\(field)' (attribute \(attribute))") }
-        }
-        fieldsMissingFromHeader = missing
-        guard !required.isEmpty else { return }
-        let shown = names.prefix(12).map { "'\($0)'" }.joined(separator: ", ") + (names.count > 12 ? ", …" : "")
-        throw FeedError.shape(location, "the header lacks the column\(required.count == 1 ? "" : "s") of required \(entity.name) "
-            + "\(required.count == 1 ? "attribute" : "attributes") \(required.joined(separator: ", ")) (renamed or dropped upstream?); it has \(shown)")
     }
 
     /// Slots whose field a feed may leave out of every record without that meaning null: fields of
@@ -356,41 +338,6 @@ public struct RecordMapper: Sendable {
         return nil
     }
 
-    /// The largest magnitude up to which every integer is a double.
-    static let exactDoubleIntegers = 9_007_199_254_740_992.0
-
-    /// An integer attribute's text that is plain decimal digits, mapped from its digits into 64
-    /// bits (never through a double, which rounds past 2^53): appended, and "" returned; a
-    /// located reason when it lies outside the 64-bit range; nil when the text is not plain digits
-    /// or a `scale` or `offset` applies (the caller's decimal path then takes it).
-    @inline(__always)
-    private func mapInteger(_ plan: Plan, _ record: RawRecord, _ base: UnsafePointer<UInt8>, _ start: UnsafePointer<UInt8>, _ count: Int,
-                            negate: Bool, _ batch: inout RecordBatch) -> String? {
-        guard plan.scale == nil, plan.offset == nil, count > 0 else { return nil }
-        guard let value = NumberParser.integer(start, count: count) else {
-            return NumberParser.isDecimalInteger(start, count: count)
-                ? "the integer \(String(decoding: UnsafeBufferPointer(start: start, count: count), as: UTF8.self)) is outside the 64-bit range (\(Int64.min) to \(Int64.max))"
-                : nil
-        }
-        var negative = negate != plan.negate
-        if plan.signSlot >= 0 {
-            guard let isNegative = direction(record, base, plan) else { return nil }
-            negative = isNegative != plan.negate
-        }
-        guard negative else {
-            batch.append(.integer(value))
-            return ""
-        }
-        guard value != Int64.min else { return "the integer \(value) negated is outside the 64-bit range" }
-        batch.append(.integer(-value))
-        return ""
-    }
-
-    private func markers(_ plan: Plan, separator: String) -> String {
-        let detail = details[plan.detail]
-        return (detail.negative + detail.positive).map { String(decoding: $0, as: UTF8.self) }.joined(separator: separator)
-    }
-
     private func appendNull(_ plan: Plan, _ batch: inout RecordBatch) -> String? {
         if plan.hasDefault, let value = details[plan.detail].mapping.defaultValue { return appendValue(value, plan, &batch) }
         guard plan.isOptional else { return "a required attribute is null" }
@@ -412,55 +359,6 @@ public struct RecordMapper: Sendable {
         return nil
     }
 
-    /// The sign marker that `start[0..<count]` is (or, with `suffix`, ends with): its length and
-    /// whether it means negative; nil when there is none.
-    @inline(__always)
-    private func sign(_ start: UnsafePointer<UInt8>, _ count: Int, _ plan: Plan, suffix: Bool) -> (length: Int, negative: Bool)? {
-        details.withUnsafeBufferPointer { details in
-            func match(_ markers: [[UInt8]]) -> Int? {
-                for marker in markers where suffix ? marker.count < count : marker.count == count {
-                    let at = start + count - marker.count
-                    // Single-byte markers (N/S/E/W) are compared without calling memcmp.
-                    if marker.count == 1 ? marker[0] == at[0] : memcmp(at, marker, marker.count) == 0 { return marker.count }
-                }
-                return nil
-            }
-            if let length = match(details[plan.detail].negative) { return (length, true) }
-            if let length = match(details[plan.detail].positive) { return (length, false) }
-            return nil
-        }
-    }
-
-    /// Whether the sign field says negative, or nil when it holds no known marker.
-    @inline(__always)
-    private func direction(_ record: RawRecord, _ base: UnsafePointer<UInt8>, _ plan: Plan) -> Bool? {
-        let slot = record.slots[plan.signSlot]
-        guard slot.kind == .string else { return nil }
-        return sign(base + Int(slot.start), Int(slot.count), plan, suffix: false)?.negative
-    }
-
-    /// `true`, `1`, `yes` or `false`, `0`, `no` (ASCII case-insensitive), compared as bytes.
-    static func boolean(_ start: UnsafePointer<UInt8>, _ count: Int) -> Bool? {
-        guard count <= 5 else { return nil }
-        var word: UInt64 = 0
-        for index in 0..<count {
-            let byte = start[index]
-            word = word << 8 | UInt64(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte)
-        }
-        // The words' ASCII bytes, big-endian: "true" = 74 72 75 65, "no" = 6E 6F, ...
-        switch word {
-        case 0x7472_7565, 0x31, 0x79_6573: return true
-        case 0x66_616C_7365, 0x30, 0x6E6F: return false
-        default: return nil
-        }
-    }
-
-    private func describeSign(_ record: RawRecord, _ plan: Plan) -> String {
-        switch record.slots[plan.signSlot].kind {
-        case .absent, .null: "null"
-        default: "'\(record.text(of: plan.signSlot))'"
-        }
-    }
 }
 
 extension RecordBatch {
