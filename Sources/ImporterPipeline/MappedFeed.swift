@@ -9,14 +9,18 @@ import ImporterModel
 /// field that no record of the feed has is not supplied: its attribute leaves the batches, so
 /// stored values stay untouched, and a warning names it. To know that without holding the feed,
 /// the first batches are held back until every optional field has been seen (an explicit null
-/// counts) or `presenceWindow` records have been read. A field first met after the window keeps
-/// its stored values too; its values in this feed are counted in a warning, never stored as null.
+/// counts) or `presenceWindow` records have been read. Fields still unseen then are looked for in
+/// the rest of the feed by a second, presence-only reader (`PresenceScan`), so that a field first
+/// met late is stored wherever it appears. Only standard input and pipes, which cannot be read
+/// twice, decide at the window: a field first met after it keeps its stored values, and its values
+/// are counted in a warning.
 public final class MappedFeed {
     public let source: ByteSource
     /// Configured with the feed's header: its `columns` are the attributes the feed supplies
     /// (final once the first batch has been handed over).
     public private(set) var mapper: RecordMapper
     private let reader: RecordReader
+    private let input: FeedInput
     /// Records read so far, rejected ones included.
     public private(set) var records = 0
     /// How many records may be held back while waiting for every field to show up.
@@ -52,6 +56,7 @@ public final class MappedFeed {
     public init(_ input: FeedInput, entity: EntityDescription) throws {
         source = try input.request == nil ? ByteSource(path: input.path) : ByteSource(path: input.path, name: input.name)
         reader = try FeedReaders.make(for: input.mapping, source: source)
+        self.input = input
         var mapper = try RecordMapper(entity: entity, mapping: input.mapping)
         try mapper.configure(header: try reader.open(requesting: mapper.requestedFields), sourceName: source.name)
         self.mapper = mapper
@@ -103,6 +108,10 @@ public final class MappedFeed {
                     batch.removeAll()
                 }
             }
+            if presence.isDeciding && !presence.isSettled && records == presenceWindow, source.totalBytes != nil {
+                presence.markSeen(PresenceScan(input: input, fields: mapper.requestedFields, record: mapper.makeRawRecord())
+                    .seen(among: presence.unseen, after: records))
+            }
             if presence.isDeciding && (presence.isSettled || records >= presenceWindow) {
                 batch = try release(&presence, held: &held, current: batch, batchSize: batchSize, handOff: handOff)
                 mapper = self.mapper
@@ -110,18 +119,8 @@ public final class MappedFeed {
         }
         if presence.isDeciding {
             batch = try release(&presence, held: &held, current: batch, batchSize: batchSize, handOff: handOff)
-            // A feed with no record says nothing of its fields (an empty snapshot's own refusal
-            // comes first, not a page of fields "absent" from nothing).
-            for slot in presence.dropped.sorted() where records > 0 {
-                warnings.append("\(source.name): field '\(mapper.requestedFields[slot])' is absent from every record: "
-                    + "\(describe(slot)) not supplied, stored values kept")
-            }
-        } else {
-            for (slot, count) in presence.late.sorted(by: { $0.key < $1.key }) {
-                warnings.append("\(source.name): field '\(mapper.requestedFields[slot])' first appears after \(presenceWindow) records without it, "
-                    + "in \(count) record(s): \(describe(slot)) not supplied by this feed, stored values kept")
-            }
         }
+        noteUnsupplied(presence)
         if !batch.isEmpty { try handOff(&batch) }
         noteAbsences(absent, dropped: presence.dropped)
         for (attribute, zone, count) in mapper.ambiguousLocalTimes {
@@ -129,6 +128,22 @@ public final class MappedFeed {
                 + "(the hour repeated when clocks fall back): each was read as its earlier instant")
         }
         try checkEnd()
+    }
+
+    /// Warns of the fields settled as not supplied: absent from every record, or first met after
+    /// the window of a feed that could not be read twice.
+    private func noteUnsupplied(_ presence: Presence) {
+        // A feed with no record says nothing of its fields (an empty snapshot's own refusal comes
+        // first, not a page of fields "absent" from nothing).
+        for slot in presence.dropped.sorted() where records > 0 {
+            if let count = presence.late[slot] {
+                warnings.append("\(source.name): field '\(mapper.requestedFields[slot])' first appears after \(presenceWindow) records without it, "
+                    + "in \(count) record(s): \(describe(slot)) not supplied by this feed, stored values kept")
+            } else {
+                warnings.append("\(source.name): field '\(mapper.requestedFields[slot])' is absent from every record: "
+                    + "\(describe(slot)) not supplied, stored values kept")
+            }
+        }
     }
 
     /// Counts, and warns of, the records that left out a field the feed supplies: each of them
@@ -213,6 +228,11 @@ struct Presence {
         } else if !dropped.isEmpty {
             for slot in dropped where record.slots[slot].kind != .absent { late[slot, default: 0] += 1 }
         }
+    }
+
+    /// Marks `slots` as seen: the feed supplies them.
+    mutating func markSeen(_ slots: Set<Int>) {
+        unseen.subtract(slots)
     }
 
     mutating func settle() {

@@ -154,6 +154,27 @@ import Testing
         #expect(metrics.contains(#"importer_last_run_absent_field_records{importer_job="quakes",entity="Quake",attribute="mag"} 2"#), "\(metrics)")
     }
 
+    /// A field first met after the first 10,000 records is stored from a file (and from a URL's
+    /// downloaded body) on both backends; from standard input, which cannot be read twice, it keeps
+    /// its stored values with a warning that counts the records holding it.
+    @Test(arguments: ["sqlite", "postgres"]) func aFieldFirstMetLateIsStored(backend: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let (store, cleanup) = try Self.store(backend, in: directory)
+        defer { cleanup() }
+        try Self.write(Self.postModel, "model.yaml", in: directory)
+        let lines = (1 ... 10_050).map { $0 <= 10_020 ? #"{"id":\#($0)}"# : #"{"id":\#($0),"likes":\#($0 * 2)}"# }
+        try Self.write(lines.joined(separator: "\n") + "\n", "posts.ndjson", in: directory)
+        let piped = try importer(["run", "--store", store, "--model", "model.yaml", "--mapping", "posts", "-"],
+                                 stdin: try Data(contentsOf: URL(fileURLWithPath: directory.path("posts.ndjson"))), directory: directory.url)
+        #expect(piped.status == 0 && piped.stderr.contains("field '/likes' first appears after 10000 records without it, in 30 record(s)"), "\(piped.stderr)")
+        #expect(try Self.rows(store, "SELECT count(likes) AS n FROM post") == [#""n""#, "0"])
+        let run = try importer(["run", "--store", store, "--model", "model.yaml", "posts.ndjson"], directory: directory.url)
+        #expect(run.status == 0 && !run.stderr.contains("first appears"), "\(run.stderr)")
+        let stored = try Self.rows(store, "SELECT count(likes) AS n, sum(likes) AS s, min(post_id) AS m FROM post WHERE likes IS NOT NULL")
+        #expect(stored.last == "30,\((10_021 ... 10_050).reduce(0) { $0 + $1 * 2 }),10021", "\(stored)")
+    }
+
     static let timedModel = """
         entities:
           - name: Event
