@@ -65,12 +65,31 @@ public final class ImportRun {
         } catch {
             onImported?()
             try? sink.finish()
+            discardIfUnwritten(store)
             throw error
         }
         onImported?()
-        try sink.finish()
-        try finish(result, store: store, report: report)
+        do {
+            try sink.finish()
+            try finish(result, store: store, report: report)
+        } catch {
+            discardIfUnwritten(store)
+            throw error
+        }
         return result
+    }
+
+    /// A first run that failed or was refused leaves no store behind: the SQLite store it created
+    /// is removed when it holds no transaction, under its write lock (a process that opened it
+    /// meanwhile finds, once it holds the lock, that its file is gone, and exits busy).
+    private func discardIfUnwritten(_ store: Store) {
+        let path = store.path
+        // A PostgreSQL store's path is a URL, never a file here.
+        guard !storeExists, !options.dryRun, FileManager.default.fileExists(atPath: path) else { return }
+        try? store.inTransaction { _ in
+            if try store.lastTransactionNumber() == 0 { Self.remove(path) }
+            return .rollback(())
+        }
     }
 
     /// A run's end once the import returned: a refusal reported and thrown, a commit logged, a real

@@ -28,7 +28,9 @@ public final class SQLiteStore {
     /// The records the open import has written, read by `importer_seen` (see `SeenRecords`).
     let seenRegistry = SeenRegistry()
     let capture: ChangeCapture
-
+    /// The file the connection opened (device and inode): a writer checks, once it holds the
+    /// lock, that the path still names it (a failed first run removes the store it created).
+    private let file: FileIdentity?
 
     public init(path: String, options: Options = Options()) throws(StoreError) {
         self.path = path
@@ -42,6 +44,7 @@ public final class SQLiteStore {
             throw Self.storeError(from: error, path: path, options: options)
         }
         connection.setBusyTimeout(milliseconds: Int32(clamping: options.busyTimeoutMilliseconds))
+        file = FileIdentity(path: path)
         capture = ChangeCapture(connection: connection, transactionState: transactionState)
         capture.install()
         try mapErrors {
@@ -132,6 +135,11 @@ public final class SQLiteStore {
             try connection.execute("BEGIN IMMEDIATE")
         } catch {
             throw storeError(from: error)
+        }
+        if let file, FileIdentity(path: path) != file {
+            try? rollBack()
+            throw StoreError.locked(path: path, waitedMilliseconds: options.busyTimeoutMilliseconds,
+                                    holder: "a failed first run, which removed the store it had created,")
         }
         WriterRecord.current(command: options.command).write(forStore: path)
         do {

@@ -24,4 +24,23 @@ import Testing
             #expect(run.stdout.split(separator: "\n").count == 1, "one document")
         }
     }
+
+    /// A first run that fails (a reject, a parse error) leaves no store file behind, so the next
+    /// run starts afresh (a store of the failed run's model would refuse a corrected one); a failed
+    /// run on an existing store leaves it as it was.
+    @Test func aFailedFirstRunLeavesNoStore() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = directory.path("store.sqlite")
+        for feed in ["malformed/truncated.json", "malformed/bad-number.json"] {
+            let run = try importer(["run", "--store", store, sample(feed)])
+            #expect(run.status == 65, "\(run.stderr)")
+            let left = try FileManager.default.contentsOfDirectory(atPath: directory.path(""))
+            #expect(left.isEmpty, "\(feed) left \(left)")
+        }
+        try #require(try importer(["run", "--store", store, sample("fireball-2024.json")]).status == 0)
+        #expect(try importer(["run", "--store", store, sample("malformed/bad-number.json")]).status == 65)
+        let history = try importer(["history", "--store", store, "--format", "json"])
+        #expect(history.status == 0 && FileManager.default.fileExists(atPath: store), "\(history.stderr)")
+    }
 }

@@ -34,4 +34,19 @@ import Testing
         let error = try #require(try failure(["SELECT * FROM missing"]))
         #expect(error.kind == .other && error.code == "1" && error.sql == "SELECT * FROM missing")
     }
+
+    /// A writer that opened a store which was then removed (a failed first run removes the store it
+    /// created) finds out once it holds the lock, and writes nothing to the unlinked file.
+    @Test func aWriterWhoseStoreWasRemovedMeanwhileIsBusy() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("removed-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm", "-writer"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let store = try SQLiteStore(path: path)
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        #expect(throws: StoreError.self) { try store.write { TransactionCompletion<Void>.commit(()) } }
+        do {
+            try store.write { TransactionCompletion<Void>.commit(()) }
+        } catch let error as StoreError {
+            guard case .locked = error else { Issue.record("expected busy, got \(error)"); return }
+        }
+    }
 }
