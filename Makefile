@@ -21,8 +21,9 @@ APT_PACKAGES := libsqlite3-dev libxml2-dev
 # The HTML report's test renders it in a real headless browser; the PostgreSQL tests start a
 # throwaway cluster of their own (initdb + pg_ctl) with the server binaries; the metrics tests check
 # the metrics files with promtool (prometheus), and the documented alert in a real Prometheus
-# scraping node_exporter (prometheus-node-exporter).
-TEST_PACKAGES := chromium postgresql prometheus prometheus-node-exporter
+# scraping node_exporter (prometheus-node-exporter); feeds and webhooks go through a real HTTP
+# proxy (tinyproxy).
+TEST_PACKAGES := chromium postgresql prometheus prometheus-node-exporter tinyproxy
 
 MANDIR     := .build/man
 

@@ -19,6 +19,8 @@ public final class WebhookReceiver: Receiver {
     private let client: HTTPClient
     /// The proxy the requests go through (`host:port`), for the message of its refusal.
     private let proxy: String?
+    /// For an `http://` URL with a proxy: the proxy, sent each request in absolute form.
+    private let forward: ForwardProxyExchange?
     var shownURL: String { RedactedURL.text(url) }
 
     /// `caFile`: a PEM file of certificates trusted besides the system's; the proxy is the one
@@ -39,6 +41,9 @@ public final class WebhookReceiver: Receiver {
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.proxy = ProxySettings(environment: environment).proxy(for: url)
         proxy = configuration.proxy.map { "\($0.host):\($0.port)" }
+        var limits = FetchLimits()
+        limits.connectTimeout = connectTimeout
+        forward = scheme == "http" ? configuration.proxy.map { ForwardProxyExchange(proxy: $0, limits: limits) } : nil
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
@@ -64,14 +69,19 @@ public final class WebhookReceiver: Receiver {
         let sent = request
         let shown = shownURL
         let proxy = proxy
+        let forward = forward
+        let (chunks, length) = (delivery.payload.chunks, delivery.payload.byteCount)
         let deadline = NIODeadline.now() + .milliseconds(Int64(max(seconds, 0.001) * 1000))
         do {
             // The deadline bounds the answer's body too (a receiver that sends its head and stalls).
             return try CallingThreadExecutor<ReceiverOutcome>().run {
                 do {
                     return try await ExchangeDeadline.run(within: seconds) {
+                        if let forward {
+                            return try await forward.send(sent, body: chunks, length: length) { await Self.judge($0, url: shown) }
+                        }
                         let response = try await client.execute(sent, deadline: deadline)
-                        return await Self.judge(response, url: shown)
+                        return await Self.judge(ReceivedAnswer(status: Int(response.status.code), headers: response.headers, body: .client(response.body)), url: shown)
                     }
                 } catch is ExchangeDeadline.Passed {
                     return .temporary("\(shown): no whole answer within the deadline", retryAfter: nil)
@@ -85,10 +95,11 @@ public final class WebhookReceiver: Receiver {
     }
 
     /// 2xx received (its body is not waited for); 408, 429, 5xx retried; anything else refused.
-    static func judge(_ response: HTTPClientResponse, url: String) async -> ReceiverOutcome {
-        let status = Int(response.status.code)
+    static func judge(_ response: ReceivedAnswer, url: String) async -> ReceiverOutcome {
+        let status = response.status
         if (200 ..< 300).contains(status) { return .delivered }
-        let firstBytes = await Self.firstBytes(response.body)
+        if status == 407, let proxy = response.proxy { return .permanent("\(url): \(proxy) answered 407: it wants credentials") }
+        let firstBytes = await Self.firstBytes(response)
         switch status {
         case 200 ..< 300:
             return .delivered
@@ -119,9 +130,8 @@ public final class WebhookReceiver: Receiver {
     }
 
     /// Up to 200 bytes of an answer, on one line, for the error message.
-    static func firstBytes(_ body: HTTPClientResponse.Body) async -> String {
-        guard let buffer = try? await body.collect(upTo: 1 << 20) else { return "" }
-        return String(CommandReceiver.quote(Array(buffer.readableBytesView)).dropFirst(2))
+    static func firstBytes(_ response: ReceivedAnswer) async -> String {
+        String(CommandReceiver.quote(await response.firstBytes(1 << 20).bytes).dropFirst(2))
     }
 
     public func close() {

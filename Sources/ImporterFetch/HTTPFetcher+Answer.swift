@@ -9,8 +9,8 @@ import NIOSSL
 extension HTTPFetcher {
     /// Judges an answer: 304 is not modified; 2xx is kept (or is not modified when its hash is
     /// the last import's); 408, 429 and 5xx are retried; any other status is a refusal.
-    func answer(_ response: HTTPClientResponse, attempts: Int) async throws(FetchError) -> Attempt {
-        let status = Int(response.status.code)
+    func answer(_ response: ReceivedAnswer, attempts: Int) async throws(FetchError) -> Attempt {
+        let status = response.status
         let validators = SourceValidators(etag: response.headers.first(name: "etag") ?? request.validators?.etag,
                                           lastModified: response.headers.first(name: "last-modified") ?? request.validators?.lastModified,
                                           sha256: request.validators?.sha256)
@@ -20,7 +20,7 @@ extension HTTPFetcher {
         case 200 ..< 300:
             let contentType = response.headers.first(name: "content-type")
             if ContentTypeCheck.contradicts(contentType, format: request.format) {
-                throw .notTheFeed(url: shownURL, contentType: contentType ?? "", firstBytes: await Self.firstBytes(response.body))
+                throw .notTheFeed(url: shownURL, contentType: contentType ?? "", firstBytes: await Self.firstBytes(response))
             }
             let next = LinkHeader.next(response.headers["link"], base: request.url)
             let answer = Answer(status: status, validators: validators, contentType: contentType, next: next, framing: BodyFraming(response.headers),
@@ -30,8 +30,10 @@ extension HTTPFetcher {
         case 408, 429, 500 ..< 600:
             let wait = RetryAfter.delay(response.headers.first(name: "retry-after"), now: Date())
             return .retry("HTTP \(status)", retryAfter: wait)
+        case 407 where response.proxy != nil:
+            throw .transport(url: shownURL, reason: "\(response.proxy ?? "the proxy") answered 407: it wants credentials (give them in the proxy's URL, http://user:pass@host:port)")
         default:
-            throw .refused(url: shownURL, status: status, firstBytes: await Self.firstBytes(response.body))
+            throw .refused(url: shownURL + (response.proxy.map { " (through \($0))" } ?? ""), status: status, firstBytes: await Self.firstBytes(response))
         }
     }
 
@@ -48,7 +50,7 @@ extension HTTPFetcher {
 
     /// Streams the body into a temporary file, hashing it; the file is removed unless the body
     /// arrived whole and differs from the last import's. A body cut short is retried.
-    private func keep(_ body: HTTPClientResponse.Body, _ answer: Answer, attempts: Int) async throws(FetchError) -> Attempt {
+    private func keep(_ body: ReceivedAnswer.Body, _ answer: Answer, attempts: Int) async throws(FetchError) -> Attempt {
         let (status, validators, contentType, next) = (answer.status, answer.validators, answer.contentType, answer.next)
         let path = SpoolFile.path(in: spoolDirectory)
         guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
@@ -89,11 +91,11 @@ extension HTTPFetcher {
     }
 
     /// Up to 200 bytes of a refused answer, on one line, for the error message.
-    static func firstBytes(_ body: HTTPClientResponse.Body) async -> String {
-        guard let buffer = try? await body.collect(upTo: 1 << 20) else { return "" }
-        let text = String(decoding: buffer.readableBytesView.prefix(200), as: UTF8.self)
+    static func firstBytes(_ response: ReceivedAnswer) async -> String {
+        let (bytes, more) = await response.firstBytes(200)
+        let text = String(decoding: bytes, as: UTF8.self)
         let line = text.map { $0.isNewline || $0 == "\t" ? " " : $0 }.filter { !$0.isASCII || $0.asciiValue.map { $0 >= 32 } == true }
-        return String(line).trimmingCharacters(in: .whitespaces) + (buffer.readableBytes > 200 ? "…" : "")
+        return String(line).trimmingCharacters(in: .whitespaces) + (more ? "…" : "")
     }
 
     static func isDecompressionLimit(_ error: any Error) -> Bool {

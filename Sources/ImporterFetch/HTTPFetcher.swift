@@ -115,8 +115,7 @@ public struct HTTPFetcher: Sendable {
         let remaining = request.limits.deadline.seconds - Date().timeIntervalSince(started)
         let deadline = NIODeadline.now() + .milliseconds(Int64(max(remaining, 0.001) * 1000))
         do {
-            let response = try await followingRedirects(client, deadline: deadline)
-            return try await answer(response, attempts: number)
+            return try await followingRedirects(client, deadline: deadline) { response in try await answer(response, attempts: number) }
         } catch let error as FetchError {
             throw error
         } catch {
@@ -130,18 +129,29 @@ public struct HTTPFetcher: Sendable {
 
     /// Sends the request, following at most `maxRedirects` redirects by hand: never from https to
     /// http, never back to a URL already visited, secret headers only to the first URL's origin.
-    private func followingRedirects(_ client: HTTPClient, deadline: NIODeadline) async throws -> HTTPClientResponse {
+    /// The final answer goes to `handle` while its body can still be read.
+    private func followingRedirects(_ client: HTTPClient, deadline: NIODeadline, handle: (ReceivedAnswer) async throws -> Attempt) async throws -> Attempt {
+        enum Hop {
+            case done(Attempt)
+            case redirect(status: Int, location: String?)
+        }
         var url = request.url
         var visited: Set<String> = []
         while true {
             visited.insert(url.absoluteString)
-            let response = try await client.execute(try httpRequest(for: url), deadline: deadline)
-            guard [301, 302, 303, 307, 308].contains(Int(response.status.code)) else { return response }
+            let hop = try await exchange(client, try httpRequest(for: url), deadline: deadline) { response -> Hop in
+                guard [301, 302, 303, 307, 308].contains(response.status) else { return .done(try await handle(response)) }
+                return .redirect(status: response.status, location: response.headers.first(name: "location"))
+            }
+            guard case .redirect(let status, let location) = hop else {
+                guard case .done(let attempt) = hop else { preconditionFailure("a hop is done or a redirect") }
+                return attempt
+            }
             guard visited.count <= request.limits.maxRedirects else {
                 throw FetchError.redirect(url: shownURL, reason: "more than \(request.limits.maxRedirects) redirects")
             }
-            guard let location = response.headers.first(name: "location"), let next = URL(string: location, relativeTo: url)?.absoluteURL else {
-                throw FetchError.redirect(url: shownURL, reason: "a \(response.status.code) redirect without a usable Location")
+            guard let location, let next = URL(string: location, relativeTo: url)?.absoluteURL else {
+                throw FetchError.redirect(url: shownURL, reason: "a \(status) redirect without a usable Location")
             }
             if url.scheme == "https", next.scheme != "https" {
                 throw FetchError.redirect(url: shownURL, reason: "redirected from https to \(RedactedURL.text(next, secretParameters: secretParameterNames)); importer does not downgrade")
@@ -151,6 +161,18 @@ public struct HTTPFetcher: Sendable {
             }
             url = next
         }
+    }
+
+    /// One request and its answer, handed to `handle`: an `http://` URL with a proxy goes to it
+    /// in absolute form (`ForwardProxyExchange`), anything else through async-http-client.
+    private func exchange<T>(_ client: HTTPClient, _ http: HTTPClientRequest, deadline: NIODeadline,
+                             _ handle: (ReceivedAnswer) async throws -> T) async throws -> T {
+        if let url = URL(string: http.url), url.scheme == "http", let proxy = ProxySettings(environment: environment).proxy(for: url) {
+            let forward = ForwardProxyExchange(proxy: proxy, limits: request.limits)
+            return try await forward.send(http, handle)
+        }
+        let response = try await client.execute(http, deadline: deadline)
+        return try await handle(ReceivedAnswer(status: Int(response.status.code), headers: response.headers, body: .client(response.body)))
     }
 
     private func httpRequest(for url: URL) throws(FetchError) -> HTTPClientRequest {

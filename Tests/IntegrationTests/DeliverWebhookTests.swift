@@ -74,8 +74,8 @@ import Testing
     }
 
     /// Webhooks go through the proxy the environment names, as URL feeds do: the test server,
-    /// standing in for the proxy, sees the CONNECT for the webhook's host with the proxy's
-    /// credentials, and refuses it, so nothing is delivered and no token moves; a host `NO_PROXY`
+    /// standing in for the proxy, sees the signed POST for the webhook's URL in absolute form with
+    /// the proxy's credentials, and refuses it, so nothing is delivered and no token moves; a host `NO_PROXY`
     /// lists is posted to directly.
     @Test func aWebhookGoesThroughTheEnvironmentsProxyUnlessNoProxyListsItsHost() throws {
         let directory = try TemporaryDirectory()
@@ -89,7 +89,9 @@ import Testing
                                     "--webhook-secret-file", secretFile, "--deadline", "2s", "--store", store],
                                    environment: ["HTTP_PROXY": "http://squid:s3cret@127.0.0.1:\(proxy.port)", "NO_PROXY": "localhost"])
         #expect(refused.status != 0, "\(refused.stderr)")
-        #expect(proxy.requests.first?.method == "CONNECT" && proxy.requests.first?.uri == "hooks.example.invalid:80", "the request went to the proxy")
+        #expect(proxy.requests.first?.method == "POST" && proxy.requests.first?.uri == "http://hooks.example.invalid/hooks",
+                "the request went to the proxy in absolute form, as curl sends it")
+        #expect(proxy.requests.first?.header("webhook-signature")?.hasPrefix("v1,") == true && proxy.requests.first?.body.isEmpty == false)
         #expect(proxy.requests.first?.header("proxy-authorization") == "Basic " + Data("squid:s3cret".utf8).base64EncodedString())
         #expect(!refused.stderr.contains("s3cret"))
         #expect(try DeliverTests.pendingTokens(store) == expected)

@@ -259,10 +259,10 @@ import Testing
         return Array(data)
     }
 
-    /// A live proxy: async-http-client tunnels through a proxy with CONNECT (for http URLs too);
-    /// the test server, standing in for the proxy, sees the CONNECT for the feed's host with the
-    /// proxy's credentials as Basic, and refuses it, which fails the fetch. A host `NO_PROXY`
-    /// lists is fetched directly.
+    /// A live proxy: an http URL goes to it in absolute form, as curl sends it, with the proxy's
+    /// credentials as Basic; an https URL is tunnelled with CONNECT. The test server, standing in
+    /// for the proxy, refuses both, which fails the fetch for good, the proxy named. A host
+    /// `NO_PROXY` lists is fetched directly.
     @Test func anHTTPProxyFromTheEnvironmentIsUsedUnlessNoProxyListsTheHost() throws {
         let proxy = try TestHTTPServer { _ in .init(status: 403, text: "") }
         defer { proxy.stop() }
@@ -271,15 +271,23 @@ import Testing
         var through = fetcher(try #require(URL(string: "http://feeds.example.invalid/fireball.api")), deadline: "1s")
         through.environment = ["HTTP_PROXY": "http://squid:s3cret@127.0.0.1:\(proxy.port)", "NO_PROXY": "localhost"]
         let refused = #expect(throws: FetchError.self) { try through.fetchBlocking() }
-        #expect(refused != nil && proxy.requests.count >= 1)
-        #expect(proxy.requests.first?.method == "CONNECT" && proxy.requests.first?.uri == "feeds.example.invalid:80", "the request went to the proxy")
+        #expect(proxy.requests.first?.method == "GET" && proxy.requests.first?.uri == "http://feeds.example.invalid/fireball.api", "absolute form")
+        #expect(proxy.requests.first?.header("host") == "feeds.example.invalid")
         #expect(proxy.requests.first?.header("proxy-authorization") == "Basic " + Data("squid:s3cret".utf8).base64EncodedString())
         #expect(refused?.description.contains("s3cret") == false)
-        // A proxy's refusal is for good: named, with its address, and not retried until the deadline (75).
         #expect(refused?.exitStatus == .unavailable, "\(String(describing: refused))")
-        #expect(refused?.description.contains("the proxy 127.0.0.1:\(proxy.port) refused to open a tunnel (CONNECT) to feeds.example.invalid:80") == true,
-                "\(String(describing: refused))")
+        #expect(refused?.description.contains("through the proxy 127.0.0.1:\(proxy.port)") == true, "\(String(describing: refused))")
         #expect(proxy.requests.count == 1, "not retried")
+
+        var tunnelled = fetcher(try #require(URL(string: "https://feeds.example.invalid/fireball.api")), deadline: "1s")
+        tunnelled.environment = ["HTTPS_PROXY": "127.0.0.1:\(proxy.port)"]
+        let noTunnel = #expect(throws: FetchError.self) { try tunnelled.fetchBlocking() }
+        #expect(proxy.requests.last?.method == "CONNECT" && proxy.requests.last?.uri == "feeds.example.invalid:443")
+        // A proxy's refusal is for good: named, with its address, and not retried until the deadline (75).
+        #expect(noTunnel?.exitStatus == .unavailable, "\(String(describing: noTunnel))")
+        #expect(noTunnel?.description.contains("the proxy 127.0.0.1:\(proxy.port) refused to open a tunnel (CONNECT) to feeds.example.invalid:443") == true,
+                "\(String(describing: noTunnel))")
+        #expect(proxy.requests.count == 2, "not retried")
 
         let before = proxy.requests.count
         var direct = fetcher(origin.url())
