@@ -168,9 +168,13 @@ public final class SQLiteStore {
     }
 
     /// Runs `body` in a read transaction: one consistent snapshot of the store, never blocked by a
-    /// writer.
+    /// writer, and refusing any write (`PRAGMA query_only`).
     public func read<T>(_ body: () throws -> T) throws -> T {
         do {
+            // A read cannot write, whatever its snapshot is cast to: SQLite refuses every change
+            // while `query_only` is on.
+            try connection.execute("PRAGMA query_only = 1")
+            defer { try? connection.execute("PRAGMA query_only = 0") }
             return try connection.transaction(immediate: false, body)
         } catch {
             throw error is SQLiteError ? storeError(from: error) : error
