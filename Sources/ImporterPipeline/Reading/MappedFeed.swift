@@ -108,10 +108,7 @@ public final class MappedFeed {
                     batch.removeAll()
                 }
             }
-            if presence.isDeciding && !presence.isSettled && records == presenceWindow, source.totalBytes != nil {
-                presence.markSeen(PresenceScan(input: input, fields: mapper.requestedFields, record: mapper.makeRawRecord())
-                    .seen(among: presence.unseen, after: records))
-            }
+            if presence.isDeciding && records == presenceWindow { lookAhead(&presence) }
             if presence.isDeciding && (presence.isSettled || records >= presenceWindow) {
                 batch = try release(&presence, held: &held, current: batch, batchSize: batchSize, handOff: handOff)
                 mapper = self.mapper
@@ -120,10 +117,23 @@ public final class MappedFeed {
         if presence.isDeciding {
             batch = try release(&presence, held: &held, current: batch, batchSize: batchSize, handOff: handOff)
         }
-        noteUnsupplied(presence)
         if !batch.isEmpty { try handOff(&batch) }
+        try finish(presence, absent: absent, ambiguousLocalTimes: mapper.ambiguousLocalTimes)
+    }
+
+    /// At the window, with fields still unseen: looks for them in the rest of the file, when it
+    /// can be read again (`PresenceScan`).
+    private func lookAhead(_ presence: inout Presence) {
+        guard !presence.isSettled, source.totalBytes != nil else { return }
+        presence.markSeen(PresenceScan(input: input, fields: mapper.requestedFields, record: mapper.makeRawRecord())
+            .seen(among: presence.unseen, after: records))
+    }
+
+    /// The warnings of a feed read to its end, and its end checked.
+    private func finish(_ presence: Presence, absent: [Int], ambiguousLocalTimes: [(attribute: String, zone: String, count: Int)]) throws {
+        noteUnsupplied(presence)
         noteAbsences(absent, dropped: presence.dropped)
-        for (attribute, zone, count) in mapper.ambiguousLocalTimes {
+        for (attribute, zone, count) in ambiguousLocalTimes {
             warnings.append("\(source.name): \(count) local time\(count == 1 ? "" : "s") of attribute \(attribute) happened twice in \(zone) "
                 + "(the hour repeated when clocks fall back): each was read as its earlier instant")
         }

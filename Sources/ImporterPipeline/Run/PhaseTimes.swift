@@ -21,6 +21,11 @@ public struct PhaseTimes: Sendable, Equatable {
         }
     }
 
+    /// Adds the times of `other`'s phases to these.
+    public mutating func add(_ other: PhaseTimes) {
+        for phase in other.phases { add(phase.name, phase.seconds) }
+    }
+
     /// Runs `body`, adding its duration to the phase `name`.
     public mutating func time<T>(_ name: String, _ body: () throws -> T) rethrows -> T {
         let clock = ContinuousClock()

@@ -10,8 +10,8 @@ import Testing
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Sources")
     static let declarationPattern = (#"^\s*(@\w+(\([^)]*\))?\s+)*((public|private|fileprivate|internal|package|static|final|override|mutating|nonisolated|convenience|required)\s+)*(func\s+\w|init[?!]?\s*[(<]|subscript\s*\()"#)
 
-    /// Lines of each function body longer than the limit in `text`, as (first line, length).
-    static func longFunctions(in text: String) -> [(Int, Int)] {
+    /// Lines of each function body longer than `limit` in `text`, as (first line, length).
+    static func longFunctions(in text: String, limit: Int = limit) -> [(Int, Int)] {
         let declaration = try! Regex(declarationPattern)
         let literal = try! Regex(#""(?:[^"\\]|\\.)*""#)
         let lines = text.components(separatedBy: "\n")
@@ -41,6 +41,19 @@ import Testing
         for file in files {
             let text = try String(contentsOf: Self.sources.appendingPathComponent(file), encoding: .utf8)
             long += Self.longFunctions(in: text).map { "\(file):\($0.0): \($0.1) lines" }
+        }
+        #expect(long.isEmpty, "\(long.joined(separator: "\n"))")
+    }
+
+    /// The import pipeline reads as a script of named phases: none of its functions is over 40 lines.
+    @Test func noPipelineFunctionIsLongerThan40Lines() throws {
+        let pipeline = Self.sources.appendingPathComponent("ImporterPipeline")
+        let files = try #require(FileManager.default.enumerator(atPath: pipeline.path)).compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
+        #expect(files.count > 20)
+        var long: [String] = []
+        for file in files {
+            let text = try String(contentsOf: pipeline.appendingPathComponent(file), encoding: .utf8)
+            long += Self.longFunctions(in: text, limit: 40).map { "\(file):\($0.0): \($0.1) lines" }
         }
         #expect(long.isEmpty, "\(long.joined(separator: "\n"))")
     }

@@ -1,0 +1,34 @@
+import ImporterModel
+import ImporterStore
+import ImporterViews
+import Logging
+
+/// An import's plan, made once its transaction is open: the entities its feeds write, the views
+/// this run creates, the store's import transaction, and what watches the run (sync guards, the
+/// rejects, the duplicate notes).
+struct ImportPlan {
+    let entities: [EntityDescription]
+    let createdViews: [ViewDefinition]
+    let transaction: any ImportTransaction
+    let guards: SyncGuards
+    let rejects: RunRejects
+    let duplicates: DuplicateNotes
+}
+
+/// What an import has gathered as its phases go: where the time went, the feeds' warnings and the
+/// fields they left out.
+struct ImportLedger {
+    var phases = PhaseTimes()
+    var warnings: [String] = []
+    var absences: [MappedFeed.FieldAbsence] = []
+
+    init() {
+        for phase in ["read", "read wait"] { phases.add(phase, 0) }
+    }
+
+    /// Keeps `warnings` for the report, logging each.
+    mutating func warn(_ warnings: [String], logger: Logger) {
+        for warning in warnings { logger.warning("\(warning)") }
+        self.warnings += warnings
+    }
+}

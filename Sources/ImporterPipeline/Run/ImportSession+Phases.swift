@@ -1,0 +1,111 @@
+import Foundation
+import ImporterFetch
+import ImporterModel
+import ImporterStore
+import ImporterSupport
+import ImporterViews
+
+/// An import in its transaction, as a script of named phases: plan, read, close, history, views.
+extension ImportSession {
+    func importAll(_ feeds: [FeedInput], fetched: [SourceFetch], in tx: StoreWriteTransaction) throws -> ImportResult {
+        let plan = try self.plan(feeds, in: tx)
+        plan.transaction.onDuplicate = { [duplicates = plan.duplicates, rejects = plan.rejects] duplicate in
+            guard duplicate.resolution == .rejected else { return duplicates.note(duplicate) }
+            try rejects.record(duplicates.reject(duplicate))
+        }
+        // The handler refers to the transaction: let go of it however the import ends.
+        defer { plan.transaction.onDuplicate = nil }
+        var ledger = ImportLedger()
+        try readFeeds(feeds, plan: plan, ledger: &ledger)
+        let counts = try close(feeds, plan: plan, ledger: &ledger)
+        let refusals = plan.guards.refusals(deleted: counts.map { ($0.0, $0.1.deleted) })
+            + (try storms(plan.entities, counts: counts, of: plan.transaction, in: tx))
+        guard refusals.isEmpty else {
+            var result = ImportResult(transactionNumber: nil, entities: counts, rejects: plan.rejects.first)
+            (result.refusals, result.warnings) = (refusals, ledger.warnings)
+            return result
+        }
+        var result = try writeHistory(feeds, fetched: fetched, counts: counts, plan: plan, ledger: &ledger, in: tx)
+        if options.replayViews { try ledger.phases.time("views") { try replayViews(into: &result, created: plan.createdViews, in: tx) } }
+        result.phases = ledger.phases
+        return result
+    }
+
+    /// Plan: the entities the feeds write (their tables made), the views this run creates, the
+    /// store's import transaction, the guards, the rejects and the duplicate notes.
+    func plan(_ feeds: [FeedInput], in tx: StoreWriteTransaction) throws -> ImportPlan {
+        var names: [String] = []
+        for feed in feeds where !names.contains(feed.mapping.entity) { names.append(feed.mapping.entity) }
+        let entities = try names.map { name throws(ModelError) -> EntityDescription in
+            guard let entity = model.entity(named: name) else { throw ModelError.invalid("feed mapping names unknown entity '\(name)'") }
+            return entity
+        }
+        try store.ensureEntities(entities)
+        let created = options.replayViews ? try ViewRegistry().ensure(model.views, entities: store.entities, in: tx) : []
+        let transaction = try tx.records.beginImport(entities)
+        transaction.useTemporaryDirectory(options.temporaryDirectory ?? spoolDirectory)
+        return ImportPlan(entities: entities, createdViews: created, transaction: transaction,
+                          guards: try SyncGuards(options: options, entities: entities, recordCount: tx.records.recordCount(of:)),
+                          rejects: RunRejects(limit: options.maxRejects, sink: rejectSink, transaction: transaction),
+                          duplicates: DuplicateNotes(keyNames: Dictionary(entities.map { ($0.name, $0.uniqueKey) }) { first, _ in first }))
+    }
+
+    /// Read: every feed read, mapped and upserted in batches, then each entity's upserts applied.
+    func readFeeds(_ feeds: [FeedInput], plan: ImportPlan, ledger: inout ImportLedger) throws {
+        let clock = ContinuousClock()
+        let began = clock.now
+        for (index, feed) in feeds.enumerated() {
+            let warnings = try read(feed, index: index, plan: plan, ledger: &ledger)
+            ledger.warn(warnings, logger: logger)
+        }
+        ledger.phases.add("read wait", PhaseTimes.seconds(began.duration(to: clock.now)) - (ledger.phases["upsert"] ?? 0) - (ledger.phases["sort"] ?? 0))
+        for entity in plan.entities {
+            do {
+                try ledger.phases.time("upsert") { try plan.transaction.applyUpserts(entity) }
+            } catch {
+                throw refusedWrite(error, what: "a record of \(Self.sources(of: feeds.filter { $0.mapping.entity == entity.name }).joined(separator: ", "))")
+            }
+        }
+    }
+
+    /// Close: key drift reconciled and sync deletes made, entity by entity, then each entity's
+    /// changes recorded and counted, its rejects included.
+    func close(_ feeds: [FeedInput], plan: ImportPlan, ledger: inout ImportLedger) throws -> [(String, ChangeCounts)] {
+        try checkCancellation()
+        if options.sync || plan.entities.contains(where: { $0.drift?.on == .always }) { onPhase?(.sync) }
+        for entity in plan.entities {
+            // Key drift is reconciled before sync deletes are decided (or in every run, when the
+            // rule says so).
+            if let drift = entity.drift, options.sync || drift.on == .always { _ = try ledger.phases.time("drift") { try plan.transaction.reconcileDrift(entity) } }
+            guard options.sync else { continue }
+            do {
+                _ = try ledger.phases.time("sync deletes") { try plan.transaction.deleteRecordsNotWritten(entity) }
+            } catch {
+                throw refusedWrite(error, what: "the sync deletes of \(entity.name) (records no feed holds)")
+            }
+        }
+        onPhase?(.history)
+        var counts: [(String, ChangeCounts)] = []
+        for entity in plan.entities {
+            var count = try ledger.phases.time("history") { try plan.transaction.closeEntity(entity) }
+            count.rejected = plan.rejects.counts[entity.name] ?? 0
+            counts.append((entity.name, count))
+        }
+        ledger.warn(plan.duplicates.warnings, logger: logger)
+        return counts
+    }
+
+    /// History: the transaction written with its metadata and changes (when anything changed), and
+    /// the fetched sources recorded.
+    func writeHistory(_ feeds: [FeedInput], fetched: [SourceFetch], counts: [(String, ChangeCounts)], plan: ImportPlan,
+                      ledger: inout ImportLedger, in tx: StoreWriteTransaction) throws -> ImportResult {
+        let metadata = TransactionMetadata(author: options.author, context: options.context, sources: Self.sources(of: feeds))
+        let wrote = try ledger.phases.time("history") { try plan.transaction.finish(metadata: metadata, counts: counts) }
+        let number = wrote ? plan.transaction.number : nil
+        try recordSources(fetched, transaction: number, in: tx)
+        var result = ImportResult(transactionNumber: number, entities: counts, rejects: plan.rejects.first)
+        (result.warnings, result.absences) = (ledger.warnings, ledger.absences)
+        result.rejectRun = plan.transaction.rejectRun
+        return result
+    }
+}
