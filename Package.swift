@@ -1,6 +1,24 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+/// One unit test target per module (as swift-nio has them), and the conformance suite that runs
+/// every store behaviour on both backends through the store's handle; each may use any stage.
+let unitTestTargets: [Target] = [
+    "ImporterModelTests", "ImporterFeedsTests", "ImporterFetchTests", "ImporterStoreTests", "ImporterStoreSQLTests", "ImporterStoreSQLiteTests",
+    "ImporterStorePostgresTests", "StoreConformanceTests", "ImporterHistoryTests", "ImporterViewsTests", "ImporterPipelineTests",
+    "ImporterReportsTests", "ImporterMetricsTests", "ImporterDeliveryTests", "ImporterSupportTests",
+].map { name in
+    .testTarget(
+        name: name,
+        dependencies: ["ImporterKit", "ImporterModel", "ImporterFeeds", "ImporterFetch", "ImporterSupport", "ImporterStore", "ImporterStoreSQL",
+                       "ImporterStoreSQLite", "ImporterStorePostgres", "ImporterHistory", "ImporterViews", "ImporterPipeline", "ImporterReports",
+                       "ImporterMetrics", "ImporterDelivery", "CSQLite", "ImporterTestSupport", "PostgresTestSupport", "HTTPTestSupport",
+                       .product(name: "PropertyBased", package: "swift-property-based"),
+                       .product(name: "PostgresNIO", package: "postgres-nio"),
+                       .product(name: "NIOSSL", package: "swift-nio-ssl")]
+    )
+}
+
 let package = Package(
     name: "importer",
     products: [
@@ -138,18 +156,16 @@ let package = Package(
                            .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl")],
             path: "Tests/HTTPTestSupport"
         ),
-        .testTarget(
-            name: "ImporterKitTests",
-            dependencies: ["ImporterKit", "ImporterModel", "ImporterFeeds", "ImporterFetch", "ImporterSupport", "ImporterStore", "ImporterStoreSQLite",
-                           "ImporterStorePostgres", "PostgresTestSupport", "HTTPTestSupport",
-                           "ImporterHistory", "ImporterViews", "ImporterPipeline", "ImporterReports", "ImporterMetrics", "ImporterDelivery", "CSQLite",
-                           .product(name: "PropertyBased", package: "swift-property-based"),
-                           .product(name: "PostgresNIO", package: "postgres-nio"),
-                           .product(name: "NIOSSL", package: "swift-nio-ssl")]
+        // What the unit test targets share: temporary directories, sample paths, fireball feeds.
+        .target(
+            name: "ImporterTestSupport",
+            dependencies: ["ImporterKit", "ImporterStoreSQLite"],
+            path: "Tests/ImporterTestSupport"
         ),
+    ] + unitTestTargets + [
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["ImporterKit", "PostgresTestSupport", "HTTPTestSupport", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["ImporterKit", "ImporterTestSupport", "PostgresTestSupport", "HTTPTestSupport", .product(name: "Crypto", package: "swift-crypto")]
         ),
     ]
 )

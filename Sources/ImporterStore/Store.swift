@@ -36,8 +36,9 @@ public final class Store {
         }
     }
 
-    /// The backend that holds the data.
-    public let backend: any StoreBackend
+    /// The backend that holds the data. Not public: the stages reach it only through `read` and
+    /// `write` and the roles of their snapshot and transaction.
+    package let backend: any StoreBackend
 
     /// The path used when no `--store` is given: `$IMPORTER_STORE`, else `importer.sqlite`.
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {

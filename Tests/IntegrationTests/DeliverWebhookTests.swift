@@ -1,3 +1,4 @@
+import ImporterTestSupport
 import Crypto
 import Foundation
 import HTTPTestSupport

@@ -1,10 +1,11 @@
+import ImporterTestSupport
 import Foundation
 import ImporterKit
 import PostgresTestSupport
 import Testing
 
 /// A store on a full disk: the run fails with 74 and the store keeps its last committed state.
-/// Needs a small tmpfs (mount as root); skipped with a message where mounting is not allowed.
+/// Needs a small tmpfs (mount as root); skipped, and shown as skipped, where mounting is not allowed.
 @Suite struct DiskFullTests {
     static func mountTmpfs(at path: String, size: String) -> Bool {
         let mount = Process()
@@ -16,6 +17,17 @@ import Testing
         return mount.terminationStatus == 0
     }
 
+    /// Whether this process can mount a tmpfs (root, on a system that allows it): probed once.
+    static let canMountTmpfs: Bool = {
+        guard getuid() == 0 else { return false }
+        let probe = FileManager.default.temporaryDirectory.appendingPathComponent("importer-tmpfs-probe-\(getpid())").path
+        guard (try? FileManager.default.createDirectory(atPath: probe, withIntermediateDirectories: true)) != nil else { return false }
+        defer { try? FileManager.default.removeItem(atPath: probe) }
+        guard mountTmpfs(at: probe, size: "64k") else { return false }
+        unmount(probe)
+        return true
+    }()
+
     static func unmount(_ path: String) {
         let umount = Process()
         umount.executableURL = URL(fileURLWithPath: "/bin/umount")
@@ -24,15 +36,12 @@ import Testing
         umount.waitUntilExit()
     }
 
-    @Test func aFullDiskFailsWith74AndKeepsTheStore() throws {
+    @Test(.enabled(if: canMountTmpfs, "mounting a tmpfs needs root and a system that allows it")) func aFullDiskFailsWith74AndKeepsTheStore() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let disk = directory.path("disk")
         try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
-        guard getuid() == 0, Self.mountTmpfs(at: disk, size: "4m") else {
-            print("DiskFullTests: skipped (mounting a tmpfs needs root and a system that allows it)")
-            return
-        }
+        try #require(Self.mountTmpfs(at: disk, size: "4m"), "mounting a tmpfs at \(disk)")
         defer { Self.unmount(disk) }
         let store = disk + "/s.sqlite"
         try #require(try importer(["run", "--store", store, sample("fireball-2024.json")]).status == 0)
@@ -49,15 +58,12 @@ import Testing
 
     /// The disk of `--temp-dir` fills while a shuffled feed is sorted: 74, naming the directory,
     /// and the store keeps its last committed state.
-    @Test func aFullDiskWhileSortingFailsWith74AndKeepsTheStore() throws {
+    @Test(.enabled(if: canMountTmpfs, "mounting a tmpfs needs root and a system that allows it")) func aFullDiskWhileSortingFailsWith74AndKeepsTheStore() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let disk = directory.path("disk")
         try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
-        guard getuid() == 0, Self.mountTmpfs(at: disk, size: "256k") else {
-            print("DiskFullTests: skipped (mounting a tmpfs needs root and a system that allows it)")
-            return
-        }
+        try #require(Self.mountTmpfs(at: disk, size: "256k"), "mounting a tmpfs at \(disk)")
         defer { Self.unmount(disk) }
         let store = directory.path("s.sqlite")
         try #require(try importer(["run", "--store", store, sample("fireball-2024.json")]).status == 0)
@@ -74,15 +80,12 @@ import Testing
     /// The disk of `--temp-dir` fills while a PostgreSQL first load keeps its records' origins
     /// (`DirectOrigins`): 74, naming the directory, nothing in the store, nothing left in the
     /// directory; the same run with room there loads every record.
-    @Test func aFullTemporaryDiskOnAPostgreSQLFirstLoadFailsWith74() throws {
+    @Test(.enabled(if: canMountTmpfs, "mounting a tmpfs needs root and a system that allows it")) func aFullTemporaryDiskOnAPostgreSQLFirstLoadFailsWith74() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let disk = directory.path("disk")
         try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
-        guard getuid() == 0, Self.mountTmpfs(at: disk, size: "64k") else {
-            print("DiskFullTests: skipped (mounting a tmpfs needs root and a system that allows it)")
-            return
-        }
+        try #require(Self.mountTmpfs(at: disk, size: "64k"), "mounting a tmpfs at \(disk)")
         defer { Self.unmount(disk) }
         let cluster = try PostgresTestCluster.start()
         let url = try cluster.newStoreURL()

@@ -1,3 +1,4 @@
+import ImporterTestSupport
 import Foundation
 import Testing
 
@@ -79,6 +80,6 @@ import Testing
     func sha256(text: String, in directory: TemporaryDirectory) throws -> String {
         let path = directory.path("digest.txt")
         try text.write(toFile: path, atomically: true, encoding: .utf8)
-        return try IntegrationTests.sha256(path)
+        return try ImporterTestSupport.sha256(path)
     }
 }

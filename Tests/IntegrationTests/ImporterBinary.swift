@@ -1,12 +1,6 @@
+import ImporterTestSupport
 import Foundation
 import Testing
-
-/// The repository's root (for SampleData).
-let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-func sample(_ name: String) -> String {
-    repositoryRoot.appendingPathComponent("SampleData").appendingPathComponent(name).path
-}
 
 /// The built `importer` executable: `$IMPORTER_BINARY`, else next to the test bundle (SwiftPM puts
 /// every product of the package in one directory).
@@ -82,28 +76,3 @@ enum ExecutionError: Error, CustomStringConvertible {
     }
 }
 
-/// A fresh directory under the system temp directory.
-struct TemporaryDirectory {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("importer-it-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-
-    func cleanup() { try? FileManager.default.removeItem(at: url) }
-}
-
-func sha256(_ path: String) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
-    process.arguments = [path]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return String(decoding: data, as: UTF8.self).split(separator: " ").first.map(String.init) ?? ""
-}

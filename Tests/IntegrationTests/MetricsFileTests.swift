@@ -1,3 +1,4 @@
+import ImporterTestSupport
 import Foundation
 import HTTPTestSupport
 import PostgresTestSupport
@@ -6,7 +7,7 @@ import Testing
 
 /// `--metrics-file` and `status --format prometheus` of the built binary: the values match the
 /// run's JSON report, a failing run writes its exit code and keeps the last success, and every file
-/// passes `promtool check metrics` (Debian's `prometheus` package; skipped only where it is absent).
+/// passes `promtool check metrics` (Debian's `prometheus` package, which the tests need).
 @Suite struct MetricsFileTests {
     /// A sample of the text exposition.
     struct Sample: Equatable {
@@ -38,13 +39,10 @@ import Testing
 
     static let promtool = ["/usr/bin/promtool", "/usr/local/bin/promtool"].first { FileManager.default.isExecutableFile(atPath: $0) }
 
-    /// `promtool check metrics` over `text`: its complaints (empty when it accepts the text), or
-    /// nil where promtool is not installed.
+    /// `promtool check metrics` over `text`: its complaints (empty when it accepts the text). The
+    /// tests need promtool (`make test` installs Debian's prometheus package): missing, they fail.
     static func promtoolProblems(_ text: String) throws -> String? {
-        guard let promtool else {
-            print("MetricsFileTests: promtool check skipped (install Debian's prometheus package)")
-            return nil
-        }
+        let promtool = try #require(Self.promtool, "promtool is needed (Debian's prometheus package)")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: promtool)
         process.arguments = ["check", "metrics"]

@@ -1,3 +1,4 @@
+import ImporterTestSupport
 import Foundation
 import ImporterKit
 import Testing
