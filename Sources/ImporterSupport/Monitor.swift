@@ -91,4 +91,5 @@ public final class Monitor<State> {
     }
 }
 
+/// Safe unchecked: every access to `state` holds the mutex (see the type's comment).
 extension Monitor: @unchecked Sendable where State: Sendable {}

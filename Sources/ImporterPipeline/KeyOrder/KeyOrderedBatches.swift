@@ -93,7 +93,7 @@ final class KeyOrderedBatches {
     /// spilled (a reload whose unchanged records were dropped holds few), else the runs merged,
     /// their records the store holds unchanged noted on the merger's thread by the matcher
     /// `matcher` makes for the runs' columns, if any.
-    func finish(matcher: ([Int]) throws -> (any UnchangedRowMatcher)? = { _ in nil }, upsert: (RecordBatch) throws -> Void) throws {
+    func finish(matcher: ([Int]) throws -> sending (any UnchangedRowMatcher)? = { _ in nil }, upsert: (RecordBatch) throws -> Void) throws {
         if let first {
             self.first = nil
             try upsert(first)
@@ -126,12 +126,12 @@ final class KeyOrderedBatches {
         try merge(runs, in: spiller.file, matcher: matcher, upsert: upsert)
     }
 
-    private func merge(_ runs: [SortedRun], in file: SpillFile, matcher: ([Int]) throws -> (any UnchangedRowMatcher)?,
+    private func merge(_ runs: [SortedRun], in file: SpillFile, matcher: ([Int]) throws -> sending (any UnchangedRowMatcher)?,
                        upsert: (RecordBatch) throws -> Void) throws {
         guard let template = lastLayout, !runs.isEmpty else { return }
-        let readers = runs.map { run in
-            SortedRun.Reader(run, in: file, columns: template.columns, keyPositions: template.keyPositions, memory: Self.readersMemory / runs.count)
-        }
+        // Made of values only (the file's reading half, the layout), so that they can be sent.
+        let (reading, columns, keyPositions, memory) = (file.reading, template.columns, template.keyPositions, Self.readersMemory / runs.count)
+        let readers = runs.map { run in SortedRun.Reader(run, in: reading, columns: columns, keyPositions: keyPositions, memory: memory) }
         let clock = ContinuousClock()
         var upserting = Duration.zero
         let began = clock.now

@@ -11,6 +11,10 @@ import ImporterSupport
 ///   until the run is written, and the caller touches neither before the next `spill` or
 ///   `finish` returns (both wait for the run in progress first).
 /// - Errors: a run's write error (a full disk) is thrown by the next `spill` or by `finish`.
+///
+/// Safe unchecked: its state is a `Monitor`; `file`, the one other thing its thread touches, is
+/// touched by one thread at a time, as the ownership rule above says (`spill` and `finish` wait
+/// for the run in progress before the caller may use it again).
 final class RunSpiller: @unchecked Sendable {
     private struct State {
         var writing = false
@@ -30,9 +34,7 @@ final class RunSpiller: @unchecked Sendable {
     func spill(_ batches: consuming [RecordBatch]) throws(ImportError) {
         try waitForRun()
         state.withLock { $0.writing = true }
-        let handoff = Handoff(batches)
-        let thread = Thread { [self] in
-            let batches = handoff.take() ?? []
+        let thread = Thread { [self, batches] in
             do throws(ImportError) {
                 let run = try SortedRun.write(batches, order: Self.order(batches), to: file)
                 state.withLock {

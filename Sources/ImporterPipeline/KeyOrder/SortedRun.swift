@@ -77,7 +77,7 @@ struct SortedRun {
     /// the caller owns (`makeBlock`, `refill`): the merge reads its blocks in place, where a
     /// block kept here would be copied out of this class at every comparison.
     final class Reader {
-        private let file: SpillFile
+        private let file: SpillFile.Reading
         /// Where in the file the next bytes to read are.
         private var offset: Int64
         /// Records of the run not yet decoded.
@@ -93,7 +93,7 @@ struct SortedRun {
 
         /// A reader of `run` holding about `memory` bytes: half for the bytes read, half for the
         /// block decoded (a merge of many runs gives each less).
-        init(_ run: SortedRun, in file: SpillFile, columns: [Int], keyPositions: [Int], memory: Int) {
+        init(_ run: SortedRun, in file: SpillFile.Reading, columns: [Int], keyPositions: [Int], memory: Int) {
             self.file = file
             offset = run.offset
             left = run.count

@@ -70,13 +70,23 @@ final class SpillFile {
         }
     }
 
-    /// Reads up to `buffer.count` bytes at `offset` (all of them written: `flush` first); fewer
-    /// only at the end of the file.
-    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(ImportError) -> Int {
-        do {
-            return try UnnamedFile.read(descriptor, into: buffer, at: offset)
-        } catch {
-            throw .spill(directory: directory, reason: error.reason)
+    /// What the readers of the runs need: reads at offsets, nothing written. A value, so that the
+    /// readers can be sent to the merger's thread while the file stays here.
+    var reading: Reading { Reading(directory: directory, descriptor: descriptor) }
+
+    /// Reads of the file at offsets (`pread`): valid while the `SpillFile` is open.
+    struct Reading: Sendable {
+        let directory: String
+        fileprivate let descriptor: Int32
+
+        /// Reads up to `buffer.count` bytes at `offset` (all of them written: `flush` first);
+        /// fewer only at the end of the file.
+        func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(ImportError) -> Int {
+            do {
+                return try UnnamedFile.read(descriptor, into: buffer, at: offset)
+            } catch {
+                throw .spill(directory: directory, reason: error.reason)
+            }
         }
     }
 }

@@ -12,8 +12,9 @@ import ImporterSupport
 /// - Memory: at most `depth` batches wait in the queue; the reader blocks until one is taken.
 ///   Batches the caller is done with go back to the reader to be filled again (a batch's arrays
 ///   are megabytes: allocating them per batch cost page faults and zeroing, ~9 % of a reload).
-/// - Ownership: the reader thread owns the feed until it posts the end of the feed; the caller only
-///   takes events. When the caller stops early (its handler threw), the queue is cancelled and the
+/// - Ownership: the feed is sent to the reader thread (`sending`, `WorkerThread`: the compiler
+///   checks the caller keeps no reference), which owns it for good; the caller only takes events,
+///   the last of which carries the feed's warnings and absent fields. When the caller stops early (its handler threw), the queue is cancelled and the
 ///   reader stops at its next event without waiting to be joined (it may be blocked on a pipe).
 /// - Synchronization: the queue's state is a `Monitor`, locked once per event (a batch or a
 ///   reject), never per record; the reader waits on it for room, the caller for an event.
@@ -25,6 +26,10 @@ final class FeedReadAhead: Sendable {
         var totalBytes: Int?
         /// Seconds the reader spent reading and mapping so far (not waiting for the caller).
         var readingSeconds: Double = 0
+        /// At the end of a feed: its warnings and the fields its records left out (the feed itself
+        /// stays with the reader thread).
+        var warnings: [String] = []
+        var absences: [MappedFeed.FieldAbsence] = []
     }
 
     private enum Event {
@@ -55,37 +60,35 @@ final class FeedReadAhead: Sendable {
 
     /// Reads `feed` ahead of the caller, handing each batch to `onBatch` and each reject to
     /// `onReject` on the calling thread; returns the reader's final position.
-    static func read(_ feed: MappedFeed, batchSize: Int, depth: Int = 2, onReject: (Reject) throws -> Void,
+    static func read(_ feed: sending MappedFeed, batchSize: Int, depth: Int = 2, onReject: (Reject) throws -> Void,
                      onBatch: (RecordBatch, Position) throws -> Void) throws -> Position {
         let queue = FeedReadAhead(depth: max(depth, 1))
-        let handoff = Handoff(feed)
-        return try queue.run(named: "importer feed reader", { queue.produce(handoff, batchSize: batchSize) }, onReject: onReject, onBatch: onBatch)
+        return try queue.run(named: "importer feed reader", { queue.produce(feed, batchSize: batchSize) }, onReject: onReject, onBatch: onBatch)
     }
 
     /// Merges sorted runs (`RunMerge`) ahead of the caller in the same way, handing each batch of
     /// `batchSize` records in key order to `onBatch` on the calling thread, once `matcher` (used on
     /// the merger's thread only) has noted its records the store holds unchanged.
-    static func merge(_ merge: consuming RunMerge, batchSize: Int, depth: Int = 2, matcher: (any UnchangedRowMatcher)? = nil,
+    static func merge(_ merge: consuming sending RunMerge, batchSize: Int, depth: Int = 2, matcher: sending (any UnchangedRowMatcher)? = nil,
                       onBatch: (RecordBatch) throws -> Void) throws {
         let queue = FeedReadAhead(depth: max(depth, 1))
-        // Handed over, not copied: a copy left here would share the merge's blocks, and the
-        // merger's first refill of each would allocate it again.
-        let handoff = Handoff(consume merge)
-        // Handed over too, so that the merger lets go of it (and of its read transaction) before
-        // posting the end, not whenever its thread is torn down.
-        let notes = Handoff(matcher)
-        _ = try queue.run(named: "importer run merger", { queue.produceMerged(handoff, notes, batchSize: batchSize) }, onReject: { _ in }) { batch, _ in
+        // Moved into the thread's slots, not copied: a copy left here would share the merge's
+        // blocks, and the merger's first refill of each would allocate it again. The matcher is
+        // moved too, so that the merger lets go of it (and of its read transaction) before posting
+        // the end, not whenever its thread is torn down.
+        var slots: (merge: RunMerge?, matcher: (any UnchangedRowMatcher)?) = (consume merge, matcher)
+        _ = try queue.run(named: "importer run merger", {
+            guard let merge = slots.merge.take() else { return }
+            queue.produceMerged(merge, slots.matcher.take(), batchSize: batchSize)
+        }, onReject: { _ in }) { batch, _ in
             try onBatch(batch)
         }
     }
 
     /// Starts `produce` on a thread and takes its events on this one until its end.
-    private func run(named name: String, _ produce: @escaping @Sendable () -> Void, onReject: (Reject) throws -> Void,
+    private func run(named name: String, _ produce: sending @escaping () -> Void, onReject: (Reject) throws -> Void,
                      onBatch: (RecordBatch, Position) throws -> Void) throws -> Position {
-        let thread = Thread(block: produce)
-        thread.name = name
-        thread.stackSize = 8 << 20
-        thread.start()
+        try WorkerThread.start(named: name, produce)
         do {
             while true {
                 switch take() {
@@ -104,9 +107,9 @@ final class FeedReadAhead: Sendable {
     }
 
     /// The merger thread's body: every merged batch, then the end or the error.
-    private func produceMerged(_ handoff: Handoff<RunMerge>, _ notes: Handoff<(any UnchangedRowMatcher)?>, batchSize: Int) {
-        guard var merge = handoff.take() else { return }
-        var matcher = notes.take() ?? nil
+    private func produceMerged(_ merge: consuming RunMerge, _ matcher: consuming (any UnchangedRowMatcher)?, batchSize: Int) {
+        var merge = merge
+        var matcher = matcher
         do {
             try merge.merge(batchSize: batchSize) { batch in
                 var full = takeSpare() ?? RecordBatch(columns: batch.columns, keyPositions: batch.keyPositions, capacity: batchSize)
@@ -124,8 +127,7 @@ final class FeedReadAhead: Sendable {
     }
 
     /// The reader thread's body: every event of the feed, then its end or its error.
-    private func produce(_ handoff: Handoff<MappedFeed>, batchSize: Int) {
-        guard let feed = handoff.take() else { return }
+    private func produce(_ feed: MappedFeed, batchSize: Int) {
         let clock = ContinuousClock()
         let began = clock.now
         var blockedSeconds = 0.0
@@ -142,7 +144,9 @@ final class FeedReadAhead: Sendable {
                 swap(&full, &batch)
                 blockedSeconds += try putBatch(full, at: position)
             }
-            try put(.end(position()))
+            var end = position()
+            (end.warnings, end.absences) = (feed.warnings, feed.absences)
+            try put(.end(end))
         } catch is Cancelled {
             return
         } catch {

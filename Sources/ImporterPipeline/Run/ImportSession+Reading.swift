@@ -28,8 +28,8 @@ extension ImportSession {
         plan.guards.feedRead(source: source, entity: entity.name, records: end.records)
         ledger.phases.add("read", end.readingSeconds)
         onProgress?(ImportProgress(source: source, records: end.records, bytesRead: end.bytesRead, totalBytes: end.totalBytes))
-        ledger.absences += input.absences
-        return input.warnings
+        ledger.absences += end.absences
+        return end.warnings
     }
 
     /// `error`, or, when a constraint the store holds beyond the model's refused a write, that

@@ -40,7 +40,7 @@ public protocol ImportWriting: AnyObject {
     /// import's, ahead of `upsert`; nil when the backend has no cheap way to tell (the default) or
     /// the store held nothing. The caller hands it every batch of one merged stream, in order, on
     /// one thread, and lets go of it at the stream's end.
-    func unchangedRowMatcher(for entity: EntityDescription, columns: [Int]) throws -> (any UnchangedRowMatcher)?
+    func unchangedRowMatcher(for entity: EntityDescription, columns: [Int]) throws -> sending (any UnchangedRowMatcher)?
     /// Whether upserts in key order across batches are markedly cheaper (a store whose unique
     /// index is written record by record, SQLite): the importer then hands it a feed that is not in
     /// key order sorted, through temporary files, when the feed is too large to sort in memory.
@@ -84,7 +84,7 @@ public protocol ImportClosing: AnyObject {
 extension ImportWriting {
     public func applyUpserts(_ entity: EntityDescription) throws {}
     public func unchangedRecordFilter(for entity: EntityDescription, columns: [Int]) throws -> (any UnchangedRecordFilter)? { nil }
-    public func unchangedRowMatcher(for entity: EntityDescription, columns: [Int]) throws -> (any UnchangedRowMatcher)? { nil }
+    public func unchangedRowMatcher(for entity: EntityDescription, columns: [Int]) throws -> sending (any UnchangedRowMatcher)? { nil }
     public var prefersKeyOrder: Bool { false }
     public func useTemporaryDirectory(_ path: String) {}
 }
@@ -106,6 +106,6 @@ public protocol UnchangedRecordFilter: AnyObject {
 /// record's key and values (as `IS` compares them) when the import began; any doubt notes 0.
 /// `upsert` skips a noted record only if the import has not written its row since (the row is
 /// then as it was), so a note can never hide a change or a repeated key.
-public protocol UnchangedRowMatcher: AnyObject, Sendable {
+public protocol UnchangedRowMatcher: AnyObject {
     func note(_ batch: inout RecordBatch) throws
 }

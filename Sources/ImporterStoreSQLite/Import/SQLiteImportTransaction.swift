@@ -72,7 +72,7 @@ final class SQLiteImportTransaction: ImportTransaction {
         try UnchangedFilter.build(connection: store.connection, entity: entity, columns: columns, seen: try run(entity).seen)
     }
 
-    func unchangedRowMatcher(for entity: EntityDescription, columns: [Int]) throws -> (any UnchangedRowMatcher)? {
+    func unchangedRowMatcher(for entity: EntityDescription, columns: [Int]) throws -> sending (any UnchangedRowMatcher)? {
         StoredRowMatcher.make(path: store.connection.path, entity: entity, columns: columns, lastIDBefore: try run(entity).seen.lastIDBefore)
     }
 

@@ -17,8 +17,10 @@ import ImporterStore
 /// every supplied attribute provably equals the stored value (`StoredRows.isSame`). A batch whose
 /// keys the merge ordered otherwise than the index only makes rows be passed by: their records
 /// are noted 0, which `BatchUpserter` reads as "look it up", never as unchanged.
-final class StoredRowMatcher: UnchangedRowMatcher, @unchecked Sendable {
-    // Unchecked: made on the import's thread, then used by one thread at a time (the merger's).
+///
+/// Made on the import's thread and sent to the merger's (`FeedReadAhead.merge` takes it as
+/// `sending`): one thread at a time holds it, which the compiler checks.
+final class StoredRowMatcher: UnchangedRowMatcher {
     private let connection: Connection
     private let scan: Statement
     /// Positions in the batch of the supplied attributes that are not part of the key.
@@ -30,7 +32,7 @@ final class StoredRowMatcher: UnchangedRowMatcher, @unchecked Sendable {
     /// the store held none of them before the import (`lastIDBefore`) or cannot be read a second
     /// time while the import writes (not WAL), or at all (the upserter then reads every stored row
     /// itself, as without a matcher).
-    static func make(path: String, entity: EntityDescription, columns: [Int], lastIDBefore: Int64) -> StoredRowMatcher? {
+    static func make(path: String, entity: EntityDescription, columns: [Int], lastIDBefore: Int64) -> sending StoredRowMatcher? {
         // As `RecordMapper` places the key in a batch; `note` reads the key at the batch's own positions.
         let keyPositions = entity.keyIndices.compactMap { columns.firstIndex(of: $0) }
         guard lastIDBefore > 0, keyPositions.count == entity.uniqueKey.count else { return nil }
