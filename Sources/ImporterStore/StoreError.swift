@@ -33,8 +33,6 @@ public enum StoreError: Error, Sendable, RemedialError {
     /// A store location that cannot be right whatever the server does: a malformed PostgreSQL URL,
     /// an unknown `sslmode`, an invalid schema name (a usage error).
     case invalidLocation(location: String, reason: String)
-    /// What was asked is not implemented by this store's backend (yet).
-    case unsupported(location: String, feature: String)
     /// A record holds a value this store cannot hold (PostgreSQL text and the NUL character):
     /// the feed's fault, located (the import fills in the source); nothing is imported.
     case unstorable(at: SourceLocation, reason: String)
@@ -75,8 +73,6 @@ public enum StoreError: Error, Sendable, RemedialError {
             "cannot use the PostgreSQL store \(location): \(reason)"
         case .invalidLocation(let location, let reason):
             "invalid PostgreSQL store \(location): \(reason)"
-        case .unsupported(let location, let feature):
-            "\(feature) is not supported on PostgreSQL stores yet (store \(location)); use an SQLite store for it"
         case .unstorable(let location, let reason):
             "\(location): \(reason); nothing was imported"
         case .refused(let location, let what, let reason):
@@ -144,7 +140,7 @@ extension StoreError: ExitStatusError {
         case .locked: .locked
         case .notFound: .noInput
         case .notAnImporterStore, .notADatabase, .unstorable, .refused: .badInput
-        case .newerSchema, .incompatibleModel, .unsupported: .storeUnusable
+        case .newerSchema, .incompatibleModel: .storeUnusable
         case .unavailable: .unavailable
         case .invalidLocation, .invalidToken: .usage
         case .permissionDenied: .permissionDenied

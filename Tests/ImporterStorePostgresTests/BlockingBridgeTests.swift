@@ -89,6 +89,6 @@ import Testing
             #expect(error.isConnectionFailure && error.sql == "SELECT never_answered()", "\(error)")
         }
         #expect(connection.isLost)
-        #expect(throws: PostgresError.self) { try connection.integer("SELECT 1") }
+        #expect(throws: PostgresFailure.self) { try connection.integer("SELECT 1") }
     }
 }

@@ -59,7 +59,7 @@ import Testing
         } catch {
             caught = error
         }
-        #expect(caught?.table == "d" && ImporterStorePostgres.PostgresError(caught?.error ?? CancellationError(), sql: nil).sqlState == "22P02")
+        #expect(caught?.table == "d" && ImporterStorePostgres.PostgresFailure(caught?.error ?? CancellationError(), sql: nil).sqlState == "22P02")
         #expect(throws: Never.self) { try queue.finish() }
         #expect(queue.discard(timeout: 5))
         blocking.rollback()
@@ -88,7 +88,7 @@ import Testing
         let connection = try Self.connect(try PostgresTestCluster.start())
         defer { connection.close() }
         for sql in ["BEGIN", "CREATE TABLE c (n bigint, s text)"] { try connection.execute(sql) }
-        var caught: PostgresError?
+        var caught: PostgresFailure?
         do {
             // The bad row is in the second buffer; the error comes with a later copy or the next request.
             for start in stride(from: 1, through: 50_001, by: 10_000) {

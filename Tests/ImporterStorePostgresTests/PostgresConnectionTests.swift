@@ -33,7 +33,7 @@ import Testing
     /// The server ending the session before a statement's answer (postgres-nio's older API says
     /// `connectionClosed`) is a lost connection (exit 69), not an internal error.
     @Test func aSessionClosedByTheServerIsALostConnection() {
-        let error = ImporterStorePostgres.PostgresError(PostgresNIO.PostgresError.connectionClosed, sql: "BEGIN")
+        let error = ImporterStorePostgres.PostgresFailure(PostgresNIO.PostgresError.connectionClosed, sql: "BEGIN")
         #expect(error.isConnectionFailure && error.sql == "BEGIN")
         #expect(error.databaseError.isIOFailure)
     }

@@ -5,7 +5,7 @@ import PostgresNIO
 extension BlockingConnection {
     /// A result's column names (also when it has no row) and its rows, any column type decoded
     /// (see `queryValue`); for `importer query`.
-    func rowsWithColumns(_ sql: String, _ arguments: [Value] = []) throws(PostgresError) -> (columns: [String], rows: [[Value]]) {
+    func rowsWithColumns(_ sql: String, _ arguments: [Value] = []) throws(PostgresFailure) -> (columns: [String], rows: [[Value]]) {
         try checkAlive(sql)
         let query = PostgresQuery(unsafeSQL: sql, binds: Self.bindings(arguments))
         return try request(sql) {

@@ -12,7 +12,7 @@ import Synchronization
 ///
 /// Invariant: never called from one of the event loop's threads (the store's caller is a command's
 /// own thread), nor by two threads at once, except `close` (from a signal's thread). Errors are
-/// `PostgresError`s carrying the statement and the server's SQLSTATE.
+/// `PostgresFailure`s carrying the statement and the server's SQLSTATE.
 final class BlockingConnection: Sendable {
     let connection: PostgresConnection
     let logger: Logger
@@ -36,8 +36,8 @@ final class BlockingConnection: Sendable {
         connection.closeFuture.whenComplete { [weak self] _ in self?.channelClosed() }
     }
 
-    private static func lostError(sql: String?) -> PostgresError {
-        PostgresError(sqlState: nil, message: "the connection was lost", sql: sql, isConnectionFailure: true)
+    private static func lostError(sql: String?) -> PostgresFailure {
+        PostgresFailure(sqlState: nil, message: "the connection was lost", sql: sql, isConnectionFailure: true)
     }
 
     /// The channel has closed (the server ended the session, the network failed, or `close`):
@@ -57,7 +57,7 @@ final class BlockingConnection: Sendable {
 
     /// Sends one request (`operation`: the query and the reading of its answer) and blocks until
     /// its answer, or until the channel closes, whichever comes first (`channelClosed`).
-    func request<T: Sendable>(_ sql: String, _ operation: @escaping @Sendable () async throws -> T) throws(PostgresError) -> T {
+    func request<T: Sendable>(_ sql: String, _ operation: @escaping @Sendable () async throws -> T) throws(PostgresFailure) -> T {
         let executor = CallingThreadExecutor<T>()
         let isClosed = watch.withLock { watch in
             if !watch.isClosed { watch.abandon = { executor.abandon(with: $0) } }
@@ -88,7 +88,7 @@ final class BlockingConnection: Sendable {
             }
             return BlockingConnection(connection: connection, logger: logger)
         } catch {
-            let reason = PostgresTLS.failureReason(error, location: location) ?? Self.connectReason(PostgresError(error, sql: nil))
+            let reason = PostgresTLS.failureReason(error, location: location) ?? Self.connectReason(PostgresFailure(error, sql: nil))
             throw StoreError.unavailable(location: location.description, reason: reason)
         }
     }
@@ -103,7 +103,7 @@ final class BlockingConnection: Sendable {
 
     /// The reason a connection failed, in the user's words (SQLSTATE classes 28: login, 3D: database;
     /// 28000 is also pg_hba.conf refusing the connection, such as a plain one where TLS is required).
-    private static func connectReason(_ error: PostgresError) -> String {
+    private static func connectReason(_ error: PostgresFailure) -> String {
         switch error.sqlState {
         case "28P01": "authentication failed for user (\(error.message))"
         case "28000": "the server refused the login (\(error.message))"
@@ -125,15 +125,15 @@ final class BlockingConnection: Sendable {
     /// Before each request: waits for the queued COPYs (a statement must see the rows copied
     /// before it, and their error is the caller's), then throws at once when the connection was
     /// lost (a request written to a channel the server closed is never answered).
-    func checkAlive(_ sql: String, finishingCopies: Bool = true) throws(PostgresError) {
+    func checkAlive(_ sql: String, finishingCopies: Bool = true) throws(PostgresFailure) {
         if finishingCopies { try finishCopy() }
         if connection.isClosed { lost.store(true, ordering: .relaxed) }
-        if isLost { throw PostgresError(sqlState: nil, message: "the connection was lost", sql: sql, isConnectionFailure: true) }
+        if isLost { throw PostgresFailure(sqlState: nil, message: "the connection was lost", sql: sql, isConnectionFailure: true) }
     }
 
     /// The error for `error` met running `sql`, remembering a lost connection.
-    func failure(_ error: any Error, sql: String) -> PostgresError {
-        let failure = PostgresError(error, sql: sql)
+    func failure(_ error: any Error, sql: String) -> PostgresFailure {
+        let failure = PostgresFailure(error, sql: sql)
         if failure.isConnectionFailure { lost.store(true, ordering: .relaxed) }
         return failure
     }
@@ -150,7 +150,7 @@ final class BlockingConnection: Sendable {
     /// Runs one statement without parameters (a utility statement such as `BEGIN`, `SET LOCAL`,
     /// `CREATE …`, or DML whose count is not wanted). One statement only: the extended protocol
     /// refuses a string of several (SQLSTATE 42601); callers send each statement of a list in turn.
-    func execute(_ sql: String, finishingCopies: Bool = true) throws(PostgresError) {
+    func execute(_ sql: String, finishingCopies: Bool = true) throws(PostgresFailure) {
         try checkAlive(sql, finishingCopies: finishingCopies)
         try request(sql) {
             for try await _ in try await self.connection.query(PostgresQuery(unsafeSQL: sql), logger: self.logger) {}
@@ -159,7 +159,7 @@ final class BlockingConnection: Sendable {
 
     /// Runs one statement with `$1…` parameters and returns its rows as values.
     @discardableResult
-    func rows(_ sql: String, _ arguments: [Value] = []) throws(PostgresError) -> [[Value]] {
+    func rows(_ sql: String, _ arguments: [Value] = []) throws(PostgresFailure) -> [[Value]] {
         try checkAlive(sql)
         let query = PostgresQuery(unsafeSQL: sql, binds: Self.bindings(arguments))
         return try request(sql) {
@@ -174,7 +174,7 @@ final class BlockingConnection: Sendable {
     /// this is the one request made through its row-callback `query`, whose future is awaited in
     /// the task (never `wait()`ed).
     @discardableResult
-    func affected(_ sql: String, _ arguments: [Value] = []) throws(PostgresError) -> Int {
+    func affected(_ sql: String, _ arguments: [Value] = []) throws(PostgresFailure) -> Int {
         try checkAlive(sql)
         let query = PostgresQuery(unsafeSQL: sql, binds: Self.bindings(arguments))
         return try request(sql) {
@@ -183,12 +183,12 @@ final class BlockingConnection: Sendable {
     }
 
     /// The first column of the first row, or nil when there is no row.
-    func scalar(_ sql: String, _ arguments: [Value] = []) throws(PostgresError) -> Value? {
+    func scalar(_ sql: String, _ arguments: [Value] = []) throws(PostgresFailure) -> Value? {
         try rows(sql, arguments).first?.first
     }
 
     /// The first column of the first row as an integer (0 for none or NULL).
-    func integer(_ sql: String, _ arguments: [Value] = []) throws(PostgresError) -> Int64 {
+    func integer(_ sql: String, _ arguments: [Value] = []) throws(PostgresFailure) -> Int64 {
         switch try scalar(sql, arguments) {
         case .integer(let value)?: value
         case .real(let value)?: Int64(value)
@@ -200,7 +200,7 @@ final class BlockingConnection: Sendable {
     /// Queues `data` (COPY rows: text format lines, or with `binary` `CopyBinary`'s rows) for
     /// `table`'s `columns` (`CopyQueue`) and returns before the server has taken it: an error in
     /// the data is thrown by a later `copy` or by the next request.
-    func copy(into table: String, columns: [String], binary: Bool = false, data: ByteBuffer) throws(PostgresError) {
+    func copy(into table: String, columns: [String], binary: Bool = false, data: ByteBuffer) throws(PostgresFailure) {
         try checkAlive("COPY \(table) FROM STDIN", finishingCopies: false)
         do {
             try copies.send(into: table, columns: columns, binary: binary, data: data)
@@ -210,7 +210,7 @@ final class BlockingConnection: Sendable {
     }
 
     /// Waits until every queued batch is in its table; throws the error of a COPY.
-    func finishCopy() throws(PostgresError) {
+    func finishCopy() throws(PostgresFailure) {
         do {
             try copies.finish()
         } catch {

@@ -117,7 +117,7 @@ extension PostgresImportTransaction {
         return inserted
     }
 
-    private func insertUnique(_ upsert: StagedUpsert) throws(PostgresError) -> Int {
+    private func insertUnique(_ upsert: StagedUpsert) throws(PostgresFailure) -> Int {
         let inserted = try store.connection.affected(upsert.insertUniqueFirstLoad)
         try store.connection.execute("RELEASE SAVEPOINT \(Self.savepoint)")
         return inserted

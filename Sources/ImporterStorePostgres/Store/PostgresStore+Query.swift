@@ -51,7 +51,7 @@ extension PostgresStore: ReadOnlyQuerying {
     private func mapQueryErrors<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
-        } catch let error as PostgresError where !error.isConnectionFailure {
+        } catch let error as PostgresFailure where !error.isConnectionFailure {
             switch error.sqlState {
             case "25006": throw QueryError.writeRefused(error.message)
             case "0A000" where error.message.contains("data-modifying"): throw QueryError.writeRefused(error.message)

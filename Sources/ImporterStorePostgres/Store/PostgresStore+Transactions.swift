@@ -61,7 +61,7 @@ extension PostgresStore {
     /// Errors of the database or the connection are mapped to store errors; the body's own errors
     /// (a malformed feed, an unknown view, a refused sync) go through unchanged.
     private func isDatabaseError(_ error: any Error) -> Bool {
-        error is PostgresError || error is PSQLError || error is IOError || error is ChannelError
+        error is PostgresFailure || error is PSQLError || error is IOError || error is ChannelError
     }
 
     private func begin(_ statement: String) throws(StoreError) {

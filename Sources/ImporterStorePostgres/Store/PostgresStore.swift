@@ -7,8 +7,7 @@ import ImporterStore
 ///
 /// Invariants: one writer per store at a time, through a transaction-level advisory lock keyed by
 /// the schema (`write`); readers use a REPEATABLE READ snapshot and never wait for it; every error
-/// is a `StoreError` naming the store by `location` (never its password). Commands this backend
-/// does not implement yet fail with `StoreError.unsupported` (exit 78), never half-done.
+/// is a `StoreError` naming the store by `location` (never its password).
 public final class PostgresStore {
     public typealias Options = Store.Options
 
@@ -50,14 +49,9 @@ public final class PostgresStore {
     /// `unavailable`, server errors `database` errors carrying the SQL and SQLSTATE.
     public func storeError(from error: any Error) -> StoreError {
         if let error = error as? StoreError { return error }
-        let failure = PostgresError(error, sql: nil)
+        let failure = PostgresFailure(error, sql: nil)
         if failure.isConnectionFailure { return .unavailable(location: location.description, reason: "the connection was lost: \(failure.message)") }
         return .database(failure.databaseError)
-    }
-
-    /// The error for a command this backend does not implement yet.
-    func unsupported(_ feature: String) -> StoreError {
-        .unsupported(location: location.description, feature: feature)
     }
 
     public func interrupt() {

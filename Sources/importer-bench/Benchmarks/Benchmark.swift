@@ -121,14 +121,14 @@ enum Benchmark {
     }
 
     /// The URL feed rows: the API feed from its file and over loopback HTTP.
-    static func urlFeed(_ options: BenchOptions, feed: String, directory: String, records: Int) throws -> TextTable {
+    static func urlFeed(_ options: BenchOptions, feed: String, directory: String, records: Int) throws -> BenchTable {
         progress("URL feed: the file against loopback HTTP")
         let outcome = try URLFeedBenchmark.run(importer: options.importer, feed: feed, directory: directory, records: records, repeats: options.repeats)
         return URLFeedBenchmark.table(outcome, records: records)
     }
 
     /// The feed-order rows: the API feed sorted and shuffled.
-    static func shuffledFeed(_ options: BenchOptions, feed: String, changed: String, records: Int) throws -> TextTable {
+    static func shuffledFeed(_ options: BenchOptions, feed: String, changed: String, records: Int) throws -> BenchTable {
         progress("feed order: sorted against shuffled")
         let outcome = try ShuffledFeedBenchmark.run(importer: options.importer, feed: feed, changed: changed, directory: options.directory, repeats: options.repeats)
         return ShuffledFeedBenchmark.table(outcome, records: records)
@@ -169,8 +169,8 @@ enum Benchmark {
         var phases: [(String, Double)] = []
     }
 
-    static func mainTable(_ rows: [Row], records: Int, spawnerPeakKiB: Int) -> TextTable {
-        var table = TextTable(title: "End to end (importer as a subprocess) beside the raw-SQLite baselines",
+    static func mainTable(_ rows: [Row], records: Int, spawnerPeakKiB: Int) -> BenchTable {
+        var table = BenchTable(title: "End to end (importer as a subprocess) beside the raw-SQLite baselines",
                               headers: ["case", "seconds", "rows/s", "× baseline", "peak RSS MiB"])
         func baselineRate(_ kind: Row.Kind) -> Double {
             rows.first { $0.kind == kind }.map { Double(records) / $0.seconds } ?? .nan

@@ -61,8 +61,8 @@ enum FormatBenchmark {
         return feed.records
     }
 
-    static func table(_ inputs: [Input], endToEnd: [EndToEnd], records: Int, repeats: Int) throws -> TextTable {
-        var table = TextTable(title: "Feed formats: the same \(records) records (parsing in-process, best of \(repeats); end to end as a subprocess)",
+    static func table(_ inputs: [Input], endToEnd: [EndToEnd], records: Int, repeats: Int) throws -> BenchTable {
+        var table = BenchTable(title: "Feed formats: the same \(records) records (parsing in-process, best of \(repeats); end to end as a subprocess)",
                               headers: ["format", "MB", "parse s", "parse rows/s", "parse MB/s", "run s", "run rows/s", "× JSON run", "peak RSS MiB"])
         let jsonRate = Double(records) / (endToEnd.first?.seconds ?? .nan)
         var xmlRatio = Double.nan

@@ -37,10 +37,10 @@ enum ShuffledFeedBenchmark {
         return outcome
     }
 
-    static func table(_ outcome: Outcome, records: Int) -> TextTable {
+    static func table(_ outcome: Outcome, records: Int) -> BenchTable {
         func median(_ runs: [ProcessRunner.Measurement]) -> Double { runs.map(\.seconds).sorted()[runs.count / 2] }
         func peak(_ runs: [ProcessRunner.Measurement]) -> Int { runs.map(\.peakRSSKiB).max() ?? 0 }
-        var table = TextTable(title: "Feed order: the same \(records) records sorted by key (API order) and shuffled, `run --sync` (medians of \(outcome.sortedFirst.count), alternated)",
+        var table = BenchTable(title: "Feed order: the same \(records) records sorted by key (API order) and shuffled, `run --sync` (medians of \(outcome.sortedFirst.count), alternated)",
                               headers: ["case", "sorted s", "shuffled s", "shuffled ÷ sorted", "peak RSS MiB sorted", "shuffled"])
         var met = true
         for (label, sorted, shuffled) in [("first load", outcome.sortedFirst, outcome.shuffledFirst), ("re-load, 10 % changed", outcome.sortedReload, outcome.shuffledReload)] {

@@ -64,11 +64,11 @@ enum URLFeedBenchmark {
         throw BenchError.failed("python3 -m http.server did not start on port \(port) (is python3 installed?)")
     }
 
-    static func table(_ outcome: Outcome, records: Int) -> TextTable {
+    static func table(_ outcome: Outcome, records: Int) -> BenchTable {
         func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
         let file = median(outcome.file.map(\.seconds)), url = median(outcome.url.map(\.seconds))
         let fileRSS = outcome.file.map(\.peakRSSKiB).max() ?? 0, urlRSS = outcome.url.map(\.peakRSSKiB).max() ?? 0
-        var table = TextTable(title: "Feeds from URLs: the same \(records) records from the file and over loopback HTTP (medians of \(outcome.file.count), alternated)",
+        var table = BenchTable(title: "Feeds from URLs: the same \(records) records from the file and over loopback HTTP (medians of \(outcome.file.count), alternated)",
                               headers: ["source", "run s", "rows/s", "× file", "peak RSS MiB"])
         table.add(["file", file.formatted(2), (Double(records) / file).formatted(0), "1.00", mebibytes(kiB: fileRSS)])
         table.add(["URL (200, body spooled beside the store)", url.formatted(2), (Double(records) / url).formatted(0), (file / url).formatted(2), mebibytes(kiB: urlRSS)])

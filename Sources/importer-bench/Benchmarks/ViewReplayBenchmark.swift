@@ -24,7 +24,7 @@ import ImporterKit
 /// the views one transaction behind.
 enum ViewReplayBenchmark {
     struct Outcome {
-        var table: TextTable
+        var table: BenchTable
         /// Every replay verified equal to a full recomputation.
         var passed: Bool
     }
@@ -62,7 +62,7 @@ enum ViewReplayBenchmark {
     static func run(store: Store, backend: String, baseFeed: String, directory: String, records: Int, repeats: Int) throws -> Outcome {
         let deltas = try writeDeltas(records: records, directory: directory)
         defer { for delta in deltas { try? FileManager.default.removeItem(atPath: delta.feed) } }
-        var report = TextTable(
+        var report = BenchTable(
             title: "View replay beside a full rebuild of the views (\(backend), in-process, \(records) records; best of \(repeats))",
             headers: ["delta", "change rows", "touch the views", "groups changed", "replay ms", "rebuild ms", "replay / rebuild", "target"])
         var passed = true
@@ -110,7 +110,7 @@ enum ViewReplayBenchmark {
 
     /// Imports the delta (views left behind), times replay and rebuild passes, adds its row and
     /// notes; returns whether every replay verified.
-    private static func measure(_ delta: Delta, store: Store, repeats: Int, into report: inout TextTable) throws -> Bool {
+    private static func measure(_ delta: Delta, store: Store, repeats: Int, into report: inout BenchTable) throws -> Bool {
         let (result, importSeconds) = try Stopwatch.seconds {
             try ImportSession(store: store, model: FireballModel.model, options: options(sync: delta.sync, replayViews: false))
                 .run([FeedInput(path: delta.feed, mapping: FireballModel.apiFeed)])

@@ -5,9 +5,9 @@ import Foundation
 /// importer's time went (its `phase times` log line).
 enum PostgresBenchTable {
     /// The figures of both pairs, the goals, what the reference does and the server's settings.
-    static func figures(_ runs: PostgresBenchSession.Runs, records: Int, server: String) -> TextTable {
+    static func figures(_ runs: PostgresBenchSession.Runs, records: Int, server: String) -> BenchTable {
         let percent = "\(Int((runs.changeFraction * 100).rounded())) %"
-        var table = TextTable(title: "PostgreSQL store: importer (a subprocess) beside psql alone, on the same throwaway server",
+        var table = BenchTable(title: "PostgreSQL store: importer (a subprocess) beside psql alone, on the same throwaway server",
                               headers: ["case", "seconds", "rows/s", "× reference", "peak RSS MiB"])
         let pairs = [
             ("first load", "importer run --no-replay, first load (parsing, upsert, history)", runs.importerLoad,
@@ -47,7 +47,7 @@ enum PostgresBenchTable {
     }
 
     /// Where the importer's time went in its two PostgreSQL runs.
-    static func phases(_ runs: PostgresBenchSession.Runs) -> TextTable {
+    static func phases(_ runs: PostgresBenchSession.Runs) -> BenchTable {
         let rows = [
             Benchmark.Row(label: "importer first load (PostgreSQL)", kind: .load, seconds: runs.importerLoad.seconds,
                           peakRSSKiB: runs.importerLoad.peakRSSKiB, phases: runs.importerLoad.phases),

@@ -19,7 +19,7 @@ enum PostgresBenchmark {
     /// What the PostgreSQL part came to.
     enum Outcome {
         /// The figures, where the importer's time went, and view replay on the importer's store.
-        case measured(TextTable, phases: TextTable, views: ViewReplayBenchmark.Outcome)
+        case measured(BenchTable, phases: BenchTable, views: ViewReplayBenchmark.Outcome)
         /// Not run, and why (no server binaries, or `--no-postgres`).
         case skipped(String)
         /// It ran and failed: the rest of the bench still runs, and the bench then exits non-zero.

@@ -21,10 +21,10 @@ enum PhaseLog {
     /// Seconds per phase for each importer case; `other` is the wall time the phases do not cover
     /// (start-up, opening the store, the report). `read` runs on its own thread, beside `upsert`.
     static func table(_ rows: [Benchmark.Row],
-                      title: String = "Where the time goes (seconds per phase, from each run's `phase times` log line)") -> TextTable {
+                      title: String = "Where the time goes (seconds per phase, from each run's `phase times` log line)") -> BenchTable {
         var names: [String] = []
         for row in rows { for (name, _) in row.phases where !names.contains(name) { names.append(name) } }
-        var table = TextTable(title: title, headers: ["case"] + names + ["other", "wall"])
+        var table = BenchTable(title: title, headers: ["case"] + names + ["other", "wall"])
         for row in rows {
             let values = Dictionary(row.phases, uniquingKeysWith: +)
             let covered = row.phases.filter { $0.0 != "read" }.reduce(0) { $0 + $1.1 }

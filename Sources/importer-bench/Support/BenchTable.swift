@@ -1,6 +1,6 @@
 /// A plain-text table: a title, a header row, rows of cells, and notes under it. The first column
 /// is left-aligned, the others (figures) right-aligned; widths fit the contents.
-struct TextTable {
+struct BenchTable {
     var title: String
     var headers: [String]
     private(set) var rows: [[String]] = []

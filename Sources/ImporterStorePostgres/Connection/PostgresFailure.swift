@@ -4,7 +4,7 @@ import PostgresNIO
 
 /// An error the PostgreSQL server (or the connection to it) reported, with the statement that met
 /// it and the server's SQLSTATE (`23505`, `40P01`, …) when the server sent one.
-public struct PostgresError: Error, Sendable, CustomStringConvertible {
+public struct PostgresFailure: Error, Sendable, CustomStringConvertible {
     /// The server's SQLSTATE, nil for a client-side or connection failure.
     public var sqlState: String?
     public var message: String
@@ -22,7 +22,7 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
 
     /// The error for `error`, met running `sql`.
     init(_ error: any Error, sql: String?) {
-        if let error = error as? PostgresError {
+        if let error = error as? PostgresFailure {
             self = error
             if self.sql == nil { self.sql = sql }
             return
@@ -48,7 +48,7 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         let closed: Set<PSQLError.Code> = [.connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown]
         // A closed connection wraps the server's last word (e.g. 57P01, terminated by an administrator).
         if let inner = psql.underlying as? PSQLError, inner.serverInfo != nil {
-            var nested = PostgresError(inner, sql: sql)
+            var nested = PostgresFailure(inner, sql: sql)
             nested.isConnectionFailure = nested.isConnectionFailure || closed.contains(psql.code)
             self = nested
             return
