@@ -21,6 +21,13 @@ import Testing
             process.standardError = FileHandle.nullDevice
             try process.run()
             try SignalTests.waitUntilLocked(store)
+            // The holder names itself beside the store just after taking the lock: wait for that too.
+            for _ in 0 ..< 400 {
+                let record = try? String(contentsOfFile: store + "-writer", encoding: .utf8)
+                if record?.contains("pid=\(process.processIdentifier)\n") == true { return }
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+            Issue.record("the run never wrote its writer record")
         }
 
         /// Sends a valid feed and waits for the run to commit.

@@ -1,7 +1,8 @@
 import ImporterModel
 
 /// Samples a CSV feed: its header names are the fields; the rows are read by `CSVRecordsReader`
-/// (so quoting, line ends and errors are exactly the importer's), at most `limit` of them.
+/// (so quoting, line ends and errors are exactly the importer's): `limit` of them sampled, the
+/// rest read for their types and presence only (`FeedSample.tail`).
 final class CSVSampler {
     private let path: String
 
@@ -19,10 +20,11 @@ final class CSVSampler {
         var sample = FeedSample(format: .csv)
         sample.csv = mapping.csv
         var record = RawRecord(slotCount: header.count)
-        while sample.recordFields.count < limit, try reader.next(into: &record) {
-            sample.recordFields.append(header.indices.map { column in
+        while try reader.next(into: &record) {
+            let fields = header.indices.map { column in
                 SampledField(address: header[column], words: [header[column]], values: [.string(record.text(of: column))])
-            })
+            }
+            if sample.recordFields.count < limit { sample.recordFields.append(fields) } else { sample.observeTail(fields) }
         }
         return sample
     }

@@ -5,7 +5,7 @@ public struct FieldProfile: Sendable {
     public let words: [String]
     public let shortWords: Int
     /// Its position among the fields, in the order they were first met.
-    public let order: Int
+    public private(set) var order: Int
     public let isArray: Bool
     public let arrayAddress: String?
     /// Records where the field has a non-null value; where that value is also not empty.
@@ -20,8 +20,12 @@ public struct FieldProfile: Sendable {
     public private(set) var sample: SampleScalar?
     /// Per sampled record (by index across all feeds), the field's single non-empty value.
     public private(set) var values: [Int: String] = [:]
+    /// Whether `values` is kept: not for the records read past the sample (their types and
+    /// presence count, in bounded memory; the key is chosen from the sample).
+    private let keepsValues: Bool
 
-    init(_ field: SampledField, order: Int) {
+    init(_ field: SampledField, order: Int, keepsValues: Bool = true) {
+        self.keepsValues = keepsValues
         address = field.address
         words = field.words
         shortWords = field.shortWords
@@ -45,7 +49,24 @@ public struct FieldProfile: Sendable {
         }
         if hasValue { valued += 1 }
         if hasFilled { filled += 1 }
-        if field.values.count == 1, !isArray, let text = field.values[0].text, !text.isEmpty { values[record] = text }
+        if keepsValues, field.values.count == 1, !isArray, let text = field.values[0].text, !text.isEmpty { values[record] = text }
+    }
+
+    /// This profile at position `order` among the fields.
+    func reordered(_ order: Int) -> FieldProfile {
+        var profile = self
+        profile.order = order
+        return profile
+    }
+
+    /// Adds what `tail` (this field in the records read past the sample) saw, values aside.
+    mutating func absorb(_ tail: FieldProfile) {
+        valued += tail.valued
+        filled += tail.filled
+        maximumValues = max(maximumValues, tail.maximumValues)
+        lengths.formUnion(tail.lengths)
+        evidence.merge(tail.evidence)
+        if sample == nil { sample = tail.sample }
     }
 
     /// Whether the field can have several values in one record (an array, a repeated element).

@@ -4,8 +4,9 @@ import ImporterModel
 ///
 /// A JSON document's records are the first array of objects met in document order, descending
 /// into objects: the root when it is an array, `/features` for a GeoJSON FeatureCollection,
-/// `/data/items` when nested. Reading stops after `limit` records, so memory and time stay bounded
-/// by the sample, not by the feed (the rest of the document is not read, nor checked).
+/// `/data/items` when nested. The first `limit` records are the sample; the rest are read to the
+/// end for their types and presence only (`FeedSample.tail`), so memory stays bounded by the sample
+/// and the suggested types read every record of the file.
 final class JSONSampler {
     private let scanner: JSONScanner
     private let lines: Bool
@@ -28,8 +29,11 @@ final class JSONSampler {
             sample.recordNoun = tokens.last.map(Self.singular)
         }
         var skipped = Set<String>()
-        while sample.recordFields.count < limit, let members = try nextRecord(index: sample.recordFields.count) {
-            sample.recordFields.append(JSONRecordFlattener.fields(of: members, skipped: &skipped))
+        var index = 0
+        while let members = try nextRecord(index: index) {
+            let fields = JSONRecordFlattener.fields(of: members, skipped: &skipped)
+            if index < limit { sample.recordFields.append(fields) } else { sample.observeTail(fields) }
+            index += 1
         }
         sample.skipped = skipped.sorted().map { "\($0): an array of objects or arrays (not mapped)" }
         return sample

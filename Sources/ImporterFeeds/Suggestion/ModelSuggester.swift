@@ -46,14 +46,17 @@ public enum ModelSuggester {
         }
         var (profiles, feeds) = profile(samples)
         profiles = selected(profiles, geoJSON: first.format == .json && first.records == "/features")
-        let total = feeds.last?.upperBound ?? 0
+        let sampled = feeds.last?.upperBound ?? 0
+        // Records read past the sample count for types and presence, not for the key.
+        let total = sampled + samples.reduce(0) { $0 + $1.tailRecords }
         let inferred = profiles.map { $0.isRepeated ? InferredType(type: .text) : $0.evidence.inferred(words: $0.words) }
         // Fields every sampled record has: the key's candidates.
         let required = profiles.indices.map { index in
             !profiles[index].isRepeated && (inferred[index].type == .text ? profiles[index].valued : profiles[index].filled) == total
         }
         let names = AttributeNaming.names(for: profiles.map { ($0.words, $0.shortWords) }, recordNoun: first.recordNoun)
-        var notes = ["Suggested by importer model suggest from \(total) record(s) of \(paths.joined(separator: ", ")).",
+        var notes = ["Suggested by importer model suggest from \(total) record(s) of \(paths.joined(separator: ", "))"
+                        + (total > sampled ? " (types from all of them; names and the key from \(sampled) sampled)." : "."),
                      "Check the names, the types and the key, then: importer model check FILE"]
         let candidates = profiles.indices.map { index in
             KeyChoice.Candidate(words: profiles[index].words, type: inferred[index].type, required: required[index],
@@ -107,6 +110,14 @@ public enum ModelSuggester {
                 record += 1
             }
             feeds.append(start..<record)
+            for tail in sample.tail.values.sorted(by: { $0.order < $1.order }) {
+                if let index = position[tail.address] {
+                    profiles[index].absorb(tail)
+                } else {
+                    position[tail.address] = profiles.count
+                    profiles.append(tail.reordered(profiles.count))
+                }
+            }
         }
         return (profiles, feeds)
     }

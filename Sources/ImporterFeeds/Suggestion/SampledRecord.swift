@@ -60,6 +60,19 @@ public struct FeedSample: Sendable {
     public var recordNoun: String?
     /// For a CSV feed: how it is written, as the sampler found it (delimiter, encoding).
     public var csv = CSVDialect()
+    /// The records read past the sample (JSON, NDJSON and CSV are read to their end): how many,
+    /// and per field address what they said of its type and presence (no values kept).
+    public var tailRecords = 0
+    public var tail: [String: FieldProfile] = [:]
+
+    /// Counts a record read past the sample into `tail`.
+    mutating func observeTail(_ fields: [SampledField]) {
+        for field in fields {
+            if tail[field.address] == nil { tail[field.address] = FieldProfile(field, order: tail.count, keepsValues: false) }
+            tail[field.address]?.observe(field, record: tailRecords)
+        }
+        tailRecords += 1
+    }
 
     public init(format: FeedFormat, records: String? = nil) {
         self.format = format

@@ -22,6 +22,21 @@ public struct TypeEvidence: Sendable {
     static let epochRange = 946_684_800...4_102_444_800 // 2000-01-01 to 2100-01-01 (seconds)
     static let epochSecondsRange = 315_532_800...4_102_444_800 // from 1980
 
+    /// Adds what `other` saw (the same field, in other records).
+    mutating func merge(_ other: TypeEvidence) {
+        values += other.values
+        empty += other.empty
+        booleans += other.booleans
+        integers += other.integers
+        reals += other.reals
+        longIntegers += other.longIntegers
+        epochMilliseconds += other.epochMilliseconds
+        epochSeconds += other.epochSeconds
+        epochMicroseconds += other.epochMicroseconds
+        numberTokens += other.numberTokens
+        shapes.merge(other.shapes, uniquingKeysWith: +)
+    }
+
     public mutating func observe(_ value: SampleScalar) {
         switch value {
         case .null: return

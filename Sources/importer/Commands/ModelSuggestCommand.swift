@@ -8,12 +8,13 @@ struct ModelSuggestCommand: ParsableCommand {
         commandName: "suggest",
         abstract: "Print a model that imports sample feeds: records path, typed attributes, key, tombstone.",
         discussion: """
-            Reads at most --sample records of each FEED (JSON documents such as GeoJSON, NDJSON, \
-            XML with namespaces such as Atom, CSV; the format from the extension or --feed-format) \
-            and prints one entity and one feed mapping: an attribute per field with a safe name and \
+            Samples --sample records of each FEED (JSON documents such as GeoJSON, NDJSON, XML \
+            with namespaces such as Atom, CSV; the format from the extension or --feed-format) for \
+            names and the key, reads JSON, NDJSON and CSV feeds to their end for the types, and \
+            prints one entity and one feed mapping: an attribute per field with a safe name and \
             an inferred type (integer, real, text, boolean, date, datetime from epoch seconds, \
-            milliseconds or microseconds, ISO 8601, RFC 2822 or YYYY-MM-DD hh:mm:ss), required when \
-            every sampled record has a value, a unique key (an id-like field first) and a tombstone. \
+            milliseconds or microseconds, ISO 8601, RFC 2822 or YYYY-MM-DD hh:mm:ss), a unique key \
+            (an id-like field first, the only required attribute) and a tombstone. \
             The YAML shows each field's sample value as a comment and notes what to check first. \
             Several FEEDs of one shape (snapshots) are sampled together; the key must be unique \
             within each. Exits 65 when a feed cannot be parsed or has no records, 66 when it \
@@ -31,7 +32,7 @@ struct ModelSuggestCommand: ParsableCommand {
     @Option(name: .long, help: "yaml (with comments) or json.") var format: ModelCommand.Show.Format = .yaml
     @Option(name: .customLong("feed-format"), help: ArgumentHelp("How to read the feeds: json, ndjson, xml or csv (default: from the extension).", valueName: "format"))
     var feedFormat: FeedFormat?
-    @Option(name: .long, help: ArgumentHelp("The most records read from each feed.", valueName: "n")) var sample = ModelSuggester.defaultSampleSize
+    @Option(name: .long, help: ArgumentHelp("Records of each feed sampled for names and the key.", valueName: "n")) var sample = ModelSuggester.defaultSampleSize
 
     func validate() throws {
         guard !feeds.isEmpty else { throw ValidationError("Give at least one sample FEED.") }

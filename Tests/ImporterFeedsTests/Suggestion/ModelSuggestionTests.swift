@@ -249,16 +249,39 @@ import Testing
         }
     }
 
-    @Test func samplingStopsAtTheLimit() throws {
+    /// JSON, NDJSON and CSV are read to their end past the sample (for types, in bounded memory):
+    /// a broken record there is an error, as it would be for the import. XML stops at the sample.
+    @Test func samplingReadsPastTheLimitExceptXML() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
-        // 50 good records, then garbage that is never read.
-        let lines = (0..<50).map { #"{"id": \#($0), "v": "x"}"# }.joined(separator: "\n") + "\n{broken"
-        let path = try directory.write("many.ndjson", lines)
-        let sample = try ModelSuggester.sample(path: path, format: .ndjson, limit: 20)
-        #expect(sample.recordFields.count == 20)
+        let lines = (0..<50).map { #"{"id": \#($0), "v": "x"}"# }.joined(separator: "\n")
+        let sample = try ModelSuggester.sample(path: try directory.write("many.ndjson", lines + "\n"), format: .ndjson, limit: 20)
+        #expect(sample.recordFields.count == 20 && sample.tailRecords == 30)
+        let broken = feedError { _ = try ModelSuggester.sample(path: try directory.write("broken.ndjson", lines + "\n{broken"), format: .ndjson, limit: 20) }
+        #expect(broken?.location?.line == 51, "\(String(describing: broken))")
         let xml = "<r>" + (0..<50).map { "<e><id>\($0)</id></e>" }.joined() + "<broken"
         let xmlSample = try ModelSuggester.sample(path: try directory.write("many.xml", xml), format: .xml, limit: 20)
         #expect(xmlSample.recordFields.count == 20)
+    }
+
+    /// A number that turns real after the sample, and a field first met after it, are typed and
+    /// mapped from every record, in JSON and CSV alike; only the key is required.
+    @Test func typesAndFieldsComeFromTheWholeFeed() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let json = "[" + (1...1_500).map { index in
+            index <= 1_000 ? #"{"id": "q\#(index)", "mag": \#(index)}"# : #"{"id": "q\#(index)", "mag": \#(index).5, "felt": \#(index)}"#
+        }.joined(separator: ",\n") + "]"
+        let csv = "id,mag\n" + (1...1_500).map { "q\($0),\($0 <= 1_000 ? "\($0)" : "\($0).5")" }.joined(separator: "\n") + "\n"
+        for (path, format) in [(try directory.write("quakes.json", json), FeedFormat.json), (try directory.write("quakes.csv", csv), .csv)] {
+            let sample = try ModelSuggester.sample(path: path, format: format, limit: 1_000)
+            let suggestion = try ModelSuggester.suggest([sample], paths: [path])
+            let attributes = try #require(suggestion.model.entities.first?.attributes)
+            #expect(attributes.first { $0.name == "mag" }?.type == .real, "\(attributes)")
+            #expect(format == .csv || attributes.first { $0.name == "felt" }?.type == .integer, "\(attributes)")
+            // Only the key (the `id` field, renamed where `id` is reserved) is required.
+            #expect(attributes.filter { !$0.isOptional }.count == 1 && suggestion.model.entities[0].uniqueKey.count == 1, "\(attributes)")
+            #expect(suggestion.notes.first?.contains("from 1500 record(s)") == true && suggestion.notes.first?.contains("1000 sampled") == true, "\(suggestion.notes)")
+        }
     }
 }
