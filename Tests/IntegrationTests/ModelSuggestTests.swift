@@ -142,13 +142,26 @@ import Testing
         let help = try importer(["model", "suggest", "--help"])
         #expect(help.stdout.contains("importer model suggest all_day.geojson > quakes.yaml"))
     }
-}
 
-private extension TemporaryDirectory {
-    /// Writes `text` to a file in the directory and returns its path.
-    func write(_ name: String, _ text: String) throws -> String {
-        let path = path(name)
-        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-        return path
+    /// A Latin-1 export with a preamble, `;` and a totals table after a blank line: the suggested
+    /// model imports it straight from the file (the two measurements, their text intact).
+    @Test func anExportWithAPreambleAndASecondTableImportsAsSuggested() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let text = "Stadt Musterstadt - Messwerte\nStand: 01.12.2025\nDatum;Messstelle;Wert\n01.11.2025;Nord;5,3\n02.11.2025;Süd;4,1\n\nSumme;9,4\n"
+        try Data(text.unicodeScalars.map { UInt8($0.value) }).write(to: URL(fileURLWithPath: directory.path("messwerte.csv")))
+        let suggested = try importer(["model", "suggest", "messwerte.csv"], directory: directory.url)
+        #expect(suggested.status == 0, "\(suggested.stderr)")
+        for line in [#"delimiter: ";""#, "encoding: windows-1252", "skip-rows: 2", "end: blank-line"] {
+            #expect(suggested.stdout.contains(line), "\(line): \(suggested.stdout)")
+        }
+        try Data(suggested.stdout.utf8).write(to: URL(fileURLWithPath: directory.path("model.yaml")))
+        let run = try importer(["run", "--store", "s.sqlite", "--model", "model.yaml", "--format", "json", "messwerte.csv"], directory: directory.url)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(((run.json as? [String: Any])?["totals"] as? [String: Any])?["inserted"] as? Int == 2, "\(run.stdout)")
+        let rows = try importer(["query", "--store", "s.sqlite", "--format", "csv", "SELECT datum, messstelle, wert FROM messwerte ORDER BY datum"],
+                                directory: directory.url)
+        #expect(rows.stdout.split(separator: "\r\n") == [#""datum","messstelle","wert""#, #""01.11.2025","Nord","5,3""#, #""02.11.2025","Süd","4,1""#],
+                "\(rows.stdout)")
     }
 }

@@ -31,8 +31,8 @@ final class CSVSampler {
 
     /// The dialect the file's first 64 KiB suggest: its encoding (UTF-16 by its byte order mark;
     /// UTF-8 when the bytes are valid UTF-8; else Windows-1252 when it defines every byte, else
-    /// Latin-1), and its delimiter (of `,` `;` tab `|`, the one its first line holds most often,
-    /// outside quotes; `,` on a tie).
+    /// Latin-1), and where its table is (`CSVLayoutSniffer`: the delimiter of `,` `;` tab `|` its
+    /// rows share, a preamble, `#` comments, a second table after a blank line).
     static func dialect(of source: ByteSource) throws(FeedError) -> CSVDialect {
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         let count = try read(source, into: &buffer)
@@ -46,19 +46,7 @@ final class CSVSampler {
             let undefined: Set<UInt8> = [0x81, 0x8D, 0x8F, 0x90, 0x9D]
             dialect.encoding = bytes.contains(where: undefined.contains) ? .latin1 : .windows1252
         }
-        var counts: [UInt8: Int] = [:]
-        var quoted = false
-        for byte in bytes {
-            if byte == UInt8(ascii: "\"") { quoted.toggle() }
-            if !quoted && (byte == 0x0A || byte == 0x0D) { break }
-            if !quoted, let delimiter = CSVDialect.delimiters.values.first(where: { $0 == byte }) { counts[delimiter, default: 0] += 1 }
-        }
-        let comma = counts[UInt8(ascii: ","), default: 0]
-        if let (byte, most) = counts.max(by: { $0.value < $1.value }), most > comma {
-            dialect.delimiter = byte
-            dialect.delimiterIsSet = true
-        }
-        return dialect
+        return CSVLayoutSniffer(bytes, cut: count == buffer.count).applied(to: dialect)
     }
 
     /// How many bytes at the end of `bytes` are an incomplete UTF-8 sequence (the 64 KiB cut).
