@@ -194,6 +194,15 @@ import Testing
               - {attribute: mag, field: /mag}
         """
 
+    /// A bound `--max-updated` cannot read is a usage error (64) naming the value, and no store is made.
+    @Test(arguments: ["abc", "150%", "-5"]) func aBadMassUpdateBoundIsAUsageError(value: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let run = try importer(["run", "--store", directory.path("s.sqlite"), "--max-updated=\(value)", sample("fireball-2024.json")])
+        #expect(run.status == 64 && run.stderr.contains("--max-updated"), "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory.path("s.sqlite")))
+    }
+
     /// The upstream switched `time` from epoch milliseconds to seconds: every stored record would be
     /// moved to January 1970. Refused (65) naming the attribute, the count and examples, the store
     /// untouched, on both backends; `--max-updated 100%` lets it through.
