@@ -71,6 +71,7 @@ import Testing
         let store = directory.path("s.sqlite")
         #expect(try importer(["run", "--store", store, "--model", model, feed]).status == 0)
         #expect(try rows(store, "SELECT name FROM pegel ORDER BY messstelle").compactMap { $0["name"] as? String } == ["München", "Köln – Rhein"])
+        #expect(try rows(store, "SELECT sum(pegel) AS total FROM pegel").first?["total"] as? Double == 4.0, "decimal commas read as numbers")
         let again = try importer(["run", "--store", store, "--model", model, "--sync", "--exit-code", feed])
         #expect(again.status == 1 && again.stdout.contains("No changes."), "\(again.stdout)\(again.stderr)")
     }
@@ -143,8 +144,9 @@ import Testing
         #expect(help.stdout.contains("importer model suggest all_day.geojson > quakes.yaml"))
     }
 
-    /// A Latin-1 export with a preamble, `;` and a totals table after a blank line: the suggested
-    /// model imports it straight from the file (the two measurements, their text intact).
+    /// A Latin-1 export with a preamble, `;`, decimal commas and a totals table after a blank line:
+    /// the suggested model imports it straight from the file (the two measurements, their text
+    /// intact, their values numbers).
     @Test func anExportWithAPreambleAndASecondTableImportsAsSuggested() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
@@ -152,7 +154,7 @@ import Testing
         try Data(text.unicodeScalars.map { UInt8($0.value) }).write(to: URL(fileURLWithPath: directory.path("messwerte.csv")))
         let suggested = try importer(["model", "suggest", "messwerte.csv"], directory: directory.url)
         #expect(suggested.status == 0, "\(suggested.stderr)")
-        for line in [#"delimiter: ";""#, "encoding: windows-1252", "skip-rows: 2", "end: blank-line"] {
+        for line in [#"delimiter: ";""#, "encoding: windows-1252", "skip-rows: 2", "end: blank-line", "format:\n      decimal: \",\""] {
             #expect(suggested.stdout.contains(line), "\(line): \(suggested.stdout)")
         }
         try Data(suggested.stdout.utf8).write(to: URL(fileURLWithPath: directory.path("model.yaml")))
@@ -161,7 +163,77 @@ import Testing
         #expect(((run.json as? [String: Any])?["totals"] as? [String: Any])?["inserted"] as? Int == 2, "\(run.stdout)")
         let rows = try importer(["query", "--store", "s.sqlite", "--format", "csv", "SELECT datum, messstelle, wert FROM messwerte ORDER BY datum"],
                                 directory: directory.url)
-        #expect(rows.stdout.split(separator: "\r\n") == [#""datum","messstelle","wert""#, #""01.11.2025","Nord","5,3""#, #""02.11.2025","Süd","4,1""#],
+        #expect(rows.stdout.split(separator: "\r\n") == [#""datum","messstelle","wert""#, #""01.11.2025","Nord",5.3"#, #""02.11.2025","Süd",4.1"#],
                 "\(rows.stdout)")
+    }
+
+    /// A document holding two arrays of records (a GBFS-style system feed: stations and alerts)
+    /// is suggested as two entities and two mappings; a run naming both imports every record of
+    /// each, and a re-import with `--sync` changes nothing.
+    @Test func everyArrayOfRecordsInADocumentIsItsOwnMapping() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let stations = (1...3).map { index in
+            #"{"station_id": "s\#(index)", "name": "Dock \#(index)", "capacity": \#(index * 10), "#
+                + #""vehicle_types_available": [{"vehicle_type_id": "bike", "count": \#(index)}]}"#
+        }
+        let alerts = [#"{"alert_id": "a1", "type": "STATION_CLOSURE", "summary": "Dock 2 closed"}"#,
+                      #"{"alert_id": "a2", "type": "SYSTEM_CLOSURE", "summary": "Storm"}"#]
+        let document = #"{"last_updated": 1764576000, "ttl": 60, "data": {"stations": ["# + stations.joined(separator: ",")
+            + #"], "alerts": ["# + alerts.joined(separator: ",") + "]}}"
+        let feed = try directory.write("system.json", document)
+        let suggest = try importer(["model", "suggest", feed])
+        #expect(suggest.status == 0, "\(suggest.stderr)")
+        for line in ["- name: Station\n", "- name: Alert\n", "- name: system-station\n", "- name: system-alert\n",
+                     #"records: "/data/stations""#, #"records: "/data/alerts""#, "2 arrays of records",
+                     "/vehicle_types_available: an array of objects or arrays (not mapped)"] {
+            #expect(suggest.stdout.contains(line), "\(line): \(suggest.stdout)")
+        }
+        let model = try directory.write("model.yaml", suggest.stdout)
+        #expect(try importer(["model", "check", model]).status == 0)
+        let store = directory.path("s.sqlite")
+        let unnamed = try importer(["run", "--store", store, "--model", model, feed])
+        #expect(unnamed.status == 64 && unnamed.stderr.contains("system-station") && unnamed.stderr.contains("system-alert"), "\(unnamed.stderr)")
+        let both = ["--mapping", "system-station", "--mapping", "system-alert"]
+        let run = try importer(["run", "--store", store, "--model", model, "--format", "json"] + both + [feed])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(((run.json as? [String: Any])?["totals"] as? [String: Any])?["inserted"] as? Int == 5, "\(run.stdout)")
+        #expect(try count(store, "station") == 3 && count(store, "alert") == 2)
+        #expect(try rows(store, "SELECT capacity FROM station WHERE station_id = 's3'").first?["capacity"] as? Int == 30)
+        #expect(try rows(store, "SELECT summary FROM alert WHERE alert_id = 'a2'").first?["summary"] as? String == "Storm")
+        let again = try importer(["run", "--store", store, "--model", model, "--sync", "--exit-code"] + both + [feed])
+        #expect(again.status == 1 && again.stdout.contains("No changes."), "\(again.stdout)\(again.stderr)")
+    }
+
+    /// Feeds longer than the sample whose numbers turn real, and which gain a field, after it: the
+    /// suggestion (types from every record, XML included) imports each with no reject, and the
+    /// stored sums equal those computed here.
+    @Test func aSuggestionReadsEveryRecordOfALongFeed() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let range = 1...1_500
+        let mag = { (index: Int) in index <= 1_000 ? "\(index)" : "\(index).5" }
+        let ndjson = range.map { index in
+            #"{"id": "q\#(index)", "mag": \#(mag(index))"# + (index > 1_200 ? #", "felt": \#(index)}"# : "}")
+        }.joined(separator: "\n") + "\n"
+        let xml = "<quakes>\n" + range.map { index in
+            "<quake id=\"q\(index)\"><mag>\(mag(index))</mag>" + (index > 1_200 ? "<felt>\(index)</felt>" : "") + "</quake>"
+        }.joined(separator: "\n") + "\n</quakes>\n"
+        let expectedMag = range.reduce(0.0) { $0 + (Double(mag($1)) ?? 0) }
+        let expectedFelt = (1_201...1_500).reduce(0, +)
+        for (name, text) in [("quakes.ndjson", ndjson), ("quakes.xml", xml)] {
+            let feed = try directory.write(name, text)
+            let suggest = try importer(["model", "suggest", feed])
+            #expect(suggest.status == 0, "\(suggest.stderr)")
+            let model = try directory.write(name + ".yaml", suggest.stdout)
+            let store = directory.path(name + ".sqlite")
+            let run = try importer(["run", "--store", store, "--model", model, "--format", "json", feed])
+            #expect(run.status == 0, "\(name): \(run.stderr)\n\(suggest.stdout)")
+            let totals = (run.json as? [String: Any])?["totals"] as? [String: Any]
+            #expect(totals?["inserted"] as? Int == 1_500 && totals?["rejected"] as? Int == 0, "\(name): \(run.stdout)")
+            let table = name.hasSuffix(".xml") ? "quake" : "quakes"
+            let sums = try #require(try rows(store, "SELECT sum(mag) AS mag, sum(felt) AS felt FROM \(table)").first, "\(name)")
+            #expect(sums["mag"] as? Double == expectedMag && sums["felt"] as? Int == expectedFelt, "\(name): \(sums)")
+        }
     }
 }

@@ -17,56 +17,75 @@ public enum ModelSuggester {
     public static let defaultSampleSize = 1000
     static let tombstoneWords = ["title", "name", "place", "label", "summary", "code"]
 
-    /// Reads at most `limit` records of the feed at `path`, as `format` reads it.
-    public static func sample(path: String, format: FeedFormat, limit: Int) throws(FeedError) -> FeedSample {
+    /// Samples the feed at `path` as `format` reads it: at most `limit` records of each array of
+    /// records (a JSON document may hold several; every other format one).
+    public static func sample(path: String, format: FeedFormat, limit: Int) throws(FeedError) -> [FeedSample] {
         switch format {
-        case .json, .nasaColumnar: return try JSONSampler(source: ByteSource(path: path), lines: false).sample(limit: limit)
-        case .ndjson: return try JSONSampler(source: ByteSource(path: path), lines: true).sample(limit: limit)
-        case .xml: return try XMLSampler(source: ByteSource(path: path)).sample(limit: limit)
-        case .csv: return try CSVSampler(path: path).sample(limit: limit)
+        case .json, .nasaColumnar: return try JSONSampler(source: ByteSource(path: path), lines: false).samples(limit: limit)
+        case .ndjson: return try JSONSampler(source: ByteSource(path: path), lines: true).samples(limit: limit)
+        case .xml: return [try XMLSampler(path: path).sample(limit: limit)]
+        case .csv: return [try CSVSampler(path: path).sample(limit: limit)]
         }
     }
 
-    /// The suggestion for feeds of one shape; `paths` (same order as `samples`) name the entity,
-    /// the mapping and the notes.
-    public static func suggest(_ samples: [FeedSample], paths: [String]) throws(FeedError) -> ModelSuggestion {
+    /// The suggestion for feeds of one shape, `files[i]` the samples of `paths[i]`: one entity and
+    /// one feed mapping per records path (arrays at the same path in several files are one).
+    public static func suggest(_ files: [[FeedSample]], paths: [String]) throws(FeedError) -> ModelSuggestion {
+        let groups = try SampleGroup.grouped(files, paths: paths)
+        guard groups.count > 1 else {
+            guard let only = groups.first else { throw FeedError.shape(SourceLocation(source: "-", line: 1, column: 1), "no feed to sample") }
+            let part = try suggestEntity(only.samples, paths: only.paths)
+            return ModelSuggestion(model: Model(entities: [part.entity], feeds: [part.mapping]),
+                                   notes: [part.header, checkNote] + part.notes, comments: part.comments)
+        }
+        var parts: [EntitySuggestion] = []
+        for group in groups { parts.append(try suggestEntity(group.samples, paths: group.paths)) }
+        SampleGroup.makeNamesUnique(&parts, path: paths[0])
+        let summary = parts.map { "\($0.mapping.name): \($0.total) record(s) at \($0.mapping.records ?? "the root")" }.joined(separator: "; ")
+        var notes = ["Suggested by importer model suggest from \(paths.joined(separator: ", ")): \(parts.count) arrays of records, "
+                        + "one entity and one feed mapping each (\(summary)); a run reads the mappings named with --mapping.",
+                     checkNote]
+        for part in parts { notes += part.notes.map { "\(part.entity.name): " + $0 } }
+        return ModelSuggestion(model: Model(entities: parts.map(\.entity), feeds: parts.map(\.mapping)),
+                               notes: notes, comments: parts.flatMap(\.comments))
+    }
+
+    static let checkNote = "Check the names, the types and the key, then: importer model check FILE"
+
+    /// One entity and its feed mapping, suggested from the samples of one records path.
+    static func suggestEntity(_ samples: [FeedSample], paths: [String]) throws(FeedError) -> EntitySuggestion {
         guard let first = samples.first, let firstPath = paths.first else {
             throw FeedError.shape(SourceLocation(source: "-", line: 1, column: 1), "no feed to sample")
-        }
-        for (sample, path) in zip(samples, paths) {
-            let location = SourceLocation(source: path, line: 1, column: 1)
-            guard !sample.recordFields.isEmpty else {
-                throw FeedError.shape(location, "no records to learn from" + (sample.records.map { " (records at \($0) is empty)" } ?? "")
-                                      + ": give a sample that has records")
-            }
-            guard sample.format == first.format, sample.records == first.records else {
-                throw FeedError.shape(location, "its records (\(sample.format.rawValue) at \(sample.records ?? "the root")) are not those of \(firstPath) "
-                                      + "(\(first.format.rawValue) at \(first.records ?? "the root")): suggest a model for each shape on its own")
-            }
         }
         var (profiles, feeds) = profile(samples)
         profiles = selected(profiles, geoJSON: first.format == .json && first.records == "/features")
         let sampled = feeds.last?.upperBound ?? 0
         // Records read past the sample count for types and presence, not for the key.
         let total = sampled + samples.reduce(0) { $0 + $1.tailRecords }
-        let inferred = profiles.map { $0.isRepeated ? InferredType(type: .text) : $0.evidence.inferred(words: $0.words) }
+        let decimalComma = first.format == .csv && first.csv.delimiter == UInt8(ascii: ";")
+        let inferred = profiles.map { $0.isRepeated ? InferredType(type: .text) : $0.evidence.inferred(words: $0.words, decimalComma: decimalComma) }
         // Fields every sampled record has: the key's candidates.
         let required = profiles.indices.map { index in
             !profiles[index].isRepeated && (inferred[index].type == .text ? profiles[index].valued : profiles[index].filled) == total
         }
         let names = AttributeNaming.names(for: profiles.map { ($0.words, $0.shortWords) }, recordNoun: first.recordNoun)
-        var notes = ["Suggested by importer model suggest from \(total) record(s) of \(paths.joined(separator: ", "))"
-                        + (total > sampled ? " (types from all of them; names and the key from \(sampled) sampled)." : "."),
-                     "Check the names, the types and the key, then: importer model check FILE"]
+        let header = "Suggested by importer model suggest from \(total) record(s) of \(paths.joined(separator: ", "))"
+            + (total > sampled ? " (types from all of them; names and the key from \(sampled) sampled)." : ".")
         let candidates = profiles.indices.map { index in
             KeyChoice.Candidate(words: profiles[index].words, type: inferred[index].type, required: required[index],
                                 repeated: profiles[index].isRepeated, values: profiles[index].values)
         }
         guard let key = KeyChoice.choose(candidates, feeds: feeds) else {
-            throw FeedError.shape(SourceLocation(source: firstPath, line: 1, column: 1), "no field can be a key: every field repeats")
+            throw FeedError.shape(SourceLocation(source: firstPath, line: 1, column: 1),
+                                  "no field can be a key: every field repeats" + (first.records.map { " (records at \($0))" } ?? ""))
         }
-        if let warning = key.warning { notes.append("WARNING: " + warning) }
-        notes += first.skipped
+        var notes = key.warning.map { ["WARNING: " + $0] } ?? []
+        for index in profiles.indices where inferred[index].ambiguousComma {
+            let reading = inferred[index].numberFormat?.decimal == UInt8(ascii: ",") ? "decimal commas (a ;-separated export)" : "thousands separators"
+            notes.append("WARNING: \(names[index]): its commas (\(profiles[index].sample?.text ?? "")) could be decimal or thousands; "
+                         + "read as \(reading): check its format")
+        }
+        notes += Array(Set(samples.flatMap(\.skipped))).sorted()
         let keyNames = key.fields.map { names[$0] }
         let (entityName, table) = AttributeNaming.entityNames(forPath: firstPath, recordNoun: first.recordNoun)
         let entity = EntityDescription(
@@ -79,6 +98,7 @@ public enum ModelSuggester {
             var field = FieldMapping(attribute: names[index], field: profiles[index].address, emptyIsNull: inferred[index].emptyIsNull,
                                      format: inferred[index].format, timeZone: inferred[index].zone)
             if profiles[index].isRepeated { field.repeated = .all }
+            field.numberFormat = inferred[index].numberFormat
             return field
         }
         var mapping = FeedMapping(name: AttributeNaming.mappingName(forPath: firstPath), entity: entityName, format: first.format,
@@ -87,7 +107,8 @@ public enum ModelSuggester {
         let comments = profiles.indices.map { index in
             SampleComment.text(for: profiles[index], inferred: inferred[index], repeated: profiles[index].isRepeated, records: total)
         }
-        return ModelSuggestion(model: Model(entities: [entity], feeds: [mapping]), notes: notes, comments: comments)
+        return EntitySuggestion(entity: entity, mapping: mapping, header: header, notes: notes, comments: comments,
+                                total: total, recordNoun: first.recordNoun)
     }
 
     /// A profile per field address, in the order fields were first met; each feed's record range.

@@ -16,6 +16,10 @@ public struct TypeEvidence: Sendable {
     private var epochMicroseconds = 0
     private var shapes: [ValueShape.Element: Int] = [:]
     private var numberTokens = 0
+    /// Strings that are not plain numbers but read as numbers written for people, per format;
+    /// how many of all those read have a fraction.
+    private var formatted: [NumberFormat: Int] = [:]
+    private var formattedFractions: [NumberFormat: Int] = [:]
 
     public init() {}
 
@@ -35,6 +39,8 @@ public struct TypeEvidence: Sendable {
         epochMicroseconds += other.epochMicroseconds
         numberTokens += other.numberTokens
         shapes.merge(other.shapes, uniquingKeysWith: +)
+        formatted.merge(other.formatted, uniquingKeysWith: +)
+        formattedFractions.merge(other.formattedFractions, uniquingKeysWith: +)
     }
 
     public mutating func observe(_ value: SampleScalar) {
@@ -55,7 +61,39 @@ public struct TypeEvidence: Sendable {
                 shapes[member, default: 0] += 1
             }
             observeNumber(text, shape: shape)
+            observeFormatted(text)
         }
+    }
+
+    /// The formats a number written for people may be in (`1.234,5`, `1,5`, `1,234.5`).
+    static let peopleFormats = [NumberFormat(thousands: nil, decimal: UInt8(ascii: ",")),
+                                NumberFormat(thousands: UInt8(ascii: "."), decimal: UInt8(ascii: ",")),
+                                NumberFormat(thousands: UInt8(ascii: ","), decimal: UInt8(ascii: "."))]
+
+    /// Counts the people's formats that read the string `text`, written with a separator, as a
+    /// number, and which of them see a fraction in it.
+    private mutating func observeFormatted(_ text: String) {
+        guard text.utf8.count <= 32, text.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: ".") }) else { return }
+        var output: [UInt8] = []
+        for format in Self.peopleFormats {
+            let read = Array(text.utf8).withUnsafeBufferPointer { format.normalize($0, into: &output) }
+            guard read else { continue }
+            formatted[format, default: 0] += 1
+            if output.contains(UInt8(ascii: ".")) { formattedFractions[format, default: 0] += 1 }
+        }
+    }
+
+    /// The people's format that reads every value (plain integers, and the others written with a
+    /// separator), when some value is not a plain number: a
+    /// comma that is decimal or thousands alike (`5,366`) is read as `decimalComma` says (a
+    /// `;`-separated export writes decimal commas), else as thousands.
+    private func numberFormat(filled: Int, decimalComma: Bool) -> (format: NumberFormat, type: AttributeType, ambiguous: Bool)? {
+        guard booleans == 0, numberTokens == 0, integers + reals < filled else { return nil }
+        let fits = Self.peopleFormats.filter { integers + formatted[$0, default: 0] == filled }
+        let chosen = decimalComma ? fits.first : (fits.first { $0.thousands == UInt8(ascii: ",") } ?? fits.first)
+        guard let chosen else { return nil }
+        let ambiguous = fits.contains { $0.decimal == UInt8(ascii: ",") } && fits.contains { $0.thousands == UInt8(ascii: ",") }
+        return (chosen, formattedFractions[chosen, default: 0] > 0 ? .real : .integer, ambiguous)
     }
 
     private mutating func observeNumber(_ text: String, shape: ValueShape) {
@@ -73,8 +111,9 @@ public struct TypeEvidence: Sendable {
         }
     }
 
-    /// The type (and datetime format) that reads every sampled value, for a field named by `words`.
-    public func inferred(words: [String]) -> InferredType {
+    /// The type (and datetime or number format) that reads every sampled value, for a field named
+    /// by `words`; `decimalComma` decides a comma that could be decimal or thousands.
+    public func inferred(words: [String], decimalComma: Bool = false) -> InferredType {
         let filled = values - empty
         var result = InferredType(type: .text)
         guard filled > 0 else { return result }
@@ -95,6 +134,10 @@ public struct TypeEvidence: Sendable {
             }
         } else if integers + reals == filled && booleans == 0 {
             result.type = .real
+        } else if let number = numberFormat(filled: filled, decimalComma: decimalComma) {
+            result.type = number.type
+            result.numberFormat = number.format
+            result.ambiguousComma = number.ambiguous
         } else if shapes[.iso8601] == filled {
             result = InferredType(type: .datetime, format: "iso8601")
         } else if shapes[.spacedDateTime] == filled {
@@ -118,11 +161,16 @@ public struct InferredType: Sendable, Equatable {
     public var zone: String?
     /// Empty strings read as null (`empty-is-null: true`).
     public var emptyIsNull = false
+    /// For a number written for people: its format (`format: {decimal: ","}`).
+    public var numberFormat: NumberFormat?
+    /// Every comma could be decimal or thousands (`5,366`): `numberFormat` is a choice to check.
+    public var ambiguousComma = false
 
-    public init(type: AttributeType, format: String? = nil, zone: String? = nil, emptyIsNull: Bool = false) {
+    public init(type: AttributeType, format: String? = nil, zone: String? = nil, emptyIsNull: Bool = false, numberFormat: NumberFormat? = nil) {
         self.type = type
         self.format = format
         self.zone = zone
         self.emptyIsNull = emptyIsNull
+        self.numberFormat = numberFormat
     }
 }

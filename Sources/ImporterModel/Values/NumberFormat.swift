@@ -1,7 +1,7 @@
 /// How a number written for people is read (`format: {thousands: ",", decimal: "."}` on a number
 /// attribute's field): a mapping option, never a locale guess. Thousands separators must group
 /// digits by three (`1,234,567`), so that `1.5` read with `thousands: "."` is refused, not read as 15.
-public struct NumberFormat: Sendable, Equatable {
+public struct NumberFormat: Sendable, Hashable {
     /// The byte between groups of three digits, or nil when there is none.
     public var thousands: UInt8?
     /// The byte before the fraction: `.` or `,`.

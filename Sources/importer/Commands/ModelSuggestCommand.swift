@@ -10,10 +10,12 @@ struct ModelSuggestCommand: ParsableCommand {
         discussion: """
             Samples --sample records of each FEED (JSON documents such as GeoJSON, NDJSON, XML \
             with namespaces such as Atom, CSV; the format from the extension or --feed-format) for \
-            names and the key, reads JSON, NDJSON and CSV feeds to their end for the types, and \
-            prints one entity and one feed mapping: an attribute per field with a safe name and \
+            names and the key, reads every feed to its end for the types, and prints one entity \
+            and one feed mapping per array of records (a JSON document may hold several): an \
+            attribute per field with a safe name and \
             an inferred type (integer, real, text, boolean, date, datetime from epoch seconds, \
-            milliseconds or microseconds, ISO 8601, RFC 2822 or YYYY-MM-DD hh:mm:ss), a unique key \
+            milliseconds or microseconds, ISO 8601, RFC 2822 or YYYY-MM-DD hh:mm:ss; numbers \
+            written 1,5 or 1.234,5 or 1,234.5 with their format), a unique key \
             (an id-like field first, the only required attribute) and a tombstone. \
             The YAML shows each field's sample value as a comment and notes what to check first. \
             Several FEEDs of one shape (snapshots) are sampled together; the key must be unique \
@@ -55,7 +57,7 @@ struct ModelSuggestCommand: ParsableCommand {
 
     func run() throws {
         try runReportingErrors {
-            var samples: [FeedSample] = []
+            var samples: [[FeedSample]] = []
             for feed in feeds {
                 guard let format = feedFormat ?? Self.format(of: feed) else { return .usage }
                 samples.append(try ModelSuggester.sample(path: feed, format: format, limit: sample))

@@ -13,7 +13,7 @@ import Testing
         let path = directory.path("export.csv")
         let bytes: [UInt8] = latin1 ? text.unicodeScalars.map { UInt8($0.value) } : Array(text.utf8)
         try Data(bytes).write(to: URL(fileURLWithPath: path))
-        return try ModelSuggester.sample(path: path, format: .csv, limit: 100).csv
+        return try #require(try ModelSuggester.sample(path: path, format: .csv, limit: 100).first).csv
     }
 
     /// A German municipal export: two preamble lines, `;` with decimal commas, a totals table.

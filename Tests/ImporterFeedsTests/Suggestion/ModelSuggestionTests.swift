@@ -91,6 +91,31 @@ import Testing
         #expect(inferred([.null, .null]).type == .text)
     }
 
+    /// Numbers written for people get the format that reads every value; a comma that could be
+    /// either is decimal in a `;` export, thousands otherwise, and flagged for a check.
+    @Test func numbersWrittenForPeople() {
+        let comma = NumberFormat(thousands: nil, decimal: UInt8(ascii: ","))
+        let european = NumberFormat(thousands: UInt8(ascii: "."), decimal: UInt8(ascii: ","))
+        let english = NumberFormat(thousands: UInt8(ascii: ","), decimal: UInt8(ascii: "."))
+        let decimal = inferred([.string("1,5"), .string("12"), .string("")])
+        #expect(decimal.type == .real && decimal.numberFormat == comma && decimal.emptyIsNull && !decimal.ambiguousComma)
+        #expect(inferred([.string("1.234,5"), .string("7")]).numberFormat == european)
+        #expect(inferred([.string("1.234"), .string("12.000,5")]).numberFormat == european)
+        let thousands = inferred([.string("1,234"), .string("56,789")])
+        #expect(thousands.type == .integer && thousands.numberFormat == english && thousands.ambiguousComma)
+        #expect(inferred([.string("1,234"), .string("56,789,012")]) == InferredType(type: .integer, numberFormat: english), "only thousands read both")
+        var evidence = TypeEvidence()
+        for value in ["5,366", "7"] { evidence.observe(.string(value)) }
+        #expect(evidence.inferred(words: ["v"], decimalComma: true).numberFormat == comma)
+        #expect(evidence.inferred(words: ["v"], decimalComma: true).type == .real)
+        #expect(inferred([.string("1,234.5"), .string("3")]) == InferredType(type: .real, numberFormat: english))
+        // Plain numbers need no format; a code with leading zeros or a mix with words stays text.
+        #expect(inferred([.string("1.5"), .string("2")]).numberFormat == nil)
+        #expect(inferred([.string("001"), .string("1,5")]).type == .text)
+        #expect(inferred([.string("1,5"), .string("n/a")]).type == .text)
+        #expect(inferred([.string("1,5"), .string("1.5")]).type == .text, "no format reads both")
+    }
+
     // MARK: Key
 
     private func candidate(_ name: String, _ values: [String?], type: AttributeType = .text) -> KeyChoice.Candidate {
@@ -249,23 +274,25 @@ import Testing
         }
     }
 
-    /// JSON, NDJSON and CSV are read to their end past the sample (for types, in bounded memory):
-    /// a broken record there is an error, as it would be for the import. XML stops at the sample.
-    @Test func samplingReadsPastTheLimitExceptXML() throws {
+    /// Every format is read to its end past the sample (for types, in bounded memory): a broken
+    /// record there is an error, as it would be for the import.
+    @Test func samplingReadsPastTheLimit() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let lines = (0..<50).map { #"{"id": \#($0), "v": "x"}"# }.joined(separator: "\n")
-        let sample = try ModelSuggester.sample(path: try directory.write("many.ndjson", lines + "\n"), format: .ndjson, limit: 20)
+        let sample = try #require(try ModelSuggester.sample(path: try directory.write("many.ndjson", lines + "\n"), format: .ndjson, limit: 20).first)
         #expect(sample.recordFields.count == 20 && sample.tailRecords == 30)
         let broken = feedError { _ = try ModelSuggester.sample(path: try directory.write("broken.ndjson", lines + "\n{broken"), format: .ndjson, limit: 20) }
         #expect(broken?.location?.line == 51, "\(String(describing: broken))")
-        let xml = "<r>" + (0..<50).map { "<e><id>\($0)</id></e>" }.joined() + "<broken"
-        let xmlSample = try ModelSuggester.sample(path: try directory.write("many.xml", xml), format: .xml, limit: 20)
-        #expect(xmlSample.recordFields.count == 20)
+        let xml = "<r>\n" + (0..<50).map { "<e><id>\($0)</id></e>\n" }.joined()
+        let xmlSample = try #require(try ModelSuggester.sample(path: try directory.write("many.xml", xml + "</r>\n"), format: .xml, limit: 20).first)
+        #expect(xmlSample.recordFields.count == 20 && xmlSample.tailRecords == 30)
+        let brokenXML = feedError { _ = try ModelSuggester.sample(path: try directory.write("broken.xml", xml + "<broken"), format: .xml, limit: 20) }
+        #expect(brokenXML?.location?.line == 52, "\(String(describing: brokenXML))")
     }
 
     /// A number that turns real after the sample, and a field first met after it, are typed and
-    /// mapped from every record, in JSON and CSV alike; only the key is required.
+    /// mapped from every record, in JSON, CSV and XML alike; only the key is required.
     @Test func typesAndFieldsComeFromTheWholeFeed() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
@@ -273,10 +300,14 @@ import Testing
             index <= 1_000 ? #"{"id": "q\#(index)", "mag": \#(index)}"# : #"{"id": "q\#(index)", "mag": \#(index).5, "felt": \#(index)}"#
         }.joined(separator: ",\n") + "]"
         let csv = "id,mag\n" + (1...1_500).map { "q\($0),\($0 <= 1_000 ? "\($0)" : "\($0).5")" }.joined(separator: "\n") + "\n"
-        for (path, format) in [(try directory.write("quakes.json", json), FeedFormat.json), (try directory.write("quakes.csv", csv), .csv)] {
+        let xml = "<quakes>\n" + (1...1_500).map { index in
+            index <= 1_000 ? "<quake id=\"q\(index)\"><mag>\(index)</mag></quake>" : "<quake id=\"q\(index)\"><mag>\(index).5</mag><felt>\(index)</felt></quake>"
+        }.joined(separator: "\n") + "\n</quakes>\n"
+        for (path, format) in [(try directory.write("quakes.json", json), FeedFormat.json), (try directory.write("quakes.csv", csv), .csv),
+                               (try directory.write("quakes.xml", xml), .xml)] {
             let sample = try ModelSuggester.sample(path: path, format: format, limit: 1_000)
             let suggestion = try ModelSuggester.suggest([sample], paths: [path])
-            let attributes = try #require(suggestion.model.entities.first?.attributes)
+            let attributes = try #require(suggestion.model.entities.first?.attributes, "\(format)")
             #expect(attributes.first { $0.name == "mag" }?.type == .real, "\(attributes)")
             #expect(format == .csv || attributes.first { $0.name == "felt" }?.type == .integer, "\(attributes)")
             // Only the key (the `id` field, renamed where `id` is reserved) is required.

@@ -2,11 +2,12 @@ import ImporterModel
 
 /// Samples the records of a JSON document or an NDJSON feed, streaming through `JSONScanner`.
 ///
-/// A JSON document's records are the first array of objects met in document order, descending
-/// into objects: the root when it is an array, `/features` for a GeoJSON FeatureCollection,
-/// `/data/items` when nested. The first `limit` records are the sample; the rest are read to the
-/// end for their types and presence only (`FeedSample.tail`), so memory stays bounded by the sample
-/// and the suggested types read every record of the file.
+/// A JSON document's records are its arrays of objects outside any record, in document order,
+/// descending into objects: the root when it is an array, `/features` for a GeoJSON
+/// FeatureCollection, `/data/stations` and `/data/alerts` when a document holds two kinds; each
+/// array is one `FeedSample`. The first `limit` records of each are the sample; the rest are read
+/// to the end for their types and presence only (`FeedSample.tail`), so memory stays bounded by
+/// the sample and the suggested types read every record of the file.
 final class JSONSampler {
     private let scanner: JSONScanner
     private let lines: Bool
@@ -16,15 +17,33 @@ final class JSONSampler {
         self.lines = lines
     }
 
-    func sample(limit: Int) throws(FeedError) -> FeedSample {
+    /// One sample per array of records (NDJSON: the one feed), in document order.
+    func samples(limit: Int) throws(FeedError) -> [FeedSample] {
+        if lines { return [try records(at: nil, limit: limit)] }
+        let empty = try scanner.unit { () throws(ScanError) -> Bool in try scanner.peek() == 0 }
+        if empty { throw FeedError.shape(scanner.location(), "the feed is empty: no JSON document") }
+        let root = try scanner.unit { () throws(ScanError) -> UInt8 in try scanner.peek() }
+        var found: [FeedSample] = []
+        if root == UInt8(ascii: "[") {
+            try scanner.unit { () throws(ScanError) in try scanner.expect(UInt8(ascii: "["), "an array") }
+            found.append(try records(at: [], limit: limit))
+        } else if root == UInt8(ascii: "{") {
+            try collectRecords(inObjectAt: [], limit: limit, into: &found)
+        } else {
+            throw FeedError.shape(scanner.location(), "the document is not an object or an array of records")
+        }
+        guard !found.isEmpty else {
+            throw FeedError.shape(SourceLocation(source: scanner.source.name, line: 1, column: 1),
+                                  "no array of objects (records) in the document: records must be JSON objects in an array")
+        }
+        return found
+    }
+
+    /// The records of the array the scanner stands in (after its `[`; `tokens` its path, nil for
+    /// NDJSON), read to the array's `]` or the input's end.
+    private func records(at tokens: [String]?, limit: Int) throws(FeedError) -> FeedSample {
         var sample = FeedSample(format: lines ? .ndjson : .json)
-        if !lines {
-            let empty = try scanner.unit { () throws(ScanError) -> Bool in try scanner.peek() == 0 }
-            if empty { throw FeedError.shape(scanner.location(), "the feed is empty: no JSON document") }
-            guard let tokens = try findRecords() else {
-                throw FeedError.shape(SourceLocation(source: scanner.source.name, line: 1, column: 1),
-                                      "no array of objects (records) in the document: records must be JSON objects in an array")
-            }
+        if let tokens {
             sample.records = tokens.isEmpty ? nil : JSONRecordFlattener.pointer(tokens)
             sample.recordNoun = tokens.last.map(Self.singular)
         }
@@ -35,6 +54,7 @@ final class JSONSampler {
             if index < limit { sample.recordFields.append(fields) } else { sample.observeTail(fields) }
             index += 1
         }
+        if !lines { try scanner.unit { () throws(ScanError) in try scanner.expect(UInt8(ascii: "]"), "']' after the records") } }
         sample.skipped = skipped.sorted().map { "\($0): an array of objects or arrays (not mapped)" }
         return sample
     }
@@ -49,21 +69,9 @@ final class JSONSampler {
 
     private enum Step { case end, skipped, records(String), object(String) }
 
-    /// Walks to the first array whose first element is an object, leaving the scanner after its
-    /// `[`; returns the array's reference tokens (empty for the root), nil when there is none.
-    private func findRecords() throws(FeedError) -> [String]? {
-        let root = try scanner.unit { () throws(ScanError) -> UInt8 in try scanner.peek() }
-        if root == UInt8(ascii: "[") {
-            try scanner.unit { () throws(ScanError) in try scanner.expect(UInt8(ascii: "["), "an array") }
-            return []
-        }
-        guard root == UInt8(ascii: "{") else {
-            throw FeedError.shape(scanner.location(), "the document is not an object or an array of records")
-        }
-        return try findRecords(inObjectAt: [])
-    }
-
-    private func findRecords(inObjectAt path: [String]) throws(FeedError) -> [String]? {
+    /// Walks the object the scanner stands before to its `}`, sampling every array whose first
+    /// element is an object into `found`.
+    private func collectRecords(inObjectAt path: [String], limit: Int, into found: inout [FeedSample]) throws(FeedError) {
         try scanner.unit { () throws(ScanError) in try scanner.expect(UInt8(ascii: "{"), "an object") }
         var first = true
         while true {
@@ -90,11 +98,10 @@ final class JSONSampler {
             }
             first = false
             switch step {
-            case .end: return nil
+            case .end: return
             case .skipped: continue
-            case .records(let name): return path + [name]
-            case .object(let name):
-                if let found = try findRecords(inObjectAt: path + [name]) { return found }
+            case .records(let name): found.append(try records(at: path + [name], limit: limit))
+            case .object(let name): try collectRecords(inObjectAt: path + [name], limit: limit, into: &found)
             }
         }
     }

@@ -47,6 +47,12 @@ struct XMLFieldPlan {
         }
     }
 
+    /// Counts a record read past the sample: its groups' shapes, a group it alone has; the
+    /// labels chosen from the sample stay.
+    mutating func learn(_ record: XMLSampleElement) {
+        survey(record, prefix: "")
+    }
+
     private mutating func survey(_ element: XMLSampleElement, prefix: String) {
         for group in element.childGroups {
             guard let first = group.first else { continue }

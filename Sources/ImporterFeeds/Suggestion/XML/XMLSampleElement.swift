@@ -1,3 +1,5 @@
+import CLibXML2
+
 /// An element as the XML sampler keeps it: name, attributes, text and the kept children.
 final class XMLSampleElement {
     /// Texts longer than this are cut (a sample needs no more).
@@ -36,5 +38,29 @@ final class XMLSampleElement {
             groups[key, default: []].append(child)
         }
         return order.compactMap { groups[$0] }
+    }
+}
+
+extension XMLSampleElement {
+    /// The element `reader` stands on, with its attributes (namespace declarations aside);
+    /// `note` sees the prefix and namespace of the element and of each attribute.
+    static func current(_ reader: OpaquePointer, note: (UnsafePointer<xmlChar>?, String?) -> Void) -> XMLSampleElement {
+        let namespace = string(xmlTextReaderConstNamespaceUri(reader))
+        note(xmlTextReaderConstPrefix(reader), namespace)
+        let element = XMLSampleElement(name: XMLName(namespace: namespace, localName: string(xmlTextReaderConstLocalName(reader)) ?? ""))
+        guard xmlTextReaderHasAttributes(reader) == 1 else { return element }
+        defer { xmlTextReaderMoveToElement(reader) }
+        while xmlTextReaderMoveToNextAttribute(reader) == 1 {
+            let namespace = string(xmlTextReaderConstNamespaceUri(reader))
+            if namespace == XMLSampler.xmlnsNamespace || (namespace == nil && string(xmlTextReaderConstName(reader)) == "xmlns") { continue }
+            note(xmlTextReaderConstPrefix(reader), namespace)
+            let name = XMLName(namespace: namespace, localName: string(xmlTextReaderConstLocalName(reader)) ?? "")
+            element.attributes.append((name, string(xmlTextReaderConstValue(reader)) ?? ""))
+        }
+        return element
+    }
+
+    static func string(_ pointer: UnsafePointer<xmlChar>?) -> String? {
+        pointer.map { String(cString: $0) }
     }
 }

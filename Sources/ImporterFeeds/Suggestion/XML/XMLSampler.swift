@@ -7,18 +7,24 @@ import ImporterModel
 ///
 /// Reads through `XMLRecordsReader`'s libxml2 reader, so the prolog guard (no DTD), the parser
 /// options and the located errors are exactly the importer's. Reading stops once `limit` elements
-/// of one name were met under the root or one level below: the records are then known.
+/// of one name were met under the root or one level below: the records are then known. A document
+/// with more records than the sample is read a second time, to its end, for the types and
+/// presence of the rest (`XMLTailSampler`, one record in memory at a time).
 final class XMLSampler {
     static let xmlnsNamespace = "http://www.w3.org/2000/xmlns/"
+    private let path: String
     private let reader: XMLRecordsReader
     /// Namespace URI → the prefix the document used for it (nil: used as default namespace only).
     private var prefixes: [String: String?] = [:]
     private var uriOrder: [String] = []
 
-    init(source: ByteSource) throws(FeedError) {
-        reader = try XMLRecordsReader(source: source, mapping: FeedMapping(name: "sample", entity: "Sample", format: .xml,
-                                                                          records: "/sample", fields: []))
+    init(path: String) throws(FeedError) {
+        self.path = path
+        reader = try XMLRecordsReader(source: ByteSource(path: path), mapping: Self.mapping)
     }
+
+    /// The mapping the sampling reader is made with: the reader's guards, none of its selection.
+    static let mapping = FeedMapping(name: "sample", entity: "Sample", format: .xml, records: "/sample", fields: [])
 
     func sample(limit: Int) throws(FeedError) -> FeedSample {
         guard let root = try readTree(limit: limit) else {
@@ -32,8 +38,12 @@ final class XMLSampler {
         var sample = FeedSample(format: .xml, records: "/" + path.map(names.qualified).joined(separator: "/"))
         sample.namespaces = names.declarations
         sample.recordNoun = path.last.map { JSONSampler.singular($0.localName) }
-        let plan = XMLFieldPlan(records: Array(records.prefix(limit)))
+        var plan = XMLFieldPlan(records: Array(records.prefix(limit)))
         sample.recordFields = records.prefix(limit).map { plan.fields(of: $0, names: names) }
+        if records.count >= limit {
+            let tail = XMLTailSampler(records: path, sampled: limit)
+            try tail.read(XMLRecordsReader(source: ByteSource(path: self.path), mapping: Self.mapping), plan: &plan, names: names, into: &sample)
+        }
         return sample
     }
 
@@ -46,10 +56,6 @@ final class XMLSampler {
             prefixes[namespace] = text
             uriOrder.append(namespace)
         }
-    }
-
-    private func string(_ pointer: UnsafePointer<xmlChar>?) -> String? {
-        pointer.map { String(cString: $0) }
     }
 
     /// The document as a pruned tree; nil when it has no root element.
@@ -65,13 +71,12 @@ final class XMLSampler {
             if result == 0 { break }
             switch xmlTextReaderNodeType(r) {
             case Int32(XML_READER_TYPE_ELEMENT.rawValue):
-                let namespace = string(xmlTextReaderConstNamespaceUri(r))
-                note(prefix: xmlTextReaderConstPrefix(r), namespace: namespace)
-                let element = XMLSampleElement(name: XMLName(namespace: namespace, localName: string(xmlTextReaderConstLocalName(r)) ?? ""))
+                let name = XMLName(namespace: XMLSampleElement.string(xmlTextReaderConstNamespaceUri(r)),
+                                   localName: XMLSampleElement.string(xmlTextReaderConstLocalName(r)) ?? "")
                 let isEmpty = xmlTextReaderIsEmptyElement(r) == 1
                 if let parent = stack.last {
-                    let count = parent.childCounts[element.name.description, default: 0] + 1
-                    parent.childCounts[element.name.description] = count
+                    let count = parent.childCounts[name.description, default: 0] + 1
+                    parent.childCounts[name.description] = count
                     if count > limit {
                         // Enough of one element near the root: those are the records (a few
                         // more are allowed so that two <link>s do not end a one-record sample).
@@ -79,33 +84,18 @@ final class XMLSampler {
                         skip = !isEmpty
                         continue
                     }
-                    parent.children.append(element)
-                } else {
-                    root = element
                 }
-                readAttributes(of: element)
+                let element = XMLSampleElement.current(r) { prefix, namespace in note(prefix: prefix, namespace: namespace) }
+                if let parent = stack.last { parent.children.append(element) } else { root = element }
                 if !isEmpty { stack.append(element) }
             case Int32(XML_READER_TYPE_END_ELEMENT.rawValue):
                 _ = stack.popLast()
             case Int32(XML_READER_TYPE_TEXT.rawValue), Int32(XML_READER_TYPE_CDATA.rawValue):
-                if let value = string(xmlTextReaderConstValue(r)) { stack.last?.appendText(value) }
+                if let value = XMLSampleElement.string(xmlTextReaderConstValue(r)) { stack.last?.appendText(value) }
             default:
                 break
             }
         }
         return root
-    }
-
-    private func readAttributes(of element: XMLSampleElement) {
-        let r = reader.reader
-        guard xmlTextReaderHasAttributes(r) == 1 else { return }
-        defer { xmlTextReaderMoveToElement(r) }
-        while xmlTextReaderMoveToNextAttribute(r) == 1 {
-            let namespace = string(xmlTextReaderConstNamespaceUri(r))
-            if namespace == Self.xmlnsNamespace || (namespace == nil && string(xmlTextReaderConstName(r)) == "xmlns") { continue }
-            note(prefix: xmlTextReaderConstPrefix(r), namespace: namespace)
-            let name = XMLName(namespace: namespace, localName: string(xmlTextReaderConstLocalName(r)) ?? "")
-            element.attributes.append((name, string(xmlTextReaderConstValue(r)) ?? ""))
-        }
     }
 }
