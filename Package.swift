@@ -6,11 +6,11 @@ import PackageDescription
 let unitTestTargets: [Target] = [
     "ImporterModelTests", "ImporterFeedsTests", "ImporterFetchTests", "ImporterStoreTests", "ImporterStoreSQLTests", "ImporterStoreSQLiteTests",
     "ImporterStorePostgresTests", "StoreConformanceTests", "ImporterHistoryTests", "ImporterViewsTests", "ImporterPipelineTests",
-    "ImporterReportsTests", "ImporterMetricsTests", "ImporterDeliveryTests", "ImporterSupportTests",
+    "ImporterReportsTests", "ImporterMetricsTests", "ImporterDeliveryTests", "ImporterSupportTests", "ImporterKeyOrderTests",
 ].map { name in
     .testTarget(
         name: name,
-        dependencies: ["ImporterKit", "ImporterModel", "ImporterFeeds", "ImporterFetch", "ImporterSupport", "ImporterStore", "ImporterStoreSQL",
+        dependencies: ["ImporterKit", "ImporterModel", "ImporterFeeds", "ImporterFetch", "ImporterSupport", "ImporterKeyOrder", "ImporterStore", "ImporterStoreSQL",
                        "ImporterStoreSQLite", "ImporterStorePostgres", "ImporterHistory", "ImporterViews", "ImporterPipeline", "ImporterReports",
                        "ImporterMetrics", "ImporterDelivery", "CSQLite", "ImporterTestSupport", "PostgresTestSupport", "HTTPTestSupport",
                        .product(name: "PropertyBased", package: "swift-property-based"),
@@ -82,12 +82,13 @@ let package = Package(
         ),
         // The store as the stages see it: the Store handle, the StoreBackend protocol (no SQL) and the
         // values that cross it (tokens, history transactions and changes, consumers, view effects).
+        .target(name: "ImporterKeyOrder", dependencies: ["ImporterModel", "ImporterSupport"]),
         .target(name: "ImporterStore", dependencies: ["ImporterModel", "ImporterSupport"]),
         // The SQL both backends share, written against a dialect: model expressions and derived
         // views (their tables, deltas from history and the applying of them).
         .target(name: "ImporterStoreSQL", dependencies: ["ImporterStore", "ImporterModel"]),
         // The SQLite backend: every SQLite statement, the C API, change capture, the writer lock.
-        .target(name: "ImporterStoreSQLite", dependencies: ["ImporterStoreSQL", "ImporterStore", "ImporterModel", "ImporterSupport", "CSQLite"]),
+        .target(name: "ImporterStoreSQLite", dependencies: ["ImporterStoreSQL", "ImporterStore", "ImporterKeyOrder", "ImporterModel", "ImporterSupport", "CSQLite"]),
         // The PostgreSQL backend: every PostgreSQL statement, COPY staging, the advisory writer lock.
         .target(
             name: "ImporterStorePostgres",
@@ -100,8 +101,8 @@ let package = Package(
         // An import run: feeds read and mapped, upserted in one store transaction, guards, views.
         .target(
             name: "ImporterPipeline",
-            dependencies: ["ImporterFeeds", "ImporterFetch", "ImporterViews", "ImporterHistory", "ImporterStore", "ImporterModel", "ImporterSupport",
-                           .product(name: "Logging", package: "swift-log")]
+            dependencies: ["ImporterFeeds", "ImporterFetch", "ImporterViews", "ImporterHistory", "ImporterStore", "ImporterKeyOrder", "ImporterModel",
+                           "ImporterSupport", .product(name: "Logging", package: "swift-log")]
         ),
         // Reports of runs and history ranges in every format, and their output files.
         .target(

@@ -14,9 +14,6 @@ public final class Store {
         /// Create the store when the file does not exist.
         public var create = true
         public var readOnly = false
-        /// SQLite page cache size in KiB (bounded memory whatever the store's size; larger caches
-        /// measured no faster for imports).
-        public var cacheKiB = 16 * 1024
         /// The command this process runs (`importer run`), named to others while it holds the
         /// write lock.
         public var command = Options.commandOfThisProcess()

@@ -6,7 +6,7 @@ import Testing
 /// listed, and each imports only stages before it in the diagram (none above the store a backend).
 @Suite struct ArchitectureTests {
     /// The stages in the diagram's order, from the bottom up.
-    static let stages = ["ImporterSupport", "ImporterModel", "ImporterFeeds", "ImporterFetch", "ImporterStore", "ImporterStoreSQL",
+    static let stages = ["ImporterSupport", "ImporterModel", "ImporterFeeds", "ImporterFetch", "ImporterKeyOrder", "ImporterStore", "ImporterStoreSQL",
                          "ImporterStoreSQLite", "ImporterStorePostgres", "ImporterHistory", "ImporterViews", "ImporterPipeline",
                          "ImporterReports", "ImporterDelivery", "ImporterMetrics", "ImporterKit", "importer"]
     static let backends: Set = ["ImporterStoreSQL", "ImporterStoreSQLite", "ImporterStorePostgres"]
@@ -47,6 +47,17 @@ import Testing
                 #expect(stages.isDisjoint(with: Self.backends), "\(stage) imports a backend: \(stages.intersection(Self.backends).sorted())")
             }
         }
+    }
+
+    /// The write path is the backend's: an import's writing role is a feed writer and little more.
+    @Test func importWritingHasAtMostSixRequirements() throws {
+        let text = try String(contentsOf: Self.sources.appendingPathComponent("ImporterStore/Import/ImportTransaction.swift"), encoding: .utf8)
+        let body = try #require(text.components(separatedBy: "public protocol ImportWriting").dropFirst().first?.components(separatedBy: "\n}").first)
+        let requirements = body.split(separator: "\n").filter { line in
+            let code = line.trimmingCharacters(in: .whitespaces)
+            return code.hasPrefix("func ") || code.hasPrefix("var ") || code.hasPrefix("associatedtype ")
+        }
+        #expect(requirements.count >= 3 && requirements.count <= 6, "\(requirements)")
     }
 
     /// Ownership crosses threads where the compiler can check it (`sending`, `WorkerThread`); an

@@ -1,17 +1,16 @@
 import ImporterModel
 
-/// The repeated keys of a run (`DuplicateRecord`), turned into what the user reads: a reject for
-/// each one a feed rejects (`duplicates: reject`), and warnings naming the others, key and both
-/// places, the earliest `named` of them in feed order, then a count of the rest, per entity.
+/// The repeated keys of a run, as the stores log them (`DuplicateLog`), turned into what the user
+/// reads: a reject for each one a feed rejects (`duplicates: reject`), and warnings naming the
+/// others, key and both places, the earliest `DuplicateLog.named` of them in feed order, then a
+/// count of the rest, per entity.
 final class DuplicateNotes {
-    /// How many repeats are named one by one, per entity.
-    static let named = 10
     /// The feeds' source names, by index in the run.
     var sources: [String] = []
     /// Each entity's unique key attributes, to name a key's values.
     let keyNames: [String: [String]]
-    private var earliest: [String: [DuplicateRecord]] = [:]
-    private var counts: [String: Int] = [:]
+    /// Per entity, the repeats not rejected.
+    private var logs: [String: DuplicateLog] = [:]
     /// Entities in the order their first repeat was met.
     private var entities: [String] = []
 
@@ -19,30 +18,28 @@ final class DuplicateNotes {
         self.keyNames = keyNames
     }
 
-    /// Keeps `duplicate` (not a rejected one) for the warnings.
-    func note(_ duplicate: DuplicateRecord) {
-        let entity = duplicate.entity
-        if counts[entity] == nil { entities.append(entity) }
-        counts[entity, default: 0] += 1
-        var kept = earliest[entity] ?? []
-        let place = kept.firstIndex { Self.precedes(duplicate, $0) } ?? kept.endIndex
-        guard place < Self.named else { return }
-        kept.insert(duplicate, at: place)
-        if kept.count > Self.named { kept.removeLast() }
-        earliest[entity] = kept
-    }
-
-    private static func precedes(_ a: DuplicateRecord, _ b: DuplicateRecord) -> Bool {
-        (a.later.feed, a.later.recordIndex) < (b.later.feed, b.later.recordIndex)
+    /// Keeps what `log` says of the repeats not rejected, for the warnings; returns the rejects of
+    /// the rejected ones, in feed order.
+    func note(_ log: DuplicateLog) -> [Reject] {
+        var log = log
+        let rejected = log.takeRejected()
+        if let entity = log.earliest.first?.entity {
+            if logs[entity] == nil {
+                entities.append(entity)
+                logs[entity] = DuplicateLog()
+            }
+            logs[entity]?.append(contentsOf: log)
+        }
+        return rejected.map(reject)
     }
 
     /// The warnings, per entity: its earliest repeats named, then how many more.
     var warnings: [String] {
         entities.flatMap { entity -> [String] in
-            let named = earliest[entity] ?? []
-            var lines = named.map(describe)
-            let more = (counts[entity] ?? 0) - named.count
-            if more > 0 { lines.append("\(entity): \(more) more repeated key\(more == 1 ? "" : "s") not named (the first \(named.count) are)") }
+            guard let log = logs[entity] else { return [] }
+            var lines = log.earliest.map(describe)
+            let more = log.count - log.earliest.count
+            if more > 0 { lines.append("\(entity): \(more) more repeated key\(more == 1 ? "" : "s") not named (the first \(log.earliest.count) are)") }
             return lines
         }
     }

@@ -43,7 +43,7 @@ public struct ImportOptions: Sendable {
     /// it, runs of that half are spilled.
     public var sortRunBytes = 16 << 20
     /// Whether a feed out of key order loses the records the store holds unchanged before it is
-    /// held (`UnchangedRecordFilter`, for stores the filter fits). Off, they are sorted with the
+    /// held (SQLite's `UnchangedFilter`, for stores the filter fits). Off, they are sorted with the
     /// rest and noted as they are merged (`UnchangedRowMatcher`), as for a larger store; both
     /// write the same, and the tests check it.
     public var filtersUnchangedBeforeSorting = true

@@ -1,5 +1,6 @@
 import ImporterModel
 import ImporterStore
+import ImporterSupport
 import ImporterViews
 import Logging
 
@@ -13,6 +14,13 @@ struct ImportPlan {
     let guards: SyncGuards
     let rejects: RunRejects
     let duplicates: DuplicateNotes
+
+    /// Takes what a store logged of repeated keys: the rejected ones become rejects, the others
+    /// warnings.
+    func note(_ log: DuplicateLog) throws {
+        guard !log.isEmpty else { return }
+        for reject in duplicates.note(log) { try rejects.record(reject) }
+    }
 }
 
 /// What an import has gathered as its phases go: where the time went, the feeds' warnings and the

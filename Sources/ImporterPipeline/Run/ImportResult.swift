@@ -1,6 +1,7 @@
 import ImporterFetch
 import ImporterModel
 import ImporterStore
+import ImporterSupport
 import ImporterViews
 
 /// What an import did, before any report is rendered.

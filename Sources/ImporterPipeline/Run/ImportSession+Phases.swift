@@ -9,12 +9,6 @@ import ImporterViews
 extension ImportSession {
     func importAll(_ feeds: [FeedInput], fetched: [SourceFetch], in tx: StoreWriteTransaction) throws -> ImportResult {
         let plan = try self.plan(feeds, in: tx)
-        plan.transaction.onDuplicate = { [duplicates = plan.duplicates, rejects = plan.rejects] duplicate in
-            guard duplicate.resolution == .rejected else { return duplicates.note(duplicate) }
-            try rejects.record(duplicates.reject(duplicate))
-        }
-        // The handler refers to the transaction: let go of it however the import ends.
-        defer { plan.transaction.onDuplicate = nil }
         var ledger = ImportLedger()
         try readFeeds(feeds, plan: plan, ledger: &ledger)
         let counts = try close(feeds, plan: plan, ledger: &ledger)
@@ -43,7 +37,6 @@ extension ImportSession {
         try store.ensureEntities(entities)
         let created = options.replayViews ? try ViewRegistry().ensure(model.views, entities: store.entities, in: tx) : []
         let transaction = try tx.records.beginImport(entities)
-        transaction.useTemporaryDirectory(options.temporaryDirectory ?? spoolDirectory)
         return ImportPlan(entities: entities, createdViews: created, transaction: transaction,
                           guards: try SyncGuards(options: options, entities: entities, recordCount: tx.records.recordCount(of:)),
                           rejects: RunRejects(limit: options.maxRejects, sink: rejectSink, transaction: transaction),
@@ -60,11 +53,13 @@ extension ImportSession {
         }
         ledger.phases.add("read wait", PhaseTimes.seconds(began.duration(to: clock.now)) - (ledger.phases["upsert"] ?? 0) - (ledger.phases["sort"] ?? 0))
         for entity in plan.entities {
+            let log: DuplicateLog
             do {
-                try ledger.phases.time("upsert") { try plan.transaction.applyUpserts(entity) }
+                log = try ledger.phases.time("upsert") { try plan.transaction.applyUpserts(entity) }
             } catch {
                 throw refusedWrite(error, what: "a record of \(Self.sources(of: feeds.filter { $0.mapping.entity == entity.name }).joined(separator: ", "))")
             }
+            try plan.note(log)
         }
     }
 

@@ -1,9 +1,10 @@
 import ImporterModel
 import ImporterStore
 
-/// Reading one feed of an import: its records mapped, their batches upserted as the store prefers.
+/// Reading one feed of an import: its records mapped, their batches handed to the feed writer
+/// the store owns (`FeedWriter`).
 extension ImportSession {
-    /// Reads feed `index` of the run and upserts its batches; returns the feed's warnings.
+    /// Reads feed `index` of the run and writes its batches; returns the feed's warnings.
     func read(_ feed: FeedInput, index: Int, plan: ImportPlan, ledger: inout ImportLedger) throws -> [String] {
         plan.duplicates.sources.append(feed.name)
         guard let entity = plan.entities.first(where: { $0.name == feed.mapping.entity }) else { return [] }
@@ -12,24 +13,41 @@ extension ImportSession {
         let source = input.source.name
         plan.duplicates.sources[index] = source
         logger.debug("reading feed", metadata: ["source": "\(source)", "format": "\(feed.mapping.format.rawValue)", "mapping": "\(feed.mapping.name)"])
-        let upserts = FeedUpserts(entity: entity, source: source, transaction: plan.transaction, options: options,
-                                  directory: options.temporaryDirectory ?? spoolDirectory, logger: logger,
-                                  refused: { [unowned self] error, what in refusedWrite(error, what: what) },
-                                  checkCancellation: { [unowned self] in try checkCancellation() })
+        let writer = try plan.transaction.beginFeed(FeedWriting(
+            entity: entity, batchSize: options.batchSize, sortRunBytes: options.sortRunBytes, filtersUnchanged: options.filtersUnchangedBeforeSorting,
+            temporaryDirectory: options.temporaryDirectory ?? spoolDirectory, cancellation: cancellation))
         let end = try FeedReadAhead.read(input, batchSize: options.batchSize, onReject: plan.rejects.record) { batch, position in
             var batch = batch
             (batch.feed, batch.duplicates) = (index, feed.mapping.duplicates)
-            try upserts.add(batch)
+            try writing(source) { try writer.add(batch) }
+            try checkCancellation()
             onProgress?(ImportProgress(source: source, records: position.records, bytesRead: position.bytesRead, totalBytes: position.totalBytes))
         }
-        try upserts.finish()
-        ledger.phases.add(upserts.phases)
+        let outcome = try writing(source) { try writer.finish() }
+        ledger.phases.add(outcome.phases)
+        try plan.note(outcome.duplicates)
         logger.info("read feed", metadata: ["source": "\(source)", "records": "\(end.records)", "rejected": "\(plan.rejects.counts[entity.name] ?? 0)"])
         plan.guards.feedRead(source: source, entity: entity.name, records: end.records)
         ledger.phases.add("read", end.readingSeconds)
         onProgress?(ImportProgress(source: source, records: end.records, bytesRead: end.bytesRead, totalBytes: end.totalBytes))
         ledger.absences += end.absences
         return end.warnings
+    }
+
+    /// `body`'s write of records of `source`: a record the store cannot hold is located in
+    /// `source`; a constraint the store holds beyond the model names the feed (`refusedWrite`).
+    private func writing<T>(_ source: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch StoreError.unstorable(var location, let reason) {
+            location.source = source
+            throw StoreError.unstorable(at: location, reason: reason)
+        } catch StoreError.refused(var location?, let what, let reason) {
+            location.source = source
+            throw StoreError.refused(at: location, what: what, reason: reason)
+        } catch {
+            throw refusedWrite(error, what: "a record of \(source)")
+        }
     }
 
     /// `error`, or, when a constraint the store holds beyond the model's refused a write, that

@@ -1,6 +1,7 @@
 import Foundation
 import ImporterFeeds
 import ImporterFetch
+import ImporterKeyOrder
 import ImporterModel
 import ImporterStore
 import ImporterSupport
@@ -119,6 +120,7 @@ public final class ImportSession {
             switch error {
             case let error as ImportError: throw error
             case let error as FeedError: throw .feed(error)
+            case let error as SpillError: throw .spill(directory: error.directory, reason: error.reason)
             case let error as ModelError: throw .model(error)
             default: throw .store(store.storeError(from: error))
             }

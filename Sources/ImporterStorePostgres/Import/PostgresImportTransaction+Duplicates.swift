@@ -22,8 +22,8 @@ extension PostgresImportTransaction {
         try store.connection.integer("SELECT coalesce(min(\"id\"), 0) FROM \(upsert.schema.table)")
     }
 
-    /// Reports the run's repeated records of the entity (when the apply found any) to
-    /// `onDuplicate`, counting the rejected ones.
+    /// Logs the run's repeated records of the entity (when the apply found any) in
+    /// `run.duplicateLog`, counting the rejected ones.
     func reportDuplicates(_ upsert: StagedUpsert, _ run: EntityRun) throws {
         guard run.duplicates > 0 else { return }
         let entity = upsert.entity
@@ -40,7 +40,7 @@ extension PostgresImportTransaction {
             for duplicate in DuplicateRecord.chain(entity: entity.name, key: key, earlier: earlier[key], occurrences: occurrences,
                                                    keys: { run.feeds[$0] ?? .last }) {
                 if duplicate.resolution == .rejected { run.rejectedDuplicates += 1 }
-                try onDuplicate?(duplicate)
+                run.duplicateLog.append(duplicate)
             }
             occurrences.removeAll()
         }

@@ -22,7 +22,6 @@ final class PostgresImportTransaction: ImportTransaction {
     static let rejectBatch = 500
     private var runs: [String: EntityRun] = [:]
     private var changeIDs: [String: ClosedRange<Int64>] = [:]
-    var onDuplicate: ((DuplicateRecord) throws -> Void)?
 
     /// One entity's state in the import.
     final class EntityRun {
@@ -52,6 +51,8 @@ final class PostgresImportTransaction: ImportTransaction {
         var duplicates = 0
         /// Of `duplicates`, the ones rejected (`DuplicateKeys.reject`).
         var rejectedDuplicates = 0
+        /// The repeated keys the apply found, until `applyUpserts` hands them on.
+        var duplicateLog = DuplicateLog()
         /// Each feed's `duplicates` choice, by the feed's index in the run.
         var feeds: [Int: DuplicateKeys] = [:]
         /// Where each record COPied straight into the table came from, for naming a key's first
@@ -220,7 +221,18 @@ final class PostgresImportTransaction: ImportTransaction {
     /// On a first load: nothing left when every batch went straight into the table; one ordered
     /// insert when none did; else the staged rows applied to the run's own inserts like a re-load,
     /// without update changes (each of these records is recorded once, as an insert, at the close).
-    func applyUpserts(_ entity: EntityDescription) throws { try apply(entity) }
+    func applyUpserts(_ entity: EntityDescription) throws -> DuplicateLog {
+        try apply(entity)
+        let run = try run(entity)
+        defer { run.duplicateLog = DuplicateLog() }
+        return run.duplicateLog
+    }
+
+    func beginFeed(_ writing: FeedWriting) throws -> any FeedWriter {
+        // The direct records' origins (`DirectOrigins`) are kept there.
+        try run(writing.entity).directOrigins.directory = writing.temporaryDirectory
+        return PostgresFeedWriter(transaction: self, entity: writing.entity)
+    }
 
     private func apply(_ entity: EntityDescription) throws {
         let run = try run(entity)
@@ -266,11 +278,6 @@ final class PostgresImportTransaction: ImportTransaction {
         let inserted = try connection.affected(upsert.applyInserts)
         if !upsert.firstLoad && eachRowItsKey { run.stored = run.staged - inserted }
         run.duplicates = run.staged - run.stored - inserted
-    }
-
-    /// The direct records' origins (`DirectOrigins`) are kept there.
-    func useTemporaryDirectory(_ path: String) {
-        for run in runs.values { run.directOrigins.directory = path }
     }
 
     func recordReject(_ reject: Reject, at timestamp: String) throws {

@@ -32,7 +32,7 @@ final class BatchUpserter {
     private let stored: StoredRows
     private let seen: SeenRecords
     private let duplicates: DuplicateMerger
-    /// Receives each repeated record (`ImportTransaction.onDuplicate`).
+    /// Receives each repeated record (logged for the feed writer, `SQLiteFeedWriter`).
     private let report: (DuplicateRecord) throws -> Void
     private let entity: String
     private var order: [Int] = []

@@ -1,13 +1,14 @@
 import CSQLite
 import Foundation
+import ImporterKeyOrder
 import ImporterModel
 import ImporterStore
 import ImporterStoreSQL
 
 /// An import into SQLite: per entity, the bitmap of stored records written (duplicates, sync,
 /// unchanged counts: `SeenRecords`), the duplicate merger and one upserter per set of supplied
-/// columns; updates are captured by the preupdate hook, inserts and deletes recorded set-based (see
-/// `HistoryWriter`).
+/// columns, fed by one `SQLiteFeedWriter` per feed; updates are captured by the preupdate hook,
+/// inserts and deletes recorded set-based (see `HistoryWriter`).
 final class SQLiteImportTransaction: ImportTransaction {
     private let store: SQLiteStore
     private let history: HistoryWriter
@@ -18,7 +19,8 @@ final class SQLiteImportTransaction: ImportTransaction {
     private var rekeyed: [String: Int] = [:]
     private var rejectWriter: SQLiteRejectWriter?
     var rejectRun: Int64? { rejectWriter?.run }
-    var onDuplicate: ((DuplicateRecord) throws -> Void)?
+    /// The repeated keys the upserters met since the feed writer last took them.
+    private var duplicates = DuplicateLog()
 
     /// The state of one entity in the import.
     private final class EntityRun {
@@ -51,8 +53,22 @@ final class SQLiteImportTransaction: ImportTransaction {
     }
 
     var number: Int64 { transaction.number }
-    /// Key order makes each batch's stored rows one index range, and inserts appends.
-    var prefersKeyOrder: Bool { true }
+
+    func beginFeed(_ writing: FeedWriting) throws -> any FeedWriter {
+        _ = try run(writing.entity)
+        return SQLiteFeedWriter(transaction: self, writing: writing)
+    }
+
+    /// Upserts are written as they come: nothing waits, and the repeats were logged by the feeds.
+    func applyUpserts(_ entity: EntityDescription) throws -> DuplicateLog {
+        DuplicateLog()
+    }
+
+    /// The repeated keys logged since the last call.
+    func takeDuplicates() -> DuplicateLog {
+        defer { duplicates = DuplicateLog() }
+        return duplicates
+    }
 
     private func run(_ entity: EntityDescription) throws -> EntityRun {
         guard let run = runs[entity.name] else { throw StoreError.invariant("entity \(entity.name) is not part of this import") }
@@ -63,16 +79,18 @@ final class SQLiteImportTransaction: ImportTransaction {
         let run = try run(entity)
         let upserter = try run.upserters[columns] ?? BatchUpserter(
             connection: store.connection, capture: store.capture, entity: entity, columns: columns, keyPositions: batch.keyPositions,
-            seen: run.seen, duplicates: run.merger) { [unowned self] duplicate in try onDuplicate?(duplicate) }
+            seen: run.seen, duplicates: run.merger) { [unowned self] duplicate in self.duplicates.append(duplicate) }
         run.upserters[columns] = upserter
         try upserter.write(batch)
     }
 
-    func unchangedRecordFilter(for entity: EntityDescription, columns: [Int]) throws -> (any UnchangedRecordFilter)? {
+    /// A filter of the records the store holds unchanged, for a feed supplying `columns`.
+    func unchangedFilter(for entity: EntityDescription, columns: [Int]) throws -> UnchangedFilter? {
         try UnchangedFilter.build(connection: store.connection, entity: entity, columns: columns, seen: try run(entity).seen)
     }
 
-    func unchangedRowMatcher(for entity: EntityDescription, columns: [Int]) throws -> sending (any UnchangedRowMatcher)? {
+    /// A matcher noting, while sorted runs merge, the records the store held unchanged.
+    func storedRowMatcher(for entity: EntityDescription, columns: [Int]) throws -> sending (any UnchangedRowMatcher)? {
         StoredRowMatcher.make(path: store.connection.path, entity: entity, columns: columns, lastIDBefore: try run(entity).seen.lastIDBefore)
     }
 

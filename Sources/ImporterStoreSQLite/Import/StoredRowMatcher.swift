@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import ImporterModel
+import ImporterKeyOrder
 import ImporterStore
 
 /// Notes which records of batches in ascending key order the store held unchanged before the
@@ -18,7 +19,7 @@ import ImporterStore
 /// keys the merge ordered otherwise than the index only makes rows be passed by: their records
 /// are noted 0, which `BatchUpserter` reads as "look it up", never as unchanged.
 ///
-/// Made on the import's thread and sent to the merger's (`FeedReadAhead.merge` takes it as
+/// Made on the import's thread and sent to the merger's (`ReadAheadQueue.merge` takes it as
 /// `sending`): one thread at a time holds it, which the compiler checks.
 final class StoredRowMatcher: UnchangedRowMatcher {
     private let connection: Connection

@@ -28,7 +28,7 @@ import ImporterStore
 ///   the feeds): the filter's digests may be those of the rows before the import.
 /// - Any doubt keeps the record: a key not found, two stored rows sharing a slot's tag, a
 ///   value stored in another form (text in a numeric column): the upserter then decides.
-final class UnchangedFilter: UnchangedRecordFilter {
+final class UnchangedFilter {
     private struct Slot {
         /// The high half of the key's hash.
         var tag: UInt32 = 0

@@ -4,7 +4,7 @@ import ImporterModel
 /// their current record's key, then by run (so records of equal key come out in feed order, the
 /// runs being cut in feed order).
 ///
-/// Moved, never copied, to the thread that merges (`FeedReadAhead.merge`): a copy would share its
+/// Moved, never copied, to the thread that merges (`ReadAheadQueue.merge`): a copy would share its
 /// blocks, and the first refill of each would allocate it again.
 struct RunMerge {
     private var readers: [SortedRun.Reader]
@@ -14,7 +14,7 @@ struct RunMerge {
     /// Reader indices, a min-heap by (current key, reader index).
     private var heap: [Int]
 
-    init(_ readers: [SortedRun.Reader]) throws(ImportError) {
+    init(_ readers: [SortedRun.Reader]) throws(SpillError) {
         self.readers = readers
         blocks = []
         for reader in readers {
@@ -53,7 +53,7 @@ struct RunMerge {
     /// Moves reader `index` past its current record, decoding its next block when this one is
     /// done; whether it has a record left.
     @inline(__always)
-    private mutating func advance(_ index: Int) throws(ImportError) -> Bool {
+    private mutating func advance(_ index: Int) throws(SpillError) -> Bool {
         current[index] += 1
         guard current[index] == count(index) else { return true }
         current[index] = 0

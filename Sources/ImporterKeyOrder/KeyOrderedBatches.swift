@@ -1,5 +1,5 @@
 import ImporterModel
-import ImporterStore
+import ImporterSupport
 
 /// Hands a feed's batches to the store in key order, with memory bounded whatever the feed's size
 /// and order: an external merge sort that only runs when it is needed.
@@ -20,7 +20,7 @@ import ImporterStore
 /// Invariant: what the store receives is what the feed held, each record once, with its origin;
 /// records of equal key keep their feed order (the sort is stable), so the `duplicates` choice of
 /// the feed's mapping (last, first, reject) picks the same record as in feed order.
-final class KeyOrderedBatches {
+package final class KeyOrderedBatches {
     private let directory: String
     private let runBytes: Int
     private let batchSize: Int
@@ -39,9 +39,9 @@ final class KeyOrderedBatches {
     private static let readersMemory = 4 << 20
     /// Seconds this thread spent sorting, spilling (or waiting for a run to be written) and
     /// merging (the merge's upserts not included).
-    private(set) var sortingSeconds = 0.0
+    package private(set) var sortingSeconds = 0.0
 
-    init(directory: String, runBytes: Int, batchSize: Int) {
+    package init(directory: String, runBytes: Int, batchSize: Int) {
         self.directory = directory
         self.runBytes = runBytes
         self.batchSize = batchSize
@@ -49,8 +49,8 @@ final class KeyOrderedBatches {
 
     /// Takes the feed's next batch; `upsert` receives what can be written now. Once the feed is
     /// out of key order, each batch passes through `dropUnchanged` (the store's
-    /// `UnchangedRecordFilter`) before it is held, so that only what changed is sorted.
-    func add(_ batch: RecordBatch, dropUnchanged: (RecordBatch) throws -> RecordBatch = { $0 }, upsert: (RecordBatch) throws -> Void) throws {
+    /// filter of records it holds unchanged) before it is held, so that only what changed is sorted.
+    package func add(_ batch: RecordBatch, dropUnchanged: (RecordBatch) throws -> RecordBatch = { $0 }, upsert: (RecordBatch) throws -> Void) throws {
         guard !batch.isEmpty else { return }
         if !holding {
             let (low, high, order) = Self.extremes(of: batch)
@@ -93,7 +93,7 @@ final class KeyOrderedBatches {
     /// spilled (a reload whose unchanged records were dropped holds few), else the runs merged,
     /// their records the store holds unchanged noted on the merger's thread by the matcher
     /// `matcher` makes for the runs' columns, if any.
-    func finish(matcher: ([Int]) throws -> sending (any UnchangedRowMatcher)? = { _ in nil }, upsert: (RecordBatch) throws -> Void) throws {
+    package func finish(matcher: ([Int]) throws -> sending (any UnchangedRowMatcher)? = { _ in nil }, upsert: (RecordBatch) throws -> Void) throws {
         if let first {
             self.first = nil
             try upsert(first)
@@ -136,7 +136,7 @@ final class KeyOrderedBatches {
         var upserting = Duration.zero
         let began = clock.now
         // Merged on a thread of its own while this one writes: the merge overlaps the store's work.
-        try FeedReadAhead.merge(try RunMerge(readers), batchSize: batchSize, matcher: try matcher(template.columns)) { batch in
+        try ReadAheadQueue<Void>.merge(try RunMerge(readers), batchSize: batchSize, matcher: try matcher(template.columns)) { batch in
             var batch = batch
             batch.feed = template.feed
             batch.duplicates = template.duplicates

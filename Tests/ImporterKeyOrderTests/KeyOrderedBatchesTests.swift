@@ -1,7 +1,7 @@
 import ImporterTestSupport
 import Foundation
 @testable import ImporterModel
-@testable import ImporterPipeline
+@testable import ImporterKeyOrder
 import ImporterSupport
 import Testing
 
@@ -211,8 +211,8 @@ import Testing
 
     @Test func aDirectoryThatCannotHoldTheRunsIsASpillError() throws {
         let batches = Self.batches(Self.shuffledRows(500), size: 64)
-        let error = #expect(throws: ImportError.self) { try run(batches, runBytes: 1024, directory: "/nonexistent/dir") }
-        #expect(error?.exitStatus == .ioError && error?.description.contains("/nonexistent/dir") == true, "\(String(describing: error))")
+        let error = #expect(throws: SpillError.self) { try run(batches, runBytes: 1024, directory: "/nonexistent/dir") }
+        #expect(error?.directory == "/nonexistent/dir" && error?.reason.isEmpty == false, "\(String(describing: error))")
     }
 
     /// What a process killed in the instant a fallback spill file had a name left is removed by

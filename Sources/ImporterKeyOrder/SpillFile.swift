@@ -6,7 +6,7 @@ import ImporterSupport
 ///
 /// Invariant: the file has no name once `init` returns, so nothing is left behind however the
 /// process ends, `kill -9` included: its space is freed when the descriptor closes. Writes are
-/// buffered; a failed write (a full disk) is `ImportError.spill`.
+/// buffered; a failed write (a full disk) is `SpillError`.
 final class SpillFile {
     let directory: String
     private let descriptor: Int32
@@ -17,12 +17,12 @@ final class SpillFile {
     /// Bytes appended so far, written or pending.
     private(set) var size: Int64 = 0
 
-    init(directory: String) throws(ImportError) {
+    init(directory: String) throws(SpillError) {
         self.directory = directory
         do {
             descriptor = try UnnamedFile.create(in: directory, prefix: Self.namePrefix)
         } catch {
-            throw .spill(directory: directory, reason: error.reason)
+            throw SpillError(directory: directory, reason: error.reason)
         }
         pending = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
     }
@@ -37,7 +37,7 @@ final class SpillFile {
 
     /// Room for `count` bytes at the end of the file, to be filled and then `commit`ted.
     @inline(__always)
-    func reserve(_ count: Int) throws(ImportError) -> UnsafeMutableRawPointer {
+    func reserve(_ count: Int) throws(SpillError) -> UnsafeMutableRawPointer {
         if used + count > capacity {
             try flush()
             if count > capacity {
@@ -57,14 +57,14 @@ final class SpillFile {
     }
 
     /// Writes what is pending.
-    func flush() throws(ImportError) {
+    func flush() throws(SpillError) {
         var written = 0
         defer { used = 0 }
         while written < used {
             let count = write(descriptor, pending + written, used - written)
             if count < 0 {
                 if errno == EINTR { continue }
-                throw .spill(directory: directory, reason: String(cString: strerror(errno)))
+                throw SpillError(directory: directory, reason: String(cString: strerror(errno)))
             }
             written += count
         }
@@ -81,11 +81,11 @@ final class SpillFile {
 
         /// Reads up to `buffer.count` bytes at `offset` (all of them written: `flush` first);
         /// fewer only at the end of the file.
-        func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(ImportError) -> Int {
+        func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(SpillError) -> Int {
             do {
                 return try UnnamedFile.read(descriptor, into: buffer, at: offset)
             } catch {
-                throw .spill(directory: directory, reason: error.reason)
+                throw SpillError(directory: directory, reason: error.reason)
             }
         }
     }

@@ -16,10 +16,10 @@ struct SortedRun {
 
     /// Writes the records of `batches` that `order` names (`RunSpiller.order`: a batch's index
     /// in the high 32 bits, a record's in the low), in that order, to the end of `file`.
-    static func write(_ batches: [RecordBatch], order: [UInt64], to file: SpillFile) throws(ImportError) -> SortedRun {
+    static func write(_ batches: [RecordBatch], order: [UInt64], to file: SpillFile) throws(SpillError) -> SortedRun {
         var run = SortedRun(offset: file.size, count: 0)
         // Read in place: a batch copied out of the array per record retained each of its arrays.
-        try batches.withUnsafeBufferPointer { (batches) throws(ImportError) in
+        try batches.withUnsafeBufferPointer { (batches) throws(SpillError) in
             for reference in order {
                 try write(Int(reference & 0xFFFF_FFFF), of: batches[Int(reference >> 32)], to: file)
                 run.count += 1
@@ -30,7 +30,7 @@ struct SortedRun {
     }
 
     @inline(__always)
-    private static func write(_ record: Int, of batch: RecordBatch, to file: SpillFile) throws(ImportError) {
+    private static func write(_ record: Int, of batch: RecordBatch, to file: SpillFile) throws(SpillError) {
         var bytes = 16 + batch.width * 9
         for position in 0..<batch.width {
             if case .text(_, let count) = batch.value(record: record, position: position) { bytes += Int(count) }
@@ -112,7 +112,7 @@ struct SortedRun {
         }
 
         /// Replaces `block`'s records with the run's next ones (none once the run is read).
-        func refill(_ block: inout RecordBatch) throws(ImportError) {
+        func refill(_ block: inout RecordBatch) throws(SpillError) {
             block.removeAll()
             for _ in 0..<min(left, blockRecords) {
                 try decodeRecord(into: &block)
@@ -121,7 +121,7 @@ struct SortedRun {
         }
 
         @inline(__always)
-        private func decodeRecord(into batch: inout RecordBatch) throws(ImportError) {
+        private func decodeRecord(into batch: inout RecordBatch) throws(SpillError) {
             try need(16)
             let origin = RecordOrigin(recordIndex: Int(Int64(littleEndian: load(Int64.self, at: 0))),
                                       line: Int32(littleEndian: load(Int32.self, at: 8)), column: Int32(littleEndian: load(Int32.self, at: 12)))
@@ -161,7 +161,7 @@ struct SortedRun {
         /// Makes `count` bytes from `start` available (fewer only past the file's end, where a
         /// run is never read, since its records are counted).
         @inline(__always)
-        private func need(_ count: Int) throws(ImportError) {
+        private func need(_ count: Int) throws(SpillError) {
             guard end - start < count else { return }
             let kept = end - start
             if count > capacity {
@@ -179,7 +179,7 @@ struct SortedRun {
             offset += Int64(read)
             end += read
             guard end >= count else {
-                throw .spill(directory: file.directory, reason: "a sorted run ends early (the temporary file was cut short)")
+                throw SpillError(directory: file.directory, reason: "a sorted run ends early (the temporary file was cut short)")
             }
         }
     }

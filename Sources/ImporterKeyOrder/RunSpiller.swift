@@ -19,7 +19,7 @@ final class RunSpiller: @unchecked Sendable {
     private struct State {
         var writing = false
         var runs: [SortedRun] = []
-        var failure: ImportError?
+        var failure: SpillError?
     }
 
     /// Touched only by the thread writing a run, or by the caller while none is.
@@ -31,11 +31,11 @@ final class RunSpiller: @unchecked Sendable {
     }
 
     /// Starts writing `batches` as a run once the previous run is written.
-    func spill(_ batches: consuming [RecordBatch]) throws(ImportError) {
+    func spill(_ batches: consuming [RecordBatch]) throws(SpillError) {
         try waitForRun()
         state.withLock { $0.writing = true }
         let thread = Thread { [self, batches] in
-            do throws(ImportError) {
+            do throws(SpillError) {
                 let run = try SortedRun.write(batches, order: Self.order(batches), to: file)
                 state.withLock {
                     $0.runs.append(run)
@@ -53,14 +53,14 @@ final class RunSpiller: @unchecked Sendable {
     }
 
     /// Every run, in the order spilled, once the last is written.
-    func finish() throws(ImportError) -> [SortedRun] {
+    func finish() throws(SpillError) -> [SortedRun] {
         try waitForRun()
         return state.withLock { $0.runs }
     }
 
     /// Waits until no run is being written; throws a run's failure.
-    private func waitForRun() throws(ImportError) {
-        let failure = state.wait { state -> ImportError?? in state.writing ? nil : .some(state.failure) }
+    private func waitForRun() throws(SpillError) {
+        let failure = state.wait { state -> SpillError?? in state.writing ? nil : .some(state.failure) }
         if let failure { throw failure }
     }
 
