@@ -34,4 +34,27 @@ import Testing
         position.unpackPosition(unpacked)
         #expect(position.line == 4_000_000_000 && position.column == 17)
     }
+
+    /// A log names the earliest repeats in feed order whatever order they came in (a sorted feed's
+    /// come in key order), in pieces or at once; it counts the rest and keeps every rejected one.
+    @Test func aLogNamesTheEarliestRepeatsWhateverTheirOrder() {
+        var generator = SplitMix64(seed: 7)
+        let repeats = (0..<40).map { index in
+            DuplicateRecord(entity: "Quake", key: [.integer(Int64(index))], first: at(0, 0), later: at(index % 2, 100 - index),
+                            resolution: index % 5 == 0 ? .rejected : .lastKept)
+        }
+        var whole = DuplicateLog()
+        var halves = (DuplicateLog(), DuplicateLog())
+        for (position, duplicate) in repeats.shuffled(using: &generator).enumerated() {
+            whole.append(duplicate)
+            if position % 2 == 0 { halves.0.append(duplicate) } else { halves.1.append(duplicate) }
+        }
+        halves.0.append(contentsOf: halves.1)
+        let kept = repeats.filter { $0.resolution != .rejected }.sorted { ($0.later.feed, $0.later.recordIndex) < ($1.later.feed, $1.later.recordIndex) }
+        #expect(whole.earliest == Array(kept.prefix(DuplicateLog.named)) && halves.0.earliest == whole.earliest)
+        #expect(whole.count == 32 && halves.0.count == 32)
+        #expect(Set(whole.rejected.map(\.later.recordIndex)) == Set(halves.0.rejected.map(\.later.recordIndex)) && whole.rejected.count == 8)
+        var taken = whole
+        #expect(taken.takeRejected().count == 8 && taken.rejected.isEmpty && !taken.isEmpty && DuplicateLog().isEmpty)
+    }
 }
