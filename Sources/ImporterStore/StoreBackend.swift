@@ -25,8 +25,8 @@ import ImporterModel
 /// SQLite's C API is synchronous. An asynchronous client (postgres-nio) implements it by running
 /// its event loop on its own threads and blocking the caller's thread until each call's answer;
 /// see Docs/ARCHITECTURE.md and Docs/DECISIONS.md.
-public protocol StoreBackend: StoreIdentity, StoreTransactions, HistoryStore, RecordStore, ViewStore, ConsumerStore,
-                              RejectAndStatusStore, SourceStateStore, ReadOnlyQuerying, ConsumerLocking {}
+public protocol StoreBackend: StoreIdentity, StoreTransactions, HistoryWriting, RecordWriting, ViewWriting, ConsumerWriting,
+                              RejectAndStatusWriting, SourceStateWriting, ReadOnlyQuerying, ConsumerLocking {}
 
 /// Which store this is: where, how opened, its id and tokens, and the entities it holds.
 public protocol StoreIdentity: AnyObject {
@@ -77,7 +77,7 @@ public protocol HistoryReading: AnyObject {
 }
 
 /// The store's history: reading it, and purging it (inside a write transaction).
-public protocol HistoryStore: HistoryReading {
+public protocol HistoryWriting: HistoryReading {
     /// Deletes the history of the transactions up to `through` and records the purged boundary.
     func purgeHistory(through: Int64) throws(StoreError) -> (transactions: Int, changes: Int)
 }
@@ -97,7 +97,7 @@ public protocol RecordReading: AnyObject {
 
 /// The records: reading them, and the entities' tables, imports and undos writing them (inside a
 /// write transaction).
-public protocol RecordStore: RecordReading {
+public protocol RecordWriting: RecordReading {
     /// Creates or migrates the entities' tables.
     func ensureEntities(_ entities: [EntityDescription]) throws
     /// Opens an import of `entities` (after `ensureEntities`).
@@ -124,7 +124,7 @@ public protocol ViewReading: AnyObject {
 
 /// Derived views' tables: reading them, and registering, applying history to and rebuilding them
 /// (inside a write transaction).
-public protocol ViewStore: ViewReading {
+public protocol ViewWriting: ViewReading {
     /// Creates the view's (empty) table and registers its definition; `replacing` an earlier
     /// definition of the same name, else refusing a table of that name.
     func installView(_ view: ViewDefinition, replacing: Bool) throws(StoreError)
@@ -147,7 +147,7 @@ public protocol RejectAndStatusReading: AnyObject {
 }
 
 /// Rejected records: reading them, and clearing them (inside a write transaction).
-public protocol RejectAndStatusStore: RejectAndStatusReading {
+public protocol RejectAndStatusWriting: RejectAndStatusReading {
     /// Deletes the rejects of one run, or all; returns how many.
     func clearRejects(run: Int64?) throws(StoreError) -> Int
 }
@@ -160,7 +160,7 @@ public protocol ConsumerReading: AnyObject {
 
 /// Named consumers of history: reading them, and adding, removing and moving their tokens (inside
 /// a write transaction).
-public protocol ConsumerStore: ConsumerReading {
+public protocol ConsumerWriting: ConsumerReading {
     /// Adds a consumer; false when one of that name exists.
     func insertConsumer(_ consumer: Consumer) throws(StoreError) -> Bool
     /// Removes a consumer; false when there is none of that name.
@@ -181,7 +181,7 @@ public protocol SourceStateReading: AnyObject {
 
 /// The feeds fetched from URLs: reading their state, and recording it (inside the write
 /// transaction that imported the data).
-public protocol SourceStateStore: SourceStateReading {
+public protocol SourceStateWriting: SourceStateReading {
     /// Records `state` for its URL, replacing what was kept.
     func recordSourceState(_ state: SourceState) throws(StoreError)
 }

@@ -6,17 +6,17 @@
 /// lock is held for as long as it is.
 public struct StoreWriteTransaction {
     /// Transactions and their changes; purging.
-    public let history: any HistoryStore
+    public let history: any HistoryWriting
     /// The entities' records and tables; imports and undos.
-    public let records: any RecordStore
+    public let records: any RecordWriting
     /// Derived views' tables: registering, replaying, rebuilding.
-    public let views: any ViewStore
+    public let views: any ViewWriting
     /// Named consumers and their tokens.
-    public let consumers: any ConsumerStore
+    public let consumers: any ConsumerWriting
     /// Rejects (clearing them) and the store's counts.
-    public let rejects: any RejectAndStatusStore
+    public let rejects: any RejectAndStatusWriting
     /// What the store keeps of feeds fetched from URLs.
-    public let sources: any SourceStateStore
+    public let sources: any SourceStateWriting
     private let backend: any StoreBackend
 
     init(_ backend: any StoreBackend) {

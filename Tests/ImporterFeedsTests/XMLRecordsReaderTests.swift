@@ -234,7 +234,7 @@ private func storeBytes(_ storePath: String) -> String {
             if !secret.isEmpty { #expect(!"\(error)".contains(secret)) }
         }
         // The import was rolled back: the store it created holds no entity table and no transaction.
-        let connection = try Connection(path: store, create: false)
+        let connection = try SQLiteConnection(path: store, create: false)
         #expect(try connection.integer("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'fireball'") == 0)
         #expect(try connection.integer("SELECT count(*) FROM importer_transaction") == 0)
         if !secret.isEmpty { #expect(!storeBytes(store).contains(secret)) }

@@ -46,7 +46,7 @@ import Testing
         let path = directory.path("s.sqlite")
         try importFeeds([sample("fireball-2024.json")], into: path)
         // Another program (no importer_transaction function) cannot change a tracked table.
-        let outsider = try Connection(path: path, create: false)
+        let outsider = try SQLiteConnection(path: path, create: false)
         #expect(throws: SQLiteError.self) { try outsider.execute("UPDATE fireball SET energy = 1") }
         #expect(throws: SQLiteError.self) { try outsider.execute("DELETE FROM fireball") }
         // Neither can importer's own connection outside an import.
@@ -107,7 +107,7 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let other = directory.path("other.sqlite")
-        try Connection(path: other).execute("CREATE TABLE t(x)")
+        try SQLiteConnection(path: other).execute("CREATE TABLE t(x)")
         #expect(throws: StoreError.self) { _ = try Store(path: other) }
         let text = try directory.write("text.sqlite", "hello, this is not a database at all, but it is long enough to have a header.............................")
         #expect(throws: StoreError.self) { _ = try Store(path: text) }
@@ -119,7 +119,7 @@ import Testing
         defer { directory.cleanup() }
         let path = directory.path("s.sqlite")
         _ = try Store(path: path)
-        try Connection(path: path).execute("PRAGMA user_version = 99")
+        try SQLiteConnection(path: path).execute("PRAGMA user_version = 99")
         #expect(throws: StoreError.self) { _ = try Store(path: path) }
     }
 
@@ -128,8 +128,8 @@ import Testing
         defer { directory.cleanup() }
         let path = directory.path("s.sqlite")
         let store = try Store(path: path)
-        #expect(try #require(store.sqliteConnection).scalar("PRAGMA user_version") == .integer(Int64(StoreSchema.version)))
-        #expect(try #require(store.sqliteConnection).scalar("PRAGMA application_id") == .integer(StoreSchema.applicationID))
+        #expect(try #require(store.sqliteConnection).scalar("PRAGMA user_version") == .integer(Int64(SQLiteStoreSchema.version)))
+        #expect(try #require(store.sqliteConnection).scalar("PRAGMA application_id") == .integer(SQLiteStoreSchema.applicationID))
         #expect(try #require(store.sqliteConnection).scalar("PRAGMA journal_mode") == .text("wal"))
         #expect(try Store(path: path).storeID == store.storeID)
     }

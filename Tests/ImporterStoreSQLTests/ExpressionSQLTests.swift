@@ -47,7 +47,7 @@ import Testing
     func oneExpressionGivesTheSameValuesOnBothBackends(text: String, expected: [Value]) throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
-        let connection = try Connection(path: directory.path("e.sqlite"), create: true)
+        let connection = try SQLiteConnection(path: directory.path("e.sqlite"), create: true)
         let onSQLite = try Self.evaluate(text, SQLiteDialect(), types: ["REAL", "INTEGER", "TEXT", "TEXT"]) { try connection.rows($0) }
         #expect(onSQLite == expected, "SQLite: \(text)")
         let store = try Store.open(try PostgresTestCluster.start().newStoreURL())

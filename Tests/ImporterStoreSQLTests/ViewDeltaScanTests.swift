@@ -119,7 +119,7 @@ import Testing
 
     @Test(arguments: listCases)
     func changedListsMatchNamesWhole(word: String, list: String, contains: Bool) throws {
-        let connection = try Connection(path: ":memory:", create: true)
+        let connection = try SQLiteConnection(path: ":memory:", create: true)
         let sql = "SELECT \(SQLiteDialect().list("?1", contains: word))"
         #expect(try connection.integer(sql, [.text(list)]) == (contains ? 1 : 0))
     }

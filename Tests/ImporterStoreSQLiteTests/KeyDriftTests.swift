@@ -197,7 +197,7 @@ import Testing
         defer { directory.cleanup() }
         let path = directory.path("s.sqlite")
         try importFeeds([sample("fireball-2024.json")], into: path)
-        let connection = try Connection(path: path)
+        let connection = try SQLiteConnection(path: path)
         try connection.execute("ALTER TABLE importer_transaction DROP COLUMN rekeyed; ALTER TABLE importer_transaction_entity DROP COLUMN rekeyed; PRAGMA user_version = 1")
         // Schema 1's change table had the legacy names of importer's own columns.
         for rename in ChangeColumns.legacyRenames(attributes: FireballModel.entity.attributes.map(\.name)) {

@@ -24,7 +24,7 @@ import Testing
     /// Everything a reload leaves that must not depend on feed order: records and change rows,
     /// keyed by date (record ids follow insertion order).
     static func content(_ path: String) throws -> [String] {
-        let connection = try Connection(path: path, create: false)
+        let connection = try SQLiteConnection(path: path, create: false)
         let records = try connection.rows("SELECT date, energy, impact_energy, latitude, longitude, altitude, velocity FROM fireball")
         let changes = try connection.rows("""
             SELECT c.importer_transaction_number, c.importer_type, c.importer_changed, c.date, c.energy, c."importer_old.energy", c.altitude
@@ -83,7 +83,7 @@ import Testing
             }
             batch.commitRecord(RecordOrigin(recordIndex: batch.count, line: 1, column: 1))
         }
-        let connection = try Connection(path: ":memory:", create: true)
+        let connection = try SQLiteConnection(path: ":memory:", create: true)
         try connection.execute("CREATE TABLE t (k, record INTEGER)")
         try connection.execute("CREATE INDEX t_k ON t (k)")
         let insert = try connection.prepare("INSERT INTO t VALUES (?1, ?2)")

@@ -10,7 +10,7 @@ import Testing
     func failure(_ statements: [String]) throws -> DatabaseError? {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("sqlite-error-\(UUID().uuidString).sqlite").path
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let connection = try Connection(path: path, create: true)
+        let connection = try SQLiteConnection(path: path, create: true)
         do {
             for statement in statements { try connection.execute(statement) }
         } catch {

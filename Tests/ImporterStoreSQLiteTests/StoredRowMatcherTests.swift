@@ -24,7 +24,7 @@ import Testing
     private static func storedRows(_ path: String, columns: [Int]) throws -> (batch: RecordBatch, ids: [Int64]) {
         var batch = RecordBatch(columns: columns, keyPositions: [0])
         var ids: [Int64] = []
-        let connection = try Connection(path: path, create: false)
+        let connection = try SQLiteConnection(path: path, create: false)
         try connection.prepare("SELECT id, \(names.joined(separator: ", ")) FROM fireball ORDER BY date").forEachRow { row in
             let record = batch.count
             guard case .integer(let id) = row.value(at: 0) else { return }

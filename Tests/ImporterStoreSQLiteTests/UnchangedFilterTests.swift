@@ -31,7 +31,7 @@ import Testing
         batch.arena.withUnsafeBufferPointer { arena in
             for position in values.indices { hasher.add(batch.value(record: 0, position: position), arena.baseAddress ?? emptyBytes, &fromBatch) }
         }
-        let connection = try Connection(path: ":memory:", create: true)
+        let connection = try SQLiteConnection(path: ":memory:", create: true)
         try connection.execute("CREATE TABLE t (\(types.indices.map { "c\($0) \(types[$0])" }.joined(separator: ", ")))")
         try connection.execute("INSERT INTO t VALUES (\(types.indices.map { _ in "?" }.joined(separator: ", ")))", publicValues)
         var fromRow = hasher.start
@@ -75,7 +75,7 @@ import Testing
         // A BLOB is never what a batch holds, not even its bytes as text.
         var generator = SplitMix64(seed: 3)
         let hasher = ValueHasher(using: &generator)
-        let connection = try Connection(path: ":memory:", create: true)
+        let connection = try SQLiteConnection(path: ":memory:", create: true)
         var text = hasher.start
         var blob = hasher.start
         "ab".utf8CString.withUnsafeBufferPointer { hasher.add(text: UnsafeRawPointer($0.baseAddress!), count: 2, &text) }
@@ -139,7 +139,7 @@ import Testing
         let entity = FireballModel.entity
         let names = ["date", "energy", "impact_energy", "latitude", "longitude", "altitude", "velocity"]
         let columns = names.compactMap(entity.attributeIndex(named:))
-        let connection = try Connection(path: path, create: false)
+        let connection = try SQLiteConnection(path: path, create: false)
         let batch = try Self.storedRows(connection, names, columns)
         try #require(batch.count == count)
         if helperFails { try FileManager.default.moveItem(atPath: path, toPath: directory.path("moved.sqlite")) }
@@ -153,7 +153,7 @@ import Testing
     }
 
     /// The stored rows as a feed would bring them (in id order), every 1000th with another energy.
-    private static func storedRows(_ connection: Connection, _ names: [String], _ columns: [Int]) throws -> RecordBatch {
+    private static func storedRows(_ connection: SQLiteConnection, _ names: [String], _ columns: [Int]) throws -> RecordBatch {
         var batch = RecordBatch(columns: columns, keyPositions: [0])
         try connection.prepare("SELECT \(names.joined(separator: ", ")) FROM fireball ORDER BY id").forEachRow { row in
             let record = batch.count
@@ -179,7 +179,7 @@ import Testing
         let entity = FireballModel.entity
         let names = ["date", "energy", "impact_energy", "latitude", "longitude", "altitude", "velocity"]
         let columns = names.compactMap(entity.attributeIndex(named:))
-        let connection = try Connection(path: path, create: false)
+        let connection = try SQLiteConnection(path: path, create: false)
         let batch = try Self.storedRows(connection, names, columns)
         #expect(try UnchangedFilter.build(connection: connection, entity: entity, columns: columns, seen: SeenRecords(lastIDBefore: 0, slot: 0)) == nil)
         let seen = SeenRecords(lastIDBefore: 600, slot: 0)

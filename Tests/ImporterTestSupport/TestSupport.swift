@@ -52,7 +52,7 @@ public func importFeeds(_ feeds: [String], into path: String, sync: Bool = false
 
 /// All rows of the fireball table as dictionaries keyed by column, ordered by date.
 public func fireballRows(_ path: String) throws -> [[String: Value]] {
-    let connection = try Connection(path: path, create: false)
+    let connection = try SQLiteConnection(path: path, create: false)
     let statement = try connection.prepare("SELECT * FROM fireball ORDER BY date")
     var rows: [[String: Value]] = []
     try statement.forEachRow { row in

@@ -42,7 +42,7 @@ import Testing
         let store = directory.path("s.sqlite")
         try importer(["run", "--store", store, sample("fireball-2024.json")])
         // Views are derived data, not tracked: another program can damage one.
-        try Connection(path: store).execute("UPDATE fireball_by_year SET count = count + 1 WHERE year = 2023")
+        try SQLiteConnection(path: store).execute("UPDATE fireball_by_year SET count = count + 1 WHERE year = 2023")
         let verify = try importer(["views", "verify", "--store", store])
         #expect(verify.status == 1)
         #expect(verify.stdout.contains("fireball_by_year group (2023): count is 4 incrementally, 3 recomputed"))

@@ -39,7 +39,7 @@ import Testing
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
 
-        let connection = try Connection(path: store, create: false)
+        let connection = try SQLiteConnection(path: store, create: false)
         #expect(try connection.scalar("PRAGMA integrity_check") == .text("ok"))
         let rows = try connection.scalar("SELECT count(*) FROM fireball")
         let transactions = try connection.scalar("SELECT count(*) FROM importer_transaction")

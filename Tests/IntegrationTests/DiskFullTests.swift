@@ -50,7 +50,7 @@ import Testing
         let run = try importer(["run", "--store", store, directory.path("large.json")])
         #expect(run.status == 74, "\(run.stderr)")
         #expect(run.stderr.contains("store \(store): I/O error: the disk is full"), "\(run.stderr)")
-        let connection = try Connection(path: store, create: false)
+        let connection = try SQLiteConnection(path: store, create: false)
         #expect(try connection.scalar("PRAGMA integrity_check") == .text("ok"))
         #expect(try StoreDigest.of(store) == before)
         #expect(try importer(["views", "verify", "--store", store]).status == 0)

@@ -60,17 +60,17 @@ import Testing
         case 66: return try run(["run", "nope.json"])
         case 69: return try importer(["status", "--store", "postgres://importer:secret@127.0.0.1:1/fireballs"], directory: directory.url)
         case 70:
-            try Connection(path: store).execute("DROP TABLE fireball_by_region")
+            try SQLiteConnection(path: store).execute("DROP TABLE fireball_by_region")
             return try run(["views", "rebuild", "fireball_by_region"])
         case 74: return try run(["run", "--report", "json", "--output", "no/such/dir/report.json", sample("fireball-2026.json")])
         case 75:
-            let holder = try Connection(path: store)
+            let holder = try SQLiteConnection(path: store)
             try holder.execute("BEGIN IMMEDIATE")
             defer { try? holder.execute("ROLLBACK") }
             return try run(["run", "--no-wait", sample("fireball-2026.json")])
         case 77: return try ReadOnlyStoreTests.asAnotherUser(["run", "--store", "fireballs.sqlite", sample("fireball-2026.json")], in: directory)
         case 78:
-            try Connection(path: store).execute("PRAGMA user_version = 99")
+            try SQLiteConnection(path: store).execute("PRAGMA user_version = 99")
             return try run(["status"])
         case 130, 143:
             return try SignalTests.interruptedRun(signal: code == 130 ? SIGINT : SIGTERM, store: store, directory: directory)

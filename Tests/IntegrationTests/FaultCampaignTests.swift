@@ -45,7 +45,7 @@ import Testing
 
         /// The file passes SQLite's integrity check and the views verify.
         func checkAfterKill(_ store: String, context: String, in directory: TemporaryDirectory) throws {
-            let connection = try Connection(path: store, create: false)
+            let connection = try SQLiteConnection(path: store, create: false)
             #expect(try connection.scalar("PRAGMA integrity_check") == .text("ok"), "\(context)")
             #expect(try importer(["views", "verify", "--store", store]).status == 0, "\(context)")
         }

@@ -16,7 +16,7 @@ import Testing
 
     /// The store rows (without ids) and the history changes (without record ids and tokens).
     private func contents(of store: String) throws -> (rows: [[Value]], changes: [String]) {
-        let connection = try Connection(path: store, create: false)
+        let connection = try SQLiteConnection(path: store, create: false)
         let rows = try connection.rows("SELECT date, energy, impact_energy, latitude, longitude, altitude, velocity, vx, vy, vz FROM fireball ORDER BY date")
         let history = try importer(["history", "--store", store, "--format", "ndjson"])
         let changes = try history.stdout.split(separator: "\n").map { line -> String in

@@ -24,7 +24,7 @@ import Testing
         let unwritable = try importer(["run", "--store", store, "--report", "json", "--output", directory.path("no/such/dir/report.json"), sample("fireball-2026.json")])
         #expect(unwritable.status == 74, "\(unwritable.stderr)")
         // 75: locked, at once with --no-wait.
-        let holder = try Connection(path: store)
+        let holder = try SQLiteConnection(path: store)
         try holder.execute("BEGIN IMMEDIATE")
         let started = Date()
         let locked = try importer(["run", "--store", store, "--no-wait", sample("fireball-2026.json")])
@@ -38,14 +38,14 @@ import Testing
         try importer(["history", "purge", "--store", store, "--before", "2999-01-01", "--force"])
         #expect(try importer(["history", "--store", store, "--consumer", "late"]).status == 3)
         // 1: views verify finds a difference; 70: an internal failure (a view's table dropped by hand).
-        try Connection(path: store).execute("DELETE FROM fireball_by_region")
+        try SQLiteConnection(path: store).execute("DELETE FROM fireball_by_region")
         #expect(try importer(["views", "verify", "--store", store]).status == 1)
-        try Connection(path: store).execute("DROP TABLE fireball_by_region")
+        try SQLiteConnection(path: store).execute("DROP TABLE fireball_by_region")
         let broken = try importer(["views", "rebuild", "fireball_by_region", "--store", store])
         #expect(broken.status == 70)
         #expect(broken.stderr.contains("no such table"))
         // 65: not an importer store.
-        try Connection(path: directory.path("other.sqlite")).execute("CREATE TABLE t(x)")
+        try SQLiteConnection(path: directory.path("other.sqlite")).execute("CREATE TABLE t(x)")
         #expect(try importer(["status", "--store", directory.path("other.sqlite")]).status == 65)
     }
 
@@ -78,7 +78,7 @@ import Testing
             #expect((json["transaction"] as? [String: Any])?["number"] != nil)
         }
         // History: three transactions whose change-id ranges do not overlap.
-        let connection = try Connection(path: store, create: false)
+        let connection = try SQLiteConnection(path: store, create: false)
         let ranges = try connection.rows("SELECT transaction_number, first_change_id, last_change_id FROM importer_transaction_entity ORDER BY transaction_number")
         #expect(ranges.count == 3)
         for (earlier, later) in zip(ranges, ranges.dropFirst()) {

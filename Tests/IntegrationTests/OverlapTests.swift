@@ -75,7 +75,7 @@ import Testing
         waiting.waitUntilExit()
         #expect(waiting.terminationStatus == 0, "\(writer): \(stderr)")
         // Both committed: the run's transaction is in history.
-        let transactions = try Connection(path: store, create: false).scalar("SELECT count(*) FROM importer_transaction WHERE source LIKE '%\"-\"%'")
+        let transactions = try SQLiteConnection(path: store, create: false).scalar("SELECT count(*) FROM importer_transaction WHERE source LIKE '%\"-\"%'")
         #expect(transactions == .integer(1))
     }
 }

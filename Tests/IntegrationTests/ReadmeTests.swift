@@ -143,7 +143,7 @@ import Testing
         let store = directory.path("s.sqlite")
         try #require(try importer(["run", "--store", store, sample("fireball-2024.json")]).status == 0)
         let document = try String(contentsOf: repositoryRoot.appendingPathComponent("Docs/STORE.md"), encoding: .utf8).replacingOccurrences(of: "\n", with: " ")
-        let connection = try Connection(path: store)
+        let connection = try SQLiteConnection(path: store)
         for sql in ["UPDATE fireball SET energy = 1", "INSERT INTO fireball(date) VALUES ('2000-01-01 00:00:00')", "DELETE FROM fireball"] {
             do {
                 try connection.execute(sql)

@@ -148,7 +148,7 @@ import Testing
         defer { directory.cleanup() }
         let store = directory.path("s.sqlite")
         try importer(["run", "--store", store, sample("fireball-2024.json")])
-        let holder = try Connection(path: store)
+        let holder = try SQLiteConnection(path: store)
         try holder.execute("BEGIN IMMEDIATE")
         let started = Date()
         let result = try importer(["run", "--store", store, "--wait", "0.5", sample("fireball-2026.json")])

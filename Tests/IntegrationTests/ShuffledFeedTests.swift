@@ -12,7 +12,7 @@ import Testing
     /// Records whose ids are not in key order, past the first batch (passed on before the feed
     /// was seen out of order; the store sorts each batch within itself).
     private func idsOutOfKeyOrder(_ store: String) throws -> Int64 {
-        let connection = try Connection(path: store, create: false)
+        let connection = try SQLiteConnection(path: store, create: false)
         guard case .integer(let count)? = try connection.scalar("""
             SELECT count(*) FROM (SELECT date, lag(date) OVER (ORDER BY id) AS previous FROM fireball WHERE id > 8192) WHERE date < previous
             """) else { return -1 }
@@ -72,7 +72,7 @@ import Testing
         process.waitUntilExit()
         #expect(killedWhileRunning && process.terminationReason == .uncaughtSignal, "the kill landed while the run ran")
         #expect(try FileManager.default.contentsOfDirectory(atPath: temporary).isEmpty)
-        let connection = try Connection(path: store, create: false)
+        let connection = try SQLiteConnection(path: store, create: false)
         let records = try connection.scalar("SELECT count(*) FROM fireball")
         #expect(try StoreDigest.of(store) == before || records == .integer(60_010))
         #expect(try importer(["views", "verify", "--store", store]).status == 0)

@@ -62,7 +62,7 @@ import Testing
 
     /// Returns once another process holds the store's write lock (the run's transaction is open).
     static func waitUntilLocked(_ store: String) throws {
-        let probe = try Connection(path: store, create: false)
+        let probe = try SQLiteConnection(path: store, create: false)
         probe.setBusyTimeout(milliseconds: 0)
         for _ in 0..<400 {
             do {
@@ -88,7 +88,7 @@ import Testing
         #expect(run.stderr.contains("\(name): stopping and rolling back"))
         #expect(run.stderr.contains("interrupted by \(name): the import was rolled back, nothing was written"))
         #expect(run.stdout.isEmpty)
-        let connection = try Connection(path: store, create: false)
+        let connection = try SQLiteConnection(path: store, create: false)
         #expect(try connection.scalar("SELECT count(*) FROM fireball") == .integer(10))
         #expect(try connection.scalar("SELECT count(*) FROM importer_transaction") == .integer(1))
         _ = try connection.scalar("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -103,7 +103,7 @@ import Testing
         let run = try Self.interruptedRun(signal: SIGINT, store: store, directory: directory, second: true)
         #expect(run.status == 130)
         #expect(run.stderr.contains("SIGINT again: exiting at once"))
-        let connection = try Connection(path: store, create: false)
+        let connection = try SQLiteConnection(path: store, create: false)
         #expect(try connection.scalar("PRAGMA integrity_check") == .text("ok"))
         #expect(try connection.scalar("SELECT count(*) FROM fireball") == .integer(10))
         #expect(try importer(["views", "verify", "--store", store]).status == 0)

@@ -19,7 +19,7 @@ import Testing
             """.write(toFile: directory.path("base.ndjson"), atomically: true, encoding: .utf8)
         let base = try importer(["run", "--store", store, "--model", model, directory.path("base.ndjson")])
         try #require(base.status == 0, "\(base.stderr)")
-        let connection = try Connection(path: store, create: false)
+        let connection = try SQLiteConnection(path: store, create: false)
         try connection.execute(sql)
         return (store, model)
     }

@@ -36,7 +36,7 @@ enum StoreDigest {
     }
 
     static func of(_ path: String, ignoring volatileColumns: Set<String>, ignoringMetadata: Set<String>) throws -> String {
-        let connection = try Connection(path: path, create: false)
+        let connection = try SQLiteConnection(path: path, create: false)
         var text = ""
         let tables = try connection.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
         for case .text(let table)? in tables.map(\.first) {

@@ -8,7 +8,7 @@ import Testing
 @Suite struct UndoTests {
     /// Every column of every record, in id order (ids and the guard column included).
     static func table(_ store: String) throws -> [[Value]] {
-        try Connection(path: store, create: false).rows("SELECT * FROM fireball ORDER BY id")
+        try SQLiteConnection(path: store, create: false).rows("SELECT * FROM fireball ORDER BY id")
     }
 
     @Test func undoingASyncRestoresTheTableExactly() throws {
@@ -83,7 +83,7 @@ import Testing
         try #require(try importer(["run", "--store", store, directory.path("again.json")]).status == 0)
         let history = try #require((try importer(["history", "--store", store, "--format", "json"]).json as? [String: Any])?["transactions"] as? [[String: Any]])
         let sync = try #require(history[1]["token"] as? String)
-        let id = try #require(try Connection(path: store, create: false).integer("SELECT id FROM fireball WHERE date = '2021-10-01 05:48:11'"))
+        let id = try #require(try SQLiteConnection(path: store, create: false).integer("SELECT id FROM fireball WHERE date = '2021-10-01 05:48:11'"))
         let refused = try importer(["undo", sync, "--store", store])
         #expect(refused.status == 65)
         #expect(refused.stderr.contains("cannot restore the deleted Fireball 2021-10-01 05:48:11: record \(id) holds that key now"), "\(refused.stderr)")

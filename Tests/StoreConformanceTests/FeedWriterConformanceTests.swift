@@ -35,7 +35,7 @@ import Testing
             let transaction = try tx.records.beginImport([Self.entity])
             var log = DuplicateLog()
             for batch in batches {
-                let writer = try transaction.beginFeed(FeedWriting(entity: Self.entity, batchSize: 2, sortRunBytes: 1 << 20,
+                let writer = try transaction.beginFeed(FeedWriteOptions(entity: Self.entity, batchSize: 2, sortRunBytes: 1 << 20,
                                                                    filtersUnchanged: true, temporaryDirectory: NSTemporaryDirectory()))
                 try writer.add(batch)
                 log.append(contentsOf: try writer.finish().duplicates)

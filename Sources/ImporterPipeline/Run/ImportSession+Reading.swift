@@ -13,7 +13,7 @@ extension ImportSession {
         let source = input.source.name
         plan.duplicates.sources[index] = source
         logger.debug("reading feed", metadata: ["source": "\(source)", "format": "\(feed.mapping.format.rawValue)", "mapping": "\(feed.mapping.name)"])
-        let writer = try plan.transaction.beginFeed(FeedWriting(
+        let writer = try plan.transaction.beginFeed(FeedWriteOptions(
             entity: entity, batchSize: options.batchSize, sortRunBytes: options.sortRunBytes, filtersUnchanged: options.filtersUnchangedBeforeSorting,
             temporaryDirectory: options.temporaryDirectory ?? spoolDirectory, cancellation: cancellation))
         let end = try FeedReadAhead.read(input, batchSize: options.batchSize, onReject: plan.rejects.record) { batch, position in

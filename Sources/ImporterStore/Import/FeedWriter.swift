@@ -21,7 +21,7 @@ public protocol FeedWriter: AnyObject {
 }
 
 /// What a feed writer needs to know besides the records.
-public struct FeedWriting: Sendable {
+public struct FeedWriteOptions: Sendable {
     public var entity: EntityDescription
     /// Records per batch, as the reader fills them (a sort's merge hands on batches of this size).
     public var batchSize: Int

@@ -16,7 +16,7 @@ public protocol ImportWriting: AnyObject {
     /// The run number the rejects are stored under (nil until the first reject).
     var rejectRun: Int64? { get }
     /// A writer for one feed's records of `writing.entity`, one feed at a time, in the run's order.
-    func beginFeed(_ writing: FeedWriting) throws -> any FeedWriter
+    func beginFeed(_ writing: FeedWriteOptions) throws -> any FeedWriter
     /// Makes every write of `entity` so far take effect in the store (a store that stages records,
     /// PostgreSQL, merges them here; one that writes them as they come has nothing to do) and
     /// returns the repeated keys found doing so. Called once the feeds are read, before drift, sync

@@ -228,7 +228,7 @@ final class PostgresImportTransaction: ImportTransaction {
         return run.duplicateLog
     }
 
-    func beginFeed(_ writing: FeedWriting) throws -> any FeedWriter {
+    func beginFeed(_ writing: FeedWriteOptions) throws -> any FeedWriter {
         // The direct records' origins (`DirectOrigins`) are kept there.
         try run(writing.entity).directOrigins.directory = writing.temporaryDirectory
         return PostgresFeedWriter(transaction: self, entity: writing.entity)

@@ -12,7 +12,7 @@ final class TransactionState {
 /// - `importer_writer()` returns 1 (deterministic, as a generated column requires).
 /// Both fail when no import is open, so a tracked table cannot change without a history
 /// transaction; other programs do not define them at all.
-func registerTransactionFunction(on connection: Connection, state: TransactionState) throws(SQLiteError) {
+func registerTransactionFunction(on connection: SQLiteConnection, state: TransactionState) throws(SQLiteError) {
     let function: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, _ in
         if let (context, number) = openTransaction(context) { sqlite3_result_int64(context, number) }
     }

@@ -14,10 +14,10 @@ import ImporterStore
 final class ChangeCapture {
     private struct Tracked {
         var name: [CChar]
-        var schema: EntitySchema
+        var schema: SQLiteEntitySchema
         /// The table column of each attribute, in entity order.
         var columns: [Int32]
-        var insertUpdate: Statement
+        var insertUpdate: SQLiteStatement
     }
 
     private struct PendingUpdate {
@@ -27,7 +27,7 @@ final class ChangeCapture {
         var new: [Value]
     }
 
-    private let connection: Connection
+    private let connection: SQLiteConnection
     private let transactionState: TransactionState
     private var tracked: [Tracked] = []
     private var pending: [PendingUpdate] = []
@@ -35,7 +35,7 @@ final class ChangeCapture {
     var expectingDeletes = false
     private(set) var untrackedDeletes = 0
 
-    init(connection: Connection, transactionState: TransactionState) {
+    init(connection: SQLiteConnection, transactionState: TransactionState) {
         self.connection = connection
         self.transactionState = transactionState
     }
@@ -71,7 +71,7 @@ final class ChangeCapture {
             }
             return index
         }
-        let schema = EntitySchema(entity: entity)
+        let schema = SQLiteEntitySchema(entity: entity)
         tracked.append(Tracked(name: Array(entity.tableName.utf8CString), schema: schema, columns: columns,
                                insertUpdate: try connection.prepare(schema.insertUpdate)))
     }

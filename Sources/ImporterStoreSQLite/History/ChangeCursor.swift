@@ -6,14 +6,14 @@ import ImporterStoreSQL
 
 /// A cursor over one entity's change rows in a transaction range.
 struct ChangeCursor {
-    let statement: Statement
+    let statement: SQLiteStatement
     private(set) var currentTransaction: Int64?
     private let decoder: ChangeRowDecoder
 
     /// A cursor over the change rows with ids in `changeIDs` (none when nil).
     /// `columns`: the change table's own column names (the store's layout).
-    init(connection: Connection, entity: EntityDescription, columns: ChangeColumns, changeIDs: ClosedRange<Int64>?) throws {
-        let schema = EntitySchema(entity: entity, columns: columns)
+    init(connection: SQLiteConnection, entity: EntityDescription, columns: ChangeColumns, changeIDs: ClosedRange<Int64>?) throws {
+        let schema = SQLiteEntitySchema(entity: entity, columns: columns)
         statement = try connection.prepare("""
             SELECT \(schema.changeRowColumns)
             FROM \(schema.changeTable) WHERE \(schema.changeID) BETWEEN ?1 AND ?2 ORDER BY \(schema.changeID)

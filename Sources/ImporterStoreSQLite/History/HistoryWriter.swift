@@ -15,7 +15,7 @@ struct OpenTransaction {
 /// Opens and closes history transactions around writes to entity tables.
 ///
 /// Allocates the transaction number the guards require, tracks the entities' updates (through
-/// `ChangeCapture`), records deletes and the run's inserts set-based (see `EntitySchema`), and
+/// `ChangeCapture`), records deletes and the run's inserts set-based (see `SQLiteEntitySchema`), and
 /// writes the transaction row with its counts and change-id ranges, or nothing when no record
 /// changed.
 struct HistoryWriter {
@@ -29,9 +29,9 @@ struct HistoryWriter {
         var lastIDs: [String: Int64] = [:]
         var lastChangeIDs: [String: Int64] = [:]
         for entity in entities {
-            let schema = EntitySchema(entity: entity)
-            lastIDs[entity.name] = try EntitySchema.lastAssignedID(entity.tableName, in: store.connection)
-            lastChangeIDs[entity.name] = try EntitySchema.lastAssignedID(schema.changeTableName, in: store.connection)
+            let schema = SQLiteEntitySchema(entity: entity)
+            lastIDs[entity.name] = try SQLiteEntitySchema.lastAssignedID(entity.tableName, in: store.connection)
+            lastChangeIDs[entity.name] = try SQLiteEntitySchema.lastAssignedID(schema.changeTableName, in: store.connection)
             try store.capture.track(entity)
         }
         store.transactionState.number = number
@@ -41,8 +41,8 @@ struct HistoryWriter {
     /// Deletes the records matching `condition` (SQL over the entity table), recording each as a
     /// delete change with its values first; returns how many.
     func deleteRecords(_ entity: EntityDescription, where condition: String, in transaction: OpenTransaction) throws -> Int {
-        let schema = EntitySchema(entity: entity)
-        let lastChange = try EntitySchema.lastAssignedID(schema.changeTableName, in: store.connection)
+        let schema = SQLiteEntitySchema(entity: entity)
+        let lastChange = try SQLiteEntitySchema.lastAssignedID(schema.changeTableName, in: store.connection)
         try store.connection.execute(schema.recordDeletes(where: condition), [.integer(transaction.number)])
         let recorded = store.connection.changes
         store.capture.expectingDeletes = true
@@ -62,13 +62,13 @@ struct HistoryWriter {
         guard store.capture.untrackedDeletes == 0 else {
             throw StoreError.invariant("\(store.capture.untrackedDeletes) record(s) were deleted without a delete change")
         }
-        let schema = EntitySchema(entity: entity)
+        let schema = SQLiteEntitySchema(entity: entity)
         let lastChangeBefore = transaction.lastChangeIDBefore[entity.name] ?? 0
         try store.connection.execute(schema.clearInsertedUpdates, [.integer(lastChangeBefore), .integer(transaction.lastIDBefore[entity.name] ?? 0)])
         var counts = try store.changeCounts(of: entity, after: lastChangeBefore).counts
         try store.connection.execute(schema.recordInserts, [.integer(transaction.number), .integer(transaction.lastIDBefore[entity.name] ?? 0)])
         counts.inserted = store.connection.changes
-        let lastChange = try EntitySchema.lastAssignedID(schema.changeTableName, in: store.connection)
+        let lastChange = try SQLiteEntitySchema.lastAssignedID(schema.changeTableName, in: store.connection)
         return (counts, lastChange > lastChangeBefore ? (lastChangeBefore + 1)...lastChange : nil)
     }
 

@@ -51,10 +51,10 @@ final class SQLiteUndoTransaction: UndoTransaction {
         for entity in entities {
             var (entityCounts, ids) = try history.recordChanges(entity, in: transaction)
             if let put = reinserted[entity.name], !put.isEmpty {
-                let schema = EntitySchema(entity: entity)
+                let schema = SQLiteEntitySchema(entity: entity)
                 try store.connection.execute(schema.recordInserts(where: "\"id\" IN (\(put.map(String.init).joined(separator: ", ")))"), [.integer(number)])
                 entityCounts.inserted += store.connection.changes
-                let last = try EntitySchema.lastAssignedID(schema.changeTableName, in: store.connection)
+                let last = try SQLiteEntitySchema.lastAssignedID(schema.changeTableName, in: store.connection)
                 let first = ids?.lowerBound ?? (transaction.lastChangeIDBefore[entity.name] ?? 0) + 1
                 ids = first...last
             }

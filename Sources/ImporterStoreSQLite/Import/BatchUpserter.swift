@@ -22,11 +22,11 @@ import ImporterStore
 ///   the run by the same feed is dropped or goes through the entity's `DuplicateMerger`, by the
 ///   feed's `duplicates` choice; by another feed, it is merged. Each repeat is reported.
 final class BatchUpserter {
-    private let connection: Connection
+    private let connection: SQLiteConnection
     private let capture: ChangeCapture
-    private let upsert: Statement
+    private let upsert: SQLiteStatement
     /// Updates a stored record by id; nil when the feed supplies only key attributes.
-    private let update: Statement?
+    private let update: SQLiteStatement?
     /// Positions in the batch of the attributes `update` sets, in parameter order.
     private let updatable: [Int]
     private let stored: StoredRows
@@ -51,7 +51,7 @@ final class BatchUpserter {
         case insert, update, unchanged, duplicate
     }
 
-    init(connection: Connection, capture: ChangeCapture, entity: EntityDescription, columns: [Int], keyPositions: [Int],
+    init(connection: SQLiteConnection, capture: ChangeCapture, entity: EntityDescription, columns: [Int], keyPositions: [Int],
          seen: SeenRecords, duplicates: DuplicateMerger, report: @escaping (DuplicateRecord) throws -> Void) throws {
         self.connection = connection
         self.report = report
@@ -236,7 +236,7 @@ final class BatchUpserter {
     /// the mapper's to reject), so a constraint failing is one added to the store by hand: the
     /// record's fault, located.
     @inline(__always)
-    private func step(_ statement: Statement, _ batch: RecordBatch, _ record: Int) throws {
+    private func step(_ statement: SQLiteStatement, _ batch: RecordBatch, _ record: Int) throws {
         defer { statement.reset() }
         do {
             _ = try statement.step()
@@ -248,7 +248,7 @@ final class BatchUpserter {
     }
 }
 
-extension Statement {
+extension SQLiteStatement {
     /// Binds the record's values at `positions` (all columns when nil) as consecutive parameters.
     @inline(__always)
     func bind(_ batch: RecordBatch, _ record: Int, positions: [Int]?, _ base: UnsafePointer<UInt8>, firstParameter: Int32) {

@@ -8,7 +8,7 @@ import ImporterStore
 /// the values the feeds supplied, which the change capture records as one update with the key
 /// among its changed attributes. Both sides are sorted by key and swept once: near-linear.
 struct DriftReconciler {
-    let connection: Connection
+    let connection: SQLiteConnection
     let capture: ChangeCapture
     let entity: EntityDescription
     let drift: KeyDrift
@@ -57,7 +57,7 @@ struct DriftReconciler {
     }
 
     /// A row `id, key attribute, match...` as a candidate (nil when the key has no position).
-    private static func candidate(_ row: Statement) -> Candidate? {
+    private static func candidate(_ row: SQLiteStatement) -> Candidate? {
         guard let position = KeyDrift.position(of: row.value(at: 1)) else { return nil }
         return Candidate(id: row.int64(at: 0), position: position, match: (2..<row.columnCount).map { row.value(at: $0) })
     }

@@ -13,22 +13,22 @@ import ImporterModel
 ///   rewritten from the state before the run to the state after it, listing only the attributes
 ///   that differ in the end, or removed if the record ends as it started.
 final class DuplicateMerger {
-    private let connection: Connection
+    private let connection: SQLiteConnection
     private let entity: EntityDescription
     private let transaction: OpenTransaction
-    private let schema: EntitySchema
-    private let selectRecord: Statement
-    private let selectChange: Statement
-    private let deleteChange: Statement
-    private let insertChange: Statement
+    private let schema: SQLiteEntitySchema
+    private let selectRecord: SQLiteStatement
+    private let selectChange: SQLiteStatement
+    private let deleteChange: SQLiteStatement
+    private let insertChange: SQLiteStatement
 
-    init(connection: Connection, entity: EntityDescription, transaction: OpenTransaction) throws {
+    init(connection: SQLiteConnection, entity: EntityDescription, transaction: OpenTransaction) throws {
         self.connection = connection
         self.entity = entity
         self.transaction = transaction
-        let schema = EntitySchema(entity: entity)
+        let schema = SQLiteEntitySchema(entity: entity)
         self.schema = schema
-        let names = entity.attributes.map { EntitySchema.q($0.name) }
+        let names = entity.attributes.map { SQLiteEntitySchema.q($0.name) }
         let olds = entity.attributes.map { schema.old($0.name) }
         let keyMatch = entity.uniqueKey.enumerated().map { "\(SQLIdentifier.quoted($0.element)) = ?\($0.offset + 1)" }.joined(separator: " AND ")
         selectRecord = try connection.prepare("SELECT \"id\", \(names.joined(separator: ", ")) FROM \(schema.table) WHERE \(keyMatch)")

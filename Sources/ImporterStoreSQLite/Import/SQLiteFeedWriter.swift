@@ -13,13 +13,13 @@ import ImporterSupport
 /// (it may hold megabytes); the matcher is sent to the merger's thread.
 final class SQLiteFeedWriter: FeedWriter {
     private let transaction: SQLiteImportTransaction
-    private let writing: FeedWriting
+    private let writing: FeedWriteOptions
     private let ordered: KeyOrderedBatches
     /// Made when the first batch is held, let go of at `finish`.
     private var unchanged: (filter: UnchangedFilter?, made: Bool) = (nil, false)
     private var phases = PhaseTimes()
 
-    init(transaction: SQLiteImportTransaction, writing: FeedWriting) {
+    init(transaction: SQLiteImportTransaction, writing: FeedWriteOptions) {
         self.transaction = transaction
         self.writing = writing
         ordered = KeyOrderedBatches(directory: writing.temporaryDirectory, runBytes: writing.sortRunBytes, batchSize: writing.batchSize)

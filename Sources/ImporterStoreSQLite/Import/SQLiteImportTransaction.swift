@@ -54,7 +54,7 @@ final class SQLiteImportTransaction: ImportTransaction {
 
     var number: Int64 { transaction.number }
 
-    func beginFeed(_ writing: FeedWriting) throws -> any FeedWriter {
+    func beginFeed(_ writing: FeedWriteOptions) throws -> any FeedWriter {
         _ = try run(writing.entity)
         return SQLiteFeedWriter(transaction: self, writing: writing)
     }

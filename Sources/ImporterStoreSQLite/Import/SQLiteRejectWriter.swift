@@ -7,7 +7,7 @@ import ImporterStoreSQL
 /// and clearing them are `SQLBackend`'s).
 struct SQLiteRejectWriter {
     let run: Int64
-    private let insert: Statement
+    private let insert: SQLiteStatement
 
     /// Allocates the next run number and prepares the insert, inside the run's write transaction.
     init(store: SQLiteStore) throws {

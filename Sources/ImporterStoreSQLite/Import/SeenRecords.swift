@@ -129,7 +129,7 @@ final class SeenRegistry {
     }
 
     /// Registers `importer_seen(slot, id)` on `connection`, reading this registry.
-    func register(on connection: Connection) throws(SQLiteError) {
+    func register(on connection: SQLiteConnection) throws(SQLiteError) {
         let function: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, count, arguments in
             guard let context, let data = sqlite3_user_data(context), count == 2, let arguments else { return }
             let registry = Unmanaged<SeenRegistry>.fromOpaque(data).takeUnretainedValue()

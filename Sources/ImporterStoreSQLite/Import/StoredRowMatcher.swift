@@ -22,8 +22,8 @@ import ImporterStore
 /// Made on the import's thread and sent to the merger's (`ReadAheadQueue.merge` takes it as
 /// `sending`): one thread at a time holds it, which the compiler checks.
 final class StoredRowMatcher: UnchangedRowMatcher {
-    private let connection: Connection
-    private let scan: Statement
+    private let connection: SQLiteConnection
+    private let scan: SQLiteStatement
     /// Positions in the batch of the supplied attributes that are not part of the key.
     private let compared: [Int]
     /// Whether the scan stands on a row; nil before its first step.
@@ -40,7 +40,7 @@ final class StoredRowMatcher: UnchangedRowMatcher {
         let (key, compared, selected) = StoredRows.row(of: entity, columns: columns, keyPositions: keyPositions)
         let sql = "SELECT \(selected) FROM \(SQLIdentifier.quoted(entity.tableName)) ORDER BY \(key.joined(separator: ", "))"
         do {
-            let connection = try Connection(path: path, create: false, readOnly: true)
+            let connection = try SQLiteConnection(path: path, create: false, readOnly: true)
             // Only a WAL store lets the import write while this connection reads (a store a user
             // switched to a rollback journal would make the import's writes wait for this read).
             guard try connection.scalar("PRAGMA journal_mode") == .text("wal") else { return nil }
@@ -51,7 +51,7 @@ final class StoredRowMatcher: UnchangedRowMatcher {
         }
     }
 
-    private init(connection: Connection, scan: Statement, compared: [Int]) {
+    private init(connection: SQLiteConnection, scan: SQLiteStatement, compared: [Int]) {
         self.connection = connection
         self.scan = scan
         self.compared = compared

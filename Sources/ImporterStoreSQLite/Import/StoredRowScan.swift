@@ -19,7 +19,7 @@ struct StoredRowScan: Sendable {
     static let chunk = 4096
 
     /// Steps `statement` to its end, handing each full chunk (and the last) to `body`.
-    func run(_ statement: Statement, _ body: (inout [StoredRowDigest]) throws -> Void) throws {
+    func run(_ statement: SQLiteStatement, _ body: (inout [StoredRowDigest]) throws -> Void) throws {
         var rows: [StoredRowDigest] = []
         rows.reserveCapacity(Self.chunk)
         try statement.forEachRow { row in
@@ -56,7 +56,7 @@ struct StoredRowScan: Sendable {
             let thread = Thread { [state] in
                 var failed = false
                 do {
-                    let connection = try Connection(path: path, create: false, readOnly: true)
+                    let connection = try SQLiteConnection(path: path, create: false, readOnly: true)
                     try connection.execute("PRAGMA cache_size = -2048")
                     let statement = try connection.prepare(sql)
                     statement.bind(from, at: 1)

@@ -17,8 +17,8 @@ import ImporterModel
 /// upsert's own `WHERE` then decides. The merge relies on `RecordBatch.compareKeys` ordering keys
 /// as the unique index does; `BatchUpserter` checks each insert and repairs the rare key it missed.
 final class StoredRows {
-    private let range: Statement
-    private let lookup: Statement
+    private let range: SQLiteStatement
+    private let lookup: SQLiteStatement
     private let keyWidth: Int
     /// Positions in the batch of the supplied attributes that are not part of the key.
     private let compared: [Int]
@@ -26,7 +26,7 @@ final class StoredRows {
     private var lookupsOnly = 0
     static let rangeRetry = 16
 
-    init(connection: Connection, entity: EntityDescription, columns: [Int], keyPositions: [Int]) throws {
+    init(connection: SQLiteConnection, entity: EntityDescription, columns: [Int], keyPositions: [Int]) throws {
         let table = SQLIdentifier.quoted(entity.tableName)
         let (key, compared, selected) = Self.row(of: entity, columns: columns, keyPositions: keyPositions)
         keyWidth = key.count

@@ -59,7 +59,7 @@ final class UnchangedFilter {
     /// The filter for `entity`'s records supplying `columns`, or nil when the table held no record
     /// before the run (a first load) or its ids span more than `maxRows`. Only the records stored
     /// before the run are scanned: the ones it inserted are kept through `SeenRecords` anyway.
-    static func build(connection: Connection, entity: EntityDescription, columns: [Int], seen: SeenRecords) throws -> UnchangedFilter? {
+    static func build(connection: SQLiteConnection, entity: EntityDescription, columns: [Int], seen: SeenRecords) throws -> UnchangedFilter? {
         // As `RecordMapper` places the key in a batch; `dropping` keeps a batch placed otherwise.
         let keyPositions = entity.keyIndices.compactMap { columns.firstIndex(of: $0) }
         guard keyPositions.count == entity.uniqueKey.count, seen.lastIDBefore > 0 else { return nil }

@@ -52,12 +52,12 @@ struct SQLiteDialect: SQLDialect {
 
 /// Runs the shared SQL on an SQLite connection, each statement prepared once per executor.
 final class SQLiteExecutor: SQLExecutor {
-    private let connection: Connection
-    private var statements: [String: Statement] = [:]
+    private let connection: SQLiteConnection
+    private var statements: [String: SQLiteStatement] = [:]
 
-    init(_ connection: Connection) { self.connection = connection }
+    init(_ connection: SQLiteConnection) { self.connection = connection }
 
-    private func statement(_ sql: String) throws -> Statement {
+    private func statement(_ sql: String) throws -> SQLiteStatement {
         if let statement = statements[sql] { return statement }
         let statement = try connection.prepare(sql)
         statements[sql] = statement

@@ -24,14 +24,14 @@ extension SQLiteStore: ReadOnlyQuerying {
 
     /// A new read-only, query-only connection to this store's file (immutable in a directory this
     /// user cannot write, as the store itself opens read-only there).
-    private func queryConnection() throws(QueryError) -> Connection {
+    private func queryConnection() throws(QueryError) -> SQLiteConnection {
         do {
-            var connection = try Connection(path: path, create: false, readOnly: true)
+            var connection = try SQLiteConnection(path: path, create: false, readOnly: true)
             do {
                 _ = try connection.integer("SELECT count(*) FROM sqlite_master")
             } catch let error as SQLiteError where error.extendedCode == 1544 || error.extendedCode == 1288 {
                 guard !FileManager.default.fileExists(atPath: path + "-wal") else { throw error }
-                connection = try Connection(uri: Connection.immutableURI(path))
+                connection = try SQLiteConnection(uri: SQLiteConnection.immutableURI(path))
             }
             try connection.execute("PRAGMA query_only = 1")
             Self.refuseTrackedWrites(on: connection)
@@ -45,7 +45,7 @@ extension SQLiteStore: ReadOnlyQuerying {
     /// The functions the entity tables' write guards call, as stubs: a write statement then
     /// prepares, and SQLite refuses it as the write it is (the connection is read-only) instead
     /// of failing on a function this connection lacks. They are never reached by a read.
-    private static func refuseTrackedWrites(on connection: Connection) {
+    private static func refuseTrackedWrites(on connection: SQLiteConnection) {
         // ATTACH (and VACUUM INTO, which attaches its target) would open or create another file.
         sqlite3_set_authorizer(connection.handle, { _, action, _, _, _, _ in
             action == SQLITE_ATTACH ? SQLITE_DENY : SQLITE_OK
@@ -58,7 +58,7 @@ extension SQLiteStore: ReadOnlyQuerying {
     }
 
     /// The statement of `sql`, which must hold exactly one (comments and blanks aside).
-    private static func prepareOne(_ sql: String, on connection: Connection) throws(QueryError) -> Statement {
+    private static func prepareOne(_ sql: String, on connection: SQLiteConnection) throws(QueryError) -> SQLiteStatement {
         var firstLength = 0
         var rest = ""
         var code = SQLITE_OK
@@ -73,7 +73,7 @@ extension SQLiteStore: ReadOnlyQuerying {
         guard firstLength > 0, isBlank(rest) else { throw .notOneStatement }
         let first = String(decoding: Array(sql.utf8.prefix(firstLength)), as: UTF8.self)
         do {
-            return try Statement(connection: connection, sql: first)
+            return try SQLiteStatement(connection: connection, sql: first)
         } catch {
             throw queryError(error)
         }
@@ -85,7 +85,7 @@ extension SQLiteStore: ReadOnlyQuerying {
     }
 
     /// Binds `:name` parameters: a whole number as an integer, anything else as text.
-    private static func bind(_ parameters: [String: String], to statement: Statement) throws(QueryError) {
+    private static func bind(_ parameters: [String: String], to statement: SQLiteStatement) throws(QueryError) {
         var used = Set<String>()
         for index in stride(from: Int32(1), through: sqlite3_bind_parameter_count(statement.handle), by: 1) {
             guard let raw = sqlite3_bind_parameter_name(statement.handle, index) else {

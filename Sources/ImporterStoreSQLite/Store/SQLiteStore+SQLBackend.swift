@@ -4,7 +4,7 @@ import ImporterStore
 import ImporterStoreSQL
 
 /// The store's bookkeeping in SQLite is the shared SQL (`SQLBackend`) in SQLite's dialect; what
-/// SQLite does its own way: entity tables by `EntitySchema`, no `rekeyed` counts in stores of
+/// SQLite does its own way: entity tables by `SQLiteEntitySchema`, no `rekeyed` counts in stores of
 /// schema 1, no `importer_source` before schema 4.
 extension SQLiteStore: SQLBackend {
     public var executor: any SQLExecutor { SQLiteExecutor(connection) }
@@ -12,7 +12,7 @@ extension SQLiteStore: SQLBackend {
     public var storesRekeyedCounts: Bool { schemaVersion >= 2 }
     public var storesSourceStates: Bool { schemaVersion >= 4 }
 
-    public func createStatements(for entity: EntityDescription) -> [String] { EntitySchema(entity: entity).createStatements }
+    public func createStatements(for entity: EntityDescription) -> [String] { SQLiteEntitySchema(entity: entity).createStatements }
 
     public func tableExists(named name: String) throws -> Bool {
         try connection.integer("SELECT count(*) FROM sqlite_master WHERE name = ?1 COLLATE NOCASE AND type = 'table'", [.text(name)]) > 0

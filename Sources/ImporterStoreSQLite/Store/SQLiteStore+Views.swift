@@ -72,6 +72,6 @@ extension SQLiteStore {
     }
 
     public func recordCountUpperBound(of entity: EntityDescription) throws(StoreError) -> Int64 {
-        try mapErrors { try EntitySchema.lastAssignedID(entity.tableName, in: connection) }
+        try mapErrors { try SQLiteEntitySchema.lastAssignedID(entity.tableName, in: connection) }
     }
 }

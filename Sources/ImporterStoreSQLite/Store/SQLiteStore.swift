@@ -14,14 +14,14 @@ public final class SQLiteStore {
     public typealias Options = Store.Options
 
     public let path: String
-    package let connection: Connection
+    package let connection: SQLiteConnection
     public let options: Options
     public private(set) var storeID = UUID()
     public var directory: String? { URL(fileURLWithPath: path).deletingLastPathComponent().path }
     /// The schema version the store is read with (older only when opened read-only).
-    private(set) var schemaVersion = StoreSchema.version
+    private(set) var schemaVersion = SQLiteStoreSchema.version
     /// The names of the change tables' own columns, as the store's schema version has them.
-    public var changeColumns: ChangeColumns { StoreSchema.changeColumns(version: schemaVersion) }
+    public var changeColumns: ChangeColumns { SQLiteStoreSchema.changeColumns(version: schemaVersion) }
     /// The entities the store holds, as registered (the store's own model of itself).
     public package(set) var entities: [EntityDescription] = []
     let transactionState = TransactionState()
@@ -67,15 +67,15 @@ public final class SQLiteStore {
     /// fails at the first read (SQLite cannot create the `-shm` file); when no `-wal` file exists
     /// (the database file holds every commit) it is opened immutable instead: a snapshot that is
     /// valid while nobody writes the store, which a user without write access cannot do anyway.
-    private static func openConnection(path: String, options: Options) throws -> Connection {
-        let connection = try Connection(path: path, create: options.create, readOnly: options.readOnly)
+    private static func openConnection(path: String, options: Options) throws -> SQLiteConnection {
+        let connection = try SQLiteConnection(path: path, create: options.create, readOnly: options.readOnly)
         guard options.readOnly else { return connection }
         do {
             _ = try connection.integer("SELECT count(*) FROM sqlite_master")
             return connection
         } catch let error as SQLiteError where error.extendedCode == 1544 /* READONLY_DIRECTORY */ || error.extendedCode == 1288 /* READONLY_CANTINIT */ {
             guard !FileManager.default.fileExists(atPath: path + "-wal") else { throw error }
-            return try Connection(uri: Connection.immutableURI(path))
+            return try SQLiteConnection(uri: SQLiteConnection.immutableURI(path))
         }
     }
 
@@ -189,16 +189,16 @@ public final class SQLiteStore {
         let tableCount = try connection.scalar("SELECT count(*) FROM sqlite_master")
         let applicationID = try integerPragma("application_id")
         if tableCount != .integer(0) || applicationID != 0 {
-            guard applicationID == StoreSchema.applicationID else { throw StoreError.notAnImporterStore(path: path, backend: .sqlite) }
+            guard applicationID == SQLiteStoreSchema.applicationID else { throw StoreError.notAnImporterStore(path: path, backend: .sqlite) }
         } else {
             guard !options.readOnly else { throw StoreError.notFound(path: path) }
             try create()
         }
         let version = try integerPragma("user_version")
-        if version > StoreSchema.version {
-            throw StoreError.newerSchema(path: path, found: Int(version), supported: StoreSchema.version)
+        if version > SQLiteStoreSchema.version {
+            throw StoreError.newerSchema(path: path, found: Int(version), supported: SQLiteStoreSchema.version)
         }
-        if version < StoreSchema.version { try migrate(from: version) }
+        if version < SQLiteStoreSchema.version { try migrate(from: version) }
     }
 
     /// Brings an older store to the current schema, in one write transaction (another process may
@@ -211,8 +211,8 @@ public final class SQLiteStore {
         try write {
             var current = try integerPragma("user_version")
             let entities = try registeredEntities()
-            while current < StoreSchema.version {
-                for statement in StoreSchema.migration(from: current, entities: entities) { try connection.execute(statement) }
+            while current < SQLiteStoreSchema.version {
+                for statement in SQLiteStoreSchema.migration(from: current, entities: entities) { try connection.execute(statement) }
                 current += 1
                 try connection.execute("PRAGMA user_version = \(current)")
             }
@@ -236,12 +236,12 @@ public final class SQLiteStore {
         try write {
             // Another process may have created the store while this one waited for the lock.
             guard try connection.scalar("SELECT count(*) FROM sqlite_master") == .integer(0) else { return .commit(()) }
-            for statement in StoreSchema.create { try connection.execute(statement) }
+            for statement in SQLiteStoreSchema.create { try connection.execute(statement) }
             let now = Timestamp.now()
             try connection.execute("INSERT INTO importer_metadata(key, value) VALUES ('store_id', ?), ('created_at', ?), ('last_transaction_number', 0), ('purged_through', 0), ('last_run_number', 0)",
                                    [.text(UUID().uuidString.lowercased()), .text(now)])
-            try connection.execute("PRAGMA application_id = \(StoreSchema.applicationID)")
-            try connection.execute("PRAGMA user_version = \(StoreSchema.version)")
+            try connection.execute("PRAGMA application_id = \(SQLiteStoreSchema.applicationID)")
+            try connection.execute("PRAGMA user_version = \(SQLiteStoreSchema.version)")
             return .commit(())
         }
     }

@@ -8,5 +8,5 @@ extension Store {
 
     /// The SQLite connection, for the tests and the benchmark that inspect an SQLite store
     /// directly (nil for another backend).
-    package var sqliteConnection: Connection? { (backend as? SQLiteStore)?.connection }
+    package var sqliteConnection: SQLiteConnection? { (backend as? SQLiteStore)?.connection }
 }

@@ -23,7 +23,7 @@ struct ViewAggregator {
     }
 
     /// For each view (in `schemas` order): group values → storage values (aggregates…, rows).
-    func compute(_ connection: Connection) throws -> [[[Value]: [Value]]]? {
+    func compute(_ connection: SQLiteConnection) throws -> [[[Value]: [Value]]]? {
         // One select list for every expression the views read, each once.
         var expressions: [String] = []
         func column(_ name: String) -> Int {

@@ -27,7 +27,7 @@ enum Baseline {
         }
         try exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA secure_delete=OFF; PRAGMA cache_size=-32768")
         // The entity table exactly as the importer creates it (without the history triggers).
-        let schema = EntitySchema(entity: FireballModel.entity)
+        let schema = SQLiteEntitySchema(entity: FireballModel.entity)
         try exec(schema.createTableStatement)
         let sql = upsertSQL
         var statement: OpaquePointer?

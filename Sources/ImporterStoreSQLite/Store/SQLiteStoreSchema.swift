@@ -8,7 +8,7 @@ import ImporterStoreSQL
 ///
 /// `PRAGMA application_id` marks the file as an importer store; `PRAGMA user_version` holds the
 /// schema version, so a later importer can migrate a store and an older one refuses a newer store.
-enum StoreSchema {
+enum SQLiteStoreSchema {
     /// 'IMPR'.
     static let applicationID: Int64 = 0x494D_5052
     /// 2: transactions count the records re-keyed by key drift (`rekeyed`).
@@ -22,7 +22,7 @@ enum StoreSchema {
         switch version {
         case 1: [#"ALTER TABLE importer_transaction ADD COLUMN "rekeyed" INTEGER NOT NULL DEFAULT 0"#,
                  #"ALTER TABLE importer_transaction_entity ADD COLUMN "rekeyed" INTEGER NOT NULL DEFAULT 0"#]
-        case 2: entities.flatMap { EntitySchema(entity: $0, columns: .legacy).renameLegacyColumns }
+        case 2: entities.flatMap { SQLiteEntitySchema(entity: $0, columns: .legacy).renameLegacyColumns }
         case 3: [StoreTables(dialect: SQLiteDialect()).sourceTable]
         default: []
         }

@@ -5,9 +5,9 @@ import ImporterModel
 /// One connection to an SQLite database file.
 ///
 /// A thin owner of a `sqlite3*` handle: opening, executing SQL, preparing statements, and
-/// transactions. It is not thread-safe; a `Connection` belongs to one task at a time. The handle is
+/// transactions. It is not thread-safe; a `SQLiteConnection` belongs to one task at a time. The handle is
 /// closed on deinit, after all statements prepared from it are gone.
-public final class Connection {
+public final class SQLiteConnection {
     public let handle: OpaquePointer
     public let path: String
 
@@ -73,8 +73,8 @@ public final class Connection {
         try prepare(sql).execute(arguments)
     }
 
-    public func prepare(_ sql: String) throws(SQLiteError) -> Statement {
-        try Statement(connection: self, sql: sql)
+    public func prepare(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        try SQLiteStatement(connection: self, sql: sql)
     }
 
     /// The first column of the first row, or nil when there is no row.

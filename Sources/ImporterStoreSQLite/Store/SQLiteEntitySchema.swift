@@ -25,7 +25,7 @@ import ImporterStoreSQL
 ///
 /// The change table's layout and the statements both backends share are `EntityTables`'s; this
 /// adds SQLite's entity table, its guards, and the statements of the capture.
-public typealias EntitySchema = EntityTables
+public typealias SQLiteEntitySchema = EntityTables
 
 extension EntityTables {
     /// The entity's tables in SQLite (`legacy` columns only for a store read as it is).
@@ -98,7 +98,7 @@ extension EntityTables {
 
     /// The last id an AUTOINCREMENT table (the entity table or its change table) assigned; ids are
     /// never reused, so it bounds the table's row count from above.
-    static func lastAssignedID(_ tableName: String, in connection: Connection) throws -> Int64 {
+    static func lastAssignedID(_ tableName: String, in connection: SQLiteConnection) throws -> Int64 {
         try connection.integer("SELECT seq FROM sqlite_sequence WHERE name = ?1", [.text(tableName)])
     }
 }

@@ -2,17 +2,17 @@ import CSQLite
 import Foundation
 import ImporterModel
 
-/// A prepared SQLite statement owned by one `Connection`.
+/// A prepared SQLite statement owned by one `SQLiteConnection`.
 ///
 /// Binding and stepping call the C API directly: this type is on the upsert hot path. Indices are
 /// 1-based for parameters and 0-based for result columns, as in SQLite. A statement must not outlive
 /// its connection; it is finalized on deinit.
-public final class Statement {
+public final class SQLiteStatement {
     public let handle: OpaquePointer
     public let sql: String
-    unowned let connection: Connection
+    unowned let connection: SQLiteConnection
 
-    init(connection: Connection, sql: String) throws(SQLiteError) {
+    init(connection: SQLiteConnection, sql: String) throws(SQLiteError) {
         var handle: OpaquePointer?
         let code = sqlite3_prepare_v3(connection.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &handle, nil)
         guard code == SQLITE_OK, let handle else {
@@ -106,7 +106,7 @@ public final class Statement {
     }
 
     /// Runs the statement with the given arguments and calls `body` for each row, then resets it.
-    public func forEachRow(_ arguments: [Value] = [], _ body: (Statement) throws -> Void) throws {
+    public func forEachRow(_ arguments: [Value] = [], _ body: (SQLiteStatement) throws -> Void) throws {
         defer { reset() }
         bind(arguments)
         while try step() { try body(self) }
