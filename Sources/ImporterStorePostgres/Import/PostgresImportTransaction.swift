@@ -29,8 +29,8 @@ final class PostgresImportTransaction: ImportTransaction {
         let lastIDBefore: Int64
         let lastChangeIDBefore: Int64
         var upsert: StagedUpsert?
-        /// On a first load, until a batch is refused: the keys COPied straight into the table.
-        var direct: DirectKeys?
+        /// Where the next batch goes: straight into the table, into the stage, nowhere once applied.
+        var load = EntityLoadStateMachine()
         /// The records COPied straight into the entity table (`copyDirect`), not staged.
         var directRows = 0
         /// The entity table's unique keys, while dropped for the direct COPYs.
@@ -47,7 +47,6 @@ final class PostgresImportTransaction: ImportTransaction {
         var keys: StagedKeys?
         var staged = 0
         var batches = 0
-        var applied = false
         var duplicates = 0
         /// Of `duplicates`, the ones rejected (`DuplicateKeys.reject`).
         var rejectedDuplicates = 0
@@ -96,16 +95,17 @@ final class PostgresImportTransaction: ImportTransaction {
 
     func upsert(_ batch: RecordBatch, of entity: EntityDescription, columns: [Int]) throws {
         let run = try run(entity)
-        if run.upsert == nil { try begin(run, of: entity, columns: columns, keyPositions: batch.keyPositions) }
-        guard let first = run.upsert, !run.applied else {
+        var action = run.load.batch(batch, sameColumns: columns == run.upsert?.columns)
+        if action == .begin {
+            try begin(run, of: entity, columns: columns, keyPositions: batch.keyPositions)
+            action = run.load.batch(batch, sameColumns: true)
+        }
+        guard let first = run.upsert, action != .refuse, action != .begin else {
             throw StoreError.invariant("records of entity \(entity.name) came after its sync or its close")
         }
         run.batches += 1
         run.feeds[batch.feed] = batch.duplicates
-        if columns == first.columns, run.direct?.admit(batch) == true {
-            return try copyDirect(batch, of: first, run)
-        }
-        run.direct = nil
+        if action == .copyDirect { return try copyDirect(batch, of: first, run) }
         let upsert = try part(supplying: columns, of: first, in: run)
         // On a first load, each batch is staged in key order (SQLite's, which is COLLATE "C"'s), so
         // that the stage is already in the insert order (batch, key): PostgreSQL's sort then finds
@@ -169,7 +169,7 @@ final class PostgresImportTransaction: ImportTransaction {
         run.upsert = upsert
         run.parts = [(columns, upsert.stage)]
         run.keys = StagedKeys(entity: entity, columns: columns, keyPositions: keyPositions)
-        if upsert.firstLoad { run.direct = DirectKeys(entity: entity, columns: columns, keyPositions: keyPositions) }
+        run.load.begun(firstLoad: upsert.firstLoad, keys: DirectKeys(entity: entity, columns: columns, keyPositions: keyPositions))
     }
 
     /// Throws when the record just encoded held text PostgreSQL cannot store (`sawNUL`: the
@@ -236,10 +236,10 @@ final class PostgresImportTransaction: ImportTransaction {
 
     private func apply(_ entity: EntityDescription) throws {
         let run = try run(entity)
-        guard !run.applied else { return }
-        run.applied = true
+        let action = run.load.apply()
+        guard action != .none else { return }
         try restoreKeys(run)
-        guard var staged = run.upsert else { return }
+        guard action == .merge, var staged = run.upsert else { return }
         staged.firstFeeds = run.feeds.filter { $0.value != .last }.keys.sorted()
         staged.severalFeeds = run.feeds.count > 1
         run.upsert = staged
