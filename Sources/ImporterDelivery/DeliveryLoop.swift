@@ -53,7 +53,7 @@ public struct DeliveryLoop {
 
     /// Delivers everything pending now; returns when nothing is, or throws where it stopped.
     public func run() throws -> DeliverySummary {
-        _ = try store.read { (snapshot: StoreSnapshot) throws -> Consumer in try ConsumerRegistry().consumer(named: consumer, in: snapshot) }
+        _ = try store.read { (snapshot: StoreSnapshot) throws -> Consumer in try snapshot.consumer(named: consumer) }
         let lock = try ConsumerLock(store: store, consumer: consumer).acquire(waitMilliseconds: lockWaitMilliseconds)
         defer { lock.release() }
         var summary = DeliverySummary()
@@ -64,12 +64,11 @@ public struct DeliveryLoop {
     /// One page of pending transactions; false when nothing was pending.
     private func deliverPage(_ summary: inout DeliverySummary) throws -> Bool {
         let (pending, transactions, end) = try store.read { (snapshot: StoreSnapshot) throws -> (Consumer, [HistoryTransaction], Int64) in
-            let registry = ConsumerRegistry()
-            let pending = try registry.consumer(named: consumer, in: snapshot)
+            let pending = try snapshot.consumer(named: consumer)
             guard pending.kind == .external else { throw DeliveryError.notExternal(consumer: consumer) }
-            try registry.checkNotExpired(pending, in: snapshot)
+            try snapshot.checkNotExpired(pending)
             let head = try snapshot.history.lastTransactionNumber()
-            let page = try HistoryReader().transactions(after: pending.tokenNumber, through: head, limit: pageSize, in: snapshot)
+            let page = try snapshot.transactions(after: pending.tokenNumber, through: head, limit: pageSize)
             return (pending, page, page.last?.number ?? head)
         }
         var token = pending.tokenNumber

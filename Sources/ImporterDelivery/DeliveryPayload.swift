@@ -49,7 +49,6 @@ public final class DeliveryPayload {
         do {
             let output = OutputSink(descriptor: descriptor)
             var changes = 0
-            let reader = HistoryReader()
             switch format {
             case .json:
                 try JSONWriter.document(to: output) { json in
@@ -64,7 +63,7 @@ public final class DeliveryPayload {
                     json.writeEntities(transaction.entities)
                     json.key("changes")
                     json.beginArray()
-                    try reader.forEachChange(in: [transaction], filter: consumer.filter, in: snapshot) { change, _ in
+                    try snapshot.forEachChange(in: [transaction], filter: consumer.filter) { change, _ in
                         json.writeChange(change)
                         changes += 1
                     }
@@ -72,7 +71,7 @@ public final class DeliveryPayload {
                     json.endObject()
                 }
             case .ndjson:
-                try reader.forEachChange(in: [transaction], filter: consumer.filter, in: snapshot) { change, transaction in
+                try snapshot.forEachChange(in: [transaction], filter: consumer.filter) { change, transaction in
                     JSONWriter.document(to: output) { $0.writeChange(change, transaction: transaction, consumer: consumer.name) }
                     changes += 1
                 }

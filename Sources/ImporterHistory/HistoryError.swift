@@ -42,3 +42,13 @@ public enum HistoryError: Error, Sendable, Equatable, RemedialError {
         }
     }
 }
+
+extension HistoryError: ExitStatusError {
+    public var exitStatus: ExitStatus {
+        switch self {
+        case .expiredToken, .expiredPoint: .expiredToken
+        case .unknownConsumer, .consumerExists, .invalidName, .purgeNeedsForce, .nothingToPurge, .noConsumers: .usage
+        case .tokenMoved: .locked
+        }
+    }
+}

@@ -39,11 +39,10 @@ public struct HistoryRange: Sendable, Equatable {
         case .afterToken(let token):
             first = try Token(parsing: token, of: storeID).transactionNumber
         case .since(let timestamp):
-            first = try HistoryReader().lastTransaction(before: timestamp, in: snapshot)
+            first = try snapshot.lastTransaction(before: timestamp)
         case .consumer(let name):
-            let registry = ConsumerRegistry()
-            let consumer = try registry.consumer(named: name, in: snapshot)
-            try registry.checkNotExpired(consumer, in: snapshot)
+            let consumer = try snapshot.consumer(named: name)
+            try snapshot.checkNotExpired(consumer)
             first = consumer.tokenNumber
             filter = consumer.filter
         }

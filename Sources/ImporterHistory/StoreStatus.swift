@@ -42,13 +42,12 @@ public struct StoreStatus: Sendable {
             try store.reloadEntities()
             let counts = try snapshot.rejects.statusCounts()
             let entities = zip(store.entities, counts.records).map { EntityStatus(name: $0.name, table: $0.tableName, records: $1) }
-            let reader = HistoryReader()
             let history = HistoryStatus(
                 transactions: counts.transactions, changes: counts.changes,
-                oldest: counts.oldestTransaction > 0 ? try reader.transaction(counts.oldestTransaction, in: snapshot) : nil,
-                newest: counts.newestTransaction > 0 ? try reader.transaction(counts.newestTransaction, in: snapshot) : nil,
+                oldest: counts.oldestTransaction > 0 ? try snapshot.transaction(counts.oldestTransaction) : nil,
+                newest: counts.newestTransaction > 0 ? try snapshot.transaction(counts.newestTransaction) : nil,
                 purgedThrough: try snapshot.history.purgedThrough(), purgedAt: counts.purgedAt)
-            let consumers = try ConsumerRegistry().statuses(storeID: store.storeID, in: snapshot)
+            let consumers = try snapshot.consumerStatuses(storeID: store.storeID)
             return (counts.bytes, counts.walBytes, counts.schemaVersion, store.storeID.uuidString.lowercased(), counts.createdAt, entities, history, consumers,
                     counts.rejectRuns, counts.rejects, try snapshot.sources.sourceStates())
         }

@@ -26,10 +26,9 @@ public struct ConsumerLag: Sendable, Equatable {
     /// The lag of every consumer, as of `now` (Unix seconds), as `snapshot` sees them.
     public static func read(in snapshot: StoreSnapshot, now: Double) throws -> [ConsumerLag] {
         let purged = try snapshot.history.purgedThrough()
-        let reader = HistoryReader()
-        return try ConsumerRegistry().all(in: snapshot).map { consumer in
+        return try snapshot.allConsumers().map { consumer in
             let expired = consumer.isExpired(purgedThrough: purged)
-            let pending = expired ? [] : try reader.transactions(after: consumer.tokenNumber, in: snapshot).filter { consumer.filter.includes(author: $0.author) }
+            let pending = expired ? [] : try snapshot.transactions(after: consumer.tokenNumber).filter { consumer.filter.includes(author: $0.author) }
             let oldest = pending.first.flatMap { unixSeconds(of: $0.timestamp) }
             return ConsumerLag(consumer: consumer.name, kind: consumer.kind, expired: expired, transactions: pending.count,
                                seconds: oldest.map { max(0, now - $0) } ?? 0)

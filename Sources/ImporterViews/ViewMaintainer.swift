@@ -44,9 +44,8 @@ public struct ViewMaintainer {
     /// delta are replayed together (one scan of it, on SQLite). A view whose token expired is
     /// passed to `onExpired` and skipped; without `onExpired`, the first expired view throws.
     public func replay(_ views: [ViewDefinition], in tx: StoreWriteTransaction, onExpired: ((HistoryError) -> Void)? = nil) throws -> [ViewEffect] {
-        let registry = ConsumerRegistry()
         let head = try tx.history.lastTransactionNumber()
-        var plan = ReplayPlan(head: head, consumers: try registry.all(in: tx.snapshot), purgedThrough: try tx.history.purgedThrough())
+        var plan = ReplayPlan(head: head, consumers: try tx.snapshot.allConsumers(), purgedThrough: try tx.history.purgedThrough())
         var effects: [String: ViewEffect] = [:]
         var rebuild: [(ViewDefinition, Int64)] = []
         var deltas: [DeltaKey: [ViewDefinition]] = [:]
@@ -54,7 +53,7 @@ public struct ViewMaintainer {
         for view in views {
             guard let consumer = plan.consumers[view.name] else { throw HistoryError.unknownConsumer(view.name) }
             do {
-                try registry.checkNotExpired(consumer, purgedThrough: plan.purgedThrough)
+                try consumer.checkNotExpired(purgedThrough: plan.purgedThrough)
             } catch let error as HistoryError where onExpired != nil {
                 onExpired?(error)
                 continue
@@ -77,7 +76,7 @@ public struct ViewMaintainer {
             try tx.views.applyViewChanges(group, changes: key.range, into: &applied)
             for effect in applied { effects[effect.view] = effect }
         }
-        for name in replayed { try registry.setToken(name, to: head, in: tx) }
+        for name in replayed { try tx.setConsumerToken(name, to: head) }
         for (var effect, (_, from)) in zip(try self.rebuild(rebuild.map(\.0), in: tx), rebuild) {
             effect.fromTransaction = from
             effects[effect.view] = effect
@@ -150,14 +149,13 @@ public struct ViewMaintainer {
     /// their tokens to the head, in `tx`.
     public func rebuild(_ views: [ViewDefinition], in tx: StoreWriteTransaction) throws -> [ViewEffect] {
         let head = try tx.history.lastTransactionNumber()
-        let registry = ConsumerRegistry()
         for view in views { _ = try entity(of: view) }
         let before = try views.map(tx.views.viewRows)
         try tx.views.rebuildViews(views)
         var effects: [String: ViewEffect] = [:]
         for (view, before) in zip(views, before) {
             let after = try tx.views.viewRows(view)
-            var effect = ViewEffect(view: view.name, fromTransaction: try registry.consumer(named: view.name, in: tx.snapshot).tokenNumber,
+            var effect = ViewEffect(view: view.name, fromTransaction: try tx.snapshot.consumer(named: view.name).tokenNumber,
                                     throughTransaction: head)
             effect.rebuilt = true
             for (group, values) in after {
@@ -165,7 +163,7 @@ public struct ViewMaintainer {
                 if !zip(old, values).allSatisfy({ $0.nearlyEquals($1) }) { effect.updatedGroups += 1 }
             }
             effect.deletedGroups = before.keys.filter { after[$0] == nil }.count
-            try registry.setToken(view.name, to: head, in: tx)
+            try tx.setConsumerToken(view.name, to: head)
             effects[view.name] = effect
         }
         return views.compactMap { effects[$0.name] }

@@ -36,12 +36,12 @@ import Testing
             try importFeeds([try directory.write("feed-\(count).json", fireballFeed(Array(rows.prefix(count))))], into: path)
         }
         let store = try Store(path: path)
-        try store.write { try ConsumerRegistry().add(Consumer(name: "mailer", kind: .external, tokenNumber: 0, entities: entities), in: $0) }
+        try store.write { try $0.addConsumer(Consumer(name: "mailer", kind: .external, tokenNumber: 0, entities: entities)) }
         return store
     }
 
     static func token(_ store: Store) throws -> Int64 {
-        try store.read { try ConsumerRegistry().consumer(named: "mailer", in: $0).tokenNumber }
+        try store.read { try $0.consumer(named: "mailer").tokenNumber }
     }
 
     @Test func aRefusalStopsThereAndTheRerunDeliversEverythingUnderTheSameIds() throws {

@@ -92,7 +92,7 @@ private func importXML(_ path: String, mapping: FeedMapping, into storePath: Str
 
 /// The change rows of transaction 1, as comparable text (record ids left out).
 private func changeValues(_ storePath: String) throws -> [String] {
-    let changes = try Store(path: storePath).read { try HistoryReader().changes(in: 1, in: $0) }
+    let changes = try Store(path: storePath).read { try $0.changes(in: 1) }
     return changes.map { change in
         func pairs(_ values: [(String, Value)]) -> String { values.map { "\($0.0)=\($0.1)" }.joined(separator: ",") }
         return "\(change.entity) \(change.type) key[\(pairs(change.key))] values[\(pairs(change.values))] changed\(change.changed) tombstone[\(pairs(change.tombstone))]"

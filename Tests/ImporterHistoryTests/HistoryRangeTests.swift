@@ -44,7 +44,7 @@ import Testing
         defer { directory.cleanup() }
         let store = try Self.store(directory)
         let consumer = Consumer(name: "mailer", kind: .external, tokenNumber: 2, attributes: ["energy"])
-        try store.write { try ConsumerRegistry().add(consumer, in: $0) }
+        try store.write { try $0.addConsumer(consumer) }
         #expect(try Self.resolve(.consumer("mailer"), in: store) == HistoryRange(after: 2, through: 3, filter: consumer.filter))
         #expect(throws: HistoryError.self) { try Self.resolve(.consumer("nobody"), in: store) }
     }

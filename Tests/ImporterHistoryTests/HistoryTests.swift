@@ -13,13 +13,13 @@ import Testing
         try importFeeds([sample("fireball-2024.json")], into: path, author: "alice")
         try importFeeds([sample("fireball-2026.json"), sample("fireball-vel-comp.json")], into: path, sync: true, author: "bob")
         let store = try Store(path: path)
-        let transactions = try store.read { try HistoryReader().transactions(in: $0) }
+        let transactions = try store.read { try $0.transactions() }
         #expect(transactions.map(\.number) == [1, 2])
         #expect(transactions.map(\.author) == ["alice", "bob"])
         #expect(transactions[1].sources == [sample("fireball-2026.json"), sample("fireball-vel-comp.json")])
         #expect(transactions[1].processID == Int(ProcessInfo.processInfo.processIdentifier))
         #expect(transactions[1].timestamp.hasSuffix("Z"))
-        #expect(transactions[1].totals.changes == (try store.read { try HistoryReader().changes(in: 2, in: $0) }).count)
+        #expect(transactions[1].totals.changes == (try store.read { try $0.changes(in: 2) }).count)
         #expect(transactions[1].entities.map(\.0) == ["Fireball"])
         #expect(transactions[1].token == store.token(2).description)
     }

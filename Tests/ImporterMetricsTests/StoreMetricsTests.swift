@@ -12,7 +12,7 @@ import Testing
         let path = directory.path("s.sqlite")
         try importFeeds([sample("fireball-2024.json")], into: path)
         let store = try Store(path: path)
-        try store.write { try ConsumerRegistry().add(Consumer(name: "mailer", kind: .external, tokenNumber: 1), in: $0) }
+        try store.write { try $0.addConsumer(Consumer(name: "mailer", kind: .external, tokenNumber: 1)) }
         try importFeeds([sample("fireball-2026.json")], into: path, sync: true)
         return store
     }
@@ -21,7 +21,7 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let store = try Self.store(in: directory)
-        let second = try #require(try store.read { try HistoryReader().transaction(2, in: $0) })
+        let second = try #require(try store.read { try $0.transaction(2) })
         let committed = try #require(ConsumerLag.unixSeconds(of: second.timestamp))
         let lags = try store.read { try ConsumerLag.read(in: $0, now: committed + 90) }
         let mailer = try #require(lags.first { $0.consumer == "mailer" })
@@ -30,7 +30,7 @@ import Testing
         let views = lags.filter { (lag: ConsumerLag) in lag.kind == Consumer.Kind.view }
         #expect(views.count == 2)
         for view in views { #expect(view.transactions == 0 && view.seconds == 0 && !view.expired, "\(view)") }
-        try store.write { try ConsumerRegistry().setToken("mailer", to: 2, in: $0) }
+        try store.write { try $0.setConsumerToken("mailer", to: 2) }
         #expect(try store.read { try ConsumerLag.read(in: $0, now: committed + 90) }.first { $0.consumer == "mailer" }?.transactions == 0)
     }
 

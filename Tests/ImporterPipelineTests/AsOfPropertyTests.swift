@@ -64,12 +64,12 @@ import Testing
             try store.read { (storeSnapshot: StoreSnapshot) throws in
                 for (number, snapshot) in snapshots {
                     var rows: [[Value]] = []
-                    try RecordsAsOf().forEach(entity, asOf: number, in: storeSnapshot) { rows.append($0) }
+                    try storeSnapshot.forEachRecord(of: entity, asOf: number) { rows.append($0) }
                     #expect(rows == snapshot, "as of \(number) after \(steps)")
                 }
             }
             #expect(try store.read { snapshot in
-                try ViewMaintainer(entities: store.entities).verify(try ViewRegistry().view(named: "fireball_by_year", in: snapshot), in: snapshot)
+                try ViewMaintainer(entities: store.entities).verify(try snapshot.view(named: "fireball_by_year"), in: snapshot)
             }.isEmpty)
         }
     }

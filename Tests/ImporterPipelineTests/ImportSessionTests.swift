@@ -62,6 +62,6 @@ import Testing
             #expect(rejects.first?.attribute == "impact_energy")
         }
         #expect(try Store(path: path).entities.isEmpty)
-        #expect(try Store(path: path).read { try RejectStore().runs(in: $0) }.isEmpty)
+        #expect(try Store(path: path).read { try $0.rejectRuns() }.isEmpty)
     }
 }

@@ -101,7 +101,7 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let store = try Self.store(directory)
-        let statuses = try store.read { try ConsumerRegistry().statuses(storeID: store.storeID, in: $0) }
+        let statuses = try store.read { try $0.consumerStatuses(storeID: store.storeID) }
         let report = ConsumerListReport(statuses, purgedThrough: 0)
         #expect(Self.text(report).split(separator: "\n").count == statuses.count)
         #expect((try Self.json(report) as? [[String: Any]])?.count == statuses.count)

@@ -35,7 +35,7 @@ import Testing
         let (result, store) = try sync([row("2023-04-11 14:52:09"), row("2024-01-01 00:00:00")],
                                        [row("2023-04-11 14:52:10", energy: "2.0"), row("2024-01-01 00:00:00")], in: directory)
         #expect(result.totals == ChangeCounts(updated: 1, unchanged: 1, rekeyed: 1))
-        let changes = try store.read { try HistoryReader().changes(in: 2, in: $0) }
+        let changes = try store.read { try $0.changes(in: 2) }
         #expect(changes.count == 1)
         let change = try #require(changes.first)
         #expect(change.isRekey && change.recordID == 1)
@@ -43,7 +43,7 @@ import Testing
                                    AttributeChange(attribute: "energy", old: .real(1.0), new: .real(2.0))])
         #expect(try fireballRows(directory.path("s.sqlite")).map { $0["id"] } == [.integer(1), .integer(2)])
         #expect(try store.read { snapshot in
-            try ViewMaintainer(entities: store.entities).verify(try ViewRegistry().view(named: "fireball_by_year", in: snapshot), in: snapshot)
+            try ViewMaintainer(entities: store.entities).verify(try snapshot.view(named: "fireball_by_year"), in: snapshot)
         }.isEmpty)
     }
 
@@ -204,11 +204,11 @@ import Testing
             try connection.execute(#"ALTER TABLE importer_change_fireball RENAME COLUMN "\#(rename.to)" TO "\#(rename.from)""#)
         }
         let readOnly = try Store(path: path, options: Store.Options(create: false, readOnly: true))
-        #expect(try readOnly.read { try HistoryReader().transactions(in: $0) }.map(\.totals.inserted) == [10])
+        #expect(try readOnly.read { try $0.transactions() }.map(\.totals.inserted) == [10])
         let store = try Store(path: path)
         #expect(try connection.integer("PRAGMA user_version") == 4)
-        #expect(try store.read { try HistoryReader().transactions(in: $0) }.map(\.totals.inserted) == [10])
+        #expect(try store.read { try $0.transactions() }.map(\.totals.inserted) == [10])
         _ = try importFeeds([sample("fireball-2026.json")], into: path, sync: true)
-        #expect(try store.read { try HistoryReader().transactions(in: $0) }.map(\.totals.rekeyed) == [0, 1])
+        #expect(try store.read { try $0.transactions() }.map(\.totals.rekeyed) == [0, 1])
     }
 }

@@ -36,7 +36,7 @@ import Testing
         #expect(result.totals == ChangeCounts(inserted: 3, updated: 3, deleted: 2, unchanged: 5, rekeyed: 1))
 
         let store = try Store(path: path)
-        let changes = try store.read { try HistoryReader().changes(in: 2, in: $0) }
+        let changes = try store.read { try $0.changes(in: 2) }
         #expect(changes.count == 8)
         var updates = changes.filter { $0.type == .update }.sorted { $0.keyDescription < $1.keyDescription }
         #expect(updates.map(\.keyDescription) == ["2023-04-11 14:52:10", "2024-05-18 22:46:48", "2024-07-21 08:12:05"])
@@ -75,7 +75,7 @@ import Testing
         #expect(result.totals == ChangeCounts(unchanged: 10))
         let store = try Store(path: path)
         #expect(try store.lastTransactionNumber() == 1)
-        #expect(try store.read { try HistoryReader().transactions(in: $0) }.count == 1)
+        #expect(try store.read { try $0.transactions() }.count == 1)
         #expect(try #require(store.sqliteConnection).scalar("SELECT count(*) FROM importer_change_fireball") == .integer(10))
     }
 
@@ -92,7 +92,7 @@ import Testing
         #expect(september["vx"] == .real(-7.9))
         #expect(september["vz"] == .real(3.1))
         let store = try Store(path: path)
-        let update = try #require(try store.read { try HistoryReader().changes(in: 2, in: $0) }.first { $0.type == .update })
+        let update = try #require(try store.read { try $0.changes(in: 2) }.first { $0.type == .update })
         #expect(update.changed.map(\.attribute) == ["energy", "impact_energy"])
         #expect(update.value("vx") == .null)
     }
@@ -111,7 +111,7 @@ import Testing
         #expect(result.totals == ChangeCounts(inserted: 2, duplicates: 2))
         let rows = try fireballRows(path)
         #expect(rows.map { $0["energy"] } == [.real(3.0), .real(5.0)])
-        let changes = try Store(path: path).read { try HistoryReader().changes(in: 1, in: $0) }
+        let changes = try Store(path: path).read { try $0.changes(in: 1) }
         #expect(changes.count == 2)
         #expect(changes.first { $0.keyDescription == "2024-01-01 00:00:00" }?.value("energy") == .real(3.0))
     }
@@ -136,7 +136,7 @@ import Testing
         ]))
         let result = try importFeeds([feed], into: path, batchSize: 1)
         #expect(result.totals == ChangeCounts(inserted: 1, updated: 1, unchanged: 1, duplicates: 3))
-        let changes = try Store(path: path).read { try HistoryReader().changes(in: 2, in: $0) }
+        let changes = try Store(path: path).read { try $0.changes(in: 2) }
         #expect(changes.count == 2)
         let insert = try #require(changes.first { $0.type == .insert })
         #expect(insert.keyDescription == "2024-01-03 00:00:00")

@@ -21,7 +21,7 @@ import Testing
         try importFeeds([first], into: path)
         let store = try Store(path: path)
         let maintainer = ViewMaintainer(entities: store.entities)
-        let views = try store.read { try ViewRegistry().all(in: $0) }
+        let views = try store.read { try $0.allViews() }
         let byYear = try #require(views.first { $0.name == "fireball_by_year" })
         _ = try store.write { try maintainer.rebuild(views, in: $0) }
         #expect(try store.read { try maintainer.rows(byYear, in: $0) }.rows.map { $0.prefix(2).map(\.description) } == [["2020", "1"], ["2021", "2"]])
@@ -51,7 +51,7 @@ import Testing
         let path = directory.path("s.sqlite")
         try importFeeds([sample("fireball-2024.json")], into: path)
         let store = try Store(path: path)
-        let view = try store.read { try ViewRegistry().view(named: "fireball_by_region", in: $0) }
+        let view = try store.read { try $0.view(named: "fireball_by_region") }
         #expect(try store.read { try ViewMaintainer(entities: store.entities).verify(view, in: $0) }.isEmpty)
         try #require(store.sqliteConnection).execute("UPDATE fireball_by_region SET count = count + 1 WHERE region = 'NE'")
         let differences = try store.read { try ViewMaintainer(entities: store.entities).verify(view, in: $0) }

@@ -71,7 +71,7 @@ import Testing
         defer { directory.cleanup() }
         let store = try backend.open(in: directory)
         try store.write { (tx: StoreWriteTransaction) throws in
-            for consumer in Self.consumers { try ConsumerRegistry().add(consumer, in: tx) }
+            for consumer in Self.consumers { try tx.addConsumer(consumer) }
         }
         var received: [String: [Change]] = [:]
         for (index, step) in steps.enumerated() {
@@ -85,7 +85,7 @@ import Testing
             if step.replayViews && index % 2 == 1 {
                 var incremental = ViewMaintainer(entities: store.entities)
                 incremental.rebuildFactor = 0
-                try store.write { (tx: StoreWriteTransaction) throws in _ = try incremental.replay(try ViewRegistry().all(in: tx.snapshot), in: tx) }
+                try store.write { (tx: StoreWriteTransaction) throws in _ = try incremental.replay(try tx.snapshot.allViews(), in: tx) }
             }
             for (consumer, limit) in zip(Self.consumers, step.reads) {
                 if let limit { received[consumer.name, default: []] += try read(consumer.name, limit: limit, store) }
@@ -94,26 +94,25 @@ import Testing
         // Finish: views to the head (incrementally), consumers to the end.
         var incremental = ViewMaintainer(entities: store.entities)
         incremental.rebuildFactor = 0
-        try store.write { (tx: StoreWriteTransaction) throws in _ = try incremental.replay(try ViewRegistry().all(in: tx.snapshot), in: tx) }
+        try store.write { (tx: StoreWriteTransaction) throws in _ = try incremental.replay(try tx.snapshot.allViews(), in: tx) }
         for consumer in Self.consumers {
             while true {
                 let chunk = try read(consumer.name, limit: 2, store)
                 received[consumer.name, default: []] += chunk
-                let token = try store.read { try ConsumerRegistry().consumer(named: consumer.name, in: $0) }.tokenNumber
+                let token = try store.read { try $0.consumer(named: consumer.name) }.tokenNumber
                 if token == (try store.lastTransactionNumber()) { break }
             }
         }
 
-        for view in try store.read({ try ViewRegistry().all(in: $0) }) {
+        for view in try store.read({ try $0.allViews() }) {
             let differences = try store.read { try ViewMaintainer(entities: store.entities).verify(view, in: $0) }
             #expect(differences.isEmpty, "\(differences)")
         }
 
         // Every change, unfiltered, and the authors of the transactions.
-        let reader = HistoryReader()
         var all: [Change] = []
-        try store.read { (snapshot: StoreSnapshot) throws in try reader.forEachChange(in: snapshot) { all.append($0) } }
-        let authors = Dictionary(uniqueKeysWithValues: try store.read { try reader.transactions(in: $0) }.map { ($0.number, $0.author) })
+        try store.read { (snapshot: StoreSnapshot) throws in try snapshot.forEachChange() { all.append($0) } }
+        let authors = Dictionary(uniqueKeysWithValues: try store.read { try $0.transactions() }.map { ($0.number, $0.author) })
         for consumer in Self.consumers {
             // An oracle independent of ChangeFilter.
             let expected = all.filter { change in
@@ -155,16 +154,15 @@ import Testing
 
     /// Reads a consumer's pending changes (at most `limit` transactions) and acknowledges them.
     private func read(_ name: String, limit: Int, _ store: Store) throws -> [Change] {
-        let registry = ConsumerRegistry()
-        let consumer = try store.read { try registry.consumer(named: name, in: $0) }
+        let consumer = try store.read { try $0.consumer(named: name) }
         let through = min(try store.lastTransactionNumber(), consumer.tokenNumber + Int64(limit))
         var changes: [Change] = []
         try store.read { (snapshot: StoreSnapshot) throws in
-            try HistoryReader().forEachChange(after: consumer.tokenNumber, through: through, filter: consumer.filter, in: snapshot) { changes.append($0) }
+            try snapshot.forEachChange(after: consumer.tokenNumber, through: through, filter: consumer.filter) { changes.append($0) }
         }
         if through > consumer.tokenNumber {
             try store.write { (tx: StoreWriteTransaction) throws in
-                try registry.advanceToken(name, from: consumer.tokenNumber, to: through, in: tx)
+                try tx.advanceConsumerToken(name, from: consumer.tokenNumber, to: through)
             }
         }
         return changes

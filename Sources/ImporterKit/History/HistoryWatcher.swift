@@ -43,20 +43,18 @@ public final class HistoryWatcher {
         try store.reloadEntities()
         result.views = try store.write { (tx: StoreWriteTransaction) throws -> [ViewEffect] in
             let maintainer = ViewMaintainer(entities: store.entities)
-            return try maintainer.replay(try ViewRegistry().all(in: tx.snapshot), in: tx)
+            return try maintainer.replay(try tx.snapshot.allViews(), in: tx)
         }
-        let registry = ConsumerRegistry()
         for name in consumers {
-            let consumer = try store.read { (snapshot: StoreSnapshot) throws -> Consumer in try registry.consumer(named: name, in: snapshot) }
+            let consumer = try store.read { (snapshot: StoreSnapshot) throws -> Consumer in try snapshot.consumer(named: name) }
             guard consumer.kind == .external else { continue }
-            try store.read { (snapshot: StoreSnapshot) throws in try registry.checkNotExpired(consumer, in: snapshot) }
-            let reader = HistoryReader()
+            try store.read { (snapshot: StoreSnapshot) throws in try snapshot.checkNotExpired(consumer) }
             var count = 0
             let head = try store.read { (snapshot: StoreSnapshot) throws -> Int64 in
                 let head = try snapshot.history.lastTransactionNumber()
-                let transactions = try reader.transactions(after: consumer.tokenNumber, through: head, in: snapshot)
+                let transactions = try snapshot.transactions(after: consumer.tokenNumber, through: head)
                     .filter { consumer.filter.includes(author: $0.author) }
-                try reader.forEachChange(in: transactions, filter: consumer.filter, in: snapshot) { change, transaction in
+                try snapshot.forEachChange(in: transactions, filter: consumer.filter) { change, transaction in
                     JSONWriter.document(to: output) { $0.writeChange(change, transaction: transaction, consumer: name) }
                     count += 1
                 }
@@ -66,7 +64,7 @@ public final class HistoryWatcher {
             try output.flush()
             if head > consumer.tokenNumber {
                 try store.write { (tx: StoreWriteTransaction) throws in
-                    try registry.advanceToken(name, from: consumer.tokenNumber, to: head, in: tx)
+                    try tx.advanceConsumerToken(name, from: consumer.tokenNumber, to: head)
                 }
             }
             result.printed[name] = count

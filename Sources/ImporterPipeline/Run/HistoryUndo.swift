@@ -108,7 +108,7 @@ public struct HistoryUndo {
             if let number = try undoOne(transaction, in: tx) { written.append(number) }
         }
         var warnings: [String] = []
-        _ = try ViewMaintainer(entities: self.entities).replay(try ViewRegistry().all(in: tx.snapshot), in: tx) { warnings.append("\($0)") }
+        _ = try ViewMaintainer(entities: self.entities).replay(try tx.snapshot.allViews(), in: tx) { warnings.append("\($0)") }
         return (order, written, warnings)
     }
 

@@ -35,7 +35,7 @@ extension ImportSession {
             return entity
         }
         try store.ensureEntities(entities)
-        let created = options.replayViews ? try ViewRegistry().ensure(model.views, entities: store.entities, in: tx) : []
+        let created = options.replayViews ? try tx.ensureViews(model.views, entities: store.entities) : []
         let transaction = try tx.records.beginImport(entities)
         return ImportPlan(entities: entities, createdViews: created, transaction: transaction,
                           guards: try SyncGuards(options: options, entities: entities, recordCount: tx.records.recordCount(of:)),

@@ -21,7 +21,7 @@ extension ImportSession {
     func replayViews(into result: inout ImportResult, created: [ViewDefinition], in tx: StoreWriteTransaction) throws {
         onPhase?(.views)
         let maintainer = ViewMaintainer(entities: store.entities)
-        let views = try ViewRegistry().all(in: tx.snapshot)
+        let views = try tx.snapshot.allViews()
         var warnings: [String] = []
         let replayed = try maintainer.replay(views.filter { view in !created.contains { $0.name == view.name } }, in: tx) { [logger] error in
             warnings.append("\(error)")

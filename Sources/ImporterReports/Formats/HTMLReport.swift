@@ -125,7 +125,7 @@ public struct HTMLReportRenderer {
     func writeViews(_ content: ReportContent, to output: OutputSink) {
         let e = HTMLEscaping.escape
         // Views are optional: a store without the views table, or an unreadable one, shows none.
-        let definitions = ((try? ViewRegistry().all(in: snapshot)) ?? []).filter { $0.groupBy.count == 1 }
+        let definitions = ((try? snapshot.allViews()) ?? []).filter { $0.groupBy.count == 1 }
         let maintainer = ViewMaintainer(entities: store.entities)
         let charted = definitions.compactMap { view in (try? maintainer.rows(view, in: snapshot)).map { (view, $0.columns, $0.rows) } }
         guard !content.views.isEmpty || !charted.isEmpty else { return }

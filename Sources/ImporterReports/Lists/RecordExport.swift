@@ -22,7 +22,7 @@ public struct RecordExport {
         var count = 0
         if format == .json { output.write("[") }
         if format == .csv { output.write(TableCSV.header(names)) }
-        try RecordsAsOf().forEach(entity, asOf: number, in: snapshot) { values in
+        try snapshot.forEachRecord(of: entity, asOf: number) { values in
             switch format {
             case .json:
                 output.write(count == 0 ? "\n" : ",\n")

@@ -20,8 +20,8 @@ public struct ViewListReport: ListReport {
 
     /// The views `snapshot` sees; a view without its consumer is `HistoryError.unknownConsumer`.
     public init(in snapshot: StoreSnapshot) throws {
-        let consumers = Dictionary(try ConsumerRegistry().all(in: snapshot).map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        let views = try ViewRegistry().all(in: snapshot).map { view in
+        let consumers = Dictionary(try snapshot.allConsumers().map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let views = try snapshot.allViews().map { view in
             guard let consumer = consumers[view.name] else { throw HistoryError.unknownConsumer(view.name) }
             return (view, consumer)
         }

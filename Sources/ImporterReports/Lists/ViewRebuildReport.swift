@@ -27,7 +27,7 @@ public struct ViewRebuildReport: ListReport {
     /// Rebuilds the view `name` over the store's `entities` in `tx` and reports it (tokens of the
     /// store `storeID`).
     public static func rebuild(_ name: String, storeID: UUID, entities: [EntityDescription], in tx: StoreWriteTransaction) throws -> ViewRebuildReport {
-        let view = try ViewRegistry().view(named: name, in: tx.snapshot)
+        let view = try tx.snapshot.view(named: name)
         let maintainer = ViewMaintainer(entities: entities)
         let effect = try maintainer.rebuild(view, in: tx)
         let records = try entities.first { $0.name == view.entity }.map { try tx.records.recordCount(of: $0) } ?? 0

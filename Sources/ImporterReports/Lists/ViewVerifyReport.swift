@@ -18,8 +18,7 @@ public struct ViewVerifyReport: ListReport {
 
     /// Verifies the view `name`, or all views, over the store's `entities`, as `snapshot` sees them.
     public static func verify(_ name: String?, entities: [EntityDescription], in snapshot: StoreSnapshot) throws -> ViewVerifyReport {
-        let registry = ViewRegistry()
-        let views = try name.map { [try registry.view(named: $0, in: snapshot)] } ?? registry.all(in: snapshot)
+        let views = try name.map { [try snapshot.view(named: $0)] } ?? snapshot.allViews()
         let maintainer = ViewMaintainer(entities: entities)
         return ViewVerifyReport(views: views.map(\.name), differences: try views.flatMap { try maintainer.verify($0, in: snapshot) })
     }

@@ -45,8 +45,7 @@ public struct ReportContent {
     /// token; refusals name their remedies in `words`.
     public init(run result: ImportResult, storePath: String, in snapshot: StoreSnapshot, sources: [String] = [], dryRun: Bool = false,
                 words: (Remedy) -> String = Remedy.plain) throws(StoreError) {
-        let history = HistoryReader()
-        var transaction = try result.transactionNumber.flatMap { number throws(StoreError) in try history.transaction(number, in: snapshot) }
+        var transaction = try result.transactionNumber.flatMap { number throws(StoreError) in try snapshot.transaction(number) }
         if dryRun { transaction?.token = "" }
         kind = .run
         let place = Self.place(storePath: storePath, sources: transaction?.sources ?? sources)
@@ -76,7 +75,7 @@ public struct ReportContent {
     public init(storePath: String, after: Int64, through: Int64, filter: ChangeFilter = .all, title: String? = nil,
                 in snapshot: StoreSnapshot) throws {
         kind = .range
-        transactions = try HistoryReader().transactions(after: after, through: through, in: snapshot).filter { filter.includes(author: $0.author) }
+        transactions = try snapshot.transactions(after: after, through: through).filter { filter.includes(author: $0.author) }
         var perEntity: [String: ChangeCounts] = [:]
         for transaction in transactions {
             for (name, counts) in transaction.entities where filter.includes(entity: name) {
@@ -127,13 +126,12 @@ public struct ReportContent {
         var records = Set<Int64>()
         var numbers = Set<Int64>()
         var counts = ChangeCounts()
-        let reader = HistoryReader()
-        try reader.forEachChange(after: after, through: head, filter: ChangeFilter(entities: [entity.name]), in: snapshot) { change in
+        try snapshot.forEachChange(after: after, through: head, filter: ChangeFilter(entities: [entity.name])) { change in
             if change.keyDescription == key || (change.isRekey && change.previousKeyDescription == key) { records.insert(change.recordID) }
         }
         let filter = ChangeFilter(entities: [entity.name], records: records)
         if !records.isEmpty {
-            try reader.forEachChange(after: after, through: head, filter: filter, in: snapshot) { change in
+            try snapshot.forEachChange(after: after, through: head, filter: filter) { change in
                 numbers.insert(change.transactionNumber)
                 switch change.type {
                 case .insert: counts.inserted += 1
@@ -151,7 +149,7 @@ public struct ReportContent {
 
     /// Streams the changes the report shows (the first `limit` of them), each with its transaction.
     public func forEachChange(in snapshot: StoreSnapshot, limit: Int? = nil, _ body: (Change, HistoryTransaction) throws -> Void) throws {
-        try HistoryReader().forEachChange(in: transactions, filter: filter, limit: limit, in: snapshot, body)
+        try snapshot.forEachChange(in: transactions, filter: filter, limit: limit, body)
     }
 
     /// Streams the report's transactions with their changes: `begin` for each transaction (those

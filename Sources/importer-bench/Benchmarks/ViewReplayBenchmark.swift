@@ -5,7 +5,7 @@ import ImporterKit
 /// the benchmark's records: a run that revises 1 % of the energies (`Generator`'s change stream, as
 /// for the 10 % feed), and the re-load `pair.sh` measures (`Generator.Reload`: 5 % changed, 1 %
 /// new, 0.5 % gone, imported with `--sync`: 6.5 % of the records). For each, in this process:
-/// - **replay**: `ViewMaintainer.replay(views)`, every view of `ViewRegistry.all()` in one call (as
+/// - **replay**: `ViewMaintainer.replay(views)`, every view of `snapshot.allViews()` in one call (as
 ///   `importer run` and `importer replay` do), from the views' token (before the delta) to the
 ///   head; afterwards `ViewMaintainer.verify(view)` must find no difference;
 /// - **rebuild**: `ViewMaintainer.rebuild(view)` for every view (what `importer views rebuild`
@@ -118,7 +118,7 @@ enum ViewReplayBenchmark {
         if let problem = delta.problem(result.totals) {
             throw BenchError.failed("view replay benchmark, \(delta.name): the run \(describe(result.totals)); \(problem)")
         }
-        let views = try store.read { (snapshot: StoreSnapshot) throws -> [ViewDefinition] in try ViewRegistry().all(in: snapshot) }
+        let views = try store.read { (snapshot: StoreSnapshot) throws -> [ViewDefinition] in try snapshot.allViews() }
         guard !views.isEmpty else { throw BenchError.failed("view replay benchmark: the store has no views") }
         let size = try deltaSize(views, store: store)
         let (replays, rebuilds) = try timedPasses(views, maintainer: ViewMaintainer(entities: store.entities), store: store, repeats: repeats)
@@ -175,7 +175,7 @@ enum ViewReplayBenchmark {
     /// view (inserts, deletes, updates of an attribute one reads: the rows its replay selects).
     private static func deltaSize(_ views: [ViewDefinition], store: Store) throws -> (changes: Int, relevant: Int) {
         guard let first = views.first, let entity = store.entity(named: first.entity) else { throw BenchError.failed("view replay benchmark: no entity") }
-        let token = try store.read { (snapshot: StoreSnapshot) throws -> Int64 in try ConsumerRegistry().consumer(named: first.name, in: snapshot).tokenNumber }
+        let token = try store.read { (snapshot: StoreSnapshot) throws -> Int64 in try snapshot.consumer(named: first.name).tokenNumber }
         let range = try queryRow(store, """
             SELECT coalesce(min(first_change_id), 0), coalesce(max(last_change_id), -1) FROM importer_transaction_entity
             WHERE entity = :entity AND transaction_number > :token

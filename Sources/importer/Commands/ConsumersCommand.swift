@@ -86,8 +86,8 @@ struct ConsumersCommand: ParsableCommand {
                 try check(against: store)
                 let start = try store.write { (tx: StoreWriteTransaction) throws -> Int64 in
                     let start = try from.transactionNumber(of: store, in: tx.snapshot)
-                    try ConsumerRegistry().add(Consumer(name: name, kind: .external, tokenNumber: start, entities: entity,
-                                                        attributes: attribute, excludedAuthors: excludeAuthor), in: tx)
+                    try tx.addConsumer(Consumer(name: name, kind: .external, tokenNumber: start, entities: entity,
+                                                        attributes: attribute, excludedAuthors: excludeAuthor))
                     return start
                 }
                 try confirmation("Added consumer \(name) at transaction \(start).", format: format) { json in
@@ -115,7 +115,7 @@ struct ConsumersCommand: ParsableCommand {
         func run() throws {
             try storeOptions.read { store, snapshot, output in
                 let purged = try snapshot.history.purgedThrough()
-                let statuses = try ConsumerRegistry().statuses(storeID: store.storeID, in: snapshot)
+                let statuses = try snapshot.consumerStatuses(storeID: store.storeID)
                 ConsumerListReport(statuses, purgedThrough: purged).render(as: format, to: output)
             }
         }
@@ -137,11 +137,10 @@ struct ConsumersCommand: ParsableCommand {
             try runReportingErrors(storeOptions.logging) {
                 let store = try storeOptions.open(create: false)
                 try store.write { (tx: StoreWriteTransaction) throws in
-                    let registry = ConsumerRegistry()
-                    guard try registry.consumer(named: name, in: tx.snapshot).kind == .external else {
+                    guard try tx.snapshot.consumer(named: name).kind == .external else {
                         throw ValidationError("'\(name)' is a view; views are removed from the model, not here")
                     }
-                    try registry.remove(name, in: tx)
+                    try tx.removeConsumer(named: name)
                 }
                 try confirmation("Removed consumer \(name).", format: format) { $0.field("removed", name) }
                 return .success
@@ -170,8 +169,7 @@ struct ConsumersCommand: ParsableCommand {
             try runReportingErrors(storeOptions.logging) {
                 let store = try storeOptions.open(create: false)
                 let number = try store.write { (tx: StoreWriteTransaction) throws -> Int64 in
-                    let registry = ConsumerRegistry()
-                    let consumer = try registry.consumer(named: name, in: tx.snapshot)
+                    let consumer = try tx.snapshot.consumer(named: name)
                     guard consumer.kind == .external else {
                         throw ValidationError("'\(name)' is a view; rebuild it with: importer views rebuild \(name)")
                     }
@@ -181,7 +179,7 @@ struct ConsumersCommand: ParsableCommand {
                         throw HistoryError.expiredToken(consumer: name, kind: .external, token: number, purgedThrough: purged)
                     }
                     guard number <= (try tx.history.lastTransactionNumber()) else { throw ValidationError("the token is ahead of the store's history") }
-                    try registry.setToken(name, to: number, replayed: false, in: tx)
+                    try tx.setConsumerToken(name, to: number, replayed: false)
                     return number
                 }
                 try confirmation("Consumer \(name) is at transaction \(number) (token \(store.token(number))).", format: format) { json in

@@ -79,7 +79,7 @@ struct HistoryListCommand: ParsableCommand {
             }
             if ack, let acknowledged, acknowledged.through > acknowledged.from {
                 try store.write { (tx: StoreWriteTransaction) throws in
-                    try ConsumerRegistry().advanceToken(acknowledged.name, from: acknowledged.from, to: acknowledged.through, in: tx)
+                    try tx.advanceConsumerToken(acknowledged.name, from: acknowledged.from, to: acknowledged.through)
                 }
             }
             return .success
@@ -132,7 +132,6 @@ struct HistoryPurgeCommand: ParsableCommand {
     func run() throws {
         try runReportingErrors(storeOptions.logging, metrics: metrics.target(command: "history_purge", store: storeOptions)) { _ in
             let store = try storeOptions.open(create: false)
-            let purger = HistoryPurger()
             let result = try store.write { (tx: StoreWriteTransaction) throws -> PurgeResult in
                 var bound = PurgeBound.consumers
                 if let keep { bound = .keepDays(keep) }
@@ -142,8 +141,8 @@ struct HistoryPurgeCommand: ParsableCommand {
                     case .token(let token): bound = .throughTransaction(try store.parseToken(token).transactionNumber)
                     }
                 }
-                let (through, expiring) = try purger.target(bound, force: force, in: tx.snapshot)
-                return try purger.purge(through: through, expiring: expiring, in: tx)
+                let (through, expiring) = try tx.snapshot.purgeTarget(bound, force: force)
+                return try tx.purgeHistory(through: through, expiring: expiring)
             }
             let output = OutputSink()
             PurgeReport(result).render(as: format, to: output)

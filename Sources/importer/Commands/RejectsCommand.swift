@@ -20,7 +20,7 @@ struct RejectsCommand: ParsableCommand {
 
         func run() throws {
             try storeOptions.read { _, snapshot, output in
-                RejectRunsReport(try RejectStore().runs(in: snapshot)).render(as: format, to: output)
+                RejectRunsReport(try snapshot.rejectRuns()).render(as: format, to: output)
             }
         }
     }
@@ -42,7 +42,7 @@ struct RejectsCommand: ParsableCommand {
 
         func run() throws {
             try storeOptions.read { _, snapshot, output in
-                let (number, rejects) = try RejectStore().rejects(run: runNumber, in: snapshot)
+                let (number, rejects) = try snapshot.rejects(ofRun: runNumber)
                 RejectsReport(run: number, rejects: rejects).render(as: format, to: output)
             }
         }
@@ -61,7 +61,7 @@ struct RejectsCommand: ParsableCommand {
         func run() throws {
             try runReportingErrors(storeOptions.logging) {
                 let store = try storeOptions.open(create: false)
-                let count = try store.write { (tx: StoreWriteTransaction) throws -> Int in try RejectStore().clear(run: runNumber, in: tx) }
+                let count = try store.write { (tx: StoreWriteTransaction) throws -> Int in try tx.clearRejects(run: runNumber) }
                 try confirmation("Cleared \(count) reject(s).", format: format) { json in
                     json.field("cleared", count)
                     json.field("run", runNumber.map(Value.integer) ?? .null)

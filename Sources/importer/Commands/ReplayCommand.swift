@@ -39,9 +39,8 @@ struct ReplayCommand: ParsableCommand {
         try runReportingErrors(storeOptions.logging, metrics: metrics.target(command: "replay", store: storeOptions)) { _ in
             let store = try storeOptions.open(create: false)
             let effects = try store.write { (tx: StoreWriteTransaction) throws -> [ViewEffect] in
-                let registry = ViewRegistry()
                 let names = view + deprecatedView
-                let views = names.isEmpty ? try registry.all(in: tx.snapshot) : try names.map { try registry.view(named: $0, in: tx.snapshot) }
+                let views = names.isEmpty ? try tx.snapshot.allViews() : try names.map { try tx.snapshot.view(named: $0) }
                 let maintainer = ViewMaintainer(entities: store.entities)
                 // All together, so that the views of one entity share one scan of their changes.
                 var expired: [String] = []

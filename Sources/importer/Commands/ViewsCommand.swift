@@ -53,7 +53,7 @@ struct ViewsCommand: ParsableCommand {
 
         func run() throws {
             try storeOptions.read { store, snapshot, output in
-                let view = try ViewRegistry().view(named: name, in: snapshot)
+                let view = try snapshot.view(named: name)
                 let (columns, rows) = try ViewMaintainer(entities: store.entities).rows(view, in: snapshot)
                 ViewRowsReport(columns: columns, rows: rows).render(as: format, to: output)
             }

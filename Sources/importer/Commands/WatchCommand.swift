@@ -51,9 +51,8 @@ struct WatchCommand: ParsableCommand {
     func run() throws {
         try runReportingErrors(storeOptions.logging, interruptible: false) {
             let store = try storeOptions.open(create: false)
-            let registry = ConsumerRegistry()
             for name in consumer where try store.read({ (snapshot: StoreSnapshot) throws -> Consumer in
-                try registry.consumer(named: name, in: snapshot)
+                try snapshot.consumer(named: name)
             }).kind != .external {
                 throw ValidationError("'\(name)' is a view; watch replays every view anyway")
             }

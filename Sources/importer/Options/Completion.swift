@@ -7,17 +7,17 @@ import ImporterKit
 enum StoreNames {
     /// The names of the store's derived views that start with `prefix`.
     @Sendable static func views(_ words: [String], _ index: Int, _ prefix: String) -> [String] {
-        names(words, prefix: prefix) { snapshot in try ViewRegistry().all(in: snapshot).map(\.name) }
+        names(words, prefix: prefix) { snapshot in try snapshot.allViews().map(\.name) }
     }
 
     /// The names of the store's consumers (external ones and views) that start with `prefix`.
     @Sendable static func consumers(_ words: [String], _ index: Int, _ prefix: String) -> [String] {
-        names(words, prefix: prefix) { snapshot in try ConsumerRegistry().all(in: snapshot).map(\.name) }
+        names(words, prefix: prefix) { snapshot in try snapshot.allConsumers().map(\.name) }
     }
 
     /// The names of the store's external consumers that start with `prefix`.
     @Sendable static func externalConsumers(_ words: [String], _ index: Int, _ prefix: String) -> [String] {
-        names(words, prefix: prefix) { snapshot in try ConsumerRegistry().all(in: snapshot).filter { $0.kind == .external }.map(\.name) }
+        names(words, prefix: prefix) { snapshot in try snapshot.allConsumers().filter { $0.kind == .external }.map(\.name) }
     }
 
     private static func names(_ words: [String], prefix: String, _ read: (StoreSnapshot) throws -> [String]) -> [String] {

@@ -25,18 +25,15 @@ public enum PurgeBound: Sendable, Equatable {
 }
 
 /// Deletes history (Core Data's `deleteHistory(before:)`), recording the purged range so expired
-/// tokens are exact, never guessed from gaps. A service over the handle it is given (GRDB style):
-/// what it reads and deletes is the caller's transaction.
-public struct HistoryPurger {
-    public init() {}
-
-    /// The transaction number to purge through for `bound`, as `snapshot` sees the store. Throws
-    /// when that would expire consumers and `force` is false, or when the bound needs consumers and
-    /// there are none.
-    public func target(_ bound: PurgeBound, force: Bool, in snapshot: StoreSnapshot) throws -> (through: Int64, expiring: [String]) {
-        let consumers = try snapshot.consumers.consumers()
+/// tokens are exact, never guessed from gaps: where to purge through as the snapshot sees the store,
+/// the purge itself in the caller's write transaction.
+extension StoreSnapshot {
+    /// The transaction number to purge through for `bound`. Throws when that would expire
+    /// consumers and `force` is false, or when the bound needs consumers and there are none.
+    public func purgeTarget(_ bound: PurgeBound, force: Bool) throws -> (through: Int64, expiring: [String]) {
+        let consumers = try self.consumers.consumers()
         let oldestToken = consumers.map(\.tokenNumber).min()
-        let head = try snapshot.history.lastTransactionNumber()
+        let head = try history.lastTransactionNumber()
         var through: Int64
         switch bound {
         case .consumers:
@@ -46,13 +43,13 @@ public struct HistoryPurger {
             through = oldestToken
         case .keepDays(let days):
             let cutoff = Timestamp.format(Date().addingTimeInterval(-Double(days) * 86400))
-            through = try Self.lastTransaction(before: cutoff, in: snapshot)
+            through = try lastTransaction(before: cutoff)
             if let oldestToken { through = min(through, oldestToken) }
         case .beforeDate(let date):
-            guard let cutoff = Self.normalized(date) else {
+            guard let cutoff = PurgeBound.normalized(date) else {
                 throw HistoryError.nothingToPurge("'\(date)' is not a date (YYYY-MM-DD) or UTC datetime (YYYY-MM-DDThh:mm:ssZ)")
             }
-            through = try Self.lastTransaction(before: cutoff, in: snapshot)
+            through = try lastTransaction(before: cutoff)
         case .throughTransaction(let number):
             through = number
         }
@@ -61,7 +58,9 @@ public struct HistoryPurger {
         if !expiring.isEmpty && !force { throw HistoryError.purgeNeedsForce(consumers: expiring) }
         return (through, expiring)
     }
+}
 
+extension PurgeBound {
     /// A UTC date (`2026-11-01`) or datetime (`2026-11-01T06:30:00Z`, `2026-11-01 06:30:00`) in the
     /// form of history timestamps (`2026-11-01T06:30:00.000Z`), or nil.
     public static func normalized(_ text: String) -> String? {
@@ -89,19 +88,16 @@ public struct HistoryPurger {
         }
         return valid ? date + "T" + time + fraction + "Z" : nil
     }
+}
 
-    /// The last transaction committed before `timestamp` (the purged range's end when none is kept).
-    private static func lastTransaction(before timestamp: String, in snapshot: StoreSnapshot) throws -> Int64 {
-        try snapshot.history.lastTransaction(before: timestamp) ?? snapshot.history.purgedThrough()
-    }
-
-    /// Deletes the history of transactions up to `through`, in the write transaction `tx`.
-    public func purge(through: Int64, expiring: [String], in tx: StoreWriteTransaction) throws -> PurgeResult {
-        let already = try tx.history.purgedThrough()
+extension StoreWriteTransaction {
+    /// Deletes the history of transactions up to `through` (from `StoreSnapshot.purgeTarget`).
+    public func purgeHistory(through: Int64, expiring: [String]) throws -> PurgeResult {
+        let already = try history.purgedThrough()
         guard through > already else {
             return PurgeResult(purgedThrough: already, transactions: 0, changes: 0, expiredConsumers: [])
         }
-        let (transactions, changes) = try tx.history.purgeHistory(through: through)
+        let (transactions, changes) = try history.purgeHistory(through: through)
         return PurgeResult(purgedThrough: through, transactions: transactions, changes: changes, expiredConsumers: expiring)
     }
 }

@@ -6,22 +6,20 @@ import ImporterStore
 /// touched, its first change after the point says what it was then (an insert: it did not exist;
 /// an update: its values with the changed attributes' old values; a delete: its values). Memory
 /// holds only the records changed since; the others stream from the table in key order, merged
-/// with the changed ones (sorted by key). Reads the snapshot it is given.
-public struct RecordsAsOf {
-    public init() {}
-
+/// with the changed ones (sorted by key).
+extension StoreSnapshot {
     /// Calls `body` with each record of `entity` (its values, in attribute order) as it stood after
     /// transaction `number`, in key order. Throws `HistoryError.expiredPoint` when history after
     /// `number` was purged.
-    public func forEach(_ entity: EntityDescription, asOf number: Int64, in snapshot: StoreSnapshot, _ body: ([Value]) throws -> Void) throws {
-        let purged = try snapshot.history.purgedThrough()
+    public func forEachRecord(of entity: EntityDescription, asOf number: Int64, _ body: ([Value]) throws -> Void) throws {
+        let purged = try history.purgedThrough()
         guard number >= purged else { throw HistoryError.expiredPoint(number: number, purgedThrough: purged) }
-        let head = try snapshot.history.lastTransactionNumber()
+        let head = try history.lastTransactionNumber()
         // The state then of each record changed since: nil when it did not exist.
         var then: [Int64: [Value]?] = [:]
         if number < head {
             let filter = ChangeFilter(entities: [entity.name])
-            try HistoryReader().forEachChange(after: number, through: head, filter: filter, in: snapshot) { change in
+            try forEachChange(after: number, through: head, filter: filter) { change in
                 guard then[change.recordID] == nil else { return }
                 switch change.type {
                 case .insert: then[change.recordID] = .some(nil)
@@ -40,7 +38,7 @@ public struct RecordsAsOf {
             return false
         }
         var changed = then.values.compactMap { $0 }.sorted { precedes(key($0), key($1)) }[...]
-        try snapshot.records.forEachRecord(of: entity) { id, values in
+        try records.forEachRecord(of: entity) { id, values in
             guard then[id] == nil else { return }
             while let next = changed.first, precedes(key(next), key(values)) {
                 try body(next)

@@ -1,37 +1,34 @@
 import Foundation
 import ImporterStore
 
-/// Reads history transactions and their changes, streaming, from the snapshot it is given (GRDB
-/// style: the caller's read or write transaction).
+/// Reads history transactions and their changes, streaming, from the snapshot (GRDB style: the
+/// caller's read, or its write transaction's `snapshot`).
 ///
 /// Changes come in transaction order, and within a transaction by entity (registration order), then
 /// updates and deletes in the order they were made, then inserts by record id. Decoding uses the
 /// entities as the store registered them.
-public struct HistoryReader {
-    public init() {}
-
+extension StoreSnapshot {
     /// Transactions with `after < number <= through`, oldest first.
-    public func transactions(after: Int64 = 0, through: Int64 = .max, limit: Int? = nil,
-                             in snapshot: StoreSnapshot) throws(StoreError) -> [HistoryTransaction] {
-        try snapshot.history.transactions(after: after, through: through, limit: limit)
+    public func transactions(after: Int64 = 0, through: Int64 = .max, limit: Int? = nil) throws(StoreError) -> [HistoryTransaction] {
+        try history.transactions(after: after, through: through, limit: limit)
     }
 
     /// The last transaction with a timestamp before `timestamp` (history form), or the purged
     /// boundary when none is kept.
-    public func lastTransaction(before timestamp: String, in snapshot: StoreSnapshot) throws -> Int64 {
-        try snapshot.history.lastTransaction(before: timestamp) ?? snapshot.history.purgedThrough()
+    public func lastTransaction(before timestamp: String) throws -> Int64 {
+        try history.lastTransaction(before: timestamp) ?? history.purgedThrough()
     }
 
-    public func transaction(_ number: Int64, in snapshot: StoreSnapshot) throws(StoreError) -> HistoryTransaction? {
-        try transactions(after: number - 1, through: number, in: snapshot).first
+    public func transaction(_ number: Int64) throws(StoreError) -> HistoryTransaction? {
+        try transactions(after: number - 1, through: number).first
     }
 
     /// Calls `body` with each change of the transactions `after < number <= through` that `filter`
     /// selects, in order, stopping after `limit` changes. Memory stays bounded: changes are decoded
     /// one at a time.
     public func forEachChange(after: Int64 = 0, through: Int64 = .max, filter: ChangeFilter = .all, limit: Int? = nil,
-                              in snapshot: StoreSnapshot, _ body: (Change) throws -> Void) throws {
-        try snapshot.history.forEachChange(after: after, through: through, filter: filter, limit: limit, body)
+                              _ body: (Change) throws -> Void) throws {
+        try history.forEachChange(after: after, through: through, filter: filter, limit: limit, body)
     }
 
     /// Calls `body` with each change of `transactions` that `filter` selects, paired with its
@@ -40,10 +37,10 @@ public struct HistoryReader {
     /// returns them (filtered by `filter`'s authors); changes of transactions not among them are
     /// skipped.
     public func forEachChange(in transactions: [HistoryTransaction], filter: ChangeFilter = .all, limit: Int? = nil,
-                              in snapshot: StoreSnapshot, _ body: (Change, HistoryTransaction) throws -> Void) throws {
+                              _ body: (Change, HistoryTransaction) throws -> Void) throws {
         guard let first = transactions.first, let last = transactions.last else { return }
         var index = 0
-        try forEachChange(after: first.number - 1, through: last.number, filter: filter, limit: limit, in: snapshot) { change in
+        try forEachChange(after: first.number - 1, through: last.number, filter: filter, limit: limit) { change in
             while index < transactions.count, transactions[index].number < change.transactionNumber { index += 1 }
             guard index < transactions.count, transactions[index].number == change.transactionNumber else { return }
             try body(change, transactions[index])
@@ -51,9 +48,9 @@ public struct HistoryReader {
     }
 
     /// All changes of one transaction (for small transactions and tests).
-    public func changes(in number: Int64, in snapshot: StoreSnapshot) throws -> [Change] {
+    public func changes(in number: Int64) throws -> [Change] {
         var result: [Change] = []
-        try forEachChange(after: number - 1, through: number, in: snapshot) { result.append($0) }
+        try forEachChange(after: number - 1, through: number) { result.append($0) }
         return result
     }
 }
