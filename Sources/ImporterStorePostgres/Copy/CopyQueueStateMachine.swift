@@ -52,19 +52,44 @@ struct CopyQueueStateMachine: Sendable {
         case stop
     }
 
+    /// Whether rows are taken: `open`; after a copy failed, `failed` until the failure is
+    /// thrown (nothing is copied meanwhile); `closed` for good once discarded for a close or the
+    /// connection lost, with a failure not thrown yet, if any (it is thrown first).
+    enum Phase {
+        case open
+        case failed(Failure)
+        case closed(unthrown: Failure?)
+    }
+
+    /// The copying task: none, or one running, with the chunk it copies (nil between chunks).
+    enum Copying {
+        case idle
+        case running(inFlight: Chunk?)
+    }
+
     let depth: Int
     let chunkBytes: Int
     private var gathering: Chunk?
     private var queued: [Chunk] = []
-    private var inFlight: Chunk?
-    /// A copying task runs (it stops when `queued` runs out).
-    private(set) var isCopying = false
-    private var failure: Failure?
-    private(set) var isClosed = false
+    private(set) var phase = Phase.open
+    private(set) var copying = Copying.idle
 
     init(depth: Int, chunkBytes: Int) {
         self.depth = max(depth, 1)
         self.chunkBytes = chunkBytes
+    }
+
+    /// A copying task runs (it stops when `queued` runs out).
+    var isCopying: Bool {
+        if case .running = copying { true } else { false }
+    }
+
+    var isClosed: Bool {
+        if case .closed = phase { true } else { false }
+    }
+
+    private var inFlight: Chunk? {
+        if case .running(let chunk) = copying { chunk } else { nil }
     }
 
     /// Chunks queued or in flight (the gathered one excluded).
@@ -101,7 +126,7 @@ struct CopyQueueStateMachine: Sendable {
     /// Queues the gathered chunk and waits until every chunk is copied; the failure of a copy.
     mutating func finish() -> FinishAction {
         var startCopying = false
-        if gathering != nil, failure == nil, !isClosed {
+        if gathering != nil, case .open = phase {
             guard hasRoom else {
                 return .wait(startCopying: false)
             }
@@ -118,7 +143,7 @@ struct CopyQueueStateMachine: Sendable {
     /// Drops the gathered and queued chunks (the one in flight goes on); with `closing`, nothing
     /// is copied any more.
     mutating func discard(closing: Bool) {
-        if closing { isClosed = true }
+        if closing { close() }
         gathering = nil
         queued.removeAll()
     }
@@ -126,41 +151,57 @@ struct CopyQueueStateMachine: Sendable {
     /// The connection has closed: nothing is copied any more, and the chunk in flight no longer
     /// counts as copying (its answer may never come), so every waiting caller fails.
     mutating func connectionLost() {
-        isClosed = true
-        isCopying = false
-        inFlight = nil
+        close()
+        copying = .idle
         gathering = nil
         queued.removeAll()
+    }
+
+    private mutating func close() {
+        switch phase {
+        case .open: phase = .closed(unthrown: nil)
+        case .failed(let failure): phase = .closed(unthrown: failure)
+        case .closed: break
+        }
     }
 
     /// The end of a discard for a rollback: a copy's failure is the rollback's cause or lost with
     /// it, so it is forgotten (unless closing: then every call fails anyway).
     mutating func discardEnded(closing: Bool) -> Bool {
-        if !closing { failure = nil }
+        if !closing {
+            switch phase {
+            case .open: break
+            case .failed: phase = .open
+            case .closed: phase = .closed(unthrown: nil)
+            }
+        }
         return !isCopying
     }
 
     /// The copying task asks for its next chunk (the previous one done).
     mutating func nextChunk() -> NextAction {
-        inFlight = nil
         guard !isClosed, !queued.isEmpty else {
-            isCopying = false
+            copying = .idle
             return .stop
         }
         let chunk = queued.removeFirst()
-        inFlight = chunk
+        copying = .running(inFlight: chunk)
         return .copy(chunk)
     }
 
     /// The chunk in flight is in its table.
     mutating func chunkFinished() {
-        inFlight = nil
+        if isCopying { copying = .running(inFlight: nil) }
     }
 
     /// The chunk in flight failed: nothing more is copied until the failure is thrown.
     mutating func chunkFailed(_ error: any Error) {
-        failure = Failure(table: inFlight?.table ?? "", error: error)
-        inFlight = nil
+        let failure = Failure(table: inFlight?.table ?? "", error: error)
+        switch phase {
+        case .open, .failed: phase = .failed(failure)
+        case .closed: phase = .closed(unthrown: failure)
+        }
+        if isCopying { copying = .running(inFlight: nil) }
         queued.removeAll()
         gathering = nil
     }
@@ -172,12 +213,20 @@ struct CopyQueueStateMachine: Sendable {
         if chunk.binary { chunk.data.writeBytes(CopyBinary.trailer) }
         queued.append(chunk)
         guard !isCopying else { return false }
-        isCopying = true
+        copying = .running(inFlight: nil)
         return true
     }
 
+    /// The failure not thrown yet, now thrown: the queue takes rows again (unless closed).
     private mutating func takeFailure() -> Failure? {
-        defer { failure = nil }
-        return failure
+        switch phase {
+        case .open, .closed(unthrown: nil): return nil
+        case .failed(let failure):
+            phase = .open
+            return failure
+        case .closed(unthrown: let failure?):
+            phase = .closed(unthrown: nil)
+            return failure
+        }
     }
 }
