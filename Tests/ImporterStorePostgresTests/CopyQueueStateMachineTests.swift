@@ -188,4 +188,22 @@ import Testing
         }
         #expect(Self.next(&machine) == nil, "a late copying task stops")
     }
+
+    /// A copy's failure that a close overtakes is still thrown, once, by the next finish; every
+    /// call after it fails as closed.
+    @Test func aFailureBeforeACloseIsThrownOnceThenTheCloseIs() {
+        struct Refused: Error {}
+        var machine = Machine(depth: 2, chunkBytes: 10)
+        _ = machine.send(into: "t", columns: ["n"], data: Self.bytes(10))
+        #expect(Self.next(&machine)?.table == "t")
+        machine.chunkFailed(Refused())
+        machine.discard(closing: true)
+        if case .closed(unthrown: let failure?) = machine.phase { #expect(failure.table == "t") } else { Issue.record("closed, failure kept: \(machine.phase)") }
+        guard case .stop = machine.nextChunk() else { Issue.record("the task stops"); return }
+        guard case .fail(let first) = machine.finish(), first.error is Refused else { Issue.record("the copy's failure first"); return }
+        guard case .fail(let then) = machine.finish(), case .connectionClosed? = then.error as? PostgresNIO.PostgresError else {
+            Issue.record("then the close"); return
+        }
+        if case .closed(unthrown: nil) = machine.phase {} else { Issue.record("nothing left to throw: \(machine.phase)") }
+    }
 }
