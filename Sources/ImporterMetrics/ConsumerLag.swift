@@ -5,17 +5,17 @@ import ImporterStore
 
 /// How far behind the store's head a consumer (or a view) is: the transactions it has not consumed
 /// (through its author filter), and the age of the oldest of them.
-public struct ConsumerLag: Sendable, Equatable {
-    public var consumer: String
-    public var kind: Consumer.Kind
+package struct ConsumerLag: Sendable, Equatable {
+    package var consumer: String
+    package var kind: Consumer.Kind
     /// Its token points into purged history: the lag cannot be told (and the gauges say so).
-    public var expired: Bool
-    public var transactions: Int
+    package var expired: Bool
+    package var transactions: Int
     /// Seconds from the commit of the oldest transaction it has not consumed to `now`; 0 when it
     /// has consumed everything.
-    public var seconds: Double
+    package var seconds: Double
 
-    public init(consumer: String, kind: Consumer.Kind, expired: Bool, transactions: Int, seconds: Double) {
+    package init(consumer: String, kind: Consumer.Kind, expired: Bool, transactions: Int, seconds: Double) {
         self.consumer = consumer
         self.kind = kind
         self.expired = expired
@@ -24,7 +24,7 @@ public struct ConsumerLag: Sendable, Equatable {
     }
 
     /// The lag of every consumer, as of `now` (Unix seconds), as `snapshot` sees them.
-    public static func read(in snapshot: StoreSnapshot, now: Double) throws -> [ConsumerLag] {
+    package static func read(in snapshot: StoreSnapshot, now: Double) throws -> [ConsumerLag] {
         let purged = try snapshot.history.purgedThrough()
         return try snapshot.allConsumers().map { consumer in
             let expired = consumer.isExpired(purgedThrough: purged)

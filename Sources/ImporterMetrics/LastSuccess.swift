@@ -5,17 +5,17 @@ import Foundation
 /// file written before that label) is the job's. Anything
 /// else in the file (other samples, other jobs, comments) is ignored; an unreadable file, or one
 /// without that sample, gives nil.
-public enum LastSuccess {
-    public static let metricName = "importer_last_success_timestamp_seconds"
+package enum LastSuccess {
+    package static let metricName = "importer_last_success_timestamp_seconds"
 
     /// The job's last success in the file at `path`, if it holds one.
-    public static func read(path: String, job: String) -> Double? {
+    package static func read(path: String, job: String) -> Double? {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
         return parse(String(decoding: data, as: UTF8.self), job: job)
     }
 
     /// The job's last success in exposition `text`, if it holds one.
-    public static func parse(_ text: String, job: String) -> Double? {
+    package static func parse(_ text: String, job: String) -> Double? {
         for line in text.split(separator: "\n") where line.hasPrefix(metricName + "{") {
             guard let parsed = sample(line.dropFirst(metricName.count + 1)), (parsed.labels[RunMetrics.jobLabel] ?? parsed.labels["job"]) == job else { continue }
             return parsed.value

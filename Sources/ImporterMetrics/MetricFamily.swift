@@ -5,41 +5,41 @@
 /// Invariants: the name follows Prometheus' conventions (`importer_` prefix, the unit last, no
 /// `_total`); every sample of a family has the same label names in the same order, `job` first
 /// when there is one.
-public struct MetricFamily: Sendable, Equatable {
+package struct MetricFamily: Sendable, Equatable {
     /// A label of a sample: its name (a Prometheus label name) and its value (any text).
-    public struct Label: Sendable, Equatable {
-        public var name: String
-        public var value: String
+    package struct Label: Sendable, Equatable {
+        package var name: String
+        package var value: String
 
-        public init(_ name: String, _ value: String) {
+        package init(_ name: String, _ value: String) {
             self.name = name
             self.value = value
         }
     }
 
     /// One time series of the family.
-    public struct Sample: Sendable, Equatable {
-        public var labels: [Label]
-        public var value: Double
+    package struct Sample: Sendable, Equatable {
+        package var labels: [Label]
+        package var value: Double
 
-        public init(_ labels: [Label], _ value: Double) {
+        package init(_ labels: [Label], _ value: Double) {
             self.labels = labels
             self.value = value
         }
     }
 
-    public var name: String
-    public var help: String
-    public var samples: [Sample]
+    package var name: String
+    package var help: String
+    package var samples: [Sample]
 
-    public init(name: String, help: String, samples: [Sample] = []) {
+    package init(name: String, help: String, samples: [Sample] = []) {
         self.name = name
         self.help = help
         self.samples = samples
     }
 
     /// The family with one more sample, labelled `labels`.
-    public mutating func add(_ labels: [Label], _ value: Double) {
+    package mutating func add(_ labels: [Label], _ value: Double) {
         samples.append(Sample(labels, value))
     }
 }

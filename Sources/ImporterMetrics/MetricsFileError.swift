@@ -2,10 +2,10 @@ import ImporterSupport
 
 /// A metrics file that could not be written (the directory is missing or not writable, the disk
 /// is full): exit 74 when the command itself succeeded.
-public enum MetricsFileError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum MetricsFileError: Error, Sendable, Equatable, CustomStringConvertible {
     case cannotWrite(path: String, reason: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .cannotWrite(let path, let reason): "cannot write the metrics file \(path): \(reason)"
         }
@@ -13,7 +13,7 @@ public enum MetricsFileError: Error, Sendable, Equatable, CustomStringConvertibl
 }
 
 extension MetricsFileError: ExitStatusError {
-    public var exitStatus: ExitStatus {
+    package var exitStatus: ExitStatus {
         switch self {
         case .cannotWrite: .ioError
         }

@@ -2,7 +2,7 @@ import ImporterStore
 
 /// What a run did to a record, as the `outcome` label says it: the counts of the run's JSON report
 /// (`ChangeCounts`), under the same names.
-public enum RecordOutcome: String, Sendable, CaseIterable {
+package enum RecordOutcome: String, Sendable, CaseIterable {
     case inserted
     case updated
     case deleted
@@ -14,7 +14,7 @@ public enum RecordOutcome: String, Sendable, CaseIterable {
     case rekeyed
 
     /// How many records of `counts` had this outcome.
-    public func count(in counts: ChangeCounts) -> Int {
+    package func count(in counts: ChangeCounts) -> Int {
         switch self {
         case .inserted: counts.inserted
         case .updated: counts.updated

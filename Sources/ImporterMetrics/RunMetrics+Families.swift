@@ -3,7 +3,7 @@
 /// own to `exported_job`, so that alerts written on `job` would never match (node_exporter's
 /// textfile guidance).
 extension RunMetrics {
-    public var families: [MetricFamily] {
+    package var families: [MetricFamily] {
         let job = MetricFamily.Label(RunMetrics.jobLabel, job)
         var families = [
             MetricFamily(name: "importer_last_run_timestamp_seconds", help: "When the job's last run ended (Unix time).", samples: [.init([job], finishedAt)]),

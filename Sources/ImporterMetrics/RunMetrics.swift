@@ -4,26 +4,26 @@
 ///
 /// A run that failed keeps the last success it is given (`lastSuccess`, read back from the
 /// previous file by `LastSuccess`); one that succeeded is its own last success.
-public struct RunMetrics: Sendable {
+package struct RunMetrics: Sendable {
     /// The `importer_job` label of every sample.
-    public var job: String
+    package var job: String
     /// The label naming the job: not `job`, which the scrape owns.
-    public static let jobLabel = "importer_job"
+    package static let jobLabel = "importer_job"
     /// When the run ended (Unix seconds).
-    public var finishedAt: Double
-    public var exitCode: Int32
+    package var finishedAt: Double
+    package var exitCode: Int32
     /// The command did what it was asked (it may still exit 1, as `run --exit-code` with no changes).
-    public var succeeded: Bool
+    package var succeeded: Bool
     /// When the job last succeeded before this run (Unix seconds), if ever.
-    public var previousSuccess: Double?
+    package var previousSuccess: Double?
     /// The run's wall-clock time.
-    public var durationSeconds: Double
+    package var durationSeconds: Double
     /// What the command observed of its work (an import's phases, records and fetches).
-    public var observed = RunObservation()
+    package var observed = RunObservation()
     /// The consumers' lags once the run ended (empty when the store could not be read).
-    public var consumerLags: [ConsumerLag] = []
+    package var consumerLags: [ConsumerLag] = []
 
-    public init(job: String, finishedAt: Double, exitCode: Int32, succeeded: Bool, previousSuccess: Double?, durationSeconds: Double) {
+    package init(job: String, finishedAt: Double, exitCode: Int32, succeeded: Bool, previousSuccess: Double?, durationSeconds: Double) {
         self.job = job
         self.finishedAt = finishedAt
         self.exitCode = exitCode
@@ -34,7 +34,7 @@ public struct RunMetrics: Sendable {
 
     /// When the job last succeeded: this run if it did, else the previous success (0: never, so
     /// that `time() - importer_last_success_timestamp_seconds` alerts on a job that never succeeded).
-    public var lastSuccess: Double {
+    package var lastSuccess: Double {
         succeeded ? finishedAt : previousSuccess ?? 0
     }
 }

@@ -5,25 +5,25 @@ import ImporterStore
 /// What a command saw of its own work, for its metrics file: an import's phases, records per
 /// entity and outcome, and fetches. Empty for a command that does not import, or one that failed
 /// before its import returned (its counts were never final).
-public struct RunObservation: Sendable {
+package struct RunObservation: Sendable {
     /// An import's phases (`PhaseTimes`), in the order they ran.
-    public var phases: [(name: String, seconds: Double)] = []
+    package var phases: [(name: String, seconds: Double)] = []
     /// An import's records per entity (in model order) and outcome.
-    public var entities: [(name: String, counts: ChangeCounts)] = []
+    package var entities: [(name: String, counts: ChangeCounts)] = []
     /// The URL feeds an import fetched (redacted URLs), and whether none of them had changed.
-    public var fetched: [SourceFetch] = []
-    public var notModified = false
+    package var fetched: [SourceFetch] = []
+    package var notModified = false
     /// Per entity and attribute, an import's records that left out a field their feed supplies
     /// (summed over its feeds).
-    public var absences: [(entity: String, attribute: String, records: Int)] = []
+    package var absences: [(entity: String, attribute: String, records: Int)] = []
     /// What a `deliver` handed on: the consumer, the transactions its receiver took, and those with
     /// nothing for it that were passed over.
-    public var delivered: (consumer: String, transactions: Int, passedOver: Int)?
+    package var delivered: (consumer: String, transactions: Int, passedOver: Int)?
 
-    public init() {}
+    package init() {}
 
     /// Records what an import returned: its phases, its counts per entity, its fetches.
-    public mutating func record(_ result: ImportResult) {
+    package mutating func record(_ result: ImportResult) {
         phases = result.phases.phases
         entities = result.entities.map { (name: $0.0, counts: $0.1) }
         fetched = result.fetched

@@ -3,16 +3,16 @@ import ImporterHistory
 /// A store's gauges (`importer status --format prometheus`), for a scrape or a textfile: records
 /// per entity, history size, its oldest and newest transactions, the purged range, the consumers'
 /// lags and the rejects kept. Samples carry no `job` label: the scrape or the collector adds it.
-public struct StoreMetrics: Sendable {
-    public var status: StoreStatus
-    public var consumerLags: [ConsumerLag]
+package struct StoreMetrics: Sendable {
+    package var status: StoreStatus
+    package var consumerLags: [ConsumerLag]
 
-    public init(status: StoreStatus, consumerLags: [ConsumerLag]) {
+    package init(status: StoreStatus, consumerLags: [ConsumerLag]) {
         self.status = status
         self.consumerLags = consumerLags
     }
 
-    public var families: [MetricFamily] {
+    package var families: [MetricFamily] {
         let history = status.history
         var records = MetricFamily(name: "importer_store_records", help: "Records stored per entity.")
         for entity in status.entities { records.add([.init("entity", entity.name)], Double(entity.records)) }

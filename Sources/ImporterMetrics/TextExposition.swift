@@ -5,8 +5,8 @@ import Prometheus
 ///
 /// Each family is rendered through a registry of its own, so families come out in the order given
 /// (a single registry emits them in hash order); a family without samples is left out.
-public enum TextExposition {
-    public static func render(_ families: [MetricFamily]) -> [UInt8] {
+package enum TextExposition {
+    package static func render(_ families: [MetricFamily]) -> [UInt8] {
         var buffer: [UInt8] = []
         for family in families where !family.samples.isEmpty {
             let registry = PrometheusCollectorRegistry()
@@ -20,7 +20,7 @@ public enum TextExposition {
     }
 
     /// The rendering as text.
-    public static func text(_ families: [MetricFamily]) -> String {
+    package static func text(_ families: [MetricFamily]) -> String {
         String(decoding: render(families), as: UTF8.self)
     }
 }

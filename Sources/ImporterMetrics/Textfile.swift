@@ -6,9 +6,9 @@ import ImporterSupport
 /// end in `.prom`, which the collector skips), is fsynced and renamed over the target, and the
 /// directory is fsynced (`OutputFile`); a failed write leaves the previous file as it was. A
 /// device (`/dev/stdout`) is written into.
-public enum Textfile {
+package enum Textfile {
     /// Replaces the file at `path` with `families` in the text exposition format.
-    public static func write(_ families: [MetricFamily], to path: String) throws(MetricsFileError) {
+    package static func write(_ families: [MetricFamily], to path: String) throws(MetricsFileError) {
         let bytes = TextExposition.render(families)
         do {
             let file = try OutputFile(path: path)

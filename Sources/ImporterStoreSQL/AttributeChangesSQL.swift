@@ -6,13 +6,13 @@ import ImporterStore
 /// records each non-key attribute changed on. Then, only when needed: how many records hold a value
 /// of a nulled attribute (a scan of the entity table), and two examples of the change of each
 /// attribute changed on more records than a threshold.
-public struct AttributeChangesSQL {
-    public let entity: EntityDescription
-    public let dialect: any SQLDialect
+package struct AttributeChangesSQL {
+    package let entity: EntityDescription
+    package let dialect: any SQLDialect
     /// The store's change-table layout (an import always writes the current one).
-    public let columns: ChangeColumns
+    package let columns: ChangeColumns
 
-    public init(entity: EntityDescription, dialect: any SQLDialect, columns: ChangeColumns = .current) {
+    package init(entity: EntityDescription, dialect: any SQLDialect, columns: ChangeColumns = .current) {
         self.entity = entity
         self.dialect = dialect
         self.columns = columns
@@ -24,7 +24,7 @@ public struct AttributeChangesSQL {
     /// The changes `changeIDs` made; examples for attributes changed on more than `examplesAbove`
     /// records (changed attributes not counted at all when nil: a caller that knows no attribute
     /// can be over its bound spares the scan its string matches); `holding` counted now.
-    public func count(changeIDs: ClosedRange<Int64>?, examplesAbove threshold: Int?, on executor: any SQLExecutor) throws -> AttributeChanges {
+    package func count(changeIDs: ClosedRange<Int64>?, examplesAbove threshold: Int?, on executor: any SQLExecutor) throws -> AttributeChanges {
         let nonKey = threshold == nil ? [] : self.nonKey
         guard let changeIDs, !nonKey.isEmpty || !optional.isEmpty else { return AttributeChanges() }
         let q = dialect.quoted

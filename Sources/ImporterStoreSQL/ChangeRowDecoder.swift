@@ -3,19 +3,19 @@ import ImporterStore
 
 /// Reads one entity's change rows as both backends select them (`EntityTables.changeRowColumns`):
 /// transaction number, record id, type, changed names, the attributes' values, their old values.
-public struct ChangeRowDecoder {
-    public let entity: EntityDescription
+package struct ChangeRowDecoder {
+    package let entity: EntityDescription
     private let keyIndices: [Int]
     private let tombstoneIndices: [Int]
 
-    public init(entity: EntityDescription) {
+    package init(entity: EntityDescription) {
         self.entity = entity
         keyIndices = entity.keyIndices
         tombstoneIndices = entity.tombstoneIndices
     }
 
     /// The change of a row whose `i`th selected column is `column(i)`.
-    public func change(_ column: (Int) -> Value) -> Change {
+    package func change(_ column: (Int) -> Value) -> Change {
         let attributes = entity.attributes
         let values = attributes.indices.map { (attributes[$0].name, column(4 + $0)) }
         let type = ChangeType(rawValue: column(2).stringValue ?? "") ?? .update
@@ -34,7 +34,7 @@ public struct ChangeRowDecoder {
 
 extension EntityTables {
     /// The columns of a change row that `ChangeRowDecoder` reads, in its order.
-    public var changeRowColumns: String {
+    package var changeRowColumns: String {
         "\(changeHead), \(changed), \((names + entity.attributes.map { old($0.name) }).joined(separator: ", "))"
     }
 }

@@ -18,35 +18,35 @@ import ImporterStore
 /// - one `importer_old.<attribute>` column per attribute: for updates, the old value of each changed
 ///   attribute.
 /// A partial index on the record id covers updates and deletes only, so inserts never pay for it.
-public struct EntityTables: Sendable {
-    public let entity: EntityDescription
-    public let dialect: any SQLDialect
+package struct EntityTables: Sendable {
+    package let entity: EntityDescription
+    package let dialect: any SQLDialect
     /// The names of the change table's own columns (`legacy` only for a store read as it is).
-    public let columns: ChangeColumns
+    package let columns: ChangeColumns
 
-    public init(entity: EntityDescription, dialect: any SQLDialect, columns: ChangeColumns = .current) {
+    package init(entity: EntityDescription, dialect: any SQLDialect, columns: ChangeColumns = .current) {
         self.entity = entity
         self.dialect = dialect
         self.columns = columns
     }
 
     func q(_ name: String) -> String { dialect.quoted(name) }
-    public var table: String { q(entity.tableName) }
-    public var changeTableName: String { "importer_change_" + entity.tableName }
-    public var changeTable: String { q(changeTableName) }
+    package var table: String { q(entity.tableName) }
+    package var changeTableName: String { "importer_change_" + entity.tableName }
+    package var changeTable: String { q(changeTableName) }
     /// The attributes' columns, in entity order.
-    public var names: [String] { entity.attributes.map { q($0.name) } }
+    package var names: [String] { entity.attributes.map { q($0.name) } }
     /// The quoted column of an update's old value of attribute `name`.
-    public func old(_ name: String) -> String { q(columns.old(name)) }
-    public var changeID: String { q(columns.changeID) }
-    public var transactionNumber: String { q(columns.transactionNumber) }
-    public var recordID: String { q(columns.recordID) }
-    public var type: String { q(columns.type) }
-    public var changed: String { q(columns.changed) }
+    package func old(_ name: String) -> String { q(columns.old(name)) }
+    package var changeID: String { q(columns.changeID) }
+    package var transactionNumber: String { q(columns.transactionNumber) }
+    package var recordID: String { q(columns.recordID) }
+    package var type: String { q(columns.type) }
+    package var changed: String { q(columns.changed) }
     /// `transaction number, record id, type` (the head of a change row's insert column list).
-    public var changeHead: String { "\(transactionNumber), \(recordID), \(type)" }
+    package var changeHead: String { "\(transactionNumber), \(recordID), \(type)" }
 
-    public var createChangeTable: String {
+    package var createChangeTable: String {
         let values = entity.attributes.map { "\(q($0.name)) \(dialect.columnType($0.type))" }
         let olds = entity.attributes.map { "\(old($0.name)) \(dialect.columnType($0.type))" }
         let text = dialect.columnType(.text), integer = dialect.columnType(.integer)
@@ -59,14 +59,14 @@ public struct EntityTables: Sendable {
         ] + values + olds)
     }
 
-    public var createChangeIndex: String {
+    package var createChangeIndex: String {
         "CREATE INDEX \(q("importer_change_\(entity.tableName)_record")) ON \(changeTable) (\(recordID), \(transactionNumber)) WHERE \(type) <> 'insert'"
     }
 
     /// The statements that add an optional attribute to an existing store (the only model change
     /// that cannot lose data): its column in the entity table, and its value and old value in the
     /// change table.
-    public func addColumn(_ attribute: AttributeDescription) -> [String] {
+    package func addColumn(_ attribute: AttributeDescription) -> [String] {
         let type = dialect.columnType(attribute.type)
         return [
             "ALTER TABLE \(table) ADD COLUMN \(q(attribute.name)) \(type)",
@@ -77,7 +77,7 @@ public struct EntityTables: Sendable {
 
     /// The statements that rename a `legacy` change table's own columns to the `current` names
     /// (the data stays in place, the index follows its columns).
-    public var renameLegacyColumns: [String] {
+    package var renameLegacyColumns: [String] {
         ChangeColumns.legacyRenames(attributes: entity.attributes.map(\.name)).map {
             "ALTER TABLE \(changeTable) RENAME COLUMN \(q($0.from)) TO \(q($0.to))"
         }
@@ -86,15 +86,15 @@ public struct EntityTables: Sendable {
     /// Records as inserts of transaction parameter 1 the records with an id above parameter 2 (the
     /// run's inserts: one writer at a time, and ids only grow), with their values at the end of the
     /// run.
-    public var recordInserts: String { recordInserts(where: "\"id\" > \(dialect.parameter(2))") }
+    package var recordInserts: String { recordInserts(where: "\"id\" > \(dialect.parameter(2))") }
 
     /// Records as inserts of transaction parameter 1 the records matching `condition` (records put
     /// back by an undo keep their older ids), with their values.
-    public func recordInserts(where condition: String) -> String { record("insert", where: condition) }
+    package func recordInserts(where condition: String) -> String { record("insert", where: condition) }
 
     /// Records as deletes of transaction parameter 1 the records matching `condition` (over the
     /// entity table as `e`), with their values.
-    public func recordDeletes(where condition: String) -> String { record("delete", where: condition) }
+    package func recordDeletes(where condition: String) -> String { record("delete", where: condition) }
 
     private func record(_ type: String, where condition: String) -> String {
         let columns = names.joined(separator: ", ")
@@ -106,7 +106,7 @@ public struct EntityTables: Sendable {
 
     /// Deletes the records recorded as deletes in change rows above parameter 1 (a range scan of
     /// the change table, instead of evaluating the delete condition over the entity table again).
-    public var deleteRecorded: String {
+    package var deleteRecorded: String {
         "DELETE FROM \(table) WHERE \"id\" IN (SELECT \(recordID) FROM \(changeTable) WHERE \(changeID) > \(dialect.parameter(1)) AND \(type) = 'delete')"
     }
 }

@@ -6,12 +6,12 @@ import ImporterModel
 /// condition.
 extension ImporterModel.Expression {
     /// The SQL for the expression as a value; `column` renders an attribute reference.
-    public func sql(_ dialect: any SQLDialect, column: (String) -> String) -> String {
+    package func sql(_ dialect: any SQLDialect, column: (String) -> String) -> String {
         isCondition ? dialect.value(ofCondition: conditionSQL(dialect, column)) : valueSQL(dialect, column)
     }
 
     /// The SQL for the expression as a value, attributes as quoted column names.
-    public func sql(_ dialect: any SQLDialect) -> String {
+    package func sql(_ dialect: any SQLDialect) -> String {
         sql(dialect) { dialect.quoted($0) }
     }
 
@@ -68,7 +68,7 @@ extension ImporterModel.Expression {
     }
 
     /// A value as an SQL literal (text quoted with doubled quotes).
-    public static func literal(_ value: Value) -> String {
+    package static func literal(_ value: Value) -> String {
         switch value {
         case .null: "NULL"
         case .integer(let v): String(v)

@@ -7,7 +7,7 @@ import ImporterModel
 /// Invariant: whatever the dialect, a rendered query computes the values SQLite computes for the
 /// same model, typed as `Value`s (integers, doubles, text, NULL): sums are doubles (0.0 over no
 /// value), text orders by bytes, a division by zero is NULL.
-public protocol SQLDialect: Sendable {
+package protocol SQLDialect: Sendable {
     /// The placeholder of the `n`th (1-based) bound parameter.
     func parameter(_ n: Int) -> String
     /// `lhs` equals `rhs`, NULL equal to NULL.
@@ -65,12 +65,12 @@ public protocol SQLDialect: Sendable {
 extension SQLDialect {
     /// The name as a quoted identifier (both dialects quote alike). Callers pass validated names;
     /// quotes are doubled anyway.
-    public func quoted(_ name: String) -> String {
+    package func quoted(_ name: String) -> String {
         "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
     /// `CREATE TABLE name (…)`, one column (or table constraint) a line.
-    public func createTable(_ name: String, _ columns: [String], withoutRowID: Bool = false, ifNotExists: Bool = false) -> String {
+    package func createTable(_ name: String, _ columns: [String], withoutRowID: Bool = false, ifNotExists: Bool = false) -> String {
         "CREATE TABLE \(ifNotExists ? "IF NOT EXISTS " : "")\(name) (\n  \(columns.joined(separator: ",\n  "))\n)" + tableOptions(withoutRowID: withoutRowID)
     }
 }

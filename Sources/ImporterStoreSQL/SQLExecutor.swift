@@ -2,7 +2,7 @@ import ImporterModel
 
 /// Runs the shared SQL on one backend's connection, inside the store transaction the caller
 /// holds. Implementations may cache prepared statements by their text.
-public protocol SQLExecutor {
+package protocol SQLExecutor {
     /// The rows of a query, values decoded as `Value`s.
     func rows(_ sql: String, _ arguments: [Value]) throws -> [[Value]]
     /// Runs a statement that returns no rows.
@@ -13,12 +13,12 @@ public protocol SQLExecutor {
 
 extension SQLExecutor {
     /// The first column of the first row, or nil when there is no row.
-    public func scalar(_ sql: String, _ arguments: [Value] = []) throws -> Value? {
+    package func scalar(_ sql: String, _ arguments: [Value] = []) throws -> Value? {
         try rows(sql, arguments).first?.first
     }
 
     /// The first column of the first row as an integer (0 for none or NULL).
-    public func integer(_ sql: String, _ arguments: [Value] = []) throws -> Int64 {
+    package func integer(_ sql: String, _ arguments: [Value] = []) throws -> Int64 {
         try scalar(sql, arguments)?.integerValue ?? 0
     }
 }
@@ -26,7 +26,7 @@ extension SQLExecutor {
 extension Value {
     /// The value as a stored integer: integers as they are, whole reals (PostgreSQL sums come back
     /// as numerics), text parsed (PostgreSQL keeps metadata as text); nil otherwise.
-    public var integerValue: Int64? {
+    package var integerValue: Int64? {
         switch self {
         case .integer(let value): value
         case .real(let value): Int64(exactly: value)

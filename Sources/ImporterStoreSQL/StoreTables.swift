@@ -7,10 +7,10 @@ import ImporterModel
 ///
 /// Invariant: SQLite keeps the text of each statement in the store; the text stays the one stores
 /// were created with.
-public struct StoreTables: Sendable {
-    public let dialect: any SQLDialect
+package struct StoreTables: Sendable {
+    package let dialect: any SQLDialect
 
-    public init(dialect: any SQLDialect) {
+    package init(dialect: any SQLDialect) {
         self.dialect = dialect
     }
 
@@ -33,7 +33,7 @@ public struct StoreTables: Sendable {
     }
 
     /// The statements that create a new store's tables, in order.
-    public var create: [String] {
+    package var create: [String] {
         [
             dialect.createTable("importer_metadata", [column("key", text, "PRIMARY KEY"), column("value", dialect.metadataValueType)], withoutRowID: true),
             entityTable,
@@ -78,7 +78,7 @@ public struct StoreTables: Sendable {
 
     /// `importer_source`: one row per URL feed, its validators and what was last fetched (added to
     /// older stores by their migration, hence `IF NOT EXISTS`).
-    public var sourceTable: String {
+    package var sourceTable: String {
         let validators = [column("url", text, "PRIMARY KEY"), column("etag", text), column("last_modified", text), column("sha256", text)]
         return dialect.createTable("importer_source", validators + required(integer, "bytes", "status") + required(text, "fetched_at")
                                    + [column("transaction_number", integer)], ifNotExists: true)

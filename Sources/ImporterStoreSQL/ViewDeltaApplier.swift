@@ -8,11 +8,11 @@ import ImporterStore
 /// Invariant: after `apply`, the view's rows equal a full recomputation over the entity table,
 /// provided they did before (a delta that would make a group negative or leave a missing group is
 /// `ViewError.outOfSync`, and the caller's transaction rolls back).
-public struct ViewDeltaApplier {
-    public let sql: ViewSQL
-    public let executor: any SQLExecutor
+package struct ViewDeltaApplier {
+    package let sql: ViewSQL
+    package let executor: any SQLExecutor
 
-    public init(sql: ViewSQL, executor: any SQLExecutor) {
+    package init(sql: ViewSQL, executor: any SQLExecutor) {
         self.sql = sql
         self.executor = executor
     }
@@ -21,7 +21,7 @@ public struct ViewDeltaApplier {
 
     /// Applies the change rows with ids in `range`, counting what it did into `effect`: the delta
     /// computed by `ViewSQL.delta`'s `GROUP BY`.
-    public func apply(_ range: ClosedRange<Int64>, effect: inout ViewEffect) throws {
+    package func apply(_ range: ClosedRange<Int64>, effect: inout ViewEffect) throws {
         let oneTransaction = try Self.isOneTransaction(range, sql: sql, executor: executor)
         let bounds: [Value] = [.integer(range.lowerBound), .integer(range.upperBound)]
         try apply(deltas: try executor.rows(sql.delta(oneTransaction: oneTransaction), bounds), effect: &effect)
@@ -30,7 +30,7 @@ public struct ViewDeltaApplier {
     /// Applies delta rows laid out as `ViewSQL.delta`'s (one per group, from SQL or
     /// `ViewDeltaScan`), counting what it did into `effect`. The groups are read and updated
     /// `batch` at a time (one round trip each, not one per group).
-    public func apply(deltas: [[Value]], effect: inout ViewEffect) throws {
+    package func apply(deltas: [[Value]], effect: inout ViewEffect) throws {
         var lostExtremes: [[Value]] = []
         var updates: [[Value]] = []
         for chunk in Self.batches(deltas.filter { !isNeutral($0) }) {
@@ -98,7 +98,7 @@ public struct ViewDeltaApplier {
     }
 
     /// Whether the change rows with ids in `range` lie in one transaction (of `sql`'s entity).
-    public static func isOneTransaction(_ range: ClosedRange<Int64>, sql: ViewSQL, executor: any SQLExecutor) throws -> Bool {
+    package static func isOneTransaction(_ range: ClosedRange<Int64>, sql: ViewSQL, executor: any SQLExecutor) throws -> Bool {
         let bounds: [Value] = [.integer(range.lowerBound), .integer(range.upperBound)]
         let transactions = try executor.rows(sql.rangeTransactions, bounds).first
         return transactions.map { !$0[0].isNull && $0[0].isSame(as: $0[1]) } ?? false

@@ -16,10 +16,10 @@ import ImporterStore
 /// may thus differ from SQL's by records that change nothing in a view, never in what applying
 /// them gives. Memory grows with the groups touched, so `add` gives up (returns
 /// false) past `maximumGroups` and callers fall back to `ViewDeltaApplier`'s SQL.
-public struct ViewDeltaScan {
-    public let entity: EntityDescription
-    public let schemas: [ViewSQL]
-    public var maximumGroups = 100_000
+package struct ViewDeltaScan {
+    package let entity: EntityDescription
+    package let schemas: [ViewSQL]
+    package var maximumGroups = 100_000
     /// The names (stored or derived attributes) the views read, each once: the scan selects each
     /// over the after-image, then each over the before-image.
     private let names: [String]
@@ -28,7 +28,7 @@ public struct ViewDeltaScan {
     private var deltas: [Deltas]
 
     /// `schemas`: views of one entity (`entity`), in one dialect.
-    public init(entity: EntityDescription, schemas: [ViewSQL]) {
+    package init(entity: EntityDescription, schemas: [ViewSQL]) {
         var names: [String] = []
         func column(_ name: String) -> Int {
             if let index = names.firstIndex(of: name) { return index }
@@ -45,11 +45,11 @@ public struct ViewDeltaScan {
 
     /// Columns of a scan row: whether the record leaves a group (1/0), whether it enters one, then
     /// the names over the after-image, then over the before-image.
-    public var width: Int { 2 + 2 * names.count }
+    package var width: Int { 2 + 2 * names.count }
 
     /// The scan of the change rows with ids in parameters 1...2. `oneTransaction`: the range lies in
     /// one transaction, so each record has at most one change row there (no first/last per record).
-    public func query(oneTransaction: Bool, dialect: any SQLDialect) -> String {
+    package func query(oneTransaction: Bool, dialect: any SQLDialect) -> String {
         let scan = ChangeScanSQL(entity: entity, dialect: dialect, oneTransaction: oneTransaction,
                                  attributes: schemas.reduce(into: Set<String>()) { $0.formUnion($1.view.storedAttributes(of: entity)) })
         let images = [scan.afterImage, scan.beforeImage].flatMap { image in
@@ -60,7 +60,7 @@ public struct ViewDeltaScan {
 
     /// Adds one scan row (`width` values); false when the views touch more than `maximumGroups`
     /// groups (the scan's deltas are then incomplete).
-    public mutating func add(_ row: [Value]) -> Bool {
+    package mutating func add(_ row: [Value]) -> Bool {
         let leaves = row[0].integerValue == 1, enters = row[1].integerValue == 1
         for view in schemas.indices {
             if leaves && enters && !changes(row, view: view) { continue }
@@ -88,7 +88,7 @@ public struct ViewDeltaScan {
 
     /// The delta rows of the view at `index` in `schemas`: groups, then the change in records, then
     /// per aggregate its delta columns (see `ViewSQL.delta`).
-    public func deltaRows(_ index: Int) -> [[Value]] {
+    package func deltaRows(_ index: Int) -> [[Value]] {
         zip(deltas[index].keys, deltas[index].accumulators).map { key, accumulator in
             key.values + [.integer(accumulator.rows)] + accumulator.states.flatMap(\.deltaColumns)
         }

@@ -15,8 +15,8 @@ import ImporterStore
 ///
 /// Views grouped by the same expressions (in any order) share a grouping set; the sets are told
 /// apart by `GROUPING(…)` over every distinct group expression (one bit each, at most 31).
-public struct ViewDeltaSets {
-    public let schemas: [ViewSQL]
+package struct ViewDeltaSets {
+    package let schemas: [ViewSQL]
     /// Every distinct group expression of the views, in the order met.
     private let expressions: [String]
     /// Per view, the positions in `expressions` of its groups, in its group order.
@@ -30,7 +30,7 @@ public struct ViewDeltaSets {
 
     /// Nil unless `schemas` are views of one entity whose distinct group expressions `GROUPING(…)`
     /// can number (at most 31).
-    public init?(schemas: [ViewSQL]) {
+    package init?(schemas: [ViewSQL]) {
         guard let entity = schemas.first?.entity.name, schemas.allSatisfy({ $0.entity.name == entity }) else { return nil }
         var expressions: [String] = []
         groupPositions = schemas.map { schema in
@@ -60,7 +60,7 @@ public struct ViewDeltaSets {
 
     /// The statement over the change rows with ids in parameters 1...2. Columns: `GROUPING(…)` of
     /// every group expression, the expressions, then each view's `ViewSQL.deltaAggregates`.
-    public func query(oneTransaction: Bool) -> String {
+    package func query(oneTransaction: Bool) -> String {
         guard let first = schemas.first else { return "" }
         let attributes = schemas.reduce(into: Set<String>()) { $0.formUnion($1.view.storedAttributes(of: $1.entity)) }
         let grouped = schemas.reduce(into: Set<String>()) { $0.formUnion($1.view.groupedAttributes(of: $1.entity)) }
@@ -72,7 +72,7 @@ public struct ViewDeltaSets {
 
     /// The rows of `query` split by view: for each view of `schemas`, its delta rows (groups in its
     /// order, then its aggregates' delta columns).
-    public func deltaRows(_ rows: [[Value]]) throws -> [[[Value]]] {
+    package func deltaRows(_ rows: [[Value]]) throws -> [[[Value]]] {
         // GROUPING(e1, …, en) sets bit n-1-i when e_i is not grouped in the row's set.
         let all = (1 << expressions.count) - 1
         let maskOfSet = sets.map { set in set.reduce(all) { $0 & ~(1 << (expressions.count - 1 - $1)) } }

@@ -12,25 +12,25 @@ import ImporterStore
 /// keep their running sum and count in `importer_sum_<name>` and `importer_count_<name>`.
 /// Expressions (derived attributes) are rendered both over the entity table (rebuild) and over
 /// history images (replay), so both paths compute groups identically.
-public struct ViewSQL {
-    public let view: ViewDefinition
-    public let entity: EntityDescription
-    public let dialect: any SQLDialect
+package struct ViewSQL {
+    package let view: ViewDefinition
+    package let entity: EntityDescription
+    package let dialect: any SQLDialect
 
-    public init(view: ViewDefinition, entity: EntityDescription, dialect: any SQLDialect) {
+    package init(view: ViewDefinition, entity: EntityDescription, dialect: any SQLDialect) {
         self.view = view
         self.entity = entity
         self.dialect = dialect
     }
 
-    public var table: String { q(view.name) }
+    package var table: String { q(view.name) }
     static let rows = "importer_rows"
 
     func q(_ name: String) -> String { dialect.quoted(name) }
     func p(_ n: Int) -> String { dialect.parameter(n) }
     private var entityTable: String { q(entity.tableName) }
     /// The entity's change table (the same name in both backends).
-    public var changeTable: String { q("importer_change_" + entity.tableName) }
+    package var changeTable: String { q("importer_change_" + entity.tableName) }
     /// Views are replayed in write transactions, on stores brought to the current layout.
     private var columns: ChangeColumns { .current }
     private var changeID: String { q(columns.changeID) }
@@ -58,7 +58,7 @@ public struct ViewSQL {
         return types + [(integer, true)]
     }
 
-    public var createStatements: [String] {
+    package var createStatements: [String] {
         let columns = zip(allColumns, columnTypes).map { "\(q($0)) \($1.type)\($1.notNull ? " NOT NULL" : "")" }
         return [
             "CREATE TABLE \(table) (\n  \(columns.joined(separator: ",\n  "))\n)",
@@ -66,7 +66,7 @@ public struct ViewSQL {
         ]
     }
 
-    public var dropStatement: String { "DROP TABLE IF EXISTS \(table)" }
+    package var dropStatement: String { "DROP TABLE IF EXISTS \(table)" }
 
     /// An aggregate's argument ordered for `min`/`max` (see `SQLDialect.ordered`).
     private func extreme(_ aggregate: Aggregate, _ value: String) -> String {
@@ -95,10 +95,10 @@ public struct ViewSQL {
         return sql + " GROUP BY \(groups.joined(separator: ", "))"
     }
 
-    public var allColumns: [String] { view.storageColumns }
+    package var allColumns: [String] { view.storageColumns }
 
     /// Recomputes every group from the entity table into the view table (emptied first).
-    public var rebuild: [String] {
+    package var rebuild: [String] {
         [
             "DELETE FROM \(table)",
             "INSERT INTO \(table) (\(allColumns.map(q).joined(separator: ", "))) \(aggregateQuery(where: nil))",
@@ -106,7 +106,7 @@ public struct ViewSQL {
     }
 
     /// The full recomputation as a query (for `verify`).
-    public var recomputation: String { aggregateQuery(where: nil) }
+    package var recomputation: String { aggregateQuery(where: nil) }
 
     /// The full recomputation of the groups equal to the bound group values (parameters 1...n),
     /// for min/max groups that lost their extreme.
@@ -293,26 +293,26 @@ public struct ViewSQL {
             + "UPDATE \(table) SET \(assignments.joined(separator: ", ")) FROM importer_updates WHERE \(dialect.matchRowHandle("importer_updates.importer_handle"))"
     }
 
-    public var insertGroup: String {
+    package var insertGroup: String {
         "INSERT INTO \(table) (\(allColumns.map(q).joined(separator: ", "))) VALUES (\(allColumns.indices.map { p($0 + 1) }.joined(separator: ", ")))"
     }
 
     var deleteGroup: String { "DELETE FROM \(table) WHERE \(dialect.matchRowHandle(p(1)))" }
 
     /// The view's group and aggregate columns, rows ordered by group (text by bytes).
-    public var orderedRows: (columns: [String], sql: String) {
+    package var orderedRows: (columns: [String], sql: String) {
         let columns = view.groupBy + view.aggregates.map(\.name)
         let order = view.groupBy.map { dialect.ordered(q($0), type: type(of: $0)) }
         return (columns, "SELECT \(columns.map(q).joined(separator: ", ")) FROM \(table) ORDER BY \(order.joined(separator: ", "))")
     }
 
     /// Every storage column of every row.
-    public var allRows: String { "SELECT \(allColumns.map(q).joined(separator: ", ")) FROM \(table)" }
+    package var allRows: String { "SELECT \(allColumns.map(q).joined(separator: ", ")) FROM \(table)" }
 }
 
 extension ViewSQL {
     /// The view's SQL over the entity it reads among the store's `entities`.
-    public init(view: ViewDefinition, entities: [EntityDescription], dialect: any SQLDialect) throws(StoreError) {
+    package init(view: ViewDefinition, entities: [EntityDescription], dialect: any SQLDialect) throws(StoreError) {
         guard let entity = entities.first(where: { $0.name == view.entity }) else {
             throw StoreError.incompatibleModel(entity: view.entity, reason: "view \(view.name) reads an entity the store does not hold")
         }

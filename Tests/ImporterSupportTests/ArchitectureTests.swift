@@ -49,6 +49,22 @@ import Testing
         }
     }
 
+    /// What the product exports is public (the stages ImporterKit re-exports: the store handle, the
+    /// pipeline, history, views, reports); the backends, the sort and the metrics are reached only
+    /// inside the package (`Store.open`, the command line), so nothing of them is public.
+    @Test func backendsAndInternalsArePackageOnly() throws {
+        for target in ["ImporterStoreSQL", "ImporterStoreSQLite", "ImporterStorePostgres", "ImporterKeyOrder", "ImporterMetrics"] {
+            let directory = Self.sources.appendingPathComponent(target)
+            let files = try #require(FileManager.default.enumerator(atPath: directory.path)).compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
+            for file in files {
+                let lines = try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8).components(separatedBy: "\n")
+                for (index, line) in lines.enumerated() where line.split(separator: " ").contains("public") && !line.contains("//") {
+                    Issue.record("\(target)/\(file):\(index + 1) is public: \(line)")
+                }
+            }
+        }
+    }
+
     /// The write path is the backend's: an import's writing role is a feed writer and little more.
     @Test func importWritingHasAtMostSixRequirements() throws {
         let text = try String(contentsOf: Self.sources.appendingPathComponent("ImporterStore/Import/ImportTransaction.swift"), encoding: .utf8)

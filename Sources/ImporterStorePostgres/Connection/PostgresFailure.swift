@@ -4,16 +4,16 @@ import PostgresNIO
 
 /// An error the PostgreSQL server (or the connection to it) reported, with the statement that met
 /// it and the server's SQLSTATE (`23505`, `40P01`, …) when the server sent one.
-public struct PostgresFailure: Error, Sendable, CustomStringConvertible {
+package struct PostgresFailure: Error, Sendable, CustomStringConvertible {
     /// The server's SQLSTATE, nil for a client-side or connection failure.
-    public var sqlState: String?
-    public var message: String
+    package var sqlState: String?
+    package var message: String
     /// The statement (nil while connecting).
-    public var sql: String?
+    package var sql: String?
     /// The connection itself failed (closed, refused, reset), as opposed to one statement.
-    public var isConnectionFailure: Bool
+    package var isConnectionFailure: Bool
 
-    public init(sqlState: String?, message: String, sql: String?, isConnectionFailure: Bool = false) {
+    package init(sqlState: String?, message: String, sql: String?, isConnectionFailure: Bool = false) {
         self.sqlState = sqlState
         self.message = message
         self.sql = sql
@@ -67,7 +67,7 @@ public struct PostgresFailure: Error, Sendable, CustomStringConvertible {
         return "\(error)"
     }
 
-    public var description: String {
+    package var description: String {
         "PostgreSQL error \(sqlState ?? "(client)"): \(message)" + (sql.map { " (in: \($0.prefix(300)))" } ?? "")
     }
 

@@ -9,8 +9,8 @@ import ImporterStore
 /// Invariant: `description` never contains the password; the password comes from the URL, else
 /// `$PGPASSWORD`, else `~/.pgpass`, and the trusted CAs from `sslrootcert`, else
 /// `$PGSSLROOTCERT`, else `~/.postgresql/root.crt`, the way libpq finds them.
-public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
-    public enum SSLMode: String, Sendable {
+package struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
+    package enum SSLMode: String, Sendable {
         case disable, prefer, require, verifyCA = "verify-ca", verifyFull = "verify-full"
 
         /// Whether the server's certificate must chain to a trusted CA, whatever the CA file.
@@ -22,25 +22,25 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     /// compatibility: such a `require` acts as `verify-ca`).
     var verifiesCertificate: Bool { sslMode.verifiesCertificate || (sslMode == .require && sslRootCert != nil) }
 
-    public var host: String
-    public var port: Int
-    public var user: String
-    public var password: String?
-    public var database: String
-    public var schema: String
-    public var sslMode: SSLMode
+    package var host: String
+    package var port: Int
+    package var user: String
+    package var password: String?
+    package var database: String
+    package var schema: String
+    package var sslMode: SSLMode
     /// The PEM file of the CAs that verify the server's certificate; nil trusts the system's CAs
     /// (`sslrootcert=system`, or no file given and no `~/.postgresql/root.crt`).
-    public var sslRootCert: String?
+    package var sslRootCert: String?
 
     /// Whether `text` names a PostgreSQL store rather than an SQLite file.
-    public static func isPostgres(_ text: String) -> Bool {
+    package static func isPostgres(_ text: String) -> Bool {
         let lower = text.lowercased()
         return lower.hasPrefix("postgres://") || lower.hasPrefix("postgresql://")
     }
 
     /// Parses `text`; `schema` (from `--pg-schema`) overrides the URL's.
-    public init(parsing text: String, schema: String? = nil,
+    package init(parsing text: String, schema: String? = nil,
                 environment: [String: String] = ProcessInfo.processInfo.environment) throws(StoreError) {
         guard Self.isPostgres(text), let components = URLComponents(string: text) else {
             throw StoreError.invalidLocation(location: Self.redacted(text), reason: "not a postgres://user@host:port/database URL")
@@ -71,7 +71,7 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The store as named in messages: no password.
-    public var description: String {
+    package var description: String {
         "postgres://\(user)@\(host):\(port)/\(database)" + (schema == "public" ? "" : "?schema=\(schema)")
     }
 

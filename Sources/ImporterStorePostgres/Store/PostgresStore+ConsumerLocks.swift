@@ -8,13 +8,13 @@ import ImporterStore
 extension PostgresStore: ConsumerLocking {
     private var consumerLockKeys: [Value] { [.text("importer-deliver:" + location.schema)] }
 
-    public func tryLockConsumer(_ name: String) throws(StoreError) -> Bool {
+    package func tryLockConsumer(_ name: String) throws(StoreError) -> Bool {
         try mapErrors {
             try connection.integer("SELECT pg_try_advisory_lock(hashtext($1), hashtext($2))::int", consumerLockKeys + [.text(name)]) == 1
         }
     }
 
-    public func unlockConsumer(_ name: String) {
+    package func unlockConsumer(_ name: String) {
         _ = try? connection.rows("SELECT pg_advisory_unlock(hashtext($1), hashtext($2))", consumerLockKeys + [.text(name)])
     }
 }

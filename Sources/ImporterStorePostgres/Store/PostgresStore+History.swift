@@ -11,7 +11,7 @@ extension PostgresStore {
 
     static func int(_ value: Value) -> Int64 { value.integerValue ?? 0 }
 
-    public func forEachChange(after: Int64, through: Int64, filter: ChangeFilter, limit: Int?, _ body: (Change) throws -> Void) throws {
+    package func forEachChange(after: Int64, through: Int64, filter: ChangeFilter, limit: Int?, _ body: (Change) throws -> Void) throws {
         var remaining = limit ?? .max
         guard remaining > 0 else { return }
         let ranges = try connection.rows("""
@@ -53,7 +53,7 @@ extension PostgresStore {
 
 extension PostgresStore {
     /// The largest id assigned (ids only grow), an upper bound of the record count.
-    public func recordCountUpperBound(of entity: EntityDescription) throws(StoreError) -> Int64 {
+    package func recordCountUpperBound(of entity: EntityDescription) throws(StoreError) -> Int64 {
         try mapErrors { try connection.integer("SELECT coalesce(max(\"id\"), 0) FROM \(PostgresEntitySchema(entity: entity).table)") }
     }
 }

@@ -15,7 +15,7 @@ extension PostgresStore: ReadOnlyQuerying {
         "vacuum", "reindex", "cluster", "comment", "lock", "call", "do", "refresh", "security", "import", "reset", "set",
     ]
 
-    public func query(_ sql: String, parameters: [String: String], columns: ([String]) throws -> Void, row: ([Value]) throws -> Void) throws {
+    package func query(_ sql: String, parameters: [String: String], columns: ([String]) throws -> Void, row: ([Value]) throws -> Void) throws {
         let named = try NamedParameters(sql)
         if let missing = named.names.first(where: { parameters[$0] == nil }) {
             throw QueryError.parameters(.missing(missing))

@@ -4,7 +4,7 @@ import ImporterStore
 
 /// Imports and the records of an entity.
 extension PostgresStore {
-    public func beginImport(_ entities: [EntityDescription]) throws -> any ImportTransaction {
+    package func beginImport(_ entities: [EntityDescription]) throws -> any ImportTransaction {
         try PostgresImportTransaction(store: self, entities: entities)
     }
 }
@@ -12,7 +12,7 @@ extension PostgresStore {
 extension PostgresStore {
     /// Streams the records through a server-side cursor (inside the caller's transaction), a page
     /// at a time.
-    public func forEachRecord(of entity: EntityDescription, _ body: (Int64, [Value]) throws -> Void) throws {
+    package func forEachRecord(of entity: EntityDescription, _ body: (Int64, [Value]) throws -> Void) throws {
         let schema = PostgresEntitySchema(entity: entity)
         try connection.execute("DECLARE importer_records NO SCROLL CURSOR FOR SELECT \"id\", \(schema.names.joined(separator: ", ")) FROM \(schema.table) ORDER BY \(schema.keyColumns.joined(separator: ", "))")
         defer { try? connection.execute("CLOSE importer_records") }

@@ -6,19 +6,19 @@ import ImporterStoreSQL
 /// in the store's schema; what PostgreSQL does its own way: entity tables by
 /// `PostgresEntitySchema`, no `importer_source` before schema 3.
 extension PostgresStore: SQLBackend {
-    public var executor: any SQLExecutor { PostgresExecutor(connection: connection) }
-    public var dialect: any SQLDialect { PostgresDialect() }
-    public var storesRekeyedCounts: Bool { true }
-    public var storesSourceStates: Bool { schemaVersion >= 3 }
+    package var executor: any SQLExecutor { PostgresExecutor(connection: connection) }
+    package var dialect: any SQLDialect { PostgresDialect() }
+    package var storesRekeyedCounts: Bool { true }
+    package var storesSourceStates: Bool { schemaVersion >= 3 }
 
-    public func createStatements(for entity: EntityDescription) -> [String] { PostgresEntitySchema(entity: entity).createStatements }
+    package func createStatements(for entity: EntityDescription) -> [String] { PostgresEntitySchema(entity: entity).createStatements }
 
-    public func tableExists(named name: String) throws -> Bool {
+    package func tableExists(named name: String) throws -> Bool {
         try connection.integer("SELECT count(*) FROM pg_tables WHERE schemaname = current_schema() AND lower(tablename) = lower($1)", [.text(name)]) > 0
     }
 
     /// The shared counts, with the schema version and the size of the store's tables.
-    public func statusCounts() throws(StoreError) -> StoreCounts {
+    package func statusCounts() throws(StoreError) -> StoreCounts {
         try mapErrors {
             var counts = try commonStatusCounts()
             counts.schemaVersion = Int(try storedSchemaVersion())
@@ -30,19 +30,19 @@ extension PostgresStore: SQLBackend {
         }
     }
 
-    public func reloadEntities() throws(StoreError) {
+    package func reloadEntities() throws(StoreError) {
         try mapErrors { entities = try registeredEntities() }
     }
 
     /// Makes the store hold `wanted` (creating or migrating their tables), inside a write
     /// transaction so that a failed import also undoes it.
-    public func ensureEntities(_ wanted: [EntityDescription]) throws {
+    package func ensureEntities(_ wanted: [EntityDescription]) throws {
         entities = try registerEntities(wanted)
     }
 
     /// Rebuilds each view by one `INSERT … SELECT … GROUP BY`: the server aggregates, spilling to
     /// disk when it must.
-    public func rebuildViews(_ views: [ViewDefinition]) throws(StoreError) {
+    package func rebuildViews(_ views: [ViewDefinition]) throws(StoreError) {
         for view in views {
             let sql = try viewSQL(view)
             try mapErrors { for statement in sql.rebuild { try connection.execute(statement) } }

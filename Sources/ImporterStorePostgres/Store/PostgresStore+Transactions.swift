@@ -10,7 +10,7 @@ extension PostgresStore {
     /// How often a waiting writer retries the advisory lock.
     static let lockPollMilliseconds = 50
 
-    public func write<T>(_ body: () throws -> TransactionCompletion<T>) throws -> T {
+    package func write<T>(_ body: () throws -> TransactionCompletion<T>) throws -> T {
         try begin("BEGIN ISOLATION LEVEL READ COMMITTED")
         do {
             try takeWriterLock()
@@ -33,7 +33,7 @@ extension PostgresStore {
         }
     }
 
-    public func read<T>(_ body: () throws -> T) throws -> T {
+    package func read<T>(_ body: () throws -> T) throws -> T {
         try begin("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         do {
             let result = try body()
@@ -46,7 +46,7 @@ extension PostgresStore {
     }
 
     /// A value that changes when another process commits to the store (see `CommitNotifications`).
-    public func commitMarker() throws(StoreError) -> Int64 {
+    package func commitMarker() throws(StoreError) -> Int64 {
         if !commits.isListening {
             try mapErrors {
                 let channel = CommitNotifications.channel(schema: location.schema)

@@ -24,7 +24,7 @@ extension PostgresStore {
     static let resetParallel = "SELECT set_config(name, reset_val, true) FROM pg_settings "
         + "WHERE name IN ('parallel_setup_cost', 'parallel_tuple_cost', 'min_parallel_index_scan_size')"
 
-    public func applyViewChanges(_ views: [ViewDefinition], changes range: ClosedRange<Int64>, into effects: inout [ViewEffect]) throws(StoreError) {
+    package func applyViewChanges(_ views: [ViewDefinition], changes range: ClosedRange<Int64>, into effects: inout [ViewEffect]) throws(StoreError) {
         var schemas: [ViewSQL] = []
         for view in views { schemas.append(try viewSQL(view)) }
         var applied = effects

@@ -8,23 +8,23 @@ import ImporterStore
 /// Invariants: one writer per store at a time, through a transaction-level advisory lock keyed by
 /// the schema (`write`); readers use a REPEATABLE READ snapshot and never wait for it; every error
 /// is a `StoreError` naming the store by `location` (never its password).
-public final class PostgresStore {
-    public typealias Options = Store.Options
+package final class PostgresStore {
+    package typealias Options = Store.Options
 
-    public let location: PostgresLocation
-    public let options: Options
-    public private(set) var storeID = UUID()
-    public let directory: String? = nil
-    public internal(set) var entities: [EntityDescription] = []
+    package let location: PostgresLocation
+    package let options: Options
+    package private(set) var storeID = UUID()
+    package let directory: String? = nil
+    package internal(set) var entities: [EntityDescription] = []
     /// The schema version the store is read with (older only when opened read-only).
     var schemaVersion = PostgresStoreSchema.version
     /// The names of the change tables' own columns, as the store's schema version has them.
-    public var changeColumns: ChangeColumns { PostgresStoreSchema.changeColumns(version: schemaVersion) }
+    package var changeColumns: ChangeColumns { PostgresStoreSchema.changeColumns(version: schemaVersion) }
     let connection: BlockingConnection
     let commits = CommitNotifications()
 
     /// Connects to `location` and opens (or, as `options` say, creates) the store in its schema.
-    public init(location: PostgresLocation, options: Options = Options()) throws(StoreError) {
+    package init(location: PostgresLocation, options: Options = Options()) throws(StoreError) {
         self.location = location
         self.options = options
         connection = try BlockingConnection.connect(to: location)
@@ -43,18 +43,18 @@ public final class PostgresStore {
 
     deinit { connection.close() }
 
-    public var path: String { location.description }
+    package var path: String { location.description }
 
     /// The store error for an error met while using the store: connection failures are
     /// `unavailable`, server errors `database` errors carrying the SQL and SQLSTATE.
-    public func storeError(from error: any Error) -> StoreError {
+    package func storeError(from error: any Error) -> StoreError {
         if let error = error as? StoreError { return error }
         let failure = PostgresFailure(error, sql: nil)
         if failure.isConnectionFailure { return .unavailable(location: location.description, reason: "the connection was lost: \(failure.message)") }
         return .database(failure.databaseError)
     }
 
-    public func interrupt() {
+    package func interrupt() {
         connection.close()
     }
 }

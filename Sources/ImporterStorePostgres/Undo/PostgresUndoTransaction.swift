@@ -129,7 +129,7 @@ final class PostgresUndoTransaction: UndoTransaction {
 }
 
 extension PostgresStore {
-    public func beginUndo(_ entities: [EntityDescription]) throws -> any UndoTransaction {
+    package func beginUndo(_ entities: [EntityDescription]) throws -> any UndoTransaction {
         try PostgresUndoTransaction(store: self, entities: entities)
     }
 }

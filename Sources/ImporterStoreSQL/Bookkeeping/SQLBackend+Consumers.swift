@@ -7,20 +7,20 @@ import ImporterStore
 extension SQLBackend {
     private var consumerColumns: String { Consumer.storedColumnNames.map(dialect.quoted).joined(separator: ", ") }
 
-    public func consumers() throws(StoreError) -> [Consumer] {
+    package func consumers() throws(StoreError) -> [Consumer] {
         try mapErrors {
             try executor.rows(#"SELECT \#(consumerColumns) FROM importer_consumer ORDER BY "kind", \#(dialect.bytewise(#""name""#))"#, [])
                 .compactMap(Consumer.init(storedRow:))
         }
     }
 
-    public func consumer(named name: String) throws(StoreError) -> Consumer? {
+    package func consumer(named name: String) throws(StoreError) -> Consumer? {
         try mapErrors {
             try executor.rows(#"SELECT \#(consumerColumns) FROM importer_consumer WHERE "name" = \#(p(1))"#, [.text(name)]).first.flatMap(Consumer.init(storedRow:))
         }
     }
 
-    public func insertConsumer(_ consumer: Consumer) throws(StoreError) -> Bool {
+    package func insertConsumer(_ consumer: Consumer) throws(StoreError) -> Bool {
         let values = consumer.storedRow.indices.map { p($0 + 1) }.joined(separator: ", ")
         return try mapErrors {
             try executor.affected(#"INSERT INTO importer_consumer (\#(consumerColumns)) VALUES (\#(values)) ON CONFLICT ("name") DO NOTHING"#,
@@ -28,11 +28,11 @@ extension SQLBackend {
         }
     }
 
-    public func deleteConsumer(named name: String) throws(StoreError) -> Bool {
+    package func deleteConsumer(named name: String) throws(StoreError) -> Bool {
         try mapErrors { try executor.affected(#"DELETE FROM importer_consumer WHERE "name" = \#(p(1))"#, [.text(name)]) == 1 }
     }
 
-    public func setConsumerToken(_ name: String, to number: Int64, replayedAt: String?) throws(StoreError) -> Bool {
+    package func setConsumerToken(_ name: String, to number: Int64, replayedAt: String?) throws(StoreError) -> Bool {
         try mapErrors {
             try executor.affected(#"""
                 UPDATE importer_consumer SET "token_number" = \#(p(2)), "last_replay_at" = coalesce(\#(p(3)), "last_replay_at") WHERE "name" = \#(p(1))
@@ -40,7 +40,7 @@ extension SQLBackend {
         }
     }
 
-    public func advanceConsumerToken(_ name: String, from: Int64, to: Int64, at timestamp: String) throws(StoreError) -> Bool {
+    package func advanceConsumerToken(_ name: String, from: Int64, to: Int64, at timestamp: String) throws(StoreError) -> Bool {
         try mapErrors {
             try executor.affected(#"""
                 UPDATE importer_consumer SET "token_number" = \#(p(3)), "last_replay_at" = \#(p(4)) WHERE "name" = \#(p(1)) AND "token_number" = \#(p(2))

@@ -6,7 +6,7 @@ import ImporterStore
 /// `importer_transaction_entity` (its counts and change-id range per entity) and the change tables,
 /// whose rows of one transaction and entity are a contiguous range of ids.
 extension SQLBackend {
-    public func transactions(after: Int64, through: Int64, limit: Int?) throws(StoreError) -> [HistoryTransaction] {
+    package func transactions(after: Int64, through: Int64, limit: Int?) throws(StoreError) -> [HistoryTransaction] {
         try mapErrors {
             let counts = #""inserted", "updated", "deleted", "unchanged", "rejected", "duplicates", \#(storesRekeyedCounts ? #""rekeyed""# : "0")"#
             var sql = """
@@ -41,7 +41,7 @@ extension SQLBackend {
                             duplicates: count(5), rekeyed: count(6))
     }
 
-    public func lastTransaction(before timestamp: String) throws(StoreError) -> Int64? {
+    package func lastTransaction(before timestamp: String) throws(StoreError) -> Int64? {
         try mapErrors {
             try executor.scalar(#"SELECT max("number") FROM importer_transaction WHERE "timestamp" < \#(p(1))"#, [.text(timestamp)])?.integerValue
         }
@@ -49,7 +49,7 @@ extension SQLBackend {
 
     /// The ids of `entity`'s change rows for the transactions `after < number <= through`, or nil
     /// when there are none.
-    public func changeRange(of entity: String, after: Int64, through: Int64) throws(StoreError) -> ClosedRange<Int64>? {
+    package func changeRange(of entity: String, after: Int64, through: Int64) throws(StoreError) -> ClosedRange<Int64>? {
         let row = try mapErrors {
             try executor.rows("""
                 SELECT min("first_change_id"), max("last_change_id") FROM importer_transaction_entity
@@ -60,7 +60,7 @@ extension SQLBackend {
         return low...high
     }
 
-    public func transactionsTouching(_ entity: EntityDescription, recordIDs: [Int64], after number: Int64) throws(StoreError) -> [Int64] {
+    package func transactionsTouching(_ entity: EntityDescription, recordIDs: [Int64], after number: Int64) throws(StoreError) -> [Int64] {
         guard !recordIDs.isEmpty else { return [] }
         let tables = tables(of: entity)
         let ids = dialect.isOneOf(tables.recordID, recordIDs, parameter: 2)
@@ -74,7 +74,7 @@ extension SQLBackend {
 
     /// Deletes the history of the transactions up to `through` (their change rows by id range) and
     /// records the purged boundary.
-    public func purgeHistory(through: Int64) throws(StoreError) -> (transactions: Int, changes: Int) {
+    package func purgeHistory(through: Int64) throws(StoreError) -> (transactions: Int, changes: Int) {
         try mapErrors {
             let sql = executor
             var changes = 0

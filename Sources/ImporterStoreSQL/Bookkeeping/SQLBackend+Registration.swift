@@ -9,7 +9,7 @@ import ImporterStore
 /// column, `EntityMigration`): anything that could lose data is refused with the reason.
 extension SQLBackend {
     /// The registered entities, in the order they were registered.
-    public func registeredEntities() throws -> [EntityDescription] {
+    package func registeredEntities() throws -> [EntityDescription] {
         let decoder = JSONDecoder()
         return try executor.rows(#"SELECT "definition" FROM importer_entity ORDER BY \#(registrationOrder)"#, []).compactMap { row in
             guard case .text(let json) = row[0] else { return nil }
@@ -20,7 +20,7 @@ extension SQLBackend {
     /// Creates or migrates the tables of `wanted` so the store matches them, and registers them;
     /// returns the store's entities afterwards. Inside a write transaction, so that a failed import
     /// also undoes it.
-    public func registerEntities(_ wanted: [EntityDescription]) throws -> [EntityDescription] {
+    package func registerEntities(_ wanted: [EntityDescription]) throws -> [EntityDescription] {
         let registered = try registeredEntities()
         var changed = false
         for entity in wanted {
@@ -45,7 +45,7 @@ extension SQLBackend {
         return changed ? try registeredEntities() : registered
     }
 
-    public func registeredViews() throws(StoreError) -> [ViewDefinition] {
+    package func registeredViews() throws(StoreError) -> [ViewDefinition] {
         try mapErrors {
             try executor.rows(#"SELECT "definition" FROM importer_view ORDER BY \#(dialect.bytewise(#""name""#))"#, []).compactMap { row in
                 try row[0].stringValue.map(Self.view(fromDefinition:))
@@ -55,7 +55,7 @@ extension SQLBackend {
 
     /// Creates `view`'s table (dropping an older one) and registers it; a table of that name that
     /// is not a registered view is refused unless `replacing`.
-    public func installView(_ view: ViewDefinition, replacing: Bool) throws(StoreError) {
+    package func installView(_ view: ViewDefinition, replacing: Bool) throws(StoreError) {
         let sql = try viewSQL(view)
         try mapErrors {
             if try tableExists(named: view.name), !replacing {
@@ -72,27 +72,27 @@ extension SQLBackend {
     }
 
     /// The SQL of `view` over the store's entities, in this backend's dialect.
-    public func viewSQL(_ view: ViewDefinition) throws(StoreError) -> ViewSQL {
+    package func viewSQL(_ view: ViewDefinition) throws(StoreError) -> ViewSQL {
         try ViewSQL(view: view, entities: entities, dialect: dialect)
     }
 
-    public func viewRows(_ view: ViewDefinition) throws(StoreError) -> [[Value]: [Value]] {
+    package func viewRows(_ view: ViewDefinition) throws(StoreError) -> [[Value]: [Value]] {
         let sql = try viewSQL(view)
         return try mapErrors { Self.keyed(try executor.rows(sql.allRows, []), groups: view.groupBy.count) }
     }
 
-    public func recomputedViewRows(_ view: ViewDefinition) throws(StoreError) -> [[Value]: [Value]] {
+    package func recomputedViewRows(_ view: ViewDefinition) throws(StoreError) -> [[Value]: [Value]] {
         let sql = try viewSQL(view)
         return try mapErrors { Self.keyed(try executor.rows(sql.recomputation, []), groups: view.groupBy.count) }
     }
 
-    public func orderedViewRows(_ view: ViewDefinition) throws(StoreError) -> (columns: [String], rows: [[Value]]) {
+    package func orderedViewRows(_ view: ViewDefinition) throws(StoreError) -> (columns: [String], rows: [[Value]]) {
         let (columns, sql) = try viewSQL(view).orderedRows
         return (columns, try mapErrors { try executor.rows(sql, []) })
     }
 
     /// Applies the changes view by view, each delta grouped by SQL (`ViewSQL.delta`).
-    public func applyViewChanges(_ views: [ViewDefinition], changes range: ClosedRange<Int64>, into effects: inout [ViewEffect]) throws(StoreError) {
+    package func applyViewChanges(_ views: [ViewDefinition], changes range: ClosedRange<Int64>, into effects: inout [ViewEffect]) throws(StoreError) {
         var applied = effects
         for (index, view) in views.enumerated() {
             let applier = ViewDeltaApplier(sql: try viewSQL(view), executor: executor)

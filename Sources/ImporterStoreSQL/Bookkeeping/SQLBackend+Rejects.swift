@@ -6,19 +6,19 @@ import ImporterStore
 /// and rejects nothing still writes nothing.
 extension SQLBackend {
     /// The columns a reject is stored in, in the order of `rejectRow`.
-    public static var rejectColumns: String {
+    package static var rejectColumns: String {
         #""run", "created_at", "source", "line", "column", "record", "path", "entity", "attribute", "reason", "value""#
     }
 
     /// Allocates the next run number, inside the run's write transaction.
-    public func allocateRejectRun() throws -> Int64 {
+    package func allocateRejectRun() throws -> Int64 {
         let next = try metadataInteger("last_run_number") + 1
         try setMetadata([("last_run_number", dialect.metadataValue(next))])
         return next
     }
 
     /// A reject's stored values (see `rejectColumns`), its text passed through `text`.
-    public static func rejectRow(_ reject: Reject, run: Int64, at timestamp: String, text: (String) -> Value = Value.text) -> [Value] {
+    package static func rejectRow(_ reject: Reject, run: Int64, at timestamp: String, text: (String) -> Value = Value.text) -> [Value] {
         [.integer(run), .text(timestamp), text(reject.location.source), .integer(Int64(reject.location.line)),
          .integer(Int64(reject.location.column)), reject.location.recordIndex.map { .integer(Int64($0)) } ?? .null,
          reject.location.path.map(text) ?? .null, .text(reject.entity), reject.attribute.map(Value.text) ?? .null,
@@ -26,11 +26,11 @@ extension SQLBackend {
     }
 
     /// Records that the rejects of `run` belong to history transaction `transaction`.
-    public func tagRejects(run: Int64, transaction: Int64) throws {
+    package func tagRejects(run: Int64, transaction: Int64) throws {
         try executor.execute(#"UPDATE importer_reject SET "transaction_number" = \#(p(2)) WHERE "run" = \#(p(1))"#, [.integer(run), .integer(transaction)])
     }
 
-    public func rejectRuns() throws(StoreError) -> [RejectRunSummary] {
+    package func rejectRuns() throws(StoreError) -> [RejectRunSummary] {
         try mapErrors {
             try executor.rows("""
                 SELECT "run", max("transaction_number"), min("created_at"), count(*), \(dialect.distinctList(#""source""#))
@@ -44,7 +44,7 @@ extension SQLBackend {
     }
 
     /// The rejects of a run (the latest when nil), in the order they were met.
-    public func rejects(run: Int64?) throws(StoreError) -> (run: Int64?, rejects: [Reject]) {
+    package func rejects(run: Int64?) throws(StoreError) -> (run: Int64?, rejects: [Reject]) {
         try mapErrors {
             guard let number = try run ?? executor.scalar(#"SELECT max("run") FROM importer_reject"#)?.integerValue else { return (nil, []) }
             let rejects = try executor.rows("""
@@ -60,7 +60,7 @@ extension SQLBackend {
     }
 
     /// Deletes the rejects of one run, or all; returns how many (inside a write transaction).
-    public func clearRejects(run: Int64?) throws(StoreError) -> Int {
+    package func clearRejects(run: Int64?) throws(StoreError) -> Int {
         try mapErrors {
             guard let run else { return try executor.affected("DELETE FROM importer_reject", []) }
             return try executor.affected(#"DELETE FROM importer_reject WHERE "run" = \#(p(1))"#, [.integer(run)])
@@ -69,7 +69,7 @@ extension SQLBackend {
 
     /// The counts of `importer status` that both backends count alike; the backend adds its schema
     /// version and sizes.
-    public func commonStatusCounts() throws -> StoreCounts {
+    package func commonStatusCounts() throws -> StoreCounts {
         var counts = StoreCounts()
         counts.createdAt = try metadata("created_at")?.stringValue
         counts.purgedAt = try metadata("purged_at")?.stringValue

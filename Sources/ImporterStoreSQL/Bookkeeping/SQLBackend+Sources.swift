@@ -7,21 +7,21 @@ extension SQLBackend {
         #""url", "etag", "last_modified", "sha256", "bytes", "status", "fetched_at", "transaction_number""#
     }
 
-    public func sourceStates() throws(StoreError) -> [SourceState] {
+    package func sourceStates() throws(StoreError) -> [SourceState] {
         guard storesSourceStates else { return [] }
         return try mapErrors {
             try executor.rows(#"SELECT \#(Self.sourceColumns) FROM importer_source ORDER BY \#(dialect.bytewise(#""url""#))"#, []).map(Self.sourceState)
         }
     }
 
-    public func sourceState(url: String) throws(StoreError) -> SourceState? {
+    package func sourceState(url: String) throws(StoreError) -> SourceState? {
         guard storesSourceStates else { return nil }
         return try mapErrors {
             try executor.rows(#"SELECT \#(Self.sourceColumns) FROM importer_source WHERE "url" = \#(p(1))"#, [.text(url)]).first.map(Self.sourceState)
         }
     }
 
-    public func recordSourceState(_ state: SourceState) throws(StoreError) {
+    package func recordSourceState(_ state: SourceState) throws(StoreError) {
         let values: [Value] = [.text(state.url), state.etag.map(Value.text) ?? .null, state.lastModified.map(Value.text) ?? .null,
                                state.sha256.map(Value.text) ?? .null, .integer(state.bytes), .integer(Int64(state.status)),
                                .text(state.fetchedAt), state.transactionNumber.map(Value.integer) ?? .null]

@@ -9,7 +9,7 @@ extension SQLBackend {
     /// Writes the rows of history transaction `number` when something changed, and makes it the
     /// store's last; returns whether it wrote (a transaction that changed nothing leaves no trace).
     /// Inside the write transaction that made the changes.
-    public func recordTransaction(_ number: Int64, metadata: TransactionMetadata, entities: [(String, ChangeCounts, ClosedRange<Int64>?)]) throws -> Bool {
+    package func recordTransaction(_ number: Int64, metadata: TransactionMetadata, entities: [(String, ChangeCounts, ClosedRange<Int64>?)]) throws -> Bool {
         let totals = entities.reduce(ChangeCounts()) { $0 + $1.1 }
         guard totals.changes > 0 else { return false }
         let sql = executor
@@ -39,7 +39,7 @@ extension SQLBackend {
     /// deletes; the rest zero), and the range of their ids (nil when there are none). One scan,
     /// no grouping: `GROUP BY` the type sorted every change row of the run first, which in SQLite
     /// held about 30 bytes a row in memory at once (a 500,000-change reload: 15 MB more at its peak).
-    public func changeCounts(of entity: EntityDescription, after: Int64) throws -> (counts: ChangeCounts, changeIDs: ClosedRange<Int64>?) {
+    package func changeCounts(of entity: EntityDescription, after: Int64) throws -> (counts: ChangeCounts, changeIDs: ClosedRange<Int64>?) {
         let tables = tables(of: entity)
         let types = ["insert", "update", "delete"]
         let columns = types.map { type in

@@ -10,7 +10,7 @@ import ImporterStore
 ///
 /// Invariant: every statement here runs inside the store transaction the caller holds; those that
 /// write, inside a write transaction.
-public protocol SQLBackend: StoreIdentity, StoreTransactions {
+package protocol SQLBackend: StoreIdentity, StoreTransactions {
     /// Runs statements on the store's connection.
     var executor: any SQLExecutor { get }
     var dialect: any SQLDialect { get }
@@ -28,7 +28,7 @@ public protocol SQLBackend: StoreIdentity, StoreTransactions {
 
 extension SQLBackend {
     /// Runs `body`, translating the errors it throws into store errors (`storeError(from:)`).
-    public func mapErrors<T>(_ body: () throws -> T) throws(StoreError) -> T {
+    package func mapErrors<T>(_ body: () throws -> T) throws(StoreError) -> T {
         do { return try body() } catch { throw storeError(from: error) }
     }
 
@@ -36,7 +36,7 @@ extension SQLBackend {
     func p(_ n: Int) -> String { dialect.parameter(n) }
 
     /// `entity`'s tables, with the store's change-table layout.
-    public func tables(of entity: EntityDescription) -> EntityTables {
+    package func tables(of entity: EntityDescription) -> EntityTables {
         EntityTables(entity: entity, dialect: dialect, columns: changeColumns)
     }
 
@@ -50,17 +50,17 @@ extension SQLBackend {
     var registrationOrder: String { dialect.registrationOrder }
 
     /// The value of a key of `importer_metadata`, or nil when it is not set.
-    public func metadata(_ key: String) throws -> Value? {
+    package func metadata(_ key: String) throws -> Value? {
         try executor.scalar(#"SELECT "value" FROM importer_metadata WHERE "key" = \#(p(1))"#, [.text(key)])
     }
 
     /// An integer of `importer_metadata` (0 when unset).
-    public func metadataInteger(_ key: String) throws -> Int64 {
+    package func metadataInteger(_ key: String) throws -> Int64 {
         try metadata(key)?.integerValue ?? 0
     }
 
     /// Sets keys of `importer_metadata`, adding those not set yet.
-    public func setMetadata(_ pairs: [(key: String, value: Value)]) throws {
+    package func setMetadata(_ pairs: [(key: String, value: Value)]) throws {
         guard !pairs.isEmpty else { return }
         let rows = pairs.indices.map { "(\(p(2 * $0 + 1)), \(p(2 * $0 + 2)))" }.joined(separator: ", ")
         try executor.execute("""
@@ -69,11 +69,11 @@ extension SQLBackend {
             """, pairs.flatMap { [.text($0.key), $0.value] })
     }
 
-    public func lastTransactionNumber() throws(StoreError) -> Int64 {
+    package func lastTransactionNumber() throws(StoreError) -> Int64 {
         try mapErrors { try metadataInteger("last_transaction_number") }
     }
 
-    public func purgedThrough() throws(StoreError) -> Int64 {
+    package func purgedThrough() throws(StoreError) -> Int64 {
         try mapErrors { try metadataInteger("purged_through") }
     }
 }

@@ -13,7 +13,7 @@ private let heldConsumerLocks = Mutex<[String: Int32]>([:])
 extension SQLiteStore: ConsumerLocking {
     static func consumerLockPath(store: String, consumer: String) -> String { store + "-deliver-" + consumer }
 
-    public func tryLockConsumer(_ name: String) throws(StoreError) -> Bool {
+    package func tryLockConsumer(_ name: String) throws(StoreError) -> Bool {
         let file = Self.consumerLockPath(store: path, consumer: name)
         let result: Result<Bool, StoreError> = heldConsumerLocks.withLock { held in
             if held[file] != nil { return .success(false) }
@@ -37,7 +37,7 @@ extension SQLiteStore: ConsumerLocking {
         return try result.get()
     }
 
-    public func unlockConsumer(_ name: String) {
+    package func unlockConsumer(_ name: String) {
         let file = Self.consumerLockPath(store: path, consumer: name)
         heldConsumerLocks.withLock { held in
             guard let descriptor = held.removeValue(forKey: file) else { return }

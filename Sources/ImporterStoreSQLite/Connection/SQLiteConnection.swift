@@ -7,12 +7,12 @@ import ImporterModel
 /// A thin owner of a `sqlite3*` handle: opening, executing SQL, preparing statements, and
 /// transactions. It is not thread-safe; a `SQLiteConnection` belongs to one task at a time. The handle is
 /// closed on deinit, after all statements prepared from it are gone.
-public final class SQLiteConnection {
-    public let handle: OpaquePointer
-    public let path: String
+package final class SQLiteConnection {
+    package let handle: OpaquePointer
+    package let path: String
 
     /// Opens (and creates, if `create`) the database at `path`.
-    public init(path: String, create: Bool = true, readOnly: Bool = false) throws(SQLiteError) {
+    package init(path: String, create: Bool = true, readOnly: Bool = false) throws(SQLiteError) {
         var handle: OpaquePointer?
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         if readOnly {
@@ -32,7 +32,7 @@ public final class SQLiteConnection {
     }
 
     /// Opens a database read-only by an SQLite URI (`file:…?immutable=1`).
-    public init(uri: String) throws(SQLiteError) {
+    package init(uri: String) throws(SQLiteError) {
         var handle: OpaquePointer?
         let code = sqlite3_open_v2(uri, &handle, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE, nil)
         guard code == SQLITE_OK, let handle else {
@@ -45,7 +45,7 @@ public final class SQLiteConnection {
     }
 
     /// The URI that opens the file at `path` read-only and immutable (no locks, no `-shm`).
-    public static func immutableURI(_ path: String) -> String {
+    package static func immutableURI(_ path: String) -> String {
         var allowed = CharacterSet.urlPathAllowed
         allowed.remove(charactersIn: "?#%")
         let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
@@ -55,7 +55,7 @@ public final class SQLiteConnection {
     deinit { sqlite3_close_v2(handle) }
 
     /// Runs one or more SQL statements that take no arguments.
-    public func execute(_ sql: String) throws(SQLiteError) {
+    package func execute(_ sql: String) throws(SQLiteError) {
         var message: UnsafeMutablePointer<CChar>?
         let code = sqlite3_exec(handle, sql, nil, nil, &message)
         guard code == SQLITE_OK else {
@@ -69,16 +69,16 @@ public final class SQLiteConnection {
     }
 
     /// Runs one statement with arguments.
-    public func execute(_ sql: String, _ arguments: [Value]) throws(SQLiteError) {
+    package func execute(_ sql: String, _ arguments: [Value]) throws(SQLiteError) {
         try prepare(sql).execute(arguments)
     }
 
-    public func prepare(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+    package func prepare(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
         try SQLiteStatement(connection: self, sql: sql)
     }
 
     /// The first column of the first row, or nil when there is no row.
-    public func scalar(_ sql: String, _ arguments: [Value] = []) throws -> Value? {
+    package func scalar(_ sql: String, _ arguments: [Value] = []) throws -> Value? {
         let statement = try prepare(sql)
         defer { statement.reset() }
         statement.bind(arguments)
@@ -87,39 +87,39 @@ public final class SQLiteConnection {
 
     /// The first column of the first row as an integer: 0 when there is no row or the value is not
     /// an integer (`count(*)`, `max(…)` over no rows, a missing metadata key).
-    public func integer(_ sql: String, _ arguments: [Value] = []) throws -> Int64 {
+    package func integer(_ sql: String, _ arguments: [Value] = []) throws -> Int64 {
         if case .integer(let n)? = try scalar(sql, arguments) { return n }
         return 0
     }
 
-    public func rows(_ sql: String, _ arguments: [Value] = []) throws -> [[Value]] {
+    package func rows(_ sql: String, _ arguments: [Value] = []) throws -> [[Value]] {
         try prepare(sql).rows(arguments)
     }
 
     /// Rows changed by the last INSERT, UPDATE or DELETE.
-    public var changes: Int { Int(sqlite3_changes64(handle)) }
+    package var changes: Int { Int(sqlite3_changes64(handle)) }
 
-    public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+    package var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
     /// Makes the statement running on this connection (from another thread) fail with
     /// `SQLITE_INTERRUPT`, so that its transaction rolls back. Safe to call from any thread.
-    public func interrupt() {
+    package func interrupt() {
         sqlite3_interrupt(handle)
     }
 
-    public func setBusyTimeout(milliseconds: Int32) {
+    package func setBusyTimeout(milliseconds: Int32) {
         sqlite3_busy_timeout(handle, milliseconds)
     }
 
     /// `PRAGMA data_version`: changes when another connection commits to the file.
-    public func dataVersion() throws -> Int64 {
+    package func dataVersion() throws -> Int64 {
         try integer("PRAGMA data_version")
     }
 
     /// Runs `body` inside a transaction: `BEGIN IMMEDIATE` for writers (takes the write lock up front,
     /// waiting up to the busy timeout), `BEGIN` for readers. Commits when `body` returns, rolls back
     /// when it throws.
-    public func transaction<T>(immediate: Bool, _ body: () throws -> T) throws -> T {
+    package func transaction<T>(immediate: Bool, _ body: () throws -> T) throws -> T {
         try execute(immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
         do {
             let result = try body()

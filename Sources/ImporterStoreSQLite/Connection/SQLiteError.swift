@@ -4,21 +4,21 @@ import ImporterStore
 
 /// An error reported by libsqlite3: the primary and extended result codes, the message, and the SQL
 /// that was being prepared or run, if any.
-public struct SQLiteError: Error, CustomStringConvertible, Sendable {
+package struct SQLiteError: Error, CustomStringConvertible, Sendable {
     /// The extended result code (`SQLITE_BUSY_SNAPSHOT`, `SQLITE_CONSTRAINT_UNIQUE`, ...).
-    public let extendedCode: Int32
-    public let message: String
-    public let sql: String?
+    package let extendedCode: Int32
+    package let message: String
+    package let sql: String?
     /// The operating system's errno behind the failure (0 when none), for open and I/O errors.
-    public var systemErrno: Int32 = 0
+    package var systemErrno: Int32 = 0
 
     /// The primary result code (`SQLITE_BUSY`, `SQLITE_CONSTRAINT`, ...).
-    public var code: Int32 { extendedCode & 0xFF }
+    package var code: Int32 { extendedCode & 0xFF }
 
     /// True when another connection holds the lock this one needed, after the busy timeout.
-    public var isBusy: Bool { code == SQLITE_BUSY || code == SQLITE_LOCKED }
+    package var isBusy: Bool { code == SQLITE_BUSY || code == SQLITE_LOCKED }
 
-    public init(extendedCode: Int32, message: String, sql: String? = nil) {
+    package init(extendedCode: Int32, message: String, sql: String? = nil) {
         self.extendedCode = extendedCode
         self.message = message
         self.sql = sql
@@ -32,7 +32,7 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
         systemErrno = connection.map { sqlite3_system_errno($0) } ?? 0
     }
 
-    public var description: String {
+    package var description: String {
         var text = "SQLite error \(extendedCode): \(message)"
         if let sql { text += " (in: \(sql.prefix(200)))" }
         return text

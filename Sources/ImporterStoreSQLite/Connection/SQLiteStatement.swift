@@ -7,9 +7,9 @@ import ImporterModel
 /// Binding and stepping call the C API directly: this type is on the upsert hot path. Indices are
 /// 1-based for parameters and 0-based for result columns, as in SQLite. A statement must not outlive
 /// its connection; it is finalized on deinit.
-public final class SQLiteStatement {
-    public let handle: OpaquePointer
-    public let sql: String
+package final class SQLiteStatement {
+    package let handle: OpaquePointer
+    package let sql: String
     unowned let connection: SQLiteConnection
 
     init(connection: SQLiteConnection, sql: String) throws(SQLiteError) {
@@ -28,22 +28,22 @@ public final class SQLiteStatement {
     // MARK: Binding
 
     @inline(__always)
-    public func bindNull(_ index: Int32) {
+    package func bindNull(_ index: Int32) {
         sqlite3_bind_null(handle, index)
     }
 
     @inline(__always)
-    public func bind(_ value: Double, at index: Int32) {
+    package func bind(_ value: Double, at index: Int32) {
         sqlite3_bind_double(handle, index, value)
     }
 
     @inline(__always)
-    public func bind(_ value: Int64, at index: Int32) {
+    package func bind(_ value: Int64, at index: Int32) {
         sqlite3_bind_int64(handle, index, value)
     }
 
     /// Binds text that SQLite copies (`SQLITE_TRANSIENT`).
-    public func bind(_ value: String, at index: Int32) {
+    package func bind(_ value: String, at index: Int32) {
         // The UTF-8 length, not -1: a text holding U+0000 is bound whole.
         guard !value.isEmpty else {
             sqlite3_bind_text(handle, index, "", 0, importer_sqlite_transient())
@@ -60,13 +60,13 @@ public final class SQLiteStatement {
     /// Binds UTF-8 bytes that must stay valid and unchanged until the statement is reset or rebound
     /// (`SQLITE_STATIC`): no copy.
     @inline(__always)
-    public func bindText(_ bytes: UnsafePointer<UInt8>, count: Int, at index: Int32) {
+    package func bindText(_ bytes: UnsafePointer<UInt8>, count: Int, at index: Int32) {
         bytes.withMemoryRebound(to: CChar.self, capacity: count) {
             _ = sqlite3_bind_text(handle, index, $0, Int32(count), importer_sqlite_static())
         }
     }
 
-    public func bind(_ value: Value, at index: Int32) {
+    package func bind(_ value: Value, at index: Int32) {
         switch value {
         case .null: bindNull(index)
         case .integer(let v): bind(v, at: index)
@@ -75,7 +75,7 @@ public final class SQLiteStatement {
         }
     }
 
-    public func bind(_ values: [Value]) {
+    package func bind(_ values: [Value]) {
         for (offset, value) in values.enumerated() { bind(value, at: Int32(offset + 1)) }
     }
 
@@ -83,7 +83,7 @@ public final class SQLiteStatement {
 
     /// Steps once. Returns true when a row is available, false when the statement is done.
     @inline(__always)
-    public func step() throws(SQLiteError) -> Bool {
+    package func step() throws(SQLiteError) -> Bool {
         let code = sqlite3_step(handle)
         switch code {
         case SQLITE_ROW: return true
@@ -96,24 +96,24 @@ public final class SQLiteStatement {
     }
 
     @inline(__always)
-    public func reset() { sqlite3_reset(handle) }
+    package func reset() { sqlite3_reset(handle) }
 
     /// Runs the statement to completion with the given arguments, then resets it.
-    public func execute(_ arguments: [Value] = []) throws(SQLiteError) {
+    package func execute(_ arguments: [Value] = []) throws(SQLiteError) {
         defer { reset() }
         bind(arguments)
         while try step() {}
     }
 
     /// Runs the statement with the given arguments and calls `body` for each row, then resets it.
-    public func forEachRow(_ arguments: [Value] = [], _ body: (SQLiteStatement) throws -> Void) throws {
+    package func forEachRow(_ arguments: [Value] = [], _ body: (SQLiteStatement) throws -> Void) throws {
         defer { reset() }
         bind(arguments)
         while try step() { try body(self) }
     }
 
     /// The rows of the statement, each as an array of values.
-    public func rows(_ arguments: [Value] = []) throws -> [[Value]] {
+    package func rows(_ arguments: [Value] = []) throws -> [[Value]] {
         var result: [[Value]] = []
         try forEachRow(arguments) { row in
             result.append((0..<row.columnCount).map { row.value(at: $0) })
@@ -123,22 +123,22 @@ public final class SQLiteStatement {
 
     // MARK: Reading columns
 
-    public var columnCount: Int32 { sqlite3_column_count(handle) }
+    package var columnCount: Int32 { sqlite3_column_count(handle) }
 
-    public func columnName(_ index: Int32) -> String {
+    package func columnName(_ index: Int32) -> String {
         sqlite3_column_name(handle, index).map { String(cString: $0) } ?? ""
     }
 
     @inline(__always)
-    public func int64(at index: Int32) -> Int64 { sqlite3_column_int64(handle, index) }
+    package func int64(at index: Int32) -> Int64 { sqlite3_column_int64(handle, index) }
 
-    public func string(at index: Int32) -> String? {
+    package func string(at index: Int32) -> String? {
         // By length, not up to the first NUL: a text holding U+0000 reads back whole.
         guard let text = sqlite3_column_text(handle, index) else { return nil }
         return String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, index))), as: UTF8.self)
     }
 
-    public func value(at index: Int32) -> Value {
+    package func value(at index: Int32) -> Value {
         switch sqlite3_column_type(handle, index) {
         case SQLITE_NULL: return .null
         case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, index))

@@ -7,12 +7,12 @@ import ImporterStoreSQL
 /// Reading history in SQLite: the per-entity change streams merged in history order (listing,
 /// purging, the transactions that touched records and consumers are `SQLBackend`'s).
 extension SQLiteStore {
-    public func commitMarker() throws(StoreError) -> Int64 {
+    package func commitMarker() throws(StoreError) -> Int64 {
         try mapErrors { try connection.dataVersion() }
     }
 
     /// Merges the per-entity change streams by transaction number (entity order breaks ties).
-    public func forEachChange(after: Int64, through: Int64, filter: ChangeFilter, limit: Int?, _ body: (Change) throws -> Void) throws {
+    package func forEachChange(after: Int64, through: Int64, filter: ChangeFilter, limit: Int?, _ body: (Change) throws -> Void) throws {
         var remaining = limit ?? .max
         guard remaining > 0 else { return }
         var skipped = Set<Int64>()

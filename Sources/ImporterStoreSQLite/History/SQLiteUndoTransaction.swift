@@ -66,7 +66,7 @@ final class SQLiteUndoTransaction: UndoTransaction {
 }
 
 extension SQLiteStore {
-    public func beginUndo(_ entities: [EntityDescription]) throws -> any UndoTransaction {
+    package func beginUndo(_ entities: [EntityDescription]) throws -> any UndoTransaction {
         try SQLiteUndoTransaction(store: self, entities: entities)
     }
 }

@@ -136,11 +136,11 @@ final class SQLiteImportTransaction: ImportTransaction {
 }
 
 extension SQLiteStore {
-    public func beginImport(_ entities: [EntityDescription]) throws -> any ImportTransaction {
+    package func beginImport(_ entities: [EntityDescription]) throws -> any ImportTransaction {
         try SQLiteImportTransaction(store: self, entities: entities)
     }
 
-    public func forEachRecord(of entity: EntityDescription, _ body: (Int64, [Value]) throws -> Void) throws {
+    package func forEachRecord(of entity: EntityDescription, _ body: (Int64, [Value]) throws -> Void) throws {
         let columns = (["id"] + entity.attributes.map(\.name)).map(SQLIdentifier.quoted).joined(separator: ", ")
         let order = entity.uniqueKey.map(SQLIdentifier.quoted).joined(separator: ", ")
         try connection.prepare("SELECT \(columns) FROM \(SQLIdentifier.quoted(entity.tableName)) ORDER BY \(order)").forEachRow { row in

@@ -4,7 +4,7 @@ import ImporterModel
 
 extension AttributeType {
     /// The SQLite column type (and so the column affinity).
-    public var sqlType: String {
+    package var sqlType: String {
         switch self {
         case .text, .date, .datetime: "TEXT"
         case .integer, .boolean: "INTEGER"

@@ -4,7 +4,7 @@ import ImporterModel
 
 extension SQLIdentifier {
     /// The name as a quoted SQL identifier. Callers pass validated names; quotes are doubled anyway.
-    public static func quoted(_ name: String) -> String {
+    package static func quoted(_ name: String) -> String {
         "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }

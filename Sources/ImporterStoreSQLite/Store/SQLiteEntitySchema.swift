@@ -25,11 +25,11 @@ import ImporterStoreSQL
 ///
 /// The change table's layout and the statements both backends share are `EntityTables`'s; this
 /// adds SQLite's entity table, its guards, and the statements of the capture.
-public typealias SQLiteEntitySchema = EntityTables
+package typealias SQLiteEntitySchema = EntityTables
 
 extension EntityTables {
     /// The entity's tables in SQLite (`legacy` columns only for a store read as it is).
-    public init(entity: EntityDescription, columns: ChangeColumns = .current) {
+    package init(entity: EntityDescription, columns: ChangeColumns = .current) {
         self.init(entity: entity, dialect: SQLiteDialect(), columns: columns)
     }
 
@@ -42,7 +42,7 @@ extension EntityTables {
     }
 
     /// The entity table without its guard (benchmarks build their baseline on it).
-    public var createTableStatement: String { createTable(guarded: false) }
+    package var createTableStatement: String { createTable(guarded: false) }
 
     var createTable: String { createTable(guarded: true) }
 

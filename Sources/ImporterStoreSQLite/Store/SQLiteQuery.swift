@@ -8,7 +8,7 @@ import ImporterStoreSQL
 /// opened with `SQLITE_OPEN_READONLY` and `PRAGMA query_only = 1`, so any write is refused by
 /// SQLite whatever the SQL says (importer never parses it). One statement per call.
 extension SQLiteStore: ReadOnlyQuerying {
-    public func query(_ sql: String, parameters: [String: String], columns: ([String]) throws -> Void, row: ([Value]) throws -> Void) throws {
+    package func query(_ sql: String, parameters: [String: String], columns: ([String]) throws -> Void, row: ([Value]) throws -> Void) throws {
         let connection = try queryConnection()
         let statement = try Self.prepareOne(sql, on: connection)
         try Self.bind(parameters, to: statement)

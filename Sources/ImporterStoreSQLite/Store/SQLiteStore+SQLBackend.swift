@@ -7,19 +7,19 @@ import ImporterStoreSQL
 /// SQLite does its own way: entity tables by `SQLiteEntitySchema`, no `rekeyed` counts in stores of
 /// schema 1, no `importer_source` before schema 4.
 extension SQLiteStore: SQLBackend {
-    public var executor: any SQLExecutor { SQLiteExecutor(connection) }
-    public var dialect: any SQLDialect { SQLiteDialect() }
-    public var storesRekeyedCounts: Bool { schemaVersion >= 2 }
-    public var storesSourceStates: Bool { schemaVersion >= 4 }
+    package var executor: any SQLExecutor { SQLiteExecutor(connection) }
+    package var dialect: any SQLDialect { SQLiteDialect() }
+    package var storesRekeyedCounts: Bool { schemaVersion >= 2 }
+    package var storesSourceStates: Bool { schemaVersion >= 4 }
 
-    public func createStatements(for entity: EntityDescription) -> [String] { SQLiteEntitySchema(entity: entity).createStatements }
+    package func createStatements(for entity: EntityDescription) -> [String] { SQLiteEntitySchema(entity: entity).createStatements }
 
-    public func tableExists(named name: String) throws -> Bool {
+    package func tableExists(named name: String) throws -> Bool {
         try connection.integer("SELECT count(*) FROM sqlite_master WHERE name = ?1 COLLATE NOCASE AND type = 'table'", [.text(name)]) > 0
     }
 
     /// The shared counts, with SQLite's schema version (`user_version`) and file sizes.
-    public func statusCounts() throws(StoreError) -> StoreCounts {
+    package func statusCounts() throws(StoreError) -> StoreCounts {
         try mapErrors {
             var counts = try commonStatusCounts()
             counts.schemaVersion = Int(try connection.integer("PRAGMA user_version"))
@@ -32,7 +32,7 @@ extension SQLiteStore: SQLBackend {
 
     /// Makes the store hold `entities` (creating or migrating their tables), inside a write
     /// transaction so that a failed import also undoes it.
-    public func ensureEntities(_ entities: [EntityDescription]) throws {
+    package func ensureEntities(_ entities: [EntityDescription]) throws {
         self.entities = try registerEntities(entities)
     }
 }

@@ -8,7 +8,7 @@ import ImporterStoreSQL
 /// (`ViewAggregator`) or of its change rows (`ViewDeltaScan`), or SQL `GROUP BY` when there are too
 /// many groups to hold (registration is `SQLBackend`'s).
 extension SQLiteStore {
-    public func rebuildViews(_ views: [ViewDefinition]) throws(StoreError) {
+    package func rebuildViews(_ views: [ViewDefinition]) throws(StoreError) {
         var schemas: [ViewSQL] = []
         for view in views { schemas.append(try viewSQL(view)) }
         try mapErrors { try rebuild(schemas) }
@@ -33,7 +33,7 @@ extension SQLiteStore {
 
     /// Applies the changes to all the views of an entity from one scan of its change rows, or, when
     /// they touch too many groups to hold, view by view in SQL.
-    public func applyViewChanges(_ views: [ViewDefinition], changes range: ClosedRange<Int64>, into effects: inout [ViewEffect]) throws(StoreError) {
+    package func applyViewChanges(_ views: [ViewDefinition], changes range: ClosedRange<Int64>, into effects: inout [ViewEffect]) throws(StoreError) {
         var schemas: [ViewSQL] = []
         for view in views { schemas.append(try viewSQL(view)) }
         var applied = effects
@@ -71,7 +71,7 @@ extension SQLiteStore {
         return scan
     }
 
-    public func recordCountUpperBound(of entity: EntityDescription) throws(StoreError) -> Int64 {
+    package func recordCountUpperBound(of entity: EntityDescription) throws(StoreError) -> Int64 {
         try mapErrors { try SQLiteEntitySchema.lastAssignedID(entity.tableName, in: connection) }
     }
 }

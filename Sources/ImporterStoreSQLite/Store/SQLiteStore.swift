@@ -10,20 +10,20 @@ import ImporterStoreSQL
 /// It owns one connection and is used by one task at a time. Writers take the write lock
 /// up front (`BEGIN IMMEDIATE`), waiting up to the busy timeout; readers see a consistent snapshot.
 /// The store id (a UUID fixed at creation) binds tokens to this store.
-public final class SQLiteStore {
-    public typealias Options = Store.Options
+package final class SQLiteStore {
+    package typealias Options = Store.Options
 
-    public let path: String
+    package let path: String
     package let connection: SQLiteConnection
-    public let options: Options
-    public private(set) var storeID = UUID()
-    public var directory: String? { URL(fileURLWithPath: path).deletingLastPathComponent().path }
+    package let options: Options
+    package private(set) var storeID = UUID()
+    package var directory: String? { URL(fileURLWithPath: path).deletingLastPathComponent().path }
     /// The schema version the store is read with (older only when opened read-only).
     private(set) var schemaVersion = SQLiteStoreSchema.version
     /// The names of the change tables' own columns, as the store's schema version has them.
-    public var changeColumns: ChangeColumns { SQLiteStoreSchema.changeColumns(version: schemaVersion) }
+    package var changeColumns: ChangeColumns { SQLiteStoreSchema.changeColumns(version: schemaVersion) }
     /// The entities the store holds, as registered (the store's own model of itself).
-    public package(set) var entities: [EntityDescription] = []
+    package package(set) var entities: [EntityDescription] = []
     let transactionState = TransactionState()
     /// The records the open import has written, read by `importer_seen` (see `SeenRecords`).
     let seenRegistry = SeenRegistry()
@@ -32,7 +32,7 @@ public final class SQLiteStore {
     /// lock, that the path still names it (a failed first run removes the store it created).
     private let file: FileIdentity?
 
-    public init(path: String, options: Options = Options()) throws(StoreError) {
+    package init(path: String, options: Options = Options()) throws(StoreError) {
         self.path = path
         self.options = options
         if !options.create || options.readOnly, !FileManager.default.fileExists(atPath: path) {
@@ -80,7 +80,7 @@ public final class SQLiteStore {
     }
 
     /// The store error for an error thrown while using the store.
-    public func storeError(from error: any Error) -> StoreError {
+    package func storeError(from error: any Error) -> StoreError {
         Self.storeError(from: error, path: path, options: options)
     }
 
@@ -123,14 +123,14 @@ public final class SQLiteStore {
 
     /// Interrupts the statement running on the store (from any thread): it fails, and the
     /// transaction around it rolls back.
-    public func interrupt() {
+    package func interrupt() {
         connection.interrupt()
     }
 
     /// Runs `body` in a write transaction: takes the store's write lock up front (waiting up to the
     /// busy timeout, then `StoreError.locked` naming the holder), commits when `body` returns and
     /// rolls back when it throws. Every write to the store goes through here.
-    public func write<T>(_ body: () throws -> TransactionCompletion<T>) throws -> T {
+    package func write<T>(_ body: () throws -> TransactionCompletion<T>) throws -> T {
         do {
             try connection.execute("BEGIN IMMEDIATE")
         } catch {
@@ -169,7 +169,7 @@ public final class SQLiteStore {
 
     /// Runs `body` in a read transaction: one consistent snapshot of the store, never blocked by a
     /// writer, and refusing any write (`PRAGMA query_only`).
-    public func read<T>(_ body: () throws -> T) throws -> T {
+    package func read<T>(_ body: () throws -> T) throws -> T {
         do {
             // A read cannot write, whatever its snapshot is cast to: SQLite refuses every change
             // while `query_only` is on.
@@ -256,7 +256,7 @@ public final class SQLiteStore {
     }
 
     /// Re-reads the registered entities (after another process may have changed them).
-    public func reloadEntities() throws(StoreError) {
+    package func reloadEntities() throws(StoreError) {
         try mapErrors { entities = try registeredEntities() }
     }
 }

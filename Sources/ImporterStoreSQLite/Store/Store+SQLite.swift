@@ -2,7 +2,7 @@ import ImporterStore
 
 extension Store {
     /// Opens (or creates, as `options` say) the SQLite store at `path`.
-    public convenience init(path: String, options: Options = Options()) throws(StoreError) {
+    package convenience init(path: String, options: Options = Options()) throws(StoreError) {
         self.init(backend: try SQLiteStore(path: path, options: options))
     }
 
