@@ -120,7 +120,7 @@ let package = Package(
         // moved by compare-and-set after each transaction is received; stable delivery ids.
         .target(
             name: "ImporterDelivery",
-            dependencies: ["ImporterReports", "ImporterHistory", "ImporterFetch", "ImporterStore", "ImporterModel", "ImporterSupport",
+            dependencies: ["ImporterReports", "ImporterViews", "ImporterHistory", "ImporterFetch", "ImporterStore", "ImporterModel", "ImporterSupport",
                            .product(name: "AsyncHTTPClient", package: "async-http-client"),
                            .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "NIOCore", package: "swift-nio"),

@@ -23,13 +23,3 @@ extension StoreWriteTransaction {
     /// Deletes the rejects of one run, or all; returns how many.
     public func clearRejects(run: Int64?) throws -> Int { try rejects.clearRejects(run: run) }
 }
-
-/// A run number that kept no rejects.
-public struct UnknownRejectRun: Error, Sendable, CustomStringConvertible {
-    public var run: Int64
-    public var description: String { "no rejects kept for run \(run) (see importer rejects list)" }
-}
-
-extension UnknownRejectRun: ExitStatusError {
-    public var exitStatus: ExitStatus { .noInput }
-}
