@@ -29,9 +29,10 @@ extension XMLPath {
             }
         }
         let scope = namespaces(feed.namespaces, documentDefault: nil)
+        var depth: Int?
         if let records = feed.records, !records.isEmpty {
             do throws(XMLPathError) {
-                _ = try self.records(records, namespaces: scope)
+                depth = try self.records(records, namespaces: scope).count
             } catch {
                 problems.append("feed \(feed.name): \(error.message)")
             }
@@ -41,12 +42,19 @@ extension XMLPath {
         for field in feed.fields {
             for address in [field.constant == nil ? field.field : nil, field.sign?.field].compactMap({ $0 }) {
                 do throws(XMLPathError) {
-                    _ = try self.field(address, namespaces: scope)
+                    let parsed = try self.field(address, namespaces: scope)
+                    if let depth, parsed.up >= depth { throw XMLPathError(message: Self.aboveTheRoot(address, up: parsed.up, records: depth)) }
                 } catch {
                     problems.append("feed \(feed.name): attribute '\(field.attribute)': \(error.message)")
                 }
             }
         }
         return problems
+    }
+
+    /// Why `address` cannot be read: it climbs `up` levels from records `records` steps deep.
+    static func aboveTheRoot(_ address: String, up: Int, records: Int) -> String {
+        "field '\(address)' climbs \(up) level\(up == 1 ? "" : "s") from records \(records) element\(records == 1 ? "" : "s") deep: "
+            + "the record's ancestors are the \(records - 1) element\(records == 2 ? "" : "s") above it on the records path"
     }
 }

@@ -79,7 +79,10 @@ private func missMessage(_ text: String, records: String, namespaces: [String: S
 
     @Test func parsesEveryStepForm() throws {
         let namespaces = XMLPath.namespaces(["g": "urn:g"], documentDefault: "urn:d")
-        func parse(_ text: String) throws -> (elements: [XMLStep], attribute: XMLName?) { try XMLPath.field(text, namespaces: namespaces) }
+        func parse(_ text: String) throws -> (elements: [XMLStep], attribute: XMLName?) {
+            let parsed = try XMLPath.field(text, namespaces: namespaces)
+            return (parsed.elements, parsed.attribute)
+        }
         #expect(try parse("a").elements == [XMLStep(name: XMLName(localName: "a"))])
         #expect(try parse("xref[2]").elements == [XMLStep(name: XMLName(localName: "xref"), predicate: .position(2))])
         #expect(try parse("a[12]/b").elements.map(\.predicate) == [.position(12), nil])

@@ -65,8 +65,9 @@ struct XMLFieldTree {
     private(set) var textSlots: [Int] = []
     private(set) var attributes: [Attribute] = []
 
-    /// The tree of `fields`: each the element steps below the record, then an optional attribute.
-    init(fields: [(elements: [Step], attribute: Name?)] = []) {
+    /// The tree of `fields`: each the element steps below the record, then an optional attribute;
+    /// nil for a slot read elsewhere (an ancestor's attribute).
+    init(fields: [(elements: [Step], attribute: Name?)?] = []) {
         struct Building {
             var children: [Child] = []
             var textSlots: [Int] = []
@@ -74,6 +75,7 @@ struct XMLFieldTree {
         }
         var building = [Building()]
         for (slot, field) in fields.enumerated() {
+            guard let field else { continue }
             var node = 0
             for step in field.elements {
                 if let existing = building[node].children.first(where: { $0.step.same(as: step) }) {

@@ -37,7 +37,9 @@ struct XMLPathError: Error, Sendable {
 ///
 /// Field addresses (relative to the record element):
 ///
-///     address   := '@' name | step ('/' step)* ['/' '@' name]
+///     address   := '@' name | step ('/' step)* ['/' '@' name] | ('../')+ '@' name
+///     ../@time  := an attribute of the record's parent (`../../@id`: of its grandparent), read
+///                  when that ancestor's start tag is: ECB-style `<Cube time="…"><Cube currency=…/>`
 ///     step      := name [predicate]
 ///     predicate := '[' position ']'                          xref[2]
 ///                | '[' '@' name '=' quoted ']'                category[@label='Magnitude']
@@ -84,13 +86,29 @@ enum XMLPath {
 
     /// A field address below the record element: element steps (`date`, `location/lat`,
     /// `xref[2]`, `category[@label='Magnitude']`), then optionally an attribute (`@date`,
-    /// `location/@lat`, `category[@label='Magnitude']/@term`).
-    static func field(_ text: String, namespaces: [String: String]) throws(XMLPathError) -> (elements: [XMLStep], attribute: XMLName?) {
+    /// `location/@lat`, `category[@label='Magnitude']/@term`); or an attribute of an ancestor of
+    /// the record element (`../@time`), `up` levels above it.
+    static func field(_ text: String, namespaces: [String: String]) throws(XMLPathError) -> (up: Int, elements: [XMLStep], attribute: XMLName?) {
         let context = "field '\(text)'"
         if text.hasPrefix("/") {
             throw XMLPathError(message: "\(context): field addresses are relative to the record element (write 'location/lat', not '/location/lat')")
         }
-        let steps = try steps(of: Substring(text), in: context)
+        var rest = Substring(text)
+        var up = 0
+        while rest.hasPrefix("../") {
+            up += 1
+            rest = rest.dropFirst(3)
+        }
+        if rest == ".." || rest.contains("/..") || rest.hasPrefix("..") {
+            throw XMLPathError(message: "\(context): '..' steps lead an address and end in an ancestor's attribute, such as '../@time'")
+        }
+        if up > 0 {
+            guard rest.hasPrefix("@"), !rest.contains("/"), !rest.contains("[") else {
+                throw XMLPathError(message: "\(context): from an ancestor only an attribute can be read ('../@time'): its other elements are not part of the record")
+            }
+            return (up, [], try name(rest.dropFirst(), in: context, namespaces: namespaces))
+        }
+        let steps = try steps(of: rest, in: context)
         var elements: [XMLStep] = []
         var attribute: XMLName?
         for (index, step) in steps.enumerated() {
@@ -106,7 +124,7 @@ enum XMLPath {
                 elements.append(try element(step, in: context, namespaces: namespaces))
             }
         }
-        return (elements, attribute)
+        return (0, elements, attribute)
     }
 
     /// Splits a path at the `/` outside brackets and quotes.

@@ -78,7 +78,7 @@ extension XMLRecordsReader {
     }
 
     /// A field address with its names and predicate values interned.
-    func intern(_ address: (elements: [XMLStep], attribute: XMLName?)) throws(FeedError) -> (elements: [XMLFieldTree.Step], attribute: XMLFieldTree.Name?) {
+    func intern(_ address: (up: Int, elements: [XMLStep], attribute: XMLName?)) throws(FeedError) -> (elements: [XMLFieldTree.Step], attribute: XMLFieldTree.Name?) {
         var elements: [XMLFieldTree.Step] = []
         for step in address.elements {
             var interned = XMLFieldTree.Step(name: try intern(step.name))

@@ -14,6 +14,13 @@ extension XMLRecordsReader {
         record.index = recordsRead
         record.line = position.line
         record.column = position.column
+        for ancestor in ancestors {
+            guard let value = ancestor.value else { continue }
+            let start = Int32(record.bytes.count)
+            record.bytes.append(contentsOf: value.bytes)
+            record.fill(ancestor.slot, with: RawSlot(kind: .string, start: start, count: Int32(value.bytes.count),
+                                                     line: value.line, column: value.column))
+        }
         frames.removeAll(keepingCapacity: true)
         active.removeAll(keepingCapacity: true)
         active.append(0)
@@ -142,6 +149,25 @@ extension XMLRecordsReader {
                 }
                 if let attribute = child.step.attribute, !currentElementHas(attribute, value: child.step.value) { continue }
                 active.append(child.node)
+            }
+        }
+    }
+
+    /// Keeps the attributes the ancestor fields at `depth` read from the current element (an
+    /// ancestor of the records to come): the value, or nil when it has none.
+    func captureAncestors(at depth: Int) {
+        let position = elementPosition()
+        for index in ancestors.indices where ancestors[index].depth == depth {
+            ancestors[index].value = nil
+            guard xmlTextReaderHasAttributes(reader) == 1 else { continue }
+            defer { xmlTextReaderMoveToElement(reader) }
+            while xmlTextReaderMoveToNextAttribute(reader) == 1 {
+                guard xmlStrEqual(xmlTextReaderConstLocalName(reader), ancestors[index].name.localName) == 1,
+                      xmlStrEqual(xmlTextReaderConstNamespaceUri(reader), ancestors[index].name.namespace) == 1 else { continue }
+                let value = xmlTextReaderConstValue(reader)
+                let bytes = value.map { Array(UnsafeBufferPointer(start: $0, count: Int(xmlStrlen($0)))) } ?? []
+                ancestors[index].value = (bytes, Int32(truncatingIfNeeded: position.line), Int32(truncatingIfNeeded: position.column))
+                break
             }
         }
     }

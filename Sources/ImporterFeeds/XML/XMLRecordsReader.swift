@@ -51,6 +51,15 @@ public final class XMLRecordsReader: RecordReader {
         static let endElement = Int32(XML_READER_TYPE_END_ELEMENT.rawValue)
     }
 
+    /// A field that is an attribute of an ancestor of the record element (`../@time`): read when
+    /// the ancestor at `depth` starts, into `value`, until the next element at that depth.
+    struct AncestorField {
+        var slot: Int
+        var depth: Int
+        var name: XMLFieldTree.Name
+        var value: (bytes: [UInt8], line: Int32, column: Int32)?
+    }
+
     /// An open record or field element.
     struct Frame {
         /// The field-tree nodes the element is: `active[nodes]`.
@@ -83,6 +92,7 @@ public final class XMLRecordsReader: RecordReader {
     /// Per child of the field tree with a position: the elements of its name seen so far under
     /// the current element of its parent node.
     @exclusivity(unchecked) var counts: [Int32] = []
+    var ancestors: [AncestorField] = []
     var finished = false
     /// Once read whole without a record: what a warning should say when the records element held
     /// other elements (`XMLRecordsSearch.emptyNote`).
@@ -156,7 +166,7 @@ public final class XMLRecordsReader: RecordReader {
         let root = pending ? currentRoot() : nil
         let namespaces = XMLPath.namespaces(self.namespaces, documentDefault: root?.defaultNamespace)
         let path: [XMLName]
-        var addresses: [(elements: [XMLStep], attribute: XMLName?)] = []
+        var addresses: [(up: Int, elements: [XMLStep], attribute: XMLName?)] = []
         do throws(XMLPathError) {
             path = try XMLPath.records(recordsText, namespaces: namespaces)
             for field in fields { addresses.append(try XMLPath.field(field, namespaces: namespaces)) }
@@ -167,8 +177,20 @@ public final class XMLRecordsReader: RecordReader {
         for name in path { recordPath.append(try intern(name)) }
         search = XMLRecordsSearch(text: recordsText, steps: path, declared: self.namespaces)
         search.root = root
-        var interned: [(elements: [XMLFieldTree.Step], attribute: XMLFieldTree.Name?)] = []
-        for address in addresses { interned.append(try intern(address)) }
+        var interned: [(elements: [XMLFieldTree.Step], attribute: XMLFieldTree.Name?)?] = []
+        ancestors = []
+        for (slot, address) in addresses.enumerated() {
+            guard address.up > 0, let attribute = address.attribute else {
+                interned.append(try intern(address))
+                continue
+            }
+            guard address.up < recordPath.count else {
+                throw FeedError.shape(SourceLocation(source: sourceName, line: 1, column: 1),
+                                      XMLPath.aboveTheRoot(fields[slot], up: address.up, records: recordPath.count))
+            }
+            ancestors.append(AncestorField(slot: slot, depth: recordPath.count - 1 - address.up, name: try intern(attribute)))
+            interned.append(nil)
+        }
         tree = XMLFieldTree(fields: interned)
         counts = Array(repeating: 0, count: tree.children.count)
         return FeedHeader(supplied: Array(repeating: true, count: fields.count))
@@ -195,6 +217,7 @@ public final class XMLRecordsReader: RecordReader {
                 continue
             }
             search.matched(depth: depth)
+            if !ancestors.isEmpty && depth < recordPath.count - 1 { captureAncestors(at: depth) }
             if depth == recordPath.count - 1 {
                 try readRecord(into: &record)
                 return true

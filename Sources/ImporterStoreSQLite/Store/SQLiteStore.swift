@@ -23,7 +23,7 @@ package final class SQLiteStore {
     /// The names of the change tables' own columns, as the store's schema version has them.
     package var changeColumns: ChangeColumns { SQLiteStoreSchema.changeColumns(version: schemaVersion) }
     /// The entities the store holds, as registered (the store's own model of itself).
-    package package(set) var entities: [EntityDescription] = []
+    package var entities: [EntityDescription] = []
     let transactionState = TransactionState()
     /// The records the open import has written, read by `importer_seen` (see `SeenRecords`).
     let seenRegistry = SeenRegistry()
