@@ -75,9 +75,11 @@ public struct RawRecord: Sendable {
         var value = value
         value.occurrences = previous.occurrences + 1
         let policy = slot < repeated.count ? repeated[slot] : .reject
-        if case .all = policy {
+        switch policy {
+        case .all, .set:
             slots[slot] = appendingToArray(previous, value)
             return
+        default: break
         }
         guard previous.occurrences > 0 else {
             slots[slot] = value
@@ -90,7 +92,7 @@ public struct RawRecord: Sendable {
             return
         }
         switch policy {
-        case .reject, .first, .all:
+        case .reject, .first, .all, .set:
             slots[slot].occurrences = value.occurrences
         case .last:
             slots[slot] = value
@@ -112,7 +114,7 @@ public struct RawRecord: Sendable {
     /// Records an empty array as the field's value: one null, or `[]` under `repeated: all`.
     public mutating func fillEmpty(_ slot: Int, line: Int32, column: Int32) {
         var value = RawSlot(kind: .null, line: line, column: column)
-        if slot < repeated.count, case .all = repeated[slot], slots[slot].occurrences == 0 {
+        if slot < repeated.count, repeated[slot] == .all || repeated[slot] == .set, slots[slot].occurrences == 0 {
             value.kind = .string
             value.start = Int32(bytes.count)
             bytes.append(contentsOf: "[]".utf8)

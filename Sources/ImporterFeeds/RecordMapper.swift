@@ -48,6 +48,8 @@ public struct RecordMapper: Sendable {
         var positive: [[UInt8]]
         var dateFormat: DateTimeFormat?
         var textTransform: TextTransform?
+        /// For `repeated: set`: the records whose set held a value more than once.
+        var setRepeats: SetRepeats?
     }
 
     let allPlans: [Plan]
@@ -109,7 +111,8 @@ public struct RecordMapper: Sendable {
                 negative: sign?.negative.map { Array($0.utf8) } ?? [],
                 positive: sign?.positive.map { Array($0.utf8) } ?? [],
                 dateFormat: dateFormat,
-                textTransform: field.transformsText ? try TextTransform(field) : nil
+                textTransform: field.transformsText ? try TextTransform(field) : nil,
+                setRepeats: field.repeated == .set ? SetRepeats() : nil
             ))
         }
         self.allPlans = plans
@@ -176,6 +179,15 @@ public struct RecordMapper: Sendable {
         }
     }
 
+    /// Per attribute stored as a set (`repeated: set`): the records so far whose set held a value
+    /// more than once (kept once).
+    public var setRepeats: [(attribute: String, count: Int)] {
+        details.compactMap { detail in
+            guard let count = detail.setRepeats?.count.load(ordering: .relaxed), count > 0 else { return nil }
+            return (detail.attribute.name, count)
+        }
+    }
+
     /// The attribute names fed by the field of `slot`.
     public func attributes(fedBy slot: Int) -> [String] {
         allPlans.filter { $0.slot == slot }.map { details[$0.detail].attribute.name }
@@ -238,6 +250,11 @@ public struct RecordMapper: Sendable {
         }
         var start = base + Int(slot.start)
         var count = Int(slot.count)
+        if slot.kind == .string, let repeats = details[plan.detail].setRepeats {
+            let canonical = CanonicalSet.canonical(UnsafeBufferPointer(start: start, count: count))
+            if canonical.repeated { repeats.count.add(1, ordering: .relaxed) }
+            return canonical.text.withUnsafeBufferPointer { mapText(plan, record, base, $0.baseAddress ?? emptyBytes, $0.count, &batch) }
+        }
         switch slot.kind {
         case .absent, .null:
             return appendNull(plan, &batch)

@@ -116,7 +116,7 @@ struct ModelReader {
         }
     }
 
-    /// `repeated: reject|first|last|all|join` with `separator` (join only; default ", ").
+    /// `repeated: reject|first|last|all|set|join` with `separator` (join only; default ", ").
     private mutating func repeated(_ fields: [String: Node], _ path: String, in parent: Node) -> RepeatedValues {
         let separator = string(fields, "separator", path, in: parent)
         let word = string(fields, "repeated", path, in: parent)
@@ -128,9 +128,10 @@ struct ModelReader {
         case "first": return .first
         case "last": return .last
         case "all": return .all
+        case "set": return .set
         case "join": return .join(separator ?? ", ")
         case let other?:
-            problem(fields["repeated"], "\(path).repeated", "'\(other)' is not one of: reject, first, last, all, join")
+            problem(fields["repeated"], "\(path).repeated", "'\(other)' is not one of: reject, first, last, all, set, join")
             return .reject
         }
     }

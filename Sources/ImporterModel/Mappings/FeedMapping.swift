@@ -59,6 +59,9 @@ public enum RepeatedValues: Sendable, Equatable {
     case last
     /// Every value, as a JSON array (a text attribute).
     case all
+    /// Every distinct value, as a JSON array in a canonical order (a text attribute): the values
+    /// compared as a set, so a re-ordered list is no change; a value met twice is kept once.
+    case set
     /// Every non-null value's text, joined with the separator (a text attribute).
     case join(String)
 
@@ -69,6 +72,7 @@ public enum RepeatedValues: Sendable, Equatable {
         case .first: "first"
         case .last: "last"
         case .all: "all"
+        case .set: "set"
         case .join: "join"
         }
     }
@@ -224,7 +228,7 @@ public struct Model: Sendable, Equatable {
                     problems.append("feed \(feed.name): attribute '\(field.attribute)': \(problem)")
                 }
                 switch field.repeated {
-                case .all, .join:
+                case .all, .set, .join:
                     if attribute.type != .text {
                         problems.append("feed \(feed.name): repeated: \(field.repeated.name) stores text, but '\(field.attribute)' is \(attribute.type.rawValue)")
                     }

@@ -118,7 +118,7 @@ public final class MappedFeed {
             batch = try release(&presence, held: &held, current: batch, batchSize: batchSize, handOff: handOff)
         }
         if !batch.isEmpty { try handOff(&batch) }
-        try finish(presence, absent: absent, ambiguousLocalTimes: mapper.ambiguousLocalTimes)
+        try finish(presence, absent: absent, ambiguousLocalTimes: mapper.ambiguousLocalTimes, setRepeats: mapper.setRepeats)
     }
 
     /// At the window, with fields still unseen: looks for them in the rest of the file, when it
@@ -130,12 +130,17 @@ public final class MappedFeed {
     }
 
     /// The warnings of a feed read to its end, and its end checked.
-    private func finish(_ presence: Presence, absent: [Int], ambiguousLocalTimes: [(attribute: String, zone: String, count: Int)]) throws {
+    private func finish(_ presence: Presence, absent: [Int], ambiguousLocalTimes: [(attribute: String, zone: String, count: Int)],
+                        setRepeats: [(attribute: String, count: Int)]) throws {
         noteUnsupplied(presence)
         noteAbsences(absent, dropped: presence.dropped)
         for (attribute, zone, count) in ambiguousLocalTimes {
             warnings.append("\(source.name): \(count) local time\(count == 1 ? "" : "s") of attribute \(attribute) happened twice in \(zone) "
                 + "(the hour repeated when clocks fall back): each was read as its earlier instant")
+        }
+        for (attribute, count) in setRepeats {
+            warnings.append("\(source.name): \(count) record\(count == 1 ? "" : "s") listed a value of attribute \(attribute) more than once "
+                + "(repeated: set keeps each value once)")
         }
         try checkEnd()
     }
