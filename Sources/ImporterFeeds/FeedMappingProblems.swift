@@ -10,8 +10,23 @@ public enum FeedMappingProblems {
         model.feeds.flatMap { feed -> [String] in
             switch feed.format {
             case .xml: XMLPath.problems(in: feed)
+            case .json, .ndjson: enclosingProblems(in: feed)
             default: []
             }
+        }
+    }
+}
+
+extension FeedMappingProblems {
+    /// A JSON mapping's fields from objects enclosing the records (`../name`): none in NDJSON,
+    /// and no more levels than the records pointer has.
+    static func enclosingProblems(in feed: FeedMapping) -> [String] {
+        let records = feed.records ?? ""
+        let depth = feed.format == .ndjson ? nil : records.isEmpty || records == "/" ? 0 : JSONRecordsReader.referenceTokens(records).count
+        return feed.fields.compactMap { field -> String? in
+            guard let address = field.field, field.constant == nil, let (up, _) = JSONRecordsReader.enclosingMember(address) else { return nil }
+            if let depth, up <= depth { return nil }
+            return "feed \(feed.name): attribute '\(field.attribute)': " + JSONRecordsReader.enclosingProblem(address, up: up, records: depth)
         }
     }
 }

@@ -9,7 +9,9 @@ import ImporterModel
 /// field missing from a record is absent (told apart from an explicit null). An array of scalars
 /// where a field is expected gives the field several values, combined by its `repeated` rule; an
 /// object there is a bad record (the mapper rejects it), not a bad file. A key repeated within one
-/// object counts as another value of its field.
+/// object counts as another value of its field. `../name` is a member of the object holding the
+/// records' array (`../../name` of the object around that one): read as the walk to the records
+/// passes it, so only members written before the records can be read (a later one is absent).
 public final class JSONRecordsReader: RecordReader {
     private let scanner: JSONScanner
     /// The pointer's reference tokens, unescaped; empty for the root.
@@ -25,6 +27,15 @@ public final class JSONRecordsReader: RecordReader {
     private var enclosing = 0
     /// The key being read (reused across records).
     private var key: [UInt8] = []
+    /// A field that is a member of an object enclosing the records (`../last_updated`): its slot,
+    /// the enclosing object (0: the root), the member's name and the value read, if any.
+    private struct EnclosingField {
+        var slot: Int
+        var level: Int
+        var name: [UInt8]
+        var value: (kind: RawKind, bytes: [UInt8], line: Int32, column: Int32)?
+    }
+    private var enclosingFields: [EnclosingField] = []
 
     /// `records`: a JSON pointer to the array of records (`json`), nil for the root; `lines`: NDJSON.
     public init(source: ByteSource, records: String?, lines: Bool) throws(FeedError) {
@@ -65,15 +76,43 @@ public final class JSONRecordsReader: RecordReader {
 
     public func open(requesting fields: [String]) throws(FeedError) -> FeedHeader {
         for (slot, field) in fields.enumerated() {
+            if let (up, name) = Self.enclosingMember(field) {
+                guard !lines, up <= recordsPath.count else {
+                    throw FeedError.shape(SourceLocation(source: scanner.source.name, line: 1, column: 1),
+                                          Self.enclosingProblem(field, up: up, records: lines ? nil : recordsPath.count))
+                }
+                enclosingFields.append(EnclosingField(slot: slot, level: recordsPath.count - up, name: Array(name.utf8)))
+                continue
+            }
             tree.insert(field.hasPrefix("/") ? Self.referenceTokens(field) : [field], slot: slot)
         }
         if !lines { try openArray() }
         return FeedHeader(supplied: Array(repeating: true, count: fields.count), recordsPointer: recordsPointer)
     }
 
-    /// Walks to the records' array: through the objects named by the pointer, skipping other members.
+    /// `../../name` as (2, "name"); nil for a field inside the record.
+    static func enclosingMember(_ field: String) -> (up: Int, name: String)? {
+        var rest = Substring(field)
+        var up = 0
+        while rest.hasPrefix("../") {
+            up += 1
+            rest = rest.dropFirst(3)
+        }
+        return up > 0 ? (up, String(rest)) : nil
+    }
+
+    /// Why `field` cannot be read: NDJSON (`records` nil) has no enclosing object; a document
+    /// with records `records` objects deep has that many.
+    static func enclosingProblem(_ field: String, up: Int, records: Int?) -> String {
+        guard let records else { return "field '\(field)': an NDJSON line is the record, with no object around it" }
+        return "field '\(field)' climbs \(up) object\(up == 1 ? "" : "s") out of the records, which have \(records) around them "
+            + "(each '../' is one object enclosing the records' array)"
+    }
+
+    /// Walks to the records' array: through the objects named by the pointer, skipping other
+    /// members, but reading those an enclosing field names.
     private func openArray() throws(FeedError) {
-        for key in recordsPath {
+        for (level, key) in recordsPath.enumerated() {
             try scanner.unit { () throws(ScanError) in
                 guard try scanner.peek() != 0 else { throw scanner.syntaxError(expected: "a JSON value (the feed is empty)") }
                 try scanner.expect(UInt8(ascii: "{"), "an object containing '\(key)'")
@@ -88,7 +127,11 @@ public final class JSONRecordsReader: RecordReader {
                     try scanner.string(into: &name)
                     try scanner.expect(UInt8(ascii: ":"), "':' after a key")
                     if name == Array(key.utf8) { return true }
-                    try scanner.skipValue()
+                    if let field = enclosingFields.firstIndex(where: { $0.level == level && $0.name == name }) {
+                        try readEnclosing(field)
+                    } else {
+                        try scanner.skipValue()
+                    }
                     return false
                 }
                 first = false
@@ -109,6 +152,20 @@ public final class JSONRecordsReader: RecordReader {
     }
 
     private var pointerText: String { recordsPath.isEmpty ? "the root" : recordsPointer ?? "" }
+
+    /// Keeps the value of the member at the scanner for `enclosingFields[field]`: a scalar as it
+    /// would be in a record, an object or array as a composite value (the mapper rejects it).
+    private func readEnclosing(_ field: Int) throws(ScanError) {
+        var scratch = RawRecord(slotCount: 0)
+        let line = Int32(truncatingIfNeeded: scanner.line), column = Int32(truncatingIfNeeded: scanner.currentColumn)
+        if let slot = try scanner.scalarSlot(into: &scratch) {
+            let bytes = Array(scratch.bytes[Int(slot.start)..<Int(slot.start + slot.count)])
+            enclosingFields[field].value = (slot.kind, bytes, slot.line, slot.column)
+        } else {
+            try scanner.skipValue()
+            enclosingFields[field].value = (.composite, [], line, column)
+        }
+    }
 
     /// After the records: the rest of the enclosing objects, then the end of input.
     private func close() throws(FeedError) {
@@ -155,6 +212,12 @@ public final class JSONRecordsReader: RecordReader {
             let column = scanner.currentColumn
             guard try scanner.peek() == UInt8(ascii: "{") else {
                 throw ScanError.invalid(.shape(scanner.location(recordIndex: index), "record \(index) is not a JSON object"))
+            }
+            for field in enclosingFields {
+                guard let value = field.value else { continue }
+                let start = Int32(record.bytes.count)
+                record.bytes.append(contentsOf: value.bytes)
+                record.fill(field.slot, with: RawSlot(kind: value.kind, start: start, count: Int32(value.bytes.count), line: value.line, column: value.column))
             }
             try readObject(tree, into: &record, depth: 0)
             if lines { try endOfLine() }
