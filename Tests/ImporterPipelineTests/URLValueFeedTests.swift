@@ -11,7 +11,7 @@ import Testing
 /// the fetch and checked again inside the run's transaction, recorded under its template; a sync
 /// of such a source is refused, and a store that moved meanwhile writes nothing.
 @Suite struct URLValueFeedTests {
-    static func model(port: Int, format: String = "iso8601", initial: String? = "2024-01-01") throws -> Model {
+    static func model(port: Int, format: String = "iso8601", initial: String? = "2024-01-01", lag: String? = nil) throws -> Model {
         try ModelFile.parse("""
             entities:
             - name: Quake
@@ -24,7 +24,7 @@ import Testing
               format: json
               url: "http://127.0.0.1:\(port)/quakes?since={latest}&limit=50"
               url-values:
-                latest: {max: time, format: \(format)\(initial.map { ", initial: \"\($0)\"" } ?? "")}
+                latest: {max: time, format: \(format)\(initial.map { ", initial: \"\($0)\"" } ?? "")\(lag.map { ", lag: \($0)" } ?? "")}
               fields: [{attribute: code, field: id}, {attribute: time, field: time, format: iso8601}]
             """, name: "incremental.yaml")
     }
@@ -80,6 +80,33 @@ import Testing
 
         let sync = #expect(throws: ImportError.self) { try run(store, model, sync: true) }
         #expect(sync?.exitStatus == ImporterSupport.ExitStatus.usage && sync?.description.contains("cannot sync") == true)
+    }
+
+    /// A look-back (`lag: 2d`): the run fetches from two days before the newest stored time, so a
+    /// record the upstream revised inside that window is read again and updated, and the ones it
+    /// left alone write nothing.
+    @Test func aLookBackRereadsTheWindowBeforeTheCursor() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = try Store(path: directory.path("s.sqlite"))
+        let records = Mutex<[(String, String)]>([("a", "2024-02-27T10:00:00Z"), ("b", "2024-03-01T10:00:00Z")])
+        let server = try TestHTTPServer { request in
+            let since = URLComponents(string: request.uri)?.queryItems?.first { $0.name == "since" }?.value
+            return .init(headers: [("Content-Type", "application/json")], text: Self.answer(records.withLock { $0 }, since: since))
+        }
+        defer { server.stop() }
+        let model = try Self.model(port: server.port, lag: "2d")
+        #expect(try run(store, model).totals.inserted == 2)
+        #expect(server.requests.last?.uri == "/quakes?since=2024-01-01&limit=50", "the initial value is not moved")
+        // The upstream re-times a (still before the window) and revises nothing else; b is re-read.
+        records.withLock { $0 = [("a", "2024-02-28T09:00:00Z"), ("b", "2024-03-01T10:00:00Z"), ("c", "2024-03-02T08:00:00Z")] }
+        let second = try run(store, model)
+        #expect(server.requests.last?.uri == "/quakes?since=2024-02-28T10:00:00&limit=50", "two days before the newest stored time")
+        #expect(second.totals.inserted == 1 && second.totals.unchanged == 1 && second.totals.updated == 0, "b re-read unchanged: \(second.totals)")
+        let model2 = try Self.model(port: server.port, lag: "3d")
+        let third = try run(store, model2)
+        #expect(server.requests.last?.uri == "/quakes?since=2024-02-28T08:00:00&limit=50")
+        #expect(third.totals.updated == 1 && third.totals.unchanged == 2, "a's revision inside the window is read: \(third.totals)")
     }
 
     @Test func aStoreThatMovedBetweenTheFetchAndTheTransactionWritesNothing() throws {

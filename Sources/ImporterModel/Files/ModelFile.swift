@@ -154,6 +154,7 @@ public enum ModelFile {
                     var fields: [(String, Tree)] = [(value.extreme.rawValue, .string(value.attribute))]
                     if let initial = value.initial { fields.append(("initial", .string(initial))) }
                     if value.format != .stored { fields.append(("format", .string(value.format.rawValue))) }
+                    if let lag = value.lag { fields.append(("lag", .string(lag.description))) }
                     return (value.name, Tree.map(fields))
                 })))
             }

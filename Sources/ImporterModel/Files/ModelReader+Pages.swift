@@ -56,7 +56,7 @@ extension ModelReader {
 }
 
 extension ModelReader {
-    /// `url-values:` of a feed mapping: `{name: {max|min: attribute, initial: text, format: stored|date|iso8601}}`,
+    /// `url-values:` of a feed mapping: `{name: {max|min: attribute, initial: text, format: stored|date|iso8601, lag: 30d}}`,
     /// one for each `{name}` in the URL.
     mutating func urlValues(_ node: Node?, _ path: String, url: String, in parent: Node) -> [URLValue] {
         let used = URLValue.placeholders(in: url)
@@ -72,7 +72,7 @@ extension ModelReader {
         for (key, item) in pairs {
             guard let name = key.string else { continue }
             let itemPath = "\(path).url-values.\(name)"
-            guard let fields = mapping(item, itemPath, allowed: ["max", "min", "initial", "format"]) else { continue }
+            guard let fields = mapping(item, itemPath, allowed: ["max", "min", "initial", "format", "lag"]) else { continue }
             let ends = Extreme.allCases.filter { fields[$0.rawValue] != nil }
             guard ends.count == 1, let end = ends.first, let attribute = string(fields, end.rawValue, itemPath, in: item) else {
                 problem(item, itemPath, "give exactly one of 'max: attribute' or 'min: attribute'")
@@ -83,8 +83,14 @@ extension ModelReader {
                 problem(fields["format"], "\(itemPath).format", "'\(formatText)' is not one of: stored, date, iso8601")
                 continue
             }
+            var lag: URLValueLag?
+            if let lagNode = fields["lag"] {
+                let text = lagNode.string ?? ""
+                lag = URLValueLag(text)
+                if lag == nil { problem(lagNode, "\(itemPath).lag", "'\(text)' is not a look-back: a duration (30d, 12h, 90m, 45s) or a number, not negative") }
+            }
             if !used.contains(name) { problem(key, itemPath, "the url has no '{\(name)}'") }
-            values.append(URLValue(name: name, extreme: end, attribute: attribute, initial: string(fields, "initial", itemPath, in: item), format: format))
+            values.append(URLValue(name: name, extreme: end, attribute: attribute, initial: string(fields, "initial", itemPath, in: item), format: format, lag: lag))
         }
         for name in used where !values.contains(where: { $0.name == name }) {
             problem(node, "\(path).url-values", "'{\(name)}' in the url has no value here")

@@ -241,8 +241,14 @@ public struct Model: Sendable, Equatable {
                     problems.append("feed \(feed.name): attribute '\(field.attribute)': time zone '\(zone)' is not UTC, ±hh:mm or an IANA name (Europe/Berlin)")
                 }
             }
-            for value in feed.source?.values ?? [] where entity.attribute(named: value.attribute) == nil {
-                problems.append("feed \(feed.name): url-values '\(value.name)': '\(value.attribute)' is not an attribute of \(entity.name)")
+            for value in feed.source?.values ?? [] {
+                guard let attribute = entity.attribute(named: value.attribute) else {
+                    problems.append("feed \(feed.name): url-values '\(value.name)': '\(value.attribute)' is not an attribute of \(entity.name)")
+                    continue
+                }
+                if let problem = value.lag?.problem(for: attribute.type) {
+                    problems.append("feed \(feed.name): url-values '\(value.name)': lag: \(problem)")
+                }
             }
             for key in entity.uniqueKey where !feed.fields.contains(where: { $0.attribute == key }) {
                 problems.append("feed \(feed.name): the unique key attribute '\(key)' of \(entity.name) is not mapped")

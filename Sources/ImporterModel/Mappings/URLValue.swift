@@ -16,6 +16,8 @@ public struct URLValue: Sendable, Equatable {
     public var attribute: String
     public var initial: String?
     public var format: Format
+    /// A look-back: the URL gets the cursor less this (plus it, for `min`).
+    public var lag: URLValueLag?
 
     /// How the stored value is written into the URL.
     public enum Format: String, Sendable, CaseIterable {
@@ -27,12 +29,13 @@ public struct URLValue: Sendable, Equatable {
         case iso8601
     }
 
-    public init(name: String, extreme: Extreme, attribute: String, initial: String? = nil, format: Format = .stored) {
+    public init(name: String, extreme: Extreme, attribute: String, initial: String? = nil, format: Format = .stored, lag: URLValueLag? = nil) {
         self.name = name
         self.extreme = extreme
         self.attribute = attribute
         self.initial = initial
         self.format = format
+        self.lag = lag
     }
 
     /// `value` written as the URL takes it; nil for null.

@@ -36,7 +36,8 @@ struct URLTemplate {
                 let stored = try current(value, entity: entityName, model: model) { entity, attribute throws(StoreError) in
                     try snapshot.records.extreme(value.extreme, of: attribute, in: entity)
                 }
-                guard let replacement = value.text(of: stored) ?? value.initial else {
+                let cursor = try lookBack(value, from: stored, entity: entityName, model: model)
+                guard let replacement = value.text(of: cursor) ?? value.initial else {
                     throw .model(.invalid("feed mapping '\(result[index].mapping.name)': the store holds no \(value.attribute) yet for '{\(value.name)}', and it has no 'initial'"))
                 }
                 text = text.replacingOccurrences(of: marker(value.name), with: QueryParameters.encoded(replacement))
@@ -84,6 +85,15 @@ struct URLTemplate {
                 throw .sourceMoved(name: item.value.name, fetched: item.stored.description, now: now.description)
             }
         }
+    }
+
+    /// The stored cursor moved by the value's look-back (`lag`), as the URL is to get it.
+    private static func lookBack(_ value: URLValue, from stored: Value, entity name: String, model: Model) throws(ImportError) -> Value {
+        guard let lag = value.lag, !stored.isNull, let attribute = model.entity(named: name)?.attribute(named: value.attribute) else { return stored }
+        guard let shifted = lag.shift(stored, type: attribute.type, forward: value.extreme == .min) else {
+            throw .model(.invalid("url-values '\(value.name)': lag \(lag) cannot move \(value.attribute)'s stored value \(stored)"))
+        }
+        return shifted
     }
 
     private static func current(_ value: URLValue, entity name: String, model: Model,
