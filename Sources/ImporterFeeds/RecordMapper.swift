@@ -36,6 +36,8 @@ public struct RecordMapper: Sendable {
         var transformsText: Bool
         /// Whether a number is written for people (`FieldMapping.numberFormat`).
         var hasNumberFormat: Bool
+        /// `repeated: set`: the values are put in their canonical order (`CanonicalSet`).
+        var isSet: Bool
         /// Index into `details`.
         var detail: Int
     }
@@ -103,6 +105,7 @@ public struct RecordMapper: Sendable {
                 negate: field.negate,
                 transformsText: field.transformsText,
                 hasNumberFormat: field.numberFormat != nil && (attribute.type == .real || attribute.type == .integer),
+                isSet: field.repeated == .set,
                 detail: details.count
             ))
             details.append(PlanDetail(
@@ -250,7 +253,7 @@ public struct RecordMapper: Sendable {
         }
         var start = base + Int(slot.start)
         var count = Int(slot.count)
-        if slot.kind == .string, let repeats = details[plan.detail].setRepeats {
+        if plan.isSet, slot.kind == .string, let repeats = details[plan.detail].setRepeats {
             let canonical = CanonicalSet.canonical(UnsafeBufferPointer(start: start, count: count))
             if canonical.repeated { repeats.count.add(1, ordering: .relaxed) }
             return canonical.text.withUnsafeBufferPointer { mapText(plan, record, base, $0.baseAddress ?? emptyBytes, $0.count, &batch) }
