@@ -70,13 +70,13 @@ public enum ModelFile {
 
     static func tree(_ model: Model) -> Tree {
         .map([
-            ("entities", .list(model.entities.map(tree))),
+            ("entities", .list(model.entities.map { entity in tree(entity, relationships: model.relationships.filter { $0.parent == entity.name }) })),
             ("feeds", .list(model.feeds.map(tree))),
             ("views", .list(model.views.map(tree))),
         ])
     }
 
-    private static func tree(_ entity: EntityDescription) -> Tree {
+    private static func tree(_ entity: EntityDescription, relationships: [Relationship]) -> Tree {
         var pairs: [(String, Tree)] = [
             ("name", .string(entity.name)),
             ("table", .string(entity.tableName)),
@@ -104,6 +104,16 @@ public enum ModelFile {
                                                ("expression", .string(derived.expression.text))]
                 if let documentation = derived.documentation { pairs.append(("doc", .string(documentation))) }
                 return .map(pairs)
+            })))
+        }
+        if !relationships.isEmpty {
+            pairs.append(("relationships", .list(relationships.map { relationship in
+                let key: Tree = switch relationship.key {
+                case .attributes(let names): .list(names.map(Tree.string))
+                case .position: .string("position")
+                }
+                return .map([("name", .string(relationship.name)), ("entity", .string(relationship.child)), ("records", .string(relationship.records)),
+                             ("key", key), ("delete", .string(relationship.deleteRule.rawValue))])
             })))
         }
         return .map(pairs)
@@ -160,7 +170,16 @@ public enum ModelFile {
             }
             if let pages = source.pages { pairs.append(("pages", tree(pages))) }
         }
-        pairs.append(("fields", .list(feed.fields.map { field in
+        pairs.append(("fields", .list(feed.fields.map(tree))))
+        if !feed.children.isEmpty {
+            pairs.append(("children", .list(feed.children.map { children in
+                .map([("relationship", .string(children.relationship)), ("fields", .list(children.fields.map(tree)))])
+            })))
+        }
+        return .map(pairs)
+    }
+
+    private static func tree(_ field: FieldMapping) -> Tree {
             var pairs: [(String, Tree)] = [("attribute", .string(field.attribute))]
             if let name = field.field { pairs.append(("field", .string(name))) }
             if let constant = field.constant { pairs.append(("constant", Tree(constant))) }
@@ -192,8 +211,6 @@ public enum ModelFile {
             if let offset = field.offset { pairs.append(("offset", .real(offset))) }
             if field.negate { pairs.append(("negate", .bool(true))) }
             return .map(pairs)
-        })))
-        return .map(pairs)
     }
 
     private static func tree(_ view: ViewDefinition) -> Tree {

@@ -79,7 +79,7 @@ struct ModelReader {
     }
 
     /// A list of texts; a single text counts as a list of one.
-    private mutating func strings(_ fields: [String: Node], _ key: String, _ path: String) -> [String]? {
+    mutating func strings(_ fields: [String: Node], _ key: String, _ path: String) -> [String]? {
         guard let node = fields[key] else { return nil }
         if node.scalar != nil, let single = node.string { return [single] }
         guard let sequence = node.sequence else {
@@ -95,7 +95,7 @@ struct ModelReader {
         }
     }
 
-    private mutating func list(_ fields: [String: Node], _ key: String, _ path: String) -> [Node] {
+    mutating func list(_ fields: [String: Node], _ key: String, _ path: String) -> [Node] {
         guard let node = fields[key] else { return [] }
         guard let sequence = node.sequence else {
             problem(node, "\(path).\(key)", "expected a list")
@@ -136,7 +136,7 @@ struct ModelReader {
         }
     }
 
-    private mutating func enumeration<T: RawRepresentable & CaseIterable>(_ fields: [String: Node], _ key: String, _ path: String, required: Bool, in parent: Node) -> T? where T.RawValue == String {
+    mutating func enumeration<T: RawRepresentable & CaseIterable>(_ fields: [String: Node], _ key: String, _ path: String, required: Bool, in parent: Node) -> T? where T.RawValue == String {
         guard let text = string(fields, key, path, required: required, in: parent) else { return nil }
         guard let value = T(rawValue: text) else {
             problem(fields[key], "\(path).\(key)", "'\(text)' is not one of: \(T.allCases.map(\.rawValue).joined(separator: ", "))")
@@ -149,15 +149,17 @@ struct ModelReader {
 
     mutating func model(_ root: Node) -> Model? {
         guard let top = mapping(root, "model", allowed: ["entities", "feeds", "views"]) else { return nil }
-        let entities = list(top, "entities", "model").enumerated().compactMap { entity($1, "entities[\($0)]") }
+        let entityNodes = list(top, "entities", "model")
+        let entities = entityNodes.enumerated().compactMap { entity($1, "entities[\($0)]") }
         if top["entities"] == nil { problem(root, "model", "missing 'entities'") }
+        let declared = entityNodes.enumerated().flatMap { relationships(of: $1, "entities[\($0)]") }
         let feeds = list(top, "feeds", "model").enumerated().compactMap { feed($1, "feeds[\($0)]", entities: entities) }
         let views = list(top, "views", "model").enumerated().compactMap { view($1, "views[\($0)]", entities: entities) }
-        return Model(entities: entities, feeds: feeds, views: views)
+        return Model(entities: entities, feeds: feeds, views: views, relationships: declared)
     }
 
     private mutating func entity(_ node: Node, _ path: String) -> EntityDescription? {
-        guard let fields = mapping(node, path, allowed: ["name", "table", "key", "tombstone", "drift", "attributes", "derived", "doc"]),
+        guard let fields = mapping(node, path, allowed: ["name", "table", "key", "tombstone", "drift", "attributes", "derived", "relationships", "doc"]),
               let name = string(fields, "name", path, required: true, in: node) else { return nil }
         if let mark = node.mark { marks["entity \(name)"] = mark }
         let attributes = list(fields, "attributes", path).enumerated().compactMap { index, item -> AttributeDescription? in
@@ -207,7 +209,7 @@ struct ModelReader {
     }
 
     private mutating func feed(_ node: Node, _ path: String, entities: [EntityDescription]) -> FeedMapping? {
-        guard let fields = mapping(node, path, allowed: ["name", "entity", "format", "records", "namespaces", "duplicates", "url", "url-values", "headers", "parameters", "pages", "fields", "csv", "doc"]),
+        guard let fields = mapping(node, path, allowed: ["name", "entity", "format", "records", "namespaces", "duplicates", "url", "url-values", "headers", "parameters", "pages", "fields", "children", "csv", "doc"]),
               let name = string(fields, "name", path, required: true, in: node) else { return nil }
         if let mark = node.mark { marks["feed \(name)"] = mark }
         let entity = string(fields, "entity", path, required: entities.count != 1, in: node) ?? entities.first?.name ?? ""
@@ -226,6 +228,7 @@ struct ModelReader {
         var feed = FeedMapping(name: name, entity: entity, format: format, records: string(fields, "records", path, in: node),
                                namespaces: namespaces, fields: mappings)
         feed.duplicates = enumeration(fields, "duplicates", path, required: false, in: node) ?? .last
+        feed.children = list(fields, "children", path).enumerated().compactMap { childMapping($1, "\(path).children[\($0)]", feed: name) }
         if let recordsNode = fields["records"], format == .ndjson {
             problem(recordsNode, "\(path).records", "'records' is not used by ndjson feeds (each line is one record; envelopes holding "
                 + "the records are not read): remove it, or read the feed as json")
@@ -243,7 +246,7 @@ struct ModelReader {
     }
 
     /// One item of a feed mapping's `fields`: which attribute, from which field, read how.
-    private mutating func fieldMapping(_ item: Node, _ itemPath: String, feed name: String) -> FieldMapping? {
+    mutating func fieldMapping(_ item: Node, _ itemPath: String, feed name: String) -> FieldMapping? {
         guard let field = mapping(item, itemPath, allowed: ["attribute", "field", "constant", "trim", "empty-is-null", "default", "scale", "sign", "format", "zone", "repeated", "separator",
                                                                "capture", "split", "part", "lookup", "offset", "negate"]),
               let attribute = string(field, "attribute", itemPath, required: true, in: item) else { return nil }

@@ -158,6 +158,10 @@ public struct FeedMapping: Sendable, Equatable {
     public var source: FeedSource?
     /// How a CSV feed is written (`csv:`): not used by the other formats.
     public var csv = CSVDialect()
+    /// The children it reads for relationships of its entity (`children:`).
+    public var children: [ChildMapping] = []
+    /// For a mapping `Model.childFeeds` derived: where its child records are in the parent's.
+    public var childRecords: ChildRecords?
 
     public init(name: String, entity: String, format: FeedFormat, records: String? = nil, namespaces: [String: String] = [:], fields: [FieldMapping]) {
         self.name = name
@@ -182,11 +186,14 @@ public struct Model: Sendable, Equatable {
     public var entities: [EntityDescription]
     public var feeds: [FeedMapping]
     public var views: [ViewDefinition]
+    /// The to-many relationships between entities (declared on the parent entity).
+    public var relationships: [Relationship]
 
-    public init(entities: [EntityDescription], feeds: [FeedMapping], views: [ViewDefinition] = []) {
+    public init(entities: [EntityDescription], feeds: [FeedMapping], views: [ViewDefinition] = [], relationships: [Relationship] = []) {
         self.entities = entities
         self.feeds = feeds
         self.views = views
+        self.relationships = relationships
     }
 
     public func entity(named name: String) -> EntityDescription? {
@@ -254,6 +261,7 @@ public struct Model: Sendable, Equatable {
                 problems.append("feed \(feed.name): the unique key attribute '\(key)' of \(entity.name) is not mapped")
             }
         }
+        problems += relationshipProblems()
         var names = Set(entities.map { $0.tableName.lowercased() })
         for view in views {
             if !names.insert(view.name.lowercased()).inserted {

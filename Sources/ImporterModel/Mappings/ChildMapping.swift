@@ -1,0 +1,118 @@
+/// How a feed mapping fills the children of one relationship of its entity: the fields of each
+/// child record, read relative to the child's element in the parent's array. The parent's key
+/// attributes come from the parent's own fields; a `position` key from the child's place.
+public struct ChildMapping: Sendable, Equatable {
+    public var relationship: String
+    public var fields: [FieldMapping]
+
+    public init(relationship: String, fields: [FieldMapping]) {
+        self.relationship = relationship
+        self.fields = fields
+    }
+}
+
+/// Where a derived child mapping's records are: the elements of the array at `path` in each record
+/// of the parent mapping's `records`. Fields whose name starts with `ChildRecords.parentPrefix`
+/// are read from the parent record; `ChildRecords.positionField` is the child's place.
+public struct ChildRecords: Sendable, Equatable {
+    public var path: String
+    public var relationship: String
+    public var parentEntity: String
+
+    public static let parentPrefix = "../"
+    public static let positionField = "#position"
+
+    public init(path: String, relationship: String, parentEntity: String) {
+        self.path = path
+        self.relationship = relationship
+        self.parentEntity = parentEntity
+    }
+}
+
+extension Model {
+    /// The relationship named `name` of entity `parent`.
+    public func relationship(_ name: String, of parent: String) -> Relationship? {
+        relationships.first { $0.parent == parent && $0.name == name }
+    }
+
+    /// The relationship whose child is `child`, if it is one.
+    public func relationship(toChild child: String) -> Relationship? {
+        relationships.first { $0.child == child }
+    }
+
+    /// The mappings that read `feed`'s children, one per `children` entry, each reading the same
+    /// document: the child entity's records, with the parent's key fields read from the parent.
+    public func childFeeds(of feed: FeedMapping) -> [FeedMapping] {
+        feed.children.compactMap { children in
+            guard let relationship = relationship(children.relationship, of: feed.entity),
+                  let parent = entity(named: feed.entity) else { return nil }
+            let parentKey = parent.uniqueKey.compactMap { key in
+                feed.fields.first { $0.attribute == key }.map { field -> FieldMapping in
+                    var field = field
+                    field.field = field.field.map { ChildRecords.parentPrefix + $0 }
+                    return field
+                }
+            }
+            let position = relationship.key == .position ? [FieldMapping(attribute: Relationship.positionAttribute, field: ChildRecords.positionField)] : []
+            var mapping = FeedMapping(name: "\(feed.name)/\(relationship.name)", entity: relationship.child, format: feed.format,
+                                      records: feed.records, namespaces: feed.namespaces, fields: parentKey + position + children.fields)
+            mapping.duplicates = feed.duplicates
+            mapping.childRecords = ChildRecords(path: relationship.records, relationship: relationship.name, parentEntity: parent.name)
+            return mapping
+        }
+    }
+
+    /// Problems with relationships and the feed mappings' `children`.
+    func relationshipProblems() -> [String] {
+        var problems: [String] = []
+        var children = Set<String>()
+        for relationship in relationships {
+            guard let parent = entity(named: relationship.parent) else { continue }
+            problems += relationship.problems(parent: parent, entities: entities)
+            if !children.insert(relationship.child).inserted {
+                problems.append("entity \(parent.name): relationship '\(relationship.name)': \(relationship.child) is already the child of another relationship")
+            }
+        }
+        for relationship in relationships where children.contains(relationship.parent) {
+            problems.append("entity \(relationship.parent): relationship '\(relationship.name)': a child entity cannot have children of its own yet")
+        }
+        for feed in feeds { problems += childMappingProblems(feed) }
+        return problems
+    }
+
+    private func childMappingProblems(_ feed: FeedMapping) -> [String] {
+        var problems: [String] = []
+        for children in feed.children {
+            guard let relationship = relationship(children.relationship, of: feed.entity) else {
+                problems.append("feed \(feed.name): children '\(children.relationship)' is not a relationship of \(feed.entity)")
+                continue
+            }
+            guard feed.format == .json || feed.format == .ndjson else {
+                problems.append("feed \(feed.name): children '\(children.relationship)' need a json or ndjson feed (\(feed.format.rawValue) children are not read yet)")
+                continue
+            }
+            guard let child = entity(named: relationship.child), let parent = entity(named: feed.entity) else { continue }
+            for field in children.fields {
+                if child.attribute(named: field.attribute) == nil {
+                    problems.append("feed \(feed.name): children '\(children.relationship)': '\(field.attribute)' is not an attribute of \(child.name)")
+                } else if parent.uniqueKey.contains(field.attribute) || (relationship.key == .position && field.attribute == Relationship.positionAttribute) {
+                    problems.append("feed \(feed.name): children '\(children.relationship)': '\(field.attribute)' is not mapped here "
+                        + "(it comes from the \(parent.uniqueKey.contains(field.attribute) ? "parent's key" : "child's place in the array"))")
+                }
+                if field.field?.hasPrefix(ChildRecords.parentPrefix) == true {
+                    problems.append("feed \(feed.name): children '\(children.relationship)': '\(field.attribute)' reads '\(field.field ?? "")': "
+                        + "a child's fields are read from its own element (only the parent's key is taken from the parent)")
+                }
+            }
+            for key in relationship.ownKey where key != Relationship.positionAttribute || relationship.key != .position {
+                if !children.fields.contains(where: { $0.attribute == key }) {
+                    problems.append("feed \(feed.name): children '\(children.relationship)': the key attribute '\(key)' of \(child.name) is not mapped")
+                }
+            }
+            for key in parent.uniqueKey where feed.fields.first(where: { $0.attribute == key })?.field?.hasPrefix(ChildRecords.parentPrefix) == true {
+                problems.append("feed \(feed.name): children '\(children.relationship)': the parent's key '\(key)' is read from outside the record, which children cannot follow yet")
+            }
+        }
+        return problems
+    }
+}
