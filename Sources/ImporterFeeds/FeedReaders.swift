@@ -3,6 +3,10 @@ import ImporterModel
 /// Makes the streaming reader for a feed's format.
 public enum FeedReaders {
     public static func make(for mapping: FeedMapping, source: ByteSource) throws(FeedError) -> any RecordReader {
+        if let children = mapping.childRecords, mapping.format == .json || mapping.format == .ndjson {
+            return try JSONRecordsReader(source: source, records: mapping.format == .json ? mapping.records : nil,
+                                         lines: mapping.format == .ndjson, children: children.path)
+        }
         switch mapping.format {
         case .nasaColumnar:
             return NASAColumnarReader(source: source)

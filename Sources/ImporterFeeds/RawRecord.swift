@@ -44,6 +44,9 @@ public struct RawRecord: Sendable {
     public var index: Int = 0
     public var line: Int = 0
     public var column: Int = 0
+    /// A parent's record that stands for no child (child mode: its array of children was absent,
+    /// so its stored children are kept): only the parent's fields are filled.
+    public var isParentOnly = false
     public var bytes: [UInt8] = []
     public var slots: [RawSlot]
     /// Per slot: what several values of its field in one record become (`fill` applies it).
@@ -59,6 +62,7 @@ public struct RawRecord: Sendable {
     @inline(__always)
     public mutating func reset() {
         bytes.removeAll(keepingCapacity: true)
+        isParentOnly = false
         for i in slots.indices {
             slots[i].kind = .absent
             slots[i].occurrences = 0

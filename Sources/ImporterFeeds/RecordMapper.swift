@@ -244,7 +244,7 @@ public struct RecordMapper: Sendable {
 
     /// Appends the plan's value; returns a reason when the value cannot be mapped.
     @inline(__always)
-    private func mapValue(_ plan: Plan, _ record: RawRecord, _ base: UnsafePointer<UInt8>, _ batch: inout RecordBatch) -> String? {
+    func mapValue(_ plan: Plan, _ record: RawRecord, _ base: UnsafePointer<UInt8>, _ batch: inout RecordBatch) -> String? {
         if plan.hasConstant { return appendValue(details[plan.detail].mapping.constant ?? .null, plan, &batch) }
         let slot = record.slots[plan.slot]
         if slot.occurrences > 1, case .reject = details[plan.detail].mapping.repeated {

@@ -13,16 +13,17 @@ import ImporterModel
 /// records' array (`../../name` of the object around that one): read as the walk to the records
 /// passes it, so only members written before the records can be read (a later one is absent).
 public final class JSONRecordsReader: RecordReader {
-    private let scanner: JSONScanner
+    let scanner: JSONScanner
     /// The pointer's reference tokens, unescaped; empty for the root.
     private let recordsPath: [String]
     /// The pointer as written (`""` for the root), for locations; nil for NDJSON.
     private let recordsPointer: String?
     private let lines: Bool
-    private var tree = FieldTree()
+    var isLines: Bool { lines }
+    var tree = FieldTree()
     private enum State { case notOpened, inArray, finished }
     private var state = State.notOpened
-    private var index = 0
+    var index = 0
     /// Object nesting around the records' array, closed (and checked) after the last record.
     private var enclosing = 0
     /// The key being read (reused across records).
@@ -36,6 +37,10 @@ public final class JSONRecordsReader: RecordReader {
         var value: (kind: RawKind, bytes: [UInt8], line: Int32, column: Int32)?
     }
     private var enclosingFields: [EnclosingField] = []
+    /// Child mode (`init(source:records:children:)`): the children read from the current parent.
+    var children: JSONChildRecords?
+    var childBuffer: [RawRecord] = []
+    var parentRecord = RawRecord(slotCount: 0)
 
     /// `records`: a JSON pointer to the array of records (`json`), nil for the root; `lines`: NDJSON.
     public init(source: ByteSource, records: String?, lines: Bool) throws(FeedError) {
@@ -64,8 +69,10 @@ public final class JSONRecordsReader: RecordReader {
     }
 
     /// Requested fields as a tree of keys: leaves are slots.
-    private struct FieldTree {
+    struct FieldTree {
         var slot: Int?
+        /// The array of a relationship's children (child mode: `JSONChildRecords`).
+        var holdsChildren = false
         var children: [[UInt8]: FieldTree] = [:]
 
         mutating func insert(_ path: [String], slot: Int) {
@@ -75,6 +82,10 @@ public final class JSONRecordsReader: RecordReader {
     }
 
     public func open(requesting fields: [String]) throws(FeedError) -> FeedHeader {
+        if children != nil {
+            try openChildren(requesting: fields)
+            return FeedHeader(supplied: Array(repeating: true, count: fields.count), recordsPointer: recordsPointer)
+        }
         for (slot, field) in fields.enumerated() {
             if let (up, name) = Self.enclosingMember(field) {
                 guard !lines, up <= recordsPath.count else {
@@ -111,7 +122,7 @@ public final class JSONRecordsReader: RecordReader {
 
     /// Walks to the records' array: through the objects named by the pointer, skipping other
     /// members, but reading those an enclosing field names.
-    private func openArray() throws(FeedError) {
+    func openArray() throws(FeedError) {
         for (level, key) in recordsPath.enumerated() {
             try scanner.unit { () throws(ScanError) in
                 guard try scanner.peek() != 0 else { throw scanner.syntaxError(expected: "a JSON value (the feed is empty)") }
@@ -189,6 +200,12 @@ public final class JSONRecordsReader: RecordReader {
     }
 
     public func next(into record: inout RawRecord) throws(FeedError) -> Bool {
+        if children != nil { return try nextChild(into: &record) }
+        return try nextRecord(into: &record)
+    }
+
+    /// The next record of the records' array (in child mode, the next parent).
+    func nextRecord(into record: inout RawRecord) throws(FeedError) -> Bool {
         switch state {
         case .finished: return false
         case .notOpened where !lines: return false
@@ -197,6 +214,8 @@ public final class JSONRecordsReader: RecordReader {
         let index = self.index
         let more: Bool = try scanner.unit { () throws(ScanError) -> Bool in
             record.reset()
+            children?.count = 0
+            children?.arrayPresent = false
             let byte = try scanner.peek()
             if lines {
                 if byte == 0 { return false }
@@ -254,7 +273,7 @@ public final class JSONRecordsReader: RecordReader {
     }
 
     /// Reads an object, filling the slots its keys lead to and skipping the rest.
-    private func readObject(_ node: FieldTree, into record: inout RawRecord, depth: Int) throws(ScanError) {
+    func readObject(_ node: FieldTree, into record: inout RawRecord, depth: Int) throws(ScanError) {
         guard depth < 64 else { throw scanner.syntaxError(expected: "nesting shallower than 64 levels") }
         try scanner.expect(UInt8(ascii: "{"), "an object")
         if try scanner.peek() == UInt8(ascii: "}") {
@@ -276,6 +295,7 @@ public final class JSONRecordsReader: RecordReader {
     /// Reads the value a field tree node addresses: a field's value into its slot, or the objects
     /// and arrays on the way to deeper fields.
     private func readValue(_ node: FieldTree, into record: inout RawRecord, depth: Int) throws(ScanError) {
+        if node.holdsChildren { return try readChildren(depth: depth) }
         if let slot = node.slot, let value = try scanner.scalarSlot(into: &record) {
             record.fill(slot, with: value)
             return
@@ -325,7 +345,7 @@ public final class JSONRecordsReader: RecordReader {
     }
 
     /// A composite value's slot at the read position.
-    private func compositeSlot() -> RawSlot {
+    func compositeSlot() -> RawSlot {
         RawSlot(kind: .composite, line: Int32(truncatingIfNeeded: scanner.line), column: Int32(truncatingIfNeeded: scanner.currentColumn))
     }
 
