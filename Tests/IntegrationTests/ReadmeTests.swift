@@ -18,7 +18,7 @@ import Testing
     }
 
     /// The documents whose shell blocks run.
-    static let documents = ["README.md", "Docs/COMMANDS.md", "Docs/STORE.md", "Docs/OPERATIONS.md", "Docs/MAPPING.md"]
+    static let documents = ["README.md", "Docs/COMMANDS.md", "Docs/STORE.md", "Docs/OPERATIONS.md", "Docs/MAPPING.md", "Docs/MODEL.md"]
 
     /// How many commands a document runs at least (so that a broken fence cannot pass by running
     /// nothing); a document not named here may show only `sh no-run` blocks.

@@ -23,6 +23,7 @@ enum FeedReadAhead {
         /// stays with the reader thread).
         var warnings: [String] = []
         var absences: [MappedFeed.FieldAbsence] = []
+        var keptParents: [[Value]] = []
     }
 
     /// Reads `feed` ahead of the caller, handing each batch to `onBatch` and each reject to
@@ -52,7 +53,7 @@ enum FeedReadAhead {
                 blockedSeconds += try queue.putBatch(full, at: position)
             }
             var end = position()
-            (end.warnings, end.absences) = (feed.warnings, feed.absences)
+            (end.warnings, end.absences, end.keptParents) = (feed.warnings, feed.absences, feed.keptParents)
             try queue.putEnd(end)
         } catch is ReadAheadQueue<Position>.Cancelled {
             return

@@ -35,6 +35,11 @@ public final class MappedFeed {
     /// Per attribute the feed supplies, the records that left its field out (stored as null,
     /// though the feed did not say null), once read: not for the feed's entity's key.
     public private(set) var absences: [FieldAbsence] = []
+    /// For a mapping of children (`FeedMapping.childRecords`): the parent keys whose array of
+    /// children the feed left out (their stored children are kept), in the parent key's order.
+    public private(set) var keptParents: [[Value]] = []
+    /// The child entity's attributes that hold its parent's key (fields read from the parent).
+    private let parentKey: [String]
 
     /// Records of a feed that supplies a field but left it out, counted per attribute.
     public struct FieldAbsence: Sendable, Equatable {
@@ -57,6 +62,7 @@ public final class MappedFeed {
         source = try input.request == nil ? ByteSource(path: input.path) : ByteSource(path: input.path, name: input.name)
         reader = try FeedReaders.make(for: input.mapping, source: source)
         self.input = input
+        parentKey = input.mapping.childRecords == nil ? [] : input.mapping.fields.filter { $0.field?.hasPrefix(ChildRecords.parentPrefix) == true }.map(\.attribute)
         var mapper = try RecordMapper(entity: entity, mapping: input.mapping)
         try mapper.configure(header: try reader.open(requesting: mapper.requestedFields), sourceName: source.name)
         self.mapper = mapper
@@ -93,6 +99,7 @@ public final class MappedFeed {
         // its references) once per record, ~7 % of a reload's CPU; refreshed when `release` changes it.
         var mapper = self.mapper
         while try reader.next(into: &record) {
+            if record.isParentOnly { keepChildren(of: record, mapper: mapper); continue }
             records += 1
             if collectsFieldCounts { count(record) }
             presence.observe(record)
@@ -119,6 +126,12 @@ public final class MappedFeed {
         }
         if !batch.isEmpty { try handOff(&batch) }
         try finish(presence, absent: absent, ambiguousLocalTimes: mapper.ambiguousLocalTimes, setRepeats: mapper.setRepeats)
+    }
+
+    /// Keeps the stored children of a parent whose array the feed left out; a parent whose key
+    /// cannot be read is rejected by its own mapping, and its children are kept.
+    private func keepChildren(of record: RawRecord, mapper: RecordMapper) {
+        if let key = mapper.values(of: parentKey, in: record) { keptParents.append(key) }
     }
 
     /// At the window, with fields still unseen: looks for them in the rest of the file, when it

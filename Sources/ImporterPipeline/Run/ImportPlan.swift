@@ -29,6 +29,10 @@ struct ImportLedger {
     var phases = PhaseTimes()
     var warnings: [String] = []
     var absences: [MappedFeed.FieldAbsence] = []
+    /// Per child entity, the parents whose array of children the feeds left out.
+    var keptParents: [String: [[Value]]] = [:]
+    /// Refusals met while closing (a parent's delete a relationship denies).
+    var refusals: [Refusal] = []
 
     init() {
         for phase in ["read", "read wait"] { phases.add(phase, 0) }

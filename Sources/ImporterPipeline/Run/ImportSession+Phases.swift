@@ -12,7 +12,7 @@ extension ImportSession {
         var ledger = ImportLedger()
         try readFeeds(feeds, plan: plan, ledger: &ledger)
         let counts = try close(feeds, plan: plan, ledger: &ledger)
-        let refusals = plan.guards.refusals(deleted: counts.map { ($0.0, $0.1.deleted) })
+        let refusals = plan.guards.refusals(deleted: counts.map { ($0.0, $0.1.deleted) }) + ledger.refusals
             + (try storms(plan.entities, counts: counts, of: plan.transaction, in: tx))
         guard refusals.isEmpty else {
             var result = ImportResult(transactionNumber: nil, entities: counts, rejects: plan.rejects.first)
@@ -38,7 +38,8 @@ extension ImportSession {
         let created = options.replayViews ? try tx.ensureViews(model.views, entities: store.entities) : []
         let transaction = try tx.records.beginImport(entities)
         return ImportPlan(entities: entities, createdViews: created, transaction: transaction,
-                          guards: try SyncGuards(options: options, entities: entities, recordCount: tx.records.recordCount(of:)),
+                          guards: try SyncGuards(options: options, entities: entities, children: Set(names.filter { model.relationship(toChild: $0) != nil }),
+                                                 recordCount: tx.records.recordCount(of:)),
                           rejects: RunRejects(limit: options.maxRejects, sink: rejectSink, transaction: transaction),
                           duplicates: DuplicateNotes(keyNames: Dictionary(entities.map { ($0.name, $0.uniqueKey) }) { first, _ in first }))
     }
@@ -63,8 +64,9 @@ extension ImportSession {
         }
     }
 
-    /// Close: key drift reconciled and sync deletes made, entity by entity, then each entity's
-    /// changes recorded and counted, its rejects included.
+    /// Close: key drift reconciled and sync deletes made, entity by entity (a child entity's
+    /// deletes follow its parent's: its snapshot, then the parent's delete rule), then each
+    /// entity's changes recorded and counted, its rejects included.
     func close(_ feeds: [FeedInput], plan: ImportPlan, ledger: inout ImportLedger) throws -> [(String, ChangeCounts)] {
         try checkCancellation()
         if options.sync || plan.entities.contains(where: { $0.drift?.on == .always }) { onPhase?(.sync) }
@@ -72,6 +74,10 @@ extension ImportSession {
             // Key drift is reconciled before sync deletes are decided (or in every run, when the
             // rule says so).
             if let drift = entity.drift, options.sync || drift.on == .always { _ = try ledger.phases.time("drift") { try plan.transaction.reconcileDrift(entity) } }
+            if let relationship = model.relationship(toChild: entity.name), let parent = plan.entities.first(where: { $0.name == relationship.parent }) {
+                try closeChildren(entity, of: parent, relationship, plan: plan, ledger: &ledger)
+                continue
+            }
             guard options.sync else { continue }
             do {
                 _ = try ledger.phases.time("sync deletes") { try plan.transaction.deleteRecordsNotWritten(entity) }

@@ -27,7 +27,11 @@ extension ImportSession {
         ledger.phases.add(outcome.phases)
         try plan.note(outcome.duplicates)
         logger.info("read feed", metadata: ["source": "\(source)", "records": "\(end.records)", "rejected": "\(plan.rejects.counts[entity.name] ?? 0)"])
-        plan.guards.feedRead(source: source, entity: entity.name, records: end.records)
+        if feed.mapping.childRecords == nil {
+            plan.guards.feedRead(source: source, entity: entity.name, records: end.records)
+        } else {
+            ledger.keptParents[entity.name, default: []] += end.keptParents
+        }
         ledger.phases.add("read", end.readingSeconds)
         onProgress?(ImportProgress(source: source, records: end.records, bytesRead: end.bytesRead, totalBytes: end.totalBytes))
         ledger.absences += end.absences

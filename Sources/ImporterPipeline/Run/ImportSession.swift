@@ -50,7 +50,7 @@ public final class ImportSession {
             defer { SourceFetching.removeBodies(of: inputs) }
             warnings += try UnframedBodies.check(inputs, options: options)
             for warning in warnings { logger.warning("\(warning)") }
-            var result = try run(inputs, fetched: fetched, filled: filled, warnings: warnings)
+            var result = try run(try withChildren(inputs), fetched: fetched, filled: filled, warnings: warnings)
             result.fetched = fetched
             return result
         }

@@ -14,6 +14,9 @@ public enum Refusal: Sendable, Equatable {
     /// The run would change `entity.attribute` on `count` (`percent`%) of the `held` stored records,
     /// more than `bound` allows (`limit`); `examples` show changes as `old → new`.
     case massUpdate(entity: String, attribute: String, count: Int, held: Int, percent: Int, bound: DeleteBound, limit: Int, examples: [String])
+    /// A sync would delete `parent` records that have `children` `child` records, which the
+    /// relationship's `delete: deny` forbids.
+    case deniedDelete(parent: String, relationship: String, child: String, children: Int)
 
     /// The refusal, each limit and remedy in `words`.
     public func message(_ words: (Remedy) -> String) -> String {
@@ -33,6 +36,9 @@ public enum Refusal: Sendable, Equatable {
                 + (examples.isEmpty ? "" : ", e.g. \(examples.joined(separator: "; "))")
                 + ", more than \(words(.updatedLimit(bound.description))) allows (\(limit)); check the feed (a unit or format the upstream changed), "
                 + "or \(words(.raiseUpdatedLimit))"
+        case .deniedDelete(let parent, let relationship, let child, let children):
+            "\(words(.syncMode)) would delete \(parent) records that still have \(children) \(child) record(s), "
+                + "which relationship '\(relationship)' forbids (delete: deny); check the feed, or delete the children first"
         }
     }
 }

@@ -36,6 +36,14 @@ public protocol ImportClosing: AnyObject {
     /// Sync: deletes `entity`'s stored records that this import did not write, each recorded as a
     /// delete change with its tombstone; returns how many.
     func deleteRecordsNotWritten(_ entity: EntityDescription) throws -> Int
+    /// A relationship's snapshot: deletes the stored `child` records this import did not write
+    /// whose `parent` record it wrote, except the children of the parents in `keeping` (their keys,
+    /// in the parent key's order: parents whose array the feed left out); each a delete change
+    /// with its tombstone. Returns how many.
+    func deleteChildrenNotWritten(_ child: EntityDescription, parent: EntityDescription, keeping: [[Value]]) throws -> Int
+    /// Cascade, once `parent`'s deletes are made: deletes the `child` records whose parent is gone,
+    /// each a delete change with its tombstone. Returns how many.
+    func deleteOrphans(_ child: EntityDescription, parent: EntityDescription) throws -> Int
     /// Records `entity`'s changes (updates and deletes as made, inserts with their final values)
     /// and returns its counts: inserted, updated, deleted, unchanged and duplicates (rejected ones
     /// not included).

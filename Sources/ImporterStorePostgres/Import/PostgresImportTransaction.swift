@@ -317,11 +317,33 @@ final class PostgresImportTransaction: ImportTransaction {
 
     func deleteRecordsNotWritten(_ entity: EntityDescription) throws -> Int {
         try apply(entity)
+        return try deleteRecords(entity, where: unwritten(try run(entity)))
+    }
+
+    func deleteChildrenNotWritten(_ child: EntityDescription, parent: EntityDescription, keeping: [[Value]]) throws -> Int {
+        try apply(child)
+        try apply(parent)
+        let parentRun = try run(parent)
+        let written = "(p.\"id\" > \(parentRun.lastIDBefore)" + (parentRun.upsert.map { " OR NOT (\($0.unseen("p")))" } ?? "") + ")"
+        let sql = ChildrenSQL(child: child, parent: parent)
+        return try deleteRecords(child, where: "\(unwritten(try run(child))) AND \(sql.parentExists(where: written)) AND \(sql.notChildOf(keeping))")
+    }
+
+    func deleteOrphans(_ child: EntityDescription, parent: EntityDescription) throws -> Int {
+        try apply(child)
+        return try deleteRecords(child, where: ChildrenSQL(child: child, parent: parent).orphaned)
+    }
+
+    /// The stored records (alias `e`) the run did not write.
+    private func unwritten(_ run: EntityRun) -> String {
+        "e.\"id\" <= \(run.lastIDBefore) AND " + (run.upsert.map { $0.unseen("e") } ?? "TRUE")
+    }
+
+    /// Deletes `entity`'s records that meet `condition` (alias `e`), each recorded as a delete.
+    private func deleteRecords(_ entity: EntityDescription, where condition: String) throws -> Int {
         let run = try run(entity)
         let schema = PostgresEntitySchema(entity: entity)
-        let seen = run.upsert.map { $0.unseen("e") } ?? "TRUE"
-        let recorded = try store.connection.affected(schema.recordDeletes(where: "e.\"id\" <= $2 AND \(seen)"),
-                                                     [.integer(number), .integer(run.lastIDBefore)])
+        let recorded = try store.connection.affected(schema.recordDeletes(where: condition), [.integer(number)])
         let deleted = try store.connection.affected(schema.deleteRecorded, [.integer(run.lastChangeIDBefore)])
         guard deleted == recorded else {
             throw StoreError.invariant("recorded \(recorded) deletes but deleted \(deleted)")

@@ -113,6 +113,16 @@ final class SQLiteImportTransaction: ImportTransaction {
         try history.deleteRecords(entity, where: try run(entity).seen.unseenCondition, in: transaction)
     }
 
+    func deleteChildrenNotWritten(_ child: EntityDescription, parent: EntityDescription, keeping: [[Value]]) throws -> Int {
+        let sql = ChildrenSQL(child: child, parent: parent)
+        let condition = "\(try run(child).seen.unseenCondition) AND \(sql.parentExists(where: "importer_seen(\(try run(parent).seen.slot), p.\"id\") = 1"))"
+        return try history.deleteRecords(child, where: condition + " AND " + sql.notChildOf(keeping), in: transaction)
+    }
+
+    func deleteOrphans(_ child: EntityDescription, parent: EntityDescription) throws -> Int {
+        try history.deleteRecords(child, where: ChildrenSQL(child: child, parent: parent).orphaned, in: transaction)
+    }
+
     func closeEntity(_ entity: EntityDescription) throws -> ChangeCounts {
         var (counts, ids) = try history.recordChanges(entity, in: transaction)
         changeIDs[entity.name] = ids

@@ -1,0 +1,42 @@
+import ImporterModel
+import ImporterStore
+
+/// Closing a child entity: its parents' arrays are snapshots of their children, and its parents'
+/// deletes follow the relationship's delete rule.
+extension ImportSession {
+    /// The feeds, each followed by the feeds of its children (`Model.childFeeds`): the same
+    /// document read again, so a feed with children must be a file (a URL's body is one).
+    func withChildren(_ feeds: [FeedInput]) throws(ImportError) -> [FeedInput] {
+        var all: [FeedInput] = []
+        for feed in feeds {
+            all.append(feed)
+            let children = model.childFeeds(of: feed.mapping)
+            if !children.isEmpty, feed.path == "-" {
+                throw .model(.invalid("feed mapping '\(feed.mapping.name)' reads children, which needs a feed it can read twice: give a file or a URL, not standard input"))
+            }
+            for mapping in children {
+                var child = feed
+                child.mapping = mapping
+                all.append(child)
+            }
+        }
+        return all
+    }
+
+    /// Deletes the children the run's parents no longer list (not those of parents whose array
+    /// the feeds left out), then applies the delete rule to the children of deleted parents.
+    func closeChildren(_ child: EntityDescription, of parent: EntityDescription, _ relationship: Relationship,
+                       plan: ImportPlan, ledger: inout ImportLedger) throws {
+        let kept = ledger.keptParents[child.name] ?? []
+        do {
+            _ = try ledger.phases.time("sync deletes") { try plan.transaction.deleteChildrenNotWritten(child, parent: parent, keeping: kept) }
+            guard options.sync, relationship.deleteRule != .nullify else { return }
+            let orphans = try ledger.phases.time("sync deletes") { try plan.transaction.deleteOrphans(child, parent: parent) }
+            if relationship.deleteRule == .deny, orphans > 0 {
+                ledger.refusals.append(.deniedDelete(parent: parent.name, relationship: relationship.name, child: child.name, children: orphans))
+            }
+        } catch {
+            throw refusedWrite(error, what: "the deletes of \(child.name) (children their parents no longer list)")
+        }
+    }
+}

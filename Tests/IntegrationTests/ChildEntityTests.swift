@@ -1,0 +1,184 @@
+import Foundation
+import ImporterTestSupport
+import PostgresTestSupport
+import Testing
+
+/// Child entities (issue 44): a GBFS station status whose stations list their vehicles by type in
+/// any order, stored as StationVehicle records keyed by (station, type). Counts are those worked
+/// out by hand from the two snapshots in SampleData/gbfs; the same on SQLite and PostgreSQL.
+@Suite struct ChildEntityTests {
+    static let model = sample("models/gbfs-station-status.yaml")
+
+    /// What one entity's counts are in a run's JSON report.
+    static func counts(_ run: Execution, _ entity: String) -> [String: Int] {
+        ((run.json as? [String: Any])?["entities"] as? [String: Any])?[entity] as? [String: Int] ?? [:]
+    }
+
+    static func vehicles(_ store: String) throws -> [Substring] {
+        try importer(["query", "--store", store, "--format", "csv",
+                      "SELECT station_id, vehicle_type_id, count FROM station_vehicle ORDER BY station_id, vehicle_type_id"])
+            .stdout.split(separator: "\r\n").dropFirst().map { $0 }
+    }
+
+    @Test func theParentsArrayIsASnapshotOfItsChildren() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        try Self.snapshot(store: directory.path("gbfs.sqlite"))
+    }
+
+    @Test func theParentsArrayIsASnapshotOfItsChildrenOnPostgreSQL() throws {
+        try Self.snapshot(store: try PostgresTestCluster.start().newStoreURL())
+    }
+
+    static func snapshot(store: String) throws {
+        #expect(try importer(["model", "check", model]).status == 0)
+        let first = try importer(["run", "--store", store, "--model", model, "--format", "json", sample("gbfs/station-status-1.json")])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(counts(first, "Station")["inserted"] == 8 && counts(first, "StationVehicle")["inserted"] == 13, "\(first.stdout)")
+        // C3 writes its station_id after its vehicles: read all the same.
+        #expect(try vehicles(store).contains(#""C3","cargo",1"#))
+        // Day 2: A1 re-ordered (no change), B2's ebike 1 → 2 (an update), C3's cargo gone and
+        // G7's list empty (two deletes), D4's list absent (its bike kept), E5 new with two.
+        let second = try importer(["run", "--store", store, "--model", model, "--format", "json", sample("gbfs/station-status-2.json")])
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(counts(second, "StationVehicle") == ["inserted": 2, "updated": 1, "deleted": 2, "unchanged": 9, "rejected": 0, "duplicates": 0, "rekeyed": 0],
+                "\(second.stdout)")
+        #expect(counts(second, "Station")["updated"] == 3 && counts(second, "Station")["inserted"] == 1, "\(second.stdout)")
+        let rows = try vehicles(store)
+        #expect(rows.contains(#""B2","ebike",2"#) && rows.contains(#""D4","bike",2"#) && !rows.contains { $0.hasPrefix(#""G7""#) }
+                && !rows.contains(#""C3","cargo",1"#) && rows.count == 13, "\(rows)")
+        let changes = try importer(["history", "--store", store, "--format", "json"])
+        #expect(changes.stdout.contains("\"cargo\""), "the delete is history with the child's key: \(changes.stdout)")
+        let again = try importer(["run", "--store", store, "--model", model, sample("gbfs/station-status-2.json")])
+        #expect(again.status == 0 && again.stdout.hasPrefix("No changes."), "\(again.stdout)\(again.stderr)")
+    }
+
+    /// Any order of the children, and of their members, is no change (trials over a seeded
+    /// shuffle of every array and object of the first snapshot).
+    @Test func aReorderedListIsNoChange() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = directory.path("gbfs.sqlite")
+        #expect(try importer(["run", "--store", store, "--model", Self.model, sample("gbfs/station-status-1.json")]).status == 0)
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: sample("gbfs/station-status-1.json")))) as? [String: Any])
+        var generator = SplitMix64(seed: 44)
+        for trial in 0..<4 {
+            var data = try #require(document["data"] as? [String: Any])
+            let stations = try #require(data["stations"] as? [[String: Any]])
+            data["stations"] = stations.shuffled(using: &generator).map { station -> [String: Any] in
+                var station = station
+                if let list = station["vehicle_types_available"] as? [[String: Any]] { station["vehicle_types_available"] = list.shuffled(using: &generator) }
+                return station
+            }
+            var shuffled = document
+            shuffled["data"] = data
+            let feed = try directory.write("shuffled-\(trial).json", String(decoding: try JSONSerialization.data(withJSONObject: shuffled), as: UTF8.self))
+            let run = try importer(["run", "--store", store, "--model", Self.model, feed])
+            #expect(run.status == 0 && run.stdout.hasPrefix("No changes."), "trial \(trial): \(run.stdout)\(run.stderr)")
+        }
+    }
+
+    /// A station gone from a `--sync` snapshot takes its vehicles with it (cascade), each a
+    /// delete with its key; `undo --last` brings both back. `deny` refuses the run (65) with the
+    /// store untouched; `nullify` keeps the children.
+    @Test func aParentsDeleteFollowsTheDeleteRule() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        try Self.deleteRules(directory: directory, store: { directory.path("\($0).sqlite") })
+    }
+
+    @Test func aParentsDeleteFollowsTheDeleteRuleOnPostgreSQL() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let cluster = try PostgresTestCluster.start()
+        try Self.deleteRules(directory: directory, store: { _ in try cluster.newStoreURL() })
+    }
+
+    static func deleteRules(directory: TemporaryDirectory, store name: (String) throws -> String) throws {
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: sample("gbfs/station-status-2.json")))) as? [String: Any])
+        var data = try #require(document["data"] as? [String: Any])
+        data["stations"] = (data["stations"] as? [[String: Any]] ?? []).filter { $0["station_id"] as? String != "B2" }
+        var withoutB2 = document
+        withoutB2["data"] = data
+        let day3 = try directory.write("day3.json", String(decoding: try JSONSerialization.data(withJSONObject: withoutB2), as: UTF8.self))
+        let text = try String(contentsOfFile: model, encoding: .utf8)
+        for rule in ["cascade", "deny", "nullify"] {
+            let store = try name(rule)
+            let ruled = try directory.write("\(rule).yaml", text.replacingOccurrences(of: "delete: cascade", with: "delete: \(rule)"))
+            for day in ["1", "2"] {
+                #expect(try importer(["run", "--store", store, "--model", ruled, sample("gbfs/station-status-\(day).json")]).status == 0)
+            }
+            let sync = try importer(["run", "--store", store, "--model", ruled, "--sync", "--format", "json", day3])
+            let rows = try vehicles(store)
+            switch rule {
+            case "cascade":
+                #expect(sync.status == 0 && counts(sync, "Station")["deleted"] == 1 && counts(sync, "StationVehicle")["deleted"] == 2, "\(sync.stdout)\(sync.stderr)")
+                #expect(!rows.contains { $0.hasPrefix(#""B2""#) } && rows.count == 11, "\(rows)")
+                let undo = try importer(["undo", "--store", store, "--last"])
+                #expect(undo.status == 0, "\(undo.stderr)")
+                #expect(try vehicles(store).filter { $0.hasPrefix(#""B2""#) } == [#""B2","bike",4"#, #""B2","ebike",2"#])
+            case "deny":
+                #expect(sync.status == 65 && sync.stderr.contains("still have 2 StationVehicle record(s)") && sync.stderr.contains("'vehicles'"),
+                        "\(sync.stdout)\(sync.stderr)")
+                #expect(rows.count == 13, "nothing written: \(rows)")
+            default:
+                #expect(sync.status == 0 && counts(sync, "StationVehicle")["deleted"] == 0, "\(sync.stdout)\(sync.stderr)")
+                #expect(rows.filter { $0.hasPrefix(#""B2""#) }.count == 2, "\(rows)")
+            }
+        }
+    }
+
+    /// Children without a natural key are keyed by their place, as the model says; the model check
+    /// names a child key that is not the parent's key then the child's own, a `children` entry
+    /// that is not a relationship, and children of a format not read yet.
+    @Test func positionKeysAndModelProblems() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let model = try directory.write("alerts.yaml", """
+            entities:
+            - name: Route
+              key: [route]
+              attributes:
+              - {name: route, type: text, required: true}
+              relationships:
+              - {name: notes, entity: Note, records: /notes, key: position}
+            - name: Note
+              key: [route, position]
+              attributes:
+              - {name: route, type: text, required: true}
+              - {name: position, type: integer, required: true}
+              - {name: text, type: text}
+            feeds:
+            - name: routes
+              entity: Route
+              format: json
+              fields:
+              - {attribute: route, field: id}
+              children:
+              - relationship: notes
+                fields:
+                - {attribute: text, field: text}
+            """)
+        #expect(try importer(["model", "check", model]).status == 0)
+        let store = directory.path("r.sqlite")
+        let first = try directory.write("1.json", #"[{"id": "r1", "notes": [{"text": "detour"}, {"text": "late"}]}, {"id": "r2", "notes": []}]"#)
+        #expect(try importer(["run", "--store", store, "--model", model, first]).status == 0)
+        let second = try directory.write("2.json", #"[{"id": "r1", "notes": [{"text": "late"}, {"text": "detour"}, {"text": "closed"}]}, {"id": "r2", "notes": []}]"#)
+        let run = try importer(["run", "--store", store, "--model", model, "--max-updated", "100%", "--format", "json", second])
+        #expect(Self.counts(run, "Note")["updated"] == 2 && Self.counts(run, "Note")["inserted"] == 1, "a moved note is an update: \(run.stdout)\(run.stderr)")
+        let rows = try importer(["query", "--store", store, "--format", "csv", "SELECT route, position, text FROM note ORDER BY position"])
+        #expect(rows.stdout.split(separator: "\r\n").dropFirst() == [#""r1",0,"late""#, #""r1",1,"detour""#, #""r1",2,"closed""#], "\(rows.stdout)")
+
+        let text = try String(contentsOfFile: model, encoding: .utf8)
+        let cases = [
+            ("key: [route, position]", "key: [position]", "must be its parent's key then its own, (route, position)"),
+            ("- relationship: notes", "- relationship: remarks", "children 'remarks' is not a relationship of Route"),
+            ("format: json", "format: csv", "children 'notes' need a json or ndjson feed"),
+        ]
+        for (index, (from, to, message)) in cases.enumerated() {
+            let broken = try directory.write("broken-\(index).yaml", text.replacingOccurrences(of: from, with: to))
+            let check = try importer(["model", "check", broken])
+            #expect(check.status == 78 && check.stderr.contains(message), "\(check.stdout)\(check.stderr)")
+        }
+    }
+}
