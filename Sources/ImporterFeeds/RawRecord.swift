@@ -47,6 +47,9 @@ public struct RawRecord: Sendable {
     /// A parent's record that stands for no child (child mode: its array of children was absent,
     /// so its stored children are kept): only the parent's fields are filled.
     public var isParentOnly = false
+    /// In child mode, the index of the parent record in its feed (`index` is then the child's
+    /// place in its parent's array).
+    public var parentIndex = 0
     public var bytes: [UInt8] = []
     public var slots: [RawSlot]
     /// Per slot: what several values of its field in one record become (`fill` applies it).
@@ -193,6 +196,9 @@ public struct FeedHeader: Sendable, Equatable {
     /// For JSON arrays of records: the JSON pointer of the array (`""` for the document's root),
     /// so a reject can name `<pointer>/<index>/<field>`.
     public var recordsPointer: String?
+    /// In child mode: the pointer of the children's array in each record, so a child's reject
+    /// names `<pointer>/<parent>/<children>/<place>/<field>`.
+    public var childrenPointer: String?
     /// For formats whose header names their columns (CSV): the names, for messages about the
     /// fields it lacks.
     public var columns: [String]?

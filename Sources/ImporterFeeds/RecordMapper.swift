@@ -65,7 +65,8 @@ public struct RecordMapper: Sendable {
     public internal(set) var fieldsMissingFromHeader: [(field: String, attributes: [String])] = []
     /// The feed's name and records pointer, for rejects; set by `configure`.
     private var sourceName = ""
-    private var recordsPointer: String?
+    private(set) var recordsPointer: String?
+    private(set) var childrenPointer: String?
 
     public init(entity: EntityDescription, mapping: FeedMapping) throws(ModelError) {
         self.entity = entity
@@ -134,6 +135,7 @@ public struct RecordMapper: Sendable {
     public mutating func configure(header: FeedHeader, sourceName: String) throws(FeedError) {
         self.sourceName = sourceName
         recordsPointer = header.recordsPointer
+        childrenPointer = header.childrenPointer
         let location = SourceLocation(source: sourceName, line: 1, column: 1)
         plans = allPlans.filter { plan in
             plan.hasConstant || (plan.slot >= 0 && header.supplied[plan.slot])
@@ -233,11 +235,8 @@ public struct RecordMapper: Sendable {
             raw = record.text(of: plan.slot)
         }
         if let field = detail.mapping.field {
-            if let pointer = recordsPointer {
-                location.path = "\(pointer)/\(record.index)" + (field.hasPrefix("/") ? field : "/" + field)
-            } else {
-                location.path = field
-            }
+            location.path = path(of: field, in: record)
+            if childrenPointer != nil { location.recordIndex = record.parentIndex }
         }
         return Reject(location: location, entity: entity.name, attribute: detail.attribute.name, reason: reason, rawValue: raw)
     }

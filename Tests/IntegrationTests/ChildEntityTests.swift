@@ -128,6 +128,39 @@ import Testing
         }
     }
 
+    /// A bad child is rejected where it is (its parent's place, the array, its own place), and its
+    /// parent's stored children are all kept: a child not read is never deleted. A rejected
+    /// parent's children are not written (counted in a warning), so no child outlives its parent.
+    @Test func aBadRecordNeverCostsAChild() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = directory.path("gbfs.sqlite")
+        #expect(try importer(["run", "--store", store, "--model", Self.model, sample("gbfs/station-status-1.json")]).status == 0)
+        var document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: sample("gbfs/station-status-2.json")))) as? [String: Any])
+        var data = try #require(document["data"] as? [String: Any])
+        data["stations"] = (data["stations"] as? [[String: Any]] ?? []).map { station -> [String: Any] in
+            var station = station
+            if station["station_id"] as? String == "C3", var list = station["vehicle_types_available"] as? [[String: Any]] {
+                list[0]["count"] = "many"
+                station["vehicle_types_available"] = list
+            }
+            if station["station_id"] as? String == "E5" { station["num_bikes_available"] = "lots" }
+            return station
+        }
+        document["data"] = data
+        let feed = try directory.write("bad.json", String(decoding: try JSONSerialization.data(withJSONObject: document), as: UTF8.self))
+        let refused = try importer(["run", "--store", store, "--model", Self.model, feed])
+        #expect(refused.status == 65, "\(refused.stderr)")
+        let run = try importer(["run", "--store", store, "--model", Self.model, "--max-rejects", "5", "--format", "json", feed])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("/data/stations/5/vehicle_types_available/0/count"), "located: \(run.stdout)")
+        #expect(run.stdout.contains("2 StationVehicle record(s) not written: their parent record was rejected"), "\(run.stdout)")
+        let rows = try Self.vehicles(store)
+        #expect(rows.filter { $0.hasPrefix(#""C3""#) } == [#""C3","bike",0"#, #""C3","cargo",1"#, #""C3","ebike",0"#], "C3's children kept: \(rows)")
+        #expect(!rows.contains { $0.hasPrefix(#""E5""#) }, "\(rows)")
+        #expect(Self.counts(run, "StationVehicle")["deleted"] == 1 && Self.counts(run, "StationVehicle")["rejected"] == 1, "only G7's: \(run.stdout)")
+    }
+
     /// Children without a natural key are keyed by their place, as the model says; the model check
     /// names a child key that is not the parent's key then the child's own, a `children` entry
     /// that is not a relationship, and children of a format not read yet.

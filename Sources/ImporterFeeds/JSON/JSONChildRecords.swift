@@ -23,8 +23,6 @@ struct JSONChildRecords {
     var emitted = 0
     var arrayPresent = false
     var parentPending = false
-    /// Children read before the current parent (each child's record index counts on from them).
-    var before = 0
     /// The shape of the caller's records (slots and their `repeated` rules), for the buffer's.
     var repeated: [RepeatedValues] = []
 }
@@ -76,9 +74,9 @@ extension JSONRecordsReader {
                 record.reset()
                 copyParentFields(into: &record)
                 (record.isParentOnly, record.index, record.line, record.column) = (true, parentRecord.index, parentRecord.line, parentRecord.column)
+                record.parentIndex = parentRecord.index
                 return true
             }
-            state.before += state.count
             children = state
             if parentRecord.slots.count != record.slots.count {
                 parentRecord = RawRecord(slotCount: record.slots.count, repeated: record.repeated)
@@ -88,7 +86,7 @@ extension JSONRecordsReader {
             state = read
             state.emitted = 0
             state.parentPending = !state.arrayPresent
-            for index in 0..<state.count { childBuffer[index].index = state.before + index }
+            for index in 0..<state.count { (childBuffer[index].index, childBuffer[index].parentIndex) = (index, parentRecord.index) }
         }
     }
 

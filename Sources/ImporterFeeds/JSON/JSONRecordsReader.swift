@@ -82,9 +82,11 @@ public final class JSONRecordsReader: RecordReader {
     }
 
     public func open(requesting fields: [String]) throws(FeedError) -> FeedHeader {
-        if children != nil {
+        if let children {
             try openChildren(requesting: fields)
-            return FeedHeader(supplied: Array(repeating: true, count: fields.count), recordsPointer: recordsPointer)
+            var header = FeedHeader(supplied: Array(repeating: true, count: fields.count), recordsPointer: recordsPointer)
+            header.childrenPointer = "/" + children.path.map { $0.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1") }.joined(separator: "/")
+            return header
         }
         for (slot, field) in fields.enumerated() {
             if let (up, name) = Self.enclosingMember(field) {

@@ -40,6 +40,11 @@ public final class MappedFeed {
     public private(set) var keptParents: [[Value]] = []
     /// The child entity's attributes that hold its parent's key (fields read from the parent).
     private let parentKey: [String]
+    /// For a mapping of children: the record indices of the parents their own mapping rejected,
+    /// whose children are left out (no child is stored for a parent that was not).
+    public var rejectedParents: Set<Int> = []
+    /// Children left out because their parent was rejected.
+    public private(set) var childrenOfRejected = 0
 
     /// Records of a feed that supplies a field but left it out, counted per attribute.
     public struct FieldAbsence: Sendable, Equatable {
@@ -99,12 +104,13 @@ public final class MappedFeed {
         // its references) once per record, ~7 % of a reload's CPU; refreshed when `release` changes it.
         var mapper = self.mapper
         while try reader.next(into: &record) {
-            if record.isParentOnly { keepChildren(of: record, mapper: mapper); continue }
+            if !parentKey.isEmpty, !admits(record, mapper: mapper) { continue }
             records += 1
             if collectsFieldCounts { count(record) }
             presence.observe(record)
             for slot in counted where record.slots[slot].kind == .absent { absent[slot] += 1 }
             if let reject = mapper.map(record, into: &batch) {
+                if !parentKey.isEmpty { keepChildren(of: record, mapper: mapper) }
                 try onReject(reject)
             } else if batch.count >= batchSize {
                 if presence.isDeciding {
@@ -128,8 +134,21 @@ public final class MappedFeed {
         try finish(presence, absent: absent, ambiguousLocalTimes: mapper.ambiguousLocalTimes, setRepeats: mapper.setRepeats)
     }
 
-    /// Keeps the stored children of a parent whose array the feed left out; a parent whose key
-    /// cannot be read is rejected by its own mapping, and its children are kept.
+    /// Whether a record of a child mapping is a child to map: a parent-only record keeps its
+    /// parent's stored children, and a child of a rejected parent is left out.
+    private func admits(_ record: RawRecord, mapper: RecordMapper) -> Bool {
+        if record.isParentOnly {
+            keepChildren(of: record, mapper: mapper)
+            return false
+        }
+        guard !rejectedParents.isEmpty, rejectedParents.contains(record.parentIndex) else { return true }
+        childrenOfRejected += 1
+        return false
+    }
+
+    /// Keeps the stored children of a parent whose array the feed left out, or one of whose
+    /// children was rejected (a child not read is not deleted); a parent whose key cannot be read
+    /// is rejected by its own mapping, and its children are kept.
     private func keepChildren(of record: RawRecord, mapper: RecordMapper) {
         if let key = mapper.values(of: parentKey, in: record) { keptParents.append(key) }
     }
@@ -150,6 +169,9 @@ public final class MappedFeed {
         for (attribute, zone, count) in ambiguousLocalTimes {
             warnings.append("\(source.name): \(count) local time\(count == 1 ? "" : "s") of attribute \(attribute) happened twice in \(zone) "
                 + "(the hour repeated when clocks fall back): each was read as its earlier instant")
+        }
+        if childrenOfRejected > 0 {
+            warnings.append("\(source.name): \(childrenOfRejected) \(mapper.entity.name) record(s) not written: their parent record was rejected")
         }
         for (attribute, count) in setRepeats {
             warnings.append("\(source.name): \(count) record\(count == 1 ? "" : "s") listed a value of attribute \(attribute) more than once "

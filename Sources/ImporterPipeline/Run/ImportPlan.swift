@@ -31,6 +31,8 @@ struct ImportLedger {
     var absences: [MappedFeed.FieldAbsence] = []
     /// Per child entity, the parents whose array of children the feeds left out.
     var keptParents: [String: [[Value]]] = [:]
+    /// The record indices the last feed of parents rejected (its children's feeds leave theirs out).
+    var rejectedRecords: Set<Int> = []
     /// Refusals met while closing (a parent's delete a relationship denies).
     var refusals: [Refusal] = []
 

@@ -10,13 +10,19 @@ extension ImportSession {
         guard let entity = plan.entities.first(where: { $0.name == feed.mapping.entity }) else { return [] }
         let input = try MappedFeed(feed, entity: entity)
         input.requiresFinalLineBreak = options.requireFinalLineBreak
+        let isChild = feed.mapping.childRecords != nil
+        if isChild { input.rejectedParents = ledger.rejectedRecords } else { ledger.rejectedRecords = [] }
+        var rejected: Set<Int> = []
         let source = input.source.name
         plan.duplicates.sources[index] = source
         logger.debug("reading feed", metadata: ["source": "\(source)", "format": "\(feed.mapping.format.rawValue)", "mapping": "\(feed.mapping.name)"])
         let writer = try plan.transaction.beginFeed(FeedWriteOptions(
             entity: entity, batchSize: options.batchSize, sortRunBytes: options.sortRunBytes, filtersUnchanged: options.filtersUnchangedBeforeSorting,
             temporaryDirectory: options.temporaryDirectory ?? spoolDirectory, cancellation: cancellation))
-        let end = try FeedReadAhead.read(input, batchSize: options.batchSize, onReject: plan.rejects.record) { batch, position in
+        let end = try FeedReadAhead.read(input, batchSize: options.batchSize, onReject: { reject in
+            if !isChild, let index = reject.location.recordIndex { rejected.insert(index) }
+            try plan.rejects.record(reject)
+        }) { batch, position in
             var batch = batch
             (batch.feed, batch.duplicates) = (index, feed.mapping.duplicates)
             try writing(source) { try writer.add(batch) }
@@ -27,11 +33,8 @@ extension ImportSession {
         ledger.phases.add(outcome.phases)
         try plan.note(outcome.duplicates)
         logger.info("read feed", metadata: ["source": "\(source)", "records": "\(end.records)", "rejected": "\(plan.rejects.counts[entity.name] ?? 0)"])
-        if feed.mapping.childRecords == nil {
-            plan.guards.feedRead(source: source, entity: entity.name, records: end.records)
-        } else {
-            ledger.keptParents[entity.name, default: []] += end.keptParents
-        }
+        if isChild { ledger.keptParents[entity.name, default: []] += end.keptParents } else { ledger.rejectedRecords = rejected }
+        if !isChild { plan.guards.feedRead(source: source, entity: entity.name, records: end.records) }
         ledger.phases.add("read", end.readingSeconds)
         onProgress?(ImportProgress(source: source, records: end.records, bytesRead: end.bytesRead, totalBytes: end.totalBytes))
         ledger.absences += end.absences

@@ -15,4 +15,14 @@ extension RecordMapper {
         batch.commitRecord(RecordOrigin(recordIndex: record.index, line: Int32(truncatingIfNeeded: record.line), column: Int32(truncatingIfNeeded: record.column)))
         return batch.keyValues(0)
     }
+
+    /// Where `field` of `record` is in the document: under the records' pointer when there is one
+    /// (a child's own field under its parent's array and place, a child's `../` field in its parent).
+    func path(of field: String, in record: RawRecord) -> String {
+        guard let pointer = recordsPointer else { return field }
+        func member(_ field: String) -> String { field.hasPrefix("/") ? field : "/" + field }
+        guard let children = childrenPointer else { return "\(pointer)/\(record.index)" + member(field) }
+        if field.hasPrefix(ChildRecords.parentPrefix) { return "\(pointer)/\(record.parentIndex)" + member(String(field.dropFirst(ChildRecords.parentPrefix.count))) }
+        return "\(pointer)/\(record.parentIndex)\(children)/\(record.index)" + member(field)
+    }
 }
