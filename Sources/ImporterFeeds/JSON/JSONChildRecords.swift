@@ -108,6 +108,11 @@ extension JSONRecordsReader {
         state.arrayPresent = true
         scanner.position += 1
         var count = 0
+        // Filled outside the property, so that each child's fields are not one more dynamic
+        // exclusivity check on the reader.
+        var buffer: [RawRecord] = []
+        swap(&buffer, &childBuffer)
+        defer { swap(&buffer, &childBuffer) }
         if try scanner.peek() == UInt8(ascii: "]") {
             scanner.position += 1
         } else {
@@ -117,11 +122,11 @@ extension JSONRecordsReader {
                 guard try scanner.peek() == UInt8(ascii: "{") else {
                     throw ScanError.invalid(.shape(scanner.location(recordIndex: index), "child \(count) of record \(index) is not a JSON object"))
                 }
-                if count == childBuffer.count { childBuffer.append(RawRecord(slotCount: state.repeated.count, repeated: state.repeated)) }
-                childBuffer[count].reset()
-                try readObject(state.childTree, into: &childBuffer[count], depth: depth + 1)
-                (childBuffer[count].line, childBuffer[count].column) = (line, column)
-                if let slot = state.positionSlot { fillPosition(count, slot: slot, line: line, column: column) }
+                if count == buffer.count { buffer.append(RawRecord(slotCount: state.repeated.count, repeated: state.repeated)) }
+                buffer[count].reset()
+                try readObject(state.childTree, into: &buffer[count], depth: depth + 1)
+                (buffer[count].line, buffer[count].column) = (line, column)
+                if let slot = state.positionSlot { Self.fillPosition(count, slot: slot, in: &buffer[count], line: line, column: column) }
                 count += 1
             } while try scanner.separator(close: UInt8(ascii: "]"), context: "in an array of children")
         }
@@ -129,19 +134,11 @@ extension JSONRecordsReader {
         children = state
     }
 
-    private func fillPosition(_ position: Int, slot: Int, line: Int, column: Int) {
+    private static func fillPosition(_ position: Int, slot: Int, in record: inout RawRecord, line: Int, column: Int) {
         let digits = Array(String(position).utf8)
-        let start = Int32(childBuffer[position].bytes.count)
-        childBuffer[position].bytes.append(contentsOf: digits)
-        childBuffer[position].fill(slot, with: RawSlot(kind: .number, start: start, count: Int32(digits.count),
-                                                       line: Int32(truncatingIfNeeded: line), column: Int32(truncatingIfNeeded: column)))
-    }
-}
-
-extension JSONRecordsReader.FieldTree {
-    /// Marks the node at `path` as the array of children (created if no field leads there).
-    mutating func markChildren(_ path: [String]) {
-        guard let first = path.first else { holdsChildren = true; return }
-        children[Array(first.utf8), default: Self()].markChildren(Array(path.dropFirst()))
+        let start = Int32(record.bytes.count)
+        record.bytes.append(contentsOf: digits)
+        record.fill(slot, with: RawSlot(kind: .number, start: start, count: Int32(digits.count),
+                                        line: Int32(truncatingIfNeeded: line), column: Int32(truncatingIfNeeded: column)))
     }
 }

@@ -68,19 +68,6 @@ public final class JSONRecordsReader: RecordReader {
         }
     }
 
-    /// Requested fields as a tree of keys: leaves are slots.
-    struct FieldTree {
-        var slot: Int?
-        /// The array of a relationship's children (child mode: `JSONChildRecords`).
-        var holdsChildren = false
-        var children: [[UInt8]: FieldTree] = [:]
-
-        mutating func insert(_ path: [String], slot: Int) {
-            guard let first = path.first else { self.slot = slot; return }
-            children[Array(first.utf8), default: FieldTree()].insert(Array(path.dropFirst()), slot: slot)
-        }
-    }
-
     public func open(requesting fields: [String]) throws(FeedError) -> FeedHeader {
         if let children {
             try openChildren(requesting: fields)
@@ -286,7 +273,7 @@ public final class JSONRecordsReader: RecordReader {
             key.removeAll(keepingCapacity: true)
             try scanner.string(into: &key)
             try scanner.expect(UInt8(ascii: ":"), "':' after a key")
-            guard let child = node.children[key] else {
+            guard let child = node.member(key) else {
                 try scanner.skipValue()
                 continue
             }
@@ -307,7 +294,7 @@ public final class JSONRecordsReader: RecordReader {
             try readArray(node, into: &record, depth: depth + 1)
         case UInt8(ascii: "{"):
             if let slot = node.slot { record.fill(slot, with: compositeSlot()) }
-            if node.children.isEmpty { try scanner.skipValue() } else { try readObject(node, into: &record, depth: depth + 1) }
+            if node.isLeaf { try scanner.skipValue() } else { try readObject(node, into: &record, depth: depth + 1) }
         default:
             try scanner.skipValue()
         }
@@ -328,7 +315,7 @@ public final class JSONRecordsReader: RecordReader {
         }
         var index = 0
         repeat {
-            let child = node.children.isEmpty ? nil : node.children[Self.indexToken(index)]
+            let child = node.isLeaf ? nil : node.member(Self.indexToken(index))
             if let slot = node.slot {
                 if let value = try scanner.scalarSlot(into: &record) {
                     record.fill(slot, with: value)

@@ -38,6 +38,39 @@ extension JSONScanner {
         }
     }
 
+    /// Consumes a string token as `string(into:)` reads it, validating it alike, without keeping
+    /// its text (a skipped value's strings: plain ASCII runs are passed over, not copied).
+    func skipString() throws(ScanError) {
+        guard try peek() == UInt8(ascii: "\"") else { throw syntaxError(expected: "a string") }
+        position += 1
+        var scratch: [UInt8] = []
+        while true {
+            var end = position
+            while end < count {
+                let byte = storage[end]
+                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { break }
+                end += 1
+            }
+            position = end
+            guard position < count else {
+                if atEnd { throw syntaxError(expected: "'\"' to close the string") }
+                throw .needMore
+            }
+            let byte = storage[position]
+            if byte == UInt8(ascii: "\"") {
+                position += 1
+                return
+            } else if byte == UInt8(ascii: "\\") {
+                try escape(into: &scratch)
+            } else if byte >= 0x80 {
+                try utf8Sequence(into: &scratch)
+            } else {
+                throw syntaxError(expected: "no raw control character in a string (escape it)")
+            }
+            scratch.removeAll(keepingCapacity: true)
+        }
+    }
+
     fileprivate func need(_ n: Int) throws(ScanError) {
         if position + n > count {
             if atEnd { throw syntaxError(expected: "more input") }

@@ -35,8 +35,6 @@ final class JSONScanner {
     /// Whether the first bytes have been read (and a byte order mark dropped).
     private var started = false
     let maximumUnitSize: Int
-    /// Where `skipValue` copies the strings and numbers it validates (reused: skipping allocates nothing).
-    private var skipped: [UInt8] = []
 
     struct Checkpoint {
         var position: Int
@@ -193,6 +191,12 @@ final class JSONScanner {
 
     /// Reads a number token and appends its text to `output` (validated against JSON's grammar).
     func number(into output: inout [UInt8]) throws(ScanError) {
+        let start = try consumeNumber()
+        output.append(contentsOf: UnsafeBufferPointer(start: storage + start, count: position - start))
+    }
+
+    /// Consumes a number token, validated; returns where it started.
+    func consumeNumber() throws(ScanError) -> Int {
         _ = try peek()
         let start = position
         var index = position
@@ -222,8 +226,8 @@ final class JSONScanner {
             guard isDigit(try byte(index)) else { position = index; throw syntaxError(expected: "a digit in the exponent") }
             while isDigit(try byte(index)) { index += 1 }
         }
-        output.append(contentsOf: UnsafeBufferPointer(start: storage + start, count: index - start))
         position = index
+        return start
     }
 
     /// Consumes the literal `true`, `false` or `null` at the read position.
@@ -246,16 +250,14 @@ final class JSONScanner {
     /// Skips any value (used for members a reader does not need).
     func skipValue(depth: Int = 0) throws(ScanError) {
         guard depth < 512 else { throw syntaxError(expected: "nesting shallower than 512 levels") }
-        skipped.removeAll(keepingCapacity: true)
         switch try peek() {
         case UInt8(ascii: "\""):
-            try string(into: &skipped)
+            try skipString()
         case UInt8(ascii: "{"):
             position += 1
             if try peek() == UInt8(ascii: "}") { position += 1; return }
             repeat {
-                skipped.removeAll(keepingCapacity: true)
-                try string(into: &skipped)
+                try skipString()
                 try expect(UInt8(ascii: ":"), "':' after an object key")
                 try skipValue(depth: depth + 1)
             } while try separator(close: UInt8(ascii: "}"), context: "in an object")
@@ -270,7 +272,7 @@ final class JSONScanner {
         case 0:
             throw syntaxError(expected: "a value")
         default:
-            try number(into: &skipped)
+            _ = try consumeNumber()
         }
     }
 

@@ -12,14 +12,19 @@ final class SyncGuards {
     /// Records each entity held before the run (sync runs only).
     private var stored: [String: Int] = [:]
     private var emptyFeeds: [(source: String, entity: String)] = []
-    /// Entities whose deletes are guarded in every run (children).
-    private let children: Set<String>
+    /// Entities whose deletes are guarded in every run (children), and how to count what they
+    /// hold: asked only once such an entity deleted something (a run that deletes nothing does not
+    /// count a large table).
+    private let children: [String: EntityDescription]
+    private let recordCount: (EntityDescription) throws -> Int
 
-    /// `recordCount`: how many records an entity holds (asked for a sync, and for `children`).
-    init(options: ImportOptions, entities: [EntityDescription], children: Set<String> = [], recordCount: (EntityDescription) throws -> Int) throws {
+    /// `recordCount`: how many records an entity holds (asked before a sync, and after a run for
+    /// `children` that deleted some).
+    init(options: ImportOptions, entities: [EntityDescription], children: Set<String> = [], recordCount: @escaping (EntityDescription) throws -> Int) throws {
         self.options = options
-        self.children = children
-        for entity in entities where options.sync || children.contains(entity.name) { stored[entity.name] = try recordCount(entity) }
+        self.children = Dictionary(entities.filter { children.contains($0.name) }.map { ($0.name, $0) }) { first, _ in first }
+        self.recordCount = recordCount
+        for entity in entities where options.sync { stored[entity.name] = try recordCount(entity) }
     }
 
     /// Notes a feed once read: `records` read from it, rejected ones included.
@@ -27,8 +32,9 @@ final class SyncGuards {
         if options.sync, records == 0 { emptyFeeds.append((source, entity)) }
     }
 
-    /// Why the run must not commit, given the records it deleted per entity (empty: it may).
-    func refusals(deleted: [(entity: String, count: Int)]) -> [Refusal] {
+    /// Why the run must not commit, given the records it deleted (and inserted) per entity (empty:
+    /// it may).
+    func refusals(deleted: [(entity: String, count: Int, inserted: Int)]) throws -> [Refusal] {
         var reasons: [Refusal] = []
         if options.sync, !options.allowEmpty {
             for feed in emptyFeeds {
@@ -37,8 +43,8 @@ final class SyncGuards {
                 reasons.append(.emptyFeed(source: feed.source, entity: feed.entity, held: held))
             }
         }
-        for (entity, count) in deleted where options.sync || children.contains(entity) {
-            let held = stored[entity] ?? 0
+        for (entity, count, inserted) in deleted where options.sync || (children[entity] != nil && count > 0) {
+            let held = try stored[entity] ?? children[entity].map { try recordCount($0) + count - inserted } ?? 0
             let limit = options.maxDelete.limit(stored: held)
             guard count > limit else { continue }
             let percent = held > 0 ? Int((Double(count) * 100 / Double(held)).rounded()) : 100

@@ -12,7 +12,7 @@ extension ImportSession {
         var ledger = ImportLedger()
         try readFeeds(feeds, plan: plan, ledger: &ledger)
         let counts = try close(feeds, plan: plan, ledger: &ledger)
-        let refusals = plan.guards.refusals(deleted: counts.map { ($0.0, $0.1.deleted) }) + ledger.refusals
+        let refusals = try plan.guards.refusals(deleted: counts.map { ($0.0, $0.1.deleted, $0.1.inserted) }) + ledger.refusals
             + (try storms(plan.entities, counts: counts, of: plan.transaction, in: tx))
         guard refusals.isEmpty else {
             var result = ImportResult(transactionNumber: nil, entities: counts, rejects: plan.rejects.first)

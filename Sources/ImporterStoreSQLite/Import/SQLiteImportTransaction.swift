@@ -114,6 +114,11 @@ final class SQLiteImportTransaction: ImportTransaction {
     }
 
     func deleteChildrenNotWritten(_ child: EntityDescription, parent: EntityDescription, keeping: [[Value]]) throws -> Int {
+        // A run that wrote every stored child (a snapshot whose lists kept their members) has
+        // none to delete: a count of the ids, instead of testing each stored child's parent.
+        let seen = try run(child).seen
+        let stored = try store.connection.integer("SELECT count(*) FROM \(SQLiteEntitySchema.q(child.tableName)) WHERE \"id\" <= ?", [.integer(seen.lastIDBefore)])
+        if stored == seen.storedCount { return 0 }
         let sql = ChildrenSQL(child: child, parent: parent)
         let condition = "\(try run(child).seen.unseenCondition) AND \(sql.parentExists(where: "importer_seen(\(try run(parent).seen.slot), p.\"id\") = 1"))"
         return try history.deleteRecords(child, where: condition + " AND " + sql.notChildOf(keeping), in: transaction)

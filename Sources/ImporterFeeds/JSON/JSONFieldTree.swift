@@ -1,0 +1,51 @@
+import Foundation
+
+extension JSONRecordsReader {
+    /// Requested fields as a tree of keys: leaves are slots. A member is found by comparing its
+    /// key with the few requested at that level (hashing every key's bytes cost ~8 % of reading a
+    /// feed); keys are compared by length, then bytes.
+    struct FieldTree {
+        var slot: Int?
+        /// The array of a relationship's children (child mode: `JSONChildRecords`).
+        var holdsChildren = false
+        private var keys: [[UInt8]] = []
+        private var nodes: [FieldTree] = []
+
+        /// No requested member below this node.
+        var isLeaf: Bool { nodes.isEmpty }
+
+        /// The node of member `key`, if one is requested.
+        @inline(__always)
+        func member(_ key: [UInt8]) -> FieldTree? {
+            key.withUnsafeBufferPointer { wanted -> FieldTree? in
+                for index in keys.indices where keys[index].count == wanted.count {
+                    let equal = keys[index].withUnsafeBufferPointer { candidate in
+                        guard let a = candidate.baseAddress, let b = wanted.baseAddress else { return true }
+                        return memcmp(a, b, wanted.count) == 0
+                    }
+                    if equal { return nodes[index] }
+                }
+                return nil
+            }
+        }
+
+        mutating func insert(_ path: [String], slot: Int) {
+            guard let first = path.first else { self.slot = slot; return }
+            update(Array(first.utf8)) { $0.insert(Array(path.dropFirst()), slot: slot) }
+        }
+
+        /// Marks the node at `path` as the array of children (created if no field leads there).
+        mutating func markChildren(_ path: [String]) {
+            guard let first = path.first else { holdsChildren = true; return }
+            update(Array(first.utf8)) { $0.markChildren(Array(path.dropFirst())) }
+        }
+
+        private mutating func update(_ key: [UInt8], _ body: (inout FieldTree) -> Void) {
+            if let index = keys.firstIndex(of: key) { return body(&nodes[index]) }
+            var node = FieldTree()
+            body(&node)
+            keys.append(key)
+            nodes.append(node)
+        }
+    }
+}
