@@ -14,10 +14,12 @@ struct BenchOptions {
     var onlyShuffled = false
     /// Runs only the view replay rows (`ViewReplayBenchmark`, on a store the importer first loads).
     var onlyViews = false
+    /// Runs only the child entity rows (`ChildrenBenchmark`: nested beside flat).
+    var onlyChildren = false
     var help = false
 
     static let usage = """
-        usage: importer-bench [--records N] [--dir DIR] [--importer PATH] [--repeats N] [--no-postgres | --only-postgres | --only-url | --only-shuffled | --only-views]
+        usage: importer-bench [--records N] [--dir DIR] [--importer PATH] [--repeats N] [--no-postgres | --only-postgres | --only-url | --only-shuffled | --only-views | --only-children]
 
         End-to-end import figures beside a raw-SQLite baseline, the PostgreSQL store beside psql
         alone, the feed formats, and view replay.
@@ -27,7 +29,8 @@ struct BenchOptions {
         a first load and a 5 % changed re-load by the importer and by psql alone, then view replay
         in-process on the importer's PostgreSQL store, the same two deltas as below; then each feed
         format; then the feed orders: the API feed and a shuffled copy, each a first load and a
-        10 % changed re-load), parsing alone; only then are the rows built in memory for the raw-SQLite
+        10 % changed re-load; then child entities, a station feed nested and flat, each a first
+        load and a 5 % changed re-load of `records` stations × 5 types), parsing alone; only then are the rows built in memory for the raw-SQLite
         baseline, and last view replay (on a copy of the importer's store: a 1 % changed run and
         a 6.5 % re-load, each replayed into the views beside a full rebuild of them, targets ≤ 5 %
         and ≤ 13 %).
@@ -45,6 +48,8 @@ struct BenchOptions {
           --only-url       run only the URL feed rows (the file against loopback HTTP)
           --only-shuffled  run only the feed-order rows (sorted against shuffled feeds)
           --only-views     run only the view replay rows (on a store the importer first loads)
+          --only-children  run only the child entity rows (N stations with 5 vehicle types
+                           each, nested beside flat)
           -h, --help       show this help
         """
 
@@ -70,6 +75,7 @@ struct BenchOptions {
             case "--only-url": onlyURL = true
             case "--only-shuffled": onlyShuffled = true
             case "--only-views": onlyViews = true
+            case "--only-children": onlyChildren = true
             case "-h", "--help": help = true
             default: throw BenchError.usage("unknown argument \(argument)")
             }

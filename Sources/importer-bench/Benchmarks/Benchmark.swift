@@ -44,6 +44,7 @@ enum Benchmark {
         if options.onlyPostgres { return try onlyPostgres(options, generator: generator, baseFeed: base) }
         if options.onlyURL { return print(try urlFeed(options, feed: base, directory: directory, records: n).render()) }
         if options.onlyViews { return try onlyViews(options, feed: base) }
+        if options.onlyChildren { return print(try childEntities(options, directory: directory).render()) }
         try generator.writeFeed(changeFraction: 0.1, to: changed)
         if options.onlyShuffled { return print(try shuffledFeed(options, feed: base, changed: changed, records: n).render()) }
         print("importer benchmark: \(n) records; feed \((Double(size) / 1e6).formatted(1)) MB (API order, newest first); files in \(directory)")
@@ -83,6 +84,7 @@ enum Benchmark {
 
         let urlTable = try urlFeed(options, feed: base, directory: directory, records: n)
         let orderTable = try shuffledFeed(options, feed: base, changed: changed, records: n)
+        let childTable = try childEntities(options, directory: directory)
 
         // 3. Parsing alone; still no rows in memory, so peak RSS growth is the readers' own.
         let formatTable = try FormatBenchmark.table(formats, endToEnd: formatRuns, records: n, repeats: options.repeats)
@@ -97,7 +99,7 @@ enum Benchmark {
         print()
         var main = mainTable(baselines + importerRows, records: n, spawnerPeakKiB: spawnerPeakKiB)
         main.notes += ["importer's reports:"] + summaries
-        let sections = [main.render(), PhaseLog.table(importerRows).render(), render(postgres), formatTable.render(), urlTable.render(), orderTable.render(), viewReplay.table.render()]
+        let sections = [main.render(), PhaseLog.table(importerRows).render(), render(postgres), formatTable.render(), urlTable.render(), orderTable.render(), childTable.render(), viewReplay.table.render()]
         print(sections.joined(separator: "\n\n"))
         guard viewReplay.passed else { throw BenchError.failed("view replay benchmark: a replayed view differs from its recomputation (see above)") }
         try check(postgres)
@@ -132,6 +134,13 @@ enum Benchmark {
         progress("feed order: sorted against shuffled")
         let outcome = try ShuffledFeedBenchmark.run(importer: options.importer, feed: feed, changed: changed, directory: options.directory, repeats: options.repeats)
         return ShuffledFeedBenchmark.table(outcome, records: records)
+    }
+
+    /// The child entity rows: `records` stations with 5 vehicle types each, nested beside flat.
+    static func childEntities(_ options: BenchOptions, directory: String) throws -> BenchTable {
+        progress("child entities: nested beside flat")
+        return ChildrenBenchmark.table(try ChildrenBenchmark.run(importer: options.importer, parents: options.records, directory: directory,
+                                                                 repeats: options.repeats))
     }
 
     /// The PostgreSQL tables, or the line saying why there are none.
