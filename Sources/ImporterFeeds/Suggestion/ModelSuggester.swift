@@ -34,9 +34,10 @@ public enum ModelSuggester {
         let groups = try SampleGroup.grouped(files, paths: paths)
         guard groups.count > 1 else {
             guard let only = groups.first else { throw FeedError.shape(SourceLocation(source: "-", line: 1, column: 1), "no feed to sample") }
-            let part = try suggestEntity(only.samples, paths: only.paths)
-            return ModelSuggestion(model: Model(entities: [part.entity], feeds: [part.mapping]),
-                                   notes: [part.header, checkNote] + part.notes, comments: part.comments)
+            var part = try suggestEntity(only.samples, paths: only.paths)
+            let children = ChildSuggestion.suggest(for: &part, samples: only.samples, paths: only.paths)
+            return ModelSuggestion(model: Model(entities: [part.entity] + children.entities, feeds: [part.mapping], relationships: children.relationships),
+                                   notes: [part.header, checkNote] + part.notes + children.notes, comments: part.comments + children.comments)
         }
         var parts: [EntitySuggestion] = []
         for group in groups { parts.append(try suggestEntity(group.samples, paths: group.paths)) }
@@ -45,15 +46,25 @@ public enum ModelSuggester {
         var notes = ["Suggested by importer model suggest from \(paths.joined(separator: ", ")): \(parts.count) arrays of records, "
                         + "one entity and one feed mapping each (\(summary)); a run reads the mappings named with --mapping.",
                      checkNote]
-        for part in parts { notes += part.notes.map { "\(part.entity.name): " + $0 } }
-        return ModelSuggestion(model: Model(entities: parts.map(\.entity), feeds: parts.map(\.mapping)),
-                               notes: notes, comments: parts.flatMap(\.comments))
+        var model = Model(entities: [], feeds: [])
+        var comments: [String] = []
+        for (index, group) in groups.enumerated() {
+            let children = ChildSuggestion.suggest(for: &parts[index], samples: group.samples, paths: group.paths)
+            notes += parts[index].notes.map { "\(parts[index].entity.name): " + $0 } + children.notes
+            model.entities += [parts[index].entity] + children.entities
+            model.feeds.append(parts[index].mapping)
+            model.relationships += children.relationships
+            comments += parts[index].comments + children.comments
+        }
+        return ModelSuggestion(model: model, notes: notes, comments: comments)
     }
 
     static let checkNote = "Check the names, the types and the key, then: importer model check FILE"
 
     /// One entity and its feed mapping, suggested from the samples of one records path.
-    static func suggestEntity(_ samples: [FeedSample], paths: [String]) throws(FeedError) -> EntitySuggestion {
+    /// `positionKey`: a child's samples (one per parent), which may have no key of their own
+    /// (then the entity's `uniqueKey` is empty: keyed by position).
+    static func suggestEntity(_ samples: [FeedSample], paths: [String], positionKey: Bool = false) throws(FeedError) -> EntitySuggestion {
         guard let first = samples.first, let firstPath = paths.first else {
             throw FeedError.shape(SourceLocation(source: "-", line: 1, column: 1), "no feed to sample")
         }
@@ -75,7 +86,7 @@ public enum ModelSuggester {
             KeyChoice.Candidate(words: profiles[index].words, type: inferred[index].type, required: required[index],
                                 repeated: profiles[index].isRepeated, values: profiles[index].values)
         }
-        guard let key = KeyChoice.choose(candidates, feeds: feeds) else {
+        guard let key = KeyChoice.choose(candidates, feeds: feeds) ?? (positionKey ? KeyChoice(fields: []) : nil) else {
             throw FeedError.shape(SourceLocation(source: firstPath, line: 1, column: 1),
                                   "no field can be a key: every field repeats" + (first.records.map { " (records at \($0))" } ?? ""))
         }

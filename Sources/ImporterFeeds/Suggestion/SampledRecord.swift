@@ -64,6 +64,10 @@ public struct FeedSample: Sendable {
     /// and per field address what they said of its type and presence (no values kept).
     public var tailRecords = 0
     public var tail: [String: FieldProfile] = [:]
+    /// JSON: the arrays of objects inside the sampled records (candidate child entities), by
+    /// member name in the order first met; each sampled record's elements are one sample of their
+    /// own (`FeedSample` per parent), so a key is checked for uniqueness within each parent.
+    public var children: [(name: String, parents: [FeedSample])] = []
 
     /// Counts a record read past the sample into `tail`.
     mutating func observeTail(_ fields: [SampledField]) {

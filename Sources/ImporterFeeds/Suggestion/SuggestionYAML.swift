@@ -8,10 +8,13 @@ public enum SuggestionYAML {
         var output = suggestion.notes.map { "# " + SampleComment.quoted($0, limit: nil) + "\n" }.joined()
         var comments = suggestion.comments.makeIterator()
         var inFeeds = false
+        var inChildren = false
         for line in body.split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
             if line.hasPrefix("#") && output.isEmpty == false && !inFeeds && line.hasPrefix("# importer model") { continue }
             if !line.hasPrefix(" ") && !line.hasPrefix("-") { inFeeds = line == "feeds:" }
-            if inFeeds, line.hasPrefix("    field: "), let comment = comments.next() {
+            if line.hasPrefix("- ") || line == "  children:" { inChildren = line == "  children:" }
+            // A feed's fields (`    field:`), then its children's (`      field:`), in the order written.
+            if inFeeds, line.hasPrefix(inChildren ? "      field: " : "    field: "), let comment = comments.next() {
                 output += line + "  # " + comment + "\n"
             } else {
                 output += line + "\n"

@@ -51,12 +51,41 @@ final class JSONSampler {
         var index = 0
         while let members = try nextRecord(index: index) {
             let fields = JSONRecordFlattener.fields(of: members, skipped: &skipped)
-            if index < limit { sample.recordFields.append(fields) } else { sample.observeTail(fields) }
+            if index < limit {
+                sample.recordFields.append(fields)
+                Self.collectChildren(of: members, into: &sample.children)
+            } else {
+                sample.observeTail(fields)
+            }
             index += 1
         }
         if !lines { try scanner.unit { () throws(ScanError) in try scanner.expect(UInt8(ascii: "]"), "']' after the records") } }
-        sample.skipped = skipped.sorted().map { "\($0): an array of objects or arrays (not mapped)" }
+        let children = Set(sample.children.map { JSONRecordFlattener.pointer([$0.name]) })
+        sample.skipped = skipped.subtracting(children).sorted().map { "\($0): an array of objects or arrays (not mapped)" }
         return sample
+    }
+
+    /// A sampled record's members that are arrays of objects (one level: the record's own), each
+    /// a child sample of the record's elements; a record without the member adds an empty one.
+    static func collectChildren(of members: [(String, JSONSampleValue)], into children: inout [(name: String, parents: [FeedSample])]) {
+        for (name, value) in members {
+            guard case .array(let elements) = value, !elements.isEmpty else { continue }
+            let objects = elements.compactMap { element -> [(String, JSONSampleValue)]? in
+                if case .object(let members) = element { return members }
+                return nil
+            }
+            guard objects.count == elements.count else { continue }
+            var parent = FeedSample(format: .json, records: JSONRecordFlattener.pointer([name]))
+            parent.recordNoun = singular(name)
+            var skipped = Set<String>()
+            parent.recordFields = objects.map { JSONRecordFlattener.fields(of: $0, skipped: &skipped) }
+            parent.skipped = skipped.sorted().map { "\($0): an array of objects or arrays (not mapped)" }
+            if let index = children.firstIndex(where: { $0.name == name }) {
+                children[index].parents.append(parent)
+            } else {
+                children.append((name, [parent]))
+            }
+        }
     }
 
     /// `features` → `feature`, `entries` → `entry`, `data` → `data`.
