@@ -119,32 +119,40 @@ public struct ReportContent {
     }
 
     /// The timeline of the records of `entity` whose key ever was `key` (its values joined with
-    /// ", "): every kept transaction that changed them, re-keys included, with only their changes.
-    public init(storePath: String, timelineOf key: String, entity: EntityDescription, in snapshot: StoreSnapshot) throws {
+    /// ", "): every kept transaction that changed them, re-keys included, with only their changes;
+    /// and those of their children (`children`: the child entities whose key begins with
+    /// `entity`'s), whose keys begin with `key`.
+    public init(storePath: String, timelineOf key: String, entity: EntityDescription, children: [String] = [], in snapshot: StoreSnapshot) throws {
         let head = try snapshot.history.lastTransactionNumber()
         let after = try snapshot.history.purgedThrough()
-        var records = Set<Int64>()
+        var records: [String: Set<Int64>] = [:]
         var numbers = Set<Int64>()
-        var counts = ChangeCounts()
-        try snapshot.forEachChange(after: after, through: head, filter: ChangeFilter(entities: [entity.name])) { change in
-            if change.keyDescription == key || (change.isRekey && change.previousKeyDescription == key) { records.insert(change.recordID) }
+        var counts: [String: ChangeCounts] = [:]
+        let names = [entity.name] + children
+        try snapshot.forEachChange(after: after, through: head, filter: ChangeFilter(entities: names)) { change in
+            let own = change.entity == entity.name
+            if own ? change.keyDescription == key || (change.isRekey && change.previousKeyDescription == key) : change.keyDescription.hasPrefix(key + ", ") {
+                records[change.entity, default: []].insert(change.recordID)
+            }
         }
-        let filter = ChangeFilter(entities: [entity.name], records: records)
+        let filter = ChangeFilter(entities: names, records: records.isEmpty ? [entity.name: []] : records)
         if !records.isEmpty {
             try snapshot.forEachChange(after: after, through: head, filter: filter) { change in
                 numbers.insert(change.transactionNumber)
                 switch change.type {
-                case .insert: counts.inserted += 1
-                case .update: counts.updated += 1; if change.isRekey { counts.rekeyed += 1 }
-                case .delete: counts.deleted += 1
+                case .insert: counts[change.entity, default: ChangeCounts()].inserted += 1
+                case .update:
+                    counts[change.entity, default: ChangeCounts()].updated += 1
+                    if change.isRekey { counts[change.entity, default: ChangeCounts()].rekeyed += 1 }
+                case .delete: counts[change.entity, default: ChangeCounts()].deleted += 1
                 }
             }
         }
         try self.init(storePath: storePath, after: after, through: head, filter: filter, title: "importer history: \(entity.name) \(key)",
                       in: snapshot)
         transactions = transactions.filter { numbers.contains($0.number) }
-        entities = [(entity.name, counts)]
-        totals = counts
+        entities = names.filter { $0 == entity.name || counts[$0] != nil }.map { ($0, counts[$0] ?? ChangeCounts()) }
+        totals = entities.reduce(ChangeCounts()) { $0 + $1.1 }
     }
 
     /// Streams the changes the report shows (the first `limit` of them), each with its transaction.

@@ -58,10 +58,11 @@ public struct ChangeFilter: Sendable, Equatable {
     public var entities: [String]
     public var attributes: [String]
     public var excludedAuthors: [String]
-    /// Only the changes of these records (record ids; all when empty): a record's timeline.
-    public var records: Set<Int64>
+    /// Only the changes of these records (record ids per entity; all when empty): a record's
+    /// timeline, its children's included.
+    public var records: [String: Set<Int64>]
 
-    public init(entities: [String] = [], attributes: [String] = [], excludedAuthors: [String] = [], records: Set<Int64> = []) {
+    public init(entities: [String] = [], attributes: [String] = [], excludedAuthors: [String] = [], records: [String: Set<Int64>] = [:]) {
         self.entities = entities
         self.attributes = attributes
         self.excludedAuthors = excludedAuthors
@@ -76,7 +77,7 @@ public struct ChangeFilter: Sendable, Equatable {
 
     /// Inserts and deletes always pass; an update passes when it changed a filtered attribute.
     public func includes(_ change: Change) -> Bool {
-        guard includes(entity: change.entity), records.isEmpty || records.contains(change.recordID) else { return false }
+        guard includes(entity: change.entity), records.isEmpty || records[change.entity]?.contains(change.recordID) == true else { return false }
         // A re-key counts like the insert and delete it replaces: the record's identity moved.
         guard change.type == .update, !attributes.isEmpty, !change.isRekey else { return true }
         return change.changed.contains { attributes.contains($0.attribute) }

@@ -42,7 +42,7 @@ struct HistoryListCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("At most this many transactions.", valueName: "count"))
     var limit: Int?
 
-    @Option(name: .long, help: ArgumentHelp("One record's timeline: every kept transaction that changed the record whose key was VALUE (re-keys followed; a composite key's values joined with \", \").", valueName: "value"))
+    @Option(name: .long, help: ArgumentHelp("One record's timeline: every kept transaction that changed the record whose key was VALUE (re-keys followed; a composite key's values joined with \", \"), and its children (records of the entities keyed by its key and more).", valueName: "value"))
     var key: String?
 
     @Option(name: .long, help: ArgumentHelp("With --key: the record's entity (default: the store's only, or first, entity).", valueName: "name"))
@@ -69,7 +69,10 @@ struct HistoryListCommand: ParsableCommand {
                     guard let chosen = entity.map({ store.entity(named: $0) }) ?? store.entities.first else {
                         throw ValidationError("unknown entity '\(entity ?? "")' (the store has: \(store.entities.map(\.name).joined(separator: ", ")))")
                     }
-                    try targets.write(try ReportContent(storePath: store.path, timelineOf: key, entity: chosen, in: snapshot), store: store, in: snapshot)
+                    // Its children: the entities keyed by its key and more (a child's key begins with its parent's).
+                    let children = store.entities.filter { $0.uniqueKey.count > chosen.uniqueKey.count && Array($0.uniqueKey.prefix(chosen.uniqueKey.count)) == chosen.uniqueKey }
+                    try targets.write(try ReportContent(storePath: store.path, timelineOf: key, entity: chosen, children: children.map(\.name), in: snapshot),
+                                      store: store, in: snapshot)
                     return
                 }
                 let shown = try range.resolve(of: store, in: snapshot, limit: limit)
