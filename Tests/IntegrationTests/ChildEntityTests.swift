@@ -49,6 +49,21 @@ import Testing
                 && !rows.contains(#""C3","cargo",1"#) && rows.count == 13, "\(rows)")
         let changes = try importer(["history", "--store", store, "--format", "json"])
         #expect(changes.stdout.contains("\"cargo\""), "the delete is history with the child's key: \(changes.stdout)")
+        // C3's timeline holds its vehicles' changes: three inserted, the cargo bike deleted.
+        let timeline = try importer(["history", "--store", store, "--key", "C3", "--entity", "Station", "--format", "json"])
+        let transactions = (timeline.json as? [String: Any])?["transactions"] as? [[String: Any]] ?? []
+        let timelineChanges = transactions.flatMap { $0["changes"] as? [[String: Any]] ?? [] }.map { "\($0["entity"] ?? "") \($0["type"] ?? "")" }
+        #expect(timelineChanges.sorted() == ["Station insert", "Station update", "StationVehicle delete", "StationVehicle insert", "StationVehicle insert", "StationVehicle insert"],
+                "\(timeline.stdout)\(timeline.stderr)")
+        #expect(!timeline.stdout.contains("\"B2\""), "only C3's children: \(timeline.stdout)")
+        // The view over the children, replayed from each run's changes, equals its recomputation.
+        let view = try #require(try importer(["views", "show", "vehicles_by_type", "--store", store, "--format", "json"]).json as? [[String: Any]])
+        let computed = try importer(["query", "--store", store, "--format", "csv",
+                                     "SELECT vehicle_type_id, count(*), sum(count) FROM station_vehicle GROUP BY vehicle_type_id ORDER BY vehicle_type_id"])
+        let shown = view.sorted { "\($0["vehicle_type_id"] ?? "")" < "\($1["vehicle_type_id"] ?? "")" }.map { row in
+            "\"\(row["vehicle_type_id"] ?? "")\",\(row["stations"] ?? ""),\((row["available"] as? NSNumber)?.intValue ?? -1)"
+        }
+        #expect(shown == computed.stdout.split(separator: "\r\n").dropFirst().map(String.init), "\(view) against \(computed.stdout)")
         let again = try importer(["run", "--store", store, "--model", model, sample("gbfs/station-status-2.json")])
         #expect(again.status == 0 && again.stdout.hasPrefix("No changes."), "\(again.stdout)\(again.stderr)")
     }
@@ -213,5 +228,30 @@ import Testing
             let check = try importer(["model", "check", broken])
             #expect(check.status == 78 && check.stderr.contains(message), "\(check.stdout)\(check.stderr)")
         }
+    }
+
+    /// `model suggest` proposes a child entity for an array of objects in the records: keyed by
+    /// the parent's key and a field unique within each parent (an identifier), or by position,
+    /// flagged, when none is; the suggested model imports both snapshots with the counts above.
+    @Test func suggestProposesChildEntities() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let suggested = try importer(["model", "suggest", sample("gbfs/station-status-1.json")])
+        #expect(suggested.status == 0, "\(suggested.stderr)")
+        #expect(suggested.stdout.contains("key: [station_id, vehicle_type_id]") && suggested.stdout.contains("records: \"/vehicle_types_available\"")
+                && suggested.stdout.contains("      field: vehicle_type_id  # bike"), "\(suggested.stdout)")
+        let model = try directory.write("gbfs.yaml", suggested.stdout)
+        let store = directory.path("s.sqlite")
+        #expect(try importer(["run", "--store", store, "--model", model, sample("gbfs/station-status-1.json")]).status == 0)
+        let second = try importer(["run", "--store", store, "--model", model, "--format", "json", sample("gbfs/station-status-2.json")])
+        #expect(Self.counts(second, "VehicleTypesAvailable") == ["inserted": 2, "updated": 1, "deleted": 2, "unchanged": 9, "rejected": 0, "duplicates": 0, "rekeyed": 0],
+                "\(second.stdout)\(second.stderr)")
+
+        let notes = try directory.write("routes.json", #"[{"id": "r1", "notes": [{"text": "detour", "level": 2}, {"text": "detour", "level": 1}]}, {"id": "r2", "notes": [{"text": "late", "level": 1}]}]"#)
+        let positional = try importer(["model", "suggest", notes])
+        #expect(positional.stdout.contains("key: position") && positional.stdout.contains("key: [source_id, position]")
+                && positional.stdout.contains("WARNING: Note: no identifier is unique within each"), "\(positional.stdout)")
+        let checked = try importer(["model", "check", try directory.write("routes.yaml", positional.stdout)])
+        #expect(checked.status == 0, "\(checked.stderr)")
     }
 }
