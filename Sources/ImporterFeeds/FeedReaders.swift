@@ -7,6 +7,11 @@ public enum FeedReaders {
             return try JSONRecordsReader(source: source, records: mapping.format == .json ? mapping.records : nil,
                                          lines: mapping.format == .ndjson, children: children.path)
         }
+        if let children = mapping.childRecords, mapping.format == .xml {
+            let reader = try XMLRecordsReader(source: source, mapping: mapping)
+            reader.childPath = children.path
+            return reader
+        }
         switch mapping.format {
         case .nasaColumnar:
             return NASAColumnarReader(source: source)

@@ -47,6 +47,9 @@ public struct RawRecord: Sendable {
     /// A parent's record that stands for no child (child mode: its array of children was absent,
     /// so its stored children are kept): only the parent's fields are filled.
     public var isParentOnly = false
+    /// With `isParentOnly`: the parent had no child element (XML), which is an empty list when the
+    /// feed has children elsewhere, and says nothing when it has none anywhere.
+    public var mayBeEmptyList = false
     /// In child mode, the index of the parent record in its feed (`index` is then the child's
     /// place in its parent's array).
     public var parentIndex = 0
@@ -66,6 +69,7 @@ public struct RawRecord: Sendable {
     public mutating func reset() {
         bytes.removeAll(keepingCapacity: true)
         isParentOnly = false
+        mayBeEmptyList = false
         for i in slots.indices {
             slots[i].kind = .absent
             slots[i].occurrences = 0

@@ -221,7 +221,7 @@ import Testing
         let cases = [
             ("key: [route, position]", "key: [position]", "must be its parent's key then its own, (route, position)"),
             ("- relationship: notes", "- relationship: remarks", "children 'remarks' is not a relationship of Route"),
-            ("format: json", "format: csv", "children 'notes' need a json or ndjson feed"),
+            ("format: json", "format: csv", "children 'notes' need a json, ndjson or xml feed"),
         ]
         for (index, (from, to, message)) in cases.enumerated() {
             let broken = try directory.write("broken-\(index).yaml", text.replacingOccurrences(of: from, with: to))
@@ -253,5 +253,52 @@ import Testing
                 && positional.stdout.contains("WARNING: Note: no identifier is unique within each"), "\(positional.stdout)")
         let checked = try importer(["model", "check", try directory.write("routes.yaml", positional.stdout)])
         #expect(checked.status == 0, "\(checked.stderr)")
+    }
+
+    /// IANA-style `<xref type data>` elements as child records: type and data stay paired when
+    /// one element lacks an attribute, a re-ordered list is no change; a record left without an
+    /// xref has an empty list (its references deleted) while a document with no xref at all keeps
+    /// every stored reference, and says why.
+    @Test func repeatedXMLElementsAreChildren() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        try Self.xrefs(store: directory.path("iana.sqlite"), directory: directory)
+    }
+
+    @Test func repeatedXMLElementsAreChildrenOnPostgreSQL() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        try Self.xrefs(store: try PostgresTestCluster.start().newStoreURL(), directory: directory)
+    }
+
+    static func xrefs(store: String, directory: TemporaryDirectory) throws {
+        let model = sample("models/iana-xrefs.yaml")
+        func references() throws -> [Substring] {
+            try importer(["query", "--store", store, "--format", "csv", "SELECT number, data, type FROM protocol_reference ORDER BY number, data"])
+                .stdout.split(separator: "\r\n").dropFirst().map { $0 }
+        }
+        let first = try importer(["run", "--store", store, "--model", model, "--format", "json", sample("xml/iana-xrefs-1.xml")])
+        #expect(first.status == 0 && counts(first, "ProtocolReference")["inserted"] == 7, "\(first.stdout)\(first.stderr)")
+        let firstRows = try references()
+        #expect(firstRows.contains(#"17,"Jon_Postel","#), "the xref without a type keeps its data: \(firstRows)")
+        // TCP's two re-ordered (no change), UDP's Jon_Postel typed (an update), ESP's rfc4305 gone, Ethernet's first.
+        let second = try importer(["run", "--store", store, "--model", model, "--format", "json", sample("xml/iana-xrefs-2.xml")])
+        #expect(counts(second, "ProtocolReference") == ["inserted": 1, "updated": 1, "deleted": 1, "unchanged": 5, "rejected": 0, "duplicates": 0, "rekeyed": 0],
+                "\(second.stdout)\(second.stderr)")
+        let secondRows = try references()
+        #expect(secondRows == [#"1,"rfc792","rfc""#, #"6,"Postel","person""#, #"6,"rfc9293","rfc""#, #"17,"Jon_Postel","person""#,
+                                     #"17,"rfc768","rfc""#, #"50,"rfc4303","rfc""#, #"143,"rfc7042","rfc""#])
+        let text = try String(contentsOfFile: sample("xml/iana-xrefs-2.xml"), encoding: .utf8)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let noESP = try directory.write("no-esp.xml", lines.filter { !$0.contains("rfc4303") }.joined(separator: "\n"))
+        let emptied = try importer(["run", "--store", store, "--model", model, "--format", "json", noESP])
+        let afterEmptied = try references()
+        #expect(counts(emptied, "ProtocolReference")["deleted"] == 1 && !afterEmptied.contains { $0.hasPrefix("50,") }, "\(emptied.stdout)")
+        let none = try directory.write("none.xml", lines.filter { !$0.contains("<xref") }.joined(separator: "\n"))
+        let kept = try importer(["run", "--store", store, "--model", model, "--format", "json", none])
+        #expect(kept.status == 0 && counts(kept, "ProtocolReference")["deleted"] == 0, "\(kept.stdout)\(kept.stderr)")
+        #expect(kept.stdout.contains("no record has a child element at /default:xref: the stored ProtocolReference records are kept"), "\(kept.stdout)")
+        let afterNone = try references()
+        #expect(afterNone.count == 6, "\(afterNone)")
     }
 }

@@ -47,6 +47,8 @@ struct XMLFieldTree {
         var attributes: Range<Int>
         /// Some child has a position: entering this node's element restarts their counts.
         var countsChildren: Bool
+        /// Its elements are a relationship's children (child mode: `XMLChildRecords`).
+        var holdsChildren = false
         var capturesText: Bool { !textSlots.isEmpty }
     }
 
@@ -64,17 +66,21 @@ struct XMLFieldTree {
     private(set) var children: [Child] = []
     private(set) var textSlots: [Int] = []
     private(set) var attributes: [Attribute] = []
+    /// Whether a node holds children (`children` was given).
+    private(set) var hasChildren = false
 
     /// The tree of `fields`: each the element steps below the record, then an optional attribute;
-    /// nil for a slot read elsewhere (an ancestor's attribute).
-    init(fields: [(elements: [Step], attribute: Name?)?] = []) {
+    /// nil for a slot read elsewhere (an ancestor's attribute). `children`: the element steps of a
+    /// relationship's children, whose node is marked.
+    init(fields: [(elements: [Step], attribute: Name?)?] = [], children childPath: [Step]? = nil) {
         struct Building {
             var children: [Child] = []
             var textSlots: [Int] = []
             var attributes: [Attribute] = []
         }
         var building = [Building()]
-        for (slot, field) in fields.enumerated() {
+        var marked: Int?
+        for (slot, field) in (fields + [childPath.map { ($0, nil) }]).enumerated() {
             guard let field else { continue }
             var node = 0
             for step in field.elements {
@@ -86,7 +92,9 @@ struct XMLFieldTree {
                     node = building.count - 1
                 }
             }
-            if let attribute = field.attribute {
+            if slot == fields.count {
+                marked = node
+            } else if let attribute = field.attribute {
                 building[node].attributes.append(Attribute(name: attribute, slot: slot))
             } else {
                 building[node].textSlots.append(slot)
@@ -100,6 +108,10 @@ struct XMLFieldTree {
             children += node.children
             textSlots += node.textSlots
             attributes += node.attributes
+        }
+        if let marked {
+            nodes[marked].holdsChildren = true
+            hasChildren = true
         }
     }
 }

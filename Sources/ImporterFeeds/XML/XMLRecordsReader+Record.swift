@@ -21,6 +21,13 @@ extension XMLRecordsReader {
             record.fill(ancestor.slot, with: RawSlot(kind: .string, start: start, count: Int32(value.bytes.count),
                                                      line: value.line, column: value.column))
         }
+        try readElement(into: &record)
+        recordsRead += 1
+    }
+
+    /// Reads the element at the current node, through its end, as field-tree node 0 of `tree`
+    /// (a record, or in child mode one of its children).
+    func readElement(into record: inout RawRecord) throws(FeedError) {
         frames.removeAll(keepingCapacity: true)
         active.removeAll(keepingCapacity: true)
         active.append(0)
@@ -37,6 +44,9 @@ extension XMLRecordsReader {
                 matchChildren(of: frames[parent].nodes)
                 if active.count == first {
                     skip = true
+                } else if tree.hasChildren, active[first...].contains(where: { tree.nodes[$0].holdsChildren }) {
+                    active.removeLast(active.count - first)
+                    try readChild()
                 } else {
                     try enter(first..<active.count, into: &record)
                 }
@@ -49,7 +59,6 @@ extension XMLRecordsReader {
                 break
             }
         }
-        recordsRead += 1
     }
 
     /// Starts the record or field element at the current node, which is the field-tree nodes

@@ -93,6 +93,13 @@ public final class XMLRecordsReader: RecordReader {
     /// the current element of its parent node.
     @exclusivity(unchecked) var counts: [Int32] = []
     var ancestors: [AncestorField] = []
+    /// Child mode (`childPath` set before `open`): the children read from the current parent.
+    public var childPath: String?
+    var children: XMLChildRecords?
+    @exclusivity(unchecked) var childBuffer: [RawRecord] = []
+    var parentRecord = RawRecord(slotCount: 0)
+    /// The namespace prefixes `open` resolved (the document's default included).
+    var resolvedNamespaces: [String: String] = [:]
     var finished = false
     /// Once read whole without a record: what a warning should say when the records element held
     /// other elements (`XMLRecordsSearch.emptyNote`).
@@ -159,6 +166,12 @@ public final class XMLRecordsReader: RecordReader {
     public var progress: (read: Int, total: Int?) { (input.source.bytesRead, input.source.totalBytes) }
 
     public func open(requesting fields: [String]) throws(FeedError) -> FeedHeader {
+        if childPath != nil { return try openChildren(requesting: fields) }
+        return try openFields(fields)
+    }
+
+    /// Opens the document for `fields` (nil: a slot this tree does not fill).
+    func openFields(_ fields: [String?]) throws(FeedError) -> FeedHeader {
         // Read up to the root element, so that a refused, empty or malformed prolog fails here.
         while !pending, try advance() {
             if nodeType == NodeType.element { pending = true }
@@ -169,7 +182,9 @@ public final class XMLRecordsReader: RecordReader {
         var addresses: [(up: Int, elements: [XMLStep], attribute: XMLName?)] = []
         do throws(XMLPathError) {
             path = try XMLPath.records(recordsText, namespaces: namespaces)
-            for field in fields { addresses.append(try XMLPath.field(field, namespaces: namespaces)) }
+            for field in fields {
+                if let field { addresses.append(try XMLPath.field(field, namespaces: namespaces)) } else { addresses.append((0, [], nil)) }
+            }
         } catch {
             throw FeedError.shape(SourceLocation(source: sourceName, line: 1, column: 1), error.message)
         }
@@ -179,24 +194,37 @@ public final class XMLRecordsReader: RecordReader {
         search.root = root
         var interned: [(elements: [XMLFieldTree.Step], attribute: XMLFieldTree.Name?)?] = []
         ancestors = []
+        resolvedNamespaces = namespaces
         for (slot, address) in addresses.enumerated() {
+            guard fields[slot] != nil else {
+                interned.append(nil)
+                continue
+            }
             guard address.up > 0, let attribute = address.attribute else {
                 interned.append(try intern(address))
                 continue
             }
             guard address.up < recordPath.count else {
                 throw FeedError.shape(SourceLocation(source: sourceName, line: 1, column: 1),
-                                      XMLPath.aboveTheRoot(fields[slot], up: address.up, records: recordPath.count))
+                                      XMLPath.aboveTheRoot(fields[slot] ?? "", up: address.up, records: recordPath.count))
             }
             ancestors.append(AncestorField(slot: slot, depth: recordPath.count - 1 - address.up, name: try intern(attribute)))
             interned.append(nil)
         }
-        tree = XMLFieldTree(fields: interned)
+        var childSteps: [XMLFieldTree.Step]?
+        if let path = children?.path { childSteps = try internChildren(path, namespaces: namespaces) }
+        tree = XMLFieldTree(fields: interned, children: childSteps)
         counts = Array(repeating: 0, count: tree.children.count)
         return FeedHeader(supplied: Array(repeating: true, count: fields.count))
     }
 
     public func next(into record: inout RawRecord) throws(FeedError) -> Bool {
+        if children != nil { return try nextChild(into: &record) }
+        return try nextRecord(into: &record)
+    }
+
+    /// The next record element (in child mode, the next parent).
+    func nextRecord(into record: inout RawRecord) throws(FeedError) -> Bool {
         guard !finished else { return false }
         record.reset()
         var skip = false

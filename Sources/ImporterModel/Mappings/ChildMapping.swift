@@ -87,8 +87,8 @@ extension Model {
                 problems.append("feed \(feed.name): children '\(children.relationship)' is not a relationship of \(feed.entity)")
                 continue
             }
-            guard feed.format == .json || feed.format == .ndjson else {
-                problems.append("feed \(feed.name): children '\(children.relationship)' need a json or ndjson feed (\(feed.format.rawValue) children are not read yet)")
+            guard feed.format == .json || feed.format == .ndjson || feed.format == .xml else {
+                problems.append("feed \(feed.name): children '\(children.relationship)' need a json, ndjson or xml feed (\(feed.format.rawValue) children are not read yet)")
                 continue
             }
             guard let child = entity(named: relationship.child), let parent = entity(named: feed.entity) else { continue }

@@ -45,6 +45,8 @@ public final class MappedFeed {
     public var rejectedParents: Set<Int> = []
     /// Children left out because their parent was rejected.
     public private(set) var childrenOfRejected = 0
+    /// The parents without a child element (XML): empty lists, unless no parent has one.
+    private var emptyLists: [[Value]] = []
 
     /// Records of a feed that supplies a field but left it out, counted per attribute.
     public struct FieldAbsence: Sendable, Equatable {
@@ -138,7 +140,11 @@ public final class MappedFeed {
     /// parent's stored children, and a child of a rejected parent is left out.
     private func admits(_ record: RawRecord, mapper: RecordMapper) -> Bool {
         if record.isParentOnly {
-            keepChildren(of: record, mapper: mapper)
+            if record.mayBeEmptyList {
+                if let key = mapper.values(of: parentKey, in: record) { emptyLists.append(key) }
+            } else {
+                keepChildren(of: record, mapper: mapper)
+            }
             return false
         }
         guard !rejectedParents.isEmpty, rejectedParents.contains(record.parentIndex) else { return true }
@@ -170,6 +176,11 @@ public final class MappedFeed {
             warnings.append("\(source.name): \(count) local time\(count == 1 ? "" : "s") of attribute \(attribute) happened twice in \(zone) "
                 + "(the hour repeated when clocks fall back): each was read as its earlier instant")
         }
+        if records == 0, !emptyLists.isEmpty, let path = input.mapping.childRecords?.path {
+            warnings.append("\(source.name): no record has a child element at \(path): the stored \(mapper.entity.name) records are kept")
+            keptParents += emptyLists
+        }
+        emptyLists = []
         if childrenOfRejected > 0 {
             warnings.append("\(source.name): \(childrenOfRejected) \(mapper.entity.name) record(s) not written: their parent record was rejected")
         }
