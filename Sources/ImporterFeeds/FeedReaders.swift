@@ -5,7 +5,7 @@ public enum FeedReaders {
     public static func make(for mapping: FeedMapping, source: ByteSource) throws(FeedError) -> any RecordReader {
         if let children = mapping.childRecords, mapping.format == .json || mapping.format == .ndjson {
             return try JSONRecordsReader(source: source, records: mapping.format == .json ? mapping.records : nil,
-                                         lines: mapping.format == .ndjson, children: children.path)
+                                         lines: mapping.format == .ndjson, children: children.path, enclosing: children.enclosing)
         }
         if let children = mapping.childRecords, mapping.format == .xml {
             let reader = try XMLRecordsReader(source: source, mapping: mapping)

@@ -301,4 +301,65 @@ import Testing
         let afterNone = try references()
         #expect(afterNone.count == 6, "\(afterNone)")
     }
+
+    /// Children of children: an order's lines and each line's parts, keyed (order, sku) and
+    /// (order, sku, part); re-ordered lists are no change, an edit one update, and a line its
+    /// order no longer lists takes its parts with it (cascade), in one run without --sync.
+    @Test func childrenOfChildren() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let model = try directory.write("orders.yaml", """
+            entities:
+            - name: Order
+              key: [order_id]
+              attributes:
+              - {name: order_id, type: text, required: true}
+              relationships:
+              - {name: lines, entity: Line, records: /lines, key: [sku]}
+            - name: Line
+              key: [order_id, sku]
+              attributes:
+              - {name: order_id, type: text, required: true}
+              - {name: sku, type: text, required: true}
+              - {name: qty, type: integer}
+              relationships:
+              - {name: parts, entity: Part, records: /parts, key: [part]}
+            - name: Part
+              key: [order_id, sku, part]
+              attributes:
+              - {name: order_id, type: text, required: true}
+              - {name: sku, type: text, required: true}
+              - {name: part, type: text, required: true}
+              - {name: n, type: integer}
+            feeds:
+            - name: orders
+              entity: Order
+              format: json
+              fields:
+              - {attribute: order_id, field: id}
+              children:
+              - relationship: lines
+                fields:
+                - {attribute: sku, field: sku}
+                - {attribute: qty, field: qty}
+                children:
+                - relationship: parts
+                  fields:
+                  - {attribute: part, field: part}
+                  - {attribute: n, field: n}
+            """)
+        #expect(try importer(["model", "check", model]).status == 0)
+        let store = directory.path("orders.sqlite")
+        let first = try directory.write("1.json", #"[{"id": "o1", "lines": [{"sku": "a", "qty": 1, "parts": [{"part": "x", "n": 2}, {"part": "y", "n": 1}]}, {"sku": "b", "qty": 2, "parts": []}]}, {"lines": [{"parts": [{"n": 1, "part": "w"}], "sku": "a", "qty": 5}], "id": "o2"}]"#)
+        let one = try importer(["run", "--store", store, "--model", model, "--format", "json", first])
+        #expect(Self.counts(one, "Line")["inserted"] == 3 && Self.counts(one, "Part")["inserted"] == 3, "\(one.stdout)\(one.stderr)")
+        let second = try directory.write("2.json", #"[{"id": "o1", "lines": [{"sku": "b", "qty": 2, "parts": [{"part": "z", "n": 1}]}, {"sku": "a", "qty": 1, "parts": [{"part": "y", "n": 1}, {"part": "x", "n": 3}]}]}, {"id": "o2", "lines": []}]"#)
+        let two = try importer(["run", "--store", store, "--model", model, "--max-delete", "100%", "--max-updated", "100%", "--format", "json", second])
+        #expect(Self.counts(two, "Line") == ["inserted": 0, "updated": 0, "deleted": 1, "unchanged": 2, "rejected": 0, "duplicates": 0, "rekeyed": 0], "\(two.stdout)\(two.stderr)")
+        #expect(Self.counts(two, "Part") == ["inserted": 1, "updated": 1, "deleted": 1, "unchanged": 1, "rejected": 0, "duplicates": 0, "rekeyed": 0], "\(two.stdout)\(two.stderr)")
+        let parts = try importer(["query", "--store", store, "--format", "csv", "SELECT order_id, sku, part, n FROM part ORDER BY order_id, sku, part"])
+        #expect(parts.stdout.split(separator: "\r\n").dropFirst() == [#""o1","a","x",3"#, #""o1","a","y",1"#, #""o1","b","z",1"#], "\(parts.stdout)")
+        let again = try importer(["run", "--store", store, "--model", model, second])
+        #expect(again.stdout.hasPrefix("No changes."), "\(again.stdout)\(again.stderr)")
+    }
 }

@@ -6,8 +6,9 @@ extension JSONRecordsReader {
     /// feed); keys are compared by length, then bytes.
     struct FieldTree {
         var slot: Int?
-        /// The array of a relationship's children (child mode: `JSONChildRecords`).
-        var holdsChildren = false
+        /// In child mode (`JSONChildRecords`): the array of the elements of this level (1: the
+        /// record's; the last: the children); 0 for any other node.
+        var childLevel = 0
         private var keys: [[UInt8]] = []
         private var nodes: [FieldTree] = []
 
@@ -34,10 +35,11 @@ extension JSONRecordsReader {
             update(Array(first.utf8)) { $0.insert(Array(path.dropFirst()), slot: slot) }
         }
 
-        /// Marks the node at `path` as the array of children (created if no field leads there).
-        mutating func markChildren(_ path: [String]) {
-            guard let first = path.first else { holdsChildren = true; return }
-            update(Array(first.utf8)) { $0.markChildren(Array(path.dropFirst())) }
+        /// Marks the node at `path` as the array of the elements of `level` (created if no field
+        /// leads there).
+        mutating func markChildren(_ path: [String], level: Int) {
+            guard let first = path.first else { childLevel = level; return }
+            update(Array(first.utf8)) { $0.markChildren(Array(path.dropFirst()), level: level) }
         }
 
         private mutating func update(_ key: [UInt8], _ body: (inout FieldTree) -> Void) {

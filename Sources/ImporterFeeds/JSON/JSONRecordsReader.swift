@@ -72,7 +72,10 @@ public final class JSONRecordsReader: RecordReader {
         if let children {
             try openChildren(requesting: fields)
             var header = FeedHeader(supplied: Array(repeating: true, count: fields.count), recordsPointer: recordsPointer)
-            header.childrenPointer = "/" + children.path.map { $0.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1") }.joined(separator: "/")
+            // Children of children: each enclosing array's element index is not kept (`*`).
+            header.childrenPointer = (children.enclosing + [children.path]).map { tokens in
+                "/" + tokens.map { $0.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1") }.joined(separator: "/")
+            }.joined(separator: "/*")
             return header
         }
         for (slot, field) in fields.enumerated() {
@@ -284,7 +287,7 @@ public final class JSONRecordsReader: RecordReader {
     /// Reads the value a field tree node addresses: a field's value into its slot, or the objects
     /// and arrays on the way to deeper fields.
     private func readValue(_ node: FieldTree, into record: inout RawRecord, depth: Int) throws(ScanError) {
-        if node.holdsChildren { return try readChildren(depth: depth) }
+        if node.childLevel > 0 { return try readChildren(level: node.childLevel, depth: depth) }
         if let slot = node.slot, let value = try scanner.scalarSlot(into: &record) {
             record.fill(slot, with: value)
             return

@@ -172,10 +172,14 @@ public enum ModelFile {
         }
         pairs.append(("fields", .list(feed.fields.map(tree))))
         if !feed.children.isEmpty {
-            pairs.append(("children", .list(feed.children.map { children in
-                .map([("relationship", .string(children.relationship)), ("fields", .list(children.fields.map(tree)))])
-            })))
+            pairs.append(("children", .list(feed.children.map(tree))))
         }
+        return .map(pairs)
+    }
+
+    private static func tree(_ children: ChildMapping) -> Tree {
+        var pairs: [(String, Tree)] = [("relationship", .string(children.relationship)), ("fields", .list(children.fields.map(tree)))]
+        if !children.children.isEmpty { pairs.append(("children", .list(children.children.map(tree)))) }
         return .map(pairs)
     }
 

@@ -31,11 +31,14 @@ extension ModelReader {
 
     /// One item of a feed mapping's `children:`: `{relationship, fields}`.
     mutating func childMapping(_ item: Node, _ itemPath: String, feed name: String) -> ChildMapping? {
-        guard let fields = mapping(item, itemPath, allowed: ["relationship", "fields"]),
+        guard let fields = mapping(item, itemPath, allowed: ["relationship", "fields", "children"]),
               let relationship = string(fields, "relationship", itemPath, required: true, in: item) else { return nil }
         let mappings = list(fields, "fields", itemPath).enumerated().compactMap { index, field in
             fieldMapping(field, "\(itemPath).fields[\(index)]", feed: name)
         }
-        return ChildMapping(relationship: relationship, fields: mappings)
+        let nested = list(fields, "children", itemPath).enumerated().compactMap { index, child in
+            childMapping(child, "\(itemPath).children[\(index)]", feed: name)
+        }
+        return ChildMapping(relationship: relationship, fields: mappings, children: nested)
     }
 }

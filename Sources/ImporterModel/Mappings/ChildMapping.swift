@@ -4,28 +4,36 @@
 public struct ChildMapping: Sendable, Equatable {
     public var relationship: String
     public var fields: [FieldMapping]
+    /// The children of these children (a relationship of the child entity), read from each
+    /// child's element.
+    public var children: [ChildMapping]
 
-    public init(relationship: String, fields: [FieldMapping]) {
+    public init(relationship: String, fields: [FieldMapping], children: [ChildMapping] = []) {
         self.relationship = relationship
         self.fields = fields
+        self.children = children
     }
 }
 
-/// Where a derived child mapping's records are: the elements of the array at `path` in each record
-/// of the parent mapping's `records`. Fields whose name starts with `ChildRecords.parentPrefix`
-/// are read from the parent record; `ChildRecords.positionField` is the child's place.
+/// Where a derived child mapping's records are: the elements of the array at `path` in each
+/// parent element, itself found in each record of the parent mapping's `records` through the
+/// arrays at `enclosing` (outermost first; none when the parent is the record). A field whose name
+/// starts with `ChildRecords.parentPrefix` n times is read from the element n levels up (the
+/// parent, the grandparent…); `ChildRecords.positionField` is the child's place.
 public struct ChildRecords: Sendable, Equatable {
     public var path: String
     public var relationship: String
     public var parentEntity: String
+    public var enclosing: [String] = []
 
     public static let parentPrefix = "../"
     public static let positionField = "#position"
 
-    public init(path: String, relationship: String, parentEntity: String) {
+    public init(path: String, relationship: String, parentEntity: String, enclosing: [String] = []) {
         self.path = path
         self.relationship = relationship
         self.parentEntity = parentEntity
+        self.enclosing = enclosing
     }
 }
 
@@ -40,25 +48,33 @@ extension Model {
         relationships.first { $0.child == child }
     }
 
-    /// The mappings that read `feed`'s children, one per `children` entry, each reading the same
-    /// document: the child entity's records, with the parent's key fields read from the parent.
+    /// The mappings that read `feed`'s children, one per `children` entry (and per entry nested in
+    /// those), each reading the same document: the child entity's records, with their parents'
+    /// key fields read from the elements above them.
     public func childFeeds(of feed: FeedMapping) -> [FeedMapping] {
-        feed.children.compactMap { children in
-            guard let relationship = relationship(children.relationship, of: feed.entity),
-                  let parent = entity(named: feed.entity) else { return nil }
-            let parentKey = parent.uniqueKey.compactMap { key in
-                feed.fields.first { $0.attribute == key }.map { field -> FieldMapping in
-                    var field = field
-                    field.field = field.field.map { ChildRecords.parentPrefix + $0 }
-                    return field
-                }
-            }
-            let position = relationship.key == .position ? [FieldMapping(attribute: Relationship.positionAttribute, field: ChildRecords.positionField)] : []
-            var mapping = FeedMapping(name: "\(feed.name)/\(relationship.name)", entity: relationship.child, format: feed.format,
-                                      records: feed.records, namespaces: feed.namespaces, fields: parentKey + position + children.fields)
-            mapping.duplicates = feed.duplicates
-            mapping.childRecords = ChildRecords(path: relationship.records, relationship: relationship.name, parentEntity: parent.name)
-            return mapping
+        guard let parent = entity(named: feed.entity) else { return [] }
+        let parentKey = parent.uniqueKey.compactMap { key in feed.fields.first { $0.attribute == key } }
+        return feed.children.flatMap { childFeeds($0, of: parent, key: parentKey, enclosing: [], feed: feed, name: feed.name) }
+    }
+
+    /// `key`: the parent's key fields as read from the parent's element.
+    private func childFeeds(_ children: ChildMapping, of parent: EntityDescription, key: [FieldMapping], enclosing: [String],
+                            feed: FeedMapping, name: String) -> [FeedMapping] {
+        guard let relationship = relationship(children.relationship, of: parent.name) else { return [] }
+        let inherited = key.map { field -> FieldMapping in
+            var field = field
+            field.field = field.field.map { ChildRecords.parentPrefix + $0 }
+            return field
+        }
+        let position = relationship.key == .position ? [FieldMapping(attribute: Relationship.positionAttribute, field: ChildRecords.positionField)] : []
+        var mapping = FeedMapping(name: "\(name)/\(relationship.name)", entity: relationship.child, format: feed.format,
+                                  records: feed.records, namespaces: feed.namespaces, fields: inherited + position + children.fields)
+        mapping.duplicates = feed.duplicates
+        mapping.childRecords = ChildRecords(path: relationship.records, relationship: relationship.name, parentEntity: parent.name, enclosing: enclosing)
+        guard let child = entity(named: relationship.child) else { return [mapping] }
+        let own = relationship.ownKey.compactMap { name in children.fields.first { $0.attribute == name } }
+        return [mapping] + children.children.flatMap {
+            childFeeds($0, of: child, key: inherited + own, enclosing: enclosing + [relationship.records], feed: feed, name: mapping.name)
         }
     }
 
@@ -73,25 +89,30 @@ extension Model {
                 problems.append("entity \(parent.name): relationship '\(relationship.name)': \(relationship.child) is already the child of another relationship")
             }
         }
-        for relationship in relationships where children.contains(relationship.parent) {
-            problems.append("entity \(relationship.parent): relationship '\(relationship.name)': a child entity cannot have children of its own yet")
+        for relationship in relationships where children.contains(relationship.parent) && self.relationship(toChild: relationship.parent)?.key == .position {
+            problems.append("entity \(relationship.parent): relationship '\(relationship.name)': an entity keyed by position cannot have children "
+                + "(give it a key of its own)")
         }
-        for feed in feeds { problems += childMappingProblems(feed) }
+        for feed in feeds { problems += childMappingProblems(feed.children, of: feed.entity, feed: feed) }
         return problems
     }
 
-    private func childMappingProblems(_ feed: FeedMapping) -> [String] {
+    private func childMappingProblems(_ entries: [ChildMapping], of entityName: String, feed: FeedMapping) -> [String] {
         var problems: [String] = []
-        for children in feed.children {
-            guard let relationship = relationship(children.relationship, of: feed.entity) else {
-                problems.append("feed \(feed.name): children '\(children.relationship)' is not a relationship of \(feed.entity)")
+        for children in entries {
+            guard let relationship = relationship(children.relationship, of: entityName) else {
+                problems.append("feed \(feed.name): children '\(children.relationship)' is not a relationship of \(entityName)")
                 continue
             }
+            if !children.children.isEmpty && feed.format == .xml {
+                problems.append("feed \(feed.name): children '\(children.relationship)': children of children are read from json and ndjson feeds only, not yet from xml")
+            }
+            problems += childMappingProblems(children.children, of: relationship.child, feed: feed)
             guard feed.format == .json || feed.format == .ndjson || feed.format == .xml else {
                 problems.append("feed \(feed.name): children '\(children.relationship)' need a json, ndjson or xml feed (\(feed.format.rawValue) children are not read yet)")
                 continue
             }
-            guard let child = entity(named: relationship.child), let parent = entity(named: feed.entity) else { continue }
+            guard let child = entity(named: relationship.child), let parent = entity(named: entityName) else { continue }
             for field in children.fields {
                 if child.attribute(named: field.attribute) == nil {
                     problems.append("feed \(feed.name): children '\(children.relationship)': '\(field.attribute)' is not an attribute of \(child.name)")
@@ -109,7 +130,7 @@ extension Model {
                     problems.append("feed \(feed.name): children '\(children.relationship)': the key attribute '\(key)' of \(child.name) is not mapped")
                 }
             }
-            for key in parent.uniqueKey where feed.fields.first(where: { $0.attribute == key })?.field?.hasPrefix(ChildRecords.parentPrefix) == true {
+            for key in parent.uniqueKey where entityName == feed.entity && feed.fields.first(where: { $0.attribute == key })?.field?.hasPrefix(ChildRecords.parentPrefix) == true {
                 problems.append("feed \(feed.name): children '\(children.relationship)': the parent's key '\(key)' is read from outside the record, which children cannot follow yet")
             }
         }

@@ -33,6 +33,8 @@ struct ImportLedger {
     var keptParents: [String: [[Value]]] = [:]
     /// The record indices the last feed of parents rejected (its children's feeds leave theirs out).
     var rejectedRecords: Set<Int> = []
+    /// Records each entity's close deleted (sync, snapshot and cascade deletes).
+    var deleted: [String: Int] = [:]
     /// Refusals met while closing (a parent's delete a relationship denies).
     var refusals: [Refusal] = []
 

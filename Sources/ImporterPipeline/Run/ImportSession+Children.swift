@@ -24,14 +24,17 @@ extension ImportSession {
     }
 
     /// Deletes the children the run's parents no longer list (not those of parents whose array
-    /// the feeds left out), then applies the delete rule to the children of deleted parents.
+    /// the feeds left out), then applies the delete rule to the children of the parents the run
+    /// deleted (by `--sync`, or as children of their own parents).
     func closeChildren(_ child: EntityDescription, of parent: EntityDescription, _ relationship: Relationship,
                        plan: ImportPlan, ledger: inout ImportLedger) throws {
         let kept = ledger.keptParents[child.name] ?? []
         do {
-            _ = try ledger.phases.time("sync deletes") { try plan.transaction.deleteChildrenNotWritten(child, parent: parent, keeping: kept) }
-            guard options.sync, relationship.deleteRule != .nullify else { return }
+            let snapshot = try ledger.phases.time("sync deletes") { try plan.transaction.deleteChildrenNotWritten(child, parent: parent, keeping: kept) }
+            ledger.deleted[child.name, default: 0] += snapshot
+            guard (ledger.deleted[parent.name] ?? 0) > 0, relationship.deleteRule != .nullify else { return }
             let orphans = try ledger.phases.time("sync deletes") { try plan.transaction.deleteOrphans(child, parent: parent) }
+            ledger.deleted[child.name, default: 0] += orphans
             if relationship.deleteRule == .deny, orphans > 0 {
                 ledger.refusals.append(.deniedDelete(parent: parent.name, relationship: relationship.name, child: child.name, children: orphans))
             }

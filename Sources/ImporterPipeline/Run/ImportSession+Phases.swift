@@ -80,7 +80,7 @@ extension ImportSession {
             }
             guard options.sync else { continue }
             do {
-                _ = try ledger.phases.time("sync deletes") { try plan.transaction.deleteRecordsNotWritten(entity) }
+                ledger.deleted[entity.name, default: 0] += try ledger.phases.time("sync deletes") { try plan.transaction.deleteRecordsNotWritten(entity) }
             } catch {
                 throw refusedWrite(error, what: "the sync deletes of \(entity.name) (records no feed holds)")
             }
