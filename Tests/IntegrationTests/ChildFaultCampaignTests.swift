@@ -1,0 +1,66 @@
+import Foundation
+import ImporterKit
+import ImporterTestSupport
+import Testing
+
+/// The fault campaign on child entities: a run whose stations' lists are snapshots (children
+/// inserted, updated, deleted because a list no longer holds them, and cascaded with a station
+/// `--sync` deletes) is killed with SIGKILL at random points; each trial leaves the old state or
+/// the new one, parents and children alike (`FaultCampaign`).
+@Suite(.serialized) struct ChildFaultCampaignTests {
+    /// A SQLite store of stations and their vehicles (`SampleData/models/gbfs-station-status.yaml`).
+    struct ChildStores: CampaignStores {
+        var kind: String { "SQLite, child entities" }
+
+        func fixture(in directory: TemporaryDirectory) throws -> String {
+            try FileManager.default.copyItem(atPath: sample("models/gbfs-station-status.yaml"), toPath: directory.path("gbfs.yaml"))
+            try Self.feed(stations: 4_000, revision: 0).write(toFile: directory.path("first.json"), atomically: true, encoding: .utf8)
+            try Self.feed(stations: 3_800, revision: 1).write(toFile: directory.path("reload.json"), atomically: true, encoding: .utf8)
+            let store = directory.path("fixture.sqlite")
+            let setup = try importer(["run", "--store", store, "--model", "gbfs.yaml", "first.json"], directory: directory.url)
+            guard setup.status == 0 else { throw SetupError.failed(setup.stderr) }
+            return store
+        }
+
+        /// `stations` stations, each listing up to four vehicle types in an order that changes with
+        /// `revision`; a revision drops a type from every seventh station and changes every fifth count.
+        static func feed(stations: Int, revision: Int) -> String {
+            let types = ["bike", "ebike", "cargo", "scooter"]
+            let records = (0..<stations).map { index in
+                let listed = types.indices.filter { !(revision > 0 && index % 7 == 0 && $0 == 3) }
+                let order = listed.indices.map { listed[($0 + index + revision) % listed.count] }
+                let vehicles = order.map { type in
+                    #"{"vehicle_type_id": "\#(types[type])", "count": \#((index + type + (revision > 0 && index % 5 == 0 ? 1 : 0)) % 9)}"#
+                }
+                return #"{"station_id": "s\#(index)", "num_bikes_available": \#(index % 20), "vehicle_types_available": [\#(vehicles.joined(separator: ", "))]}"#
+            }
+            return #"{"data": {"stations": ["# + records.joined(separator: ",\n") + "]}}"
+        }
+
+        enum SetupError: Error { case failed(String) }
+
+        func copy(of fixture: String, named name: String) throws -> String {
+            let store = URL(fileURLWithPath: fixture).deletingLastPathComponent().appendingPathComponent("\(name).sqlite").path
+            try FileManager.default.copyItem(atPath: fixture, toPath: store)
+            return store
+        }
+
+        func digest(_ store: String) throws -> String { try StoreDigest.of(store) }
+
+        func checkAfterKill(_ store: String, context: String, in directory: TemporaryDirectory) throws {
+            let connection = try SQLiteConnection(path: store, create: false)
+            #expect(try connection.scalar("PRAGMA integrity_check") == .text("ok"), "\(context)")
+            #expect(try importer(["views", "verify", "--store", store]).status == 0, "\(context)")
+        }
+
+        func remove(_ store: String) {
+            for suffix in ["", "-wal", "-shm", "-writer"] { try? FileManager.default.removeItem(atPath: store + suffix) }
+        }
+    }
+
+    @Test func killedAtAnyPointLeavesTheOldOrTheNewParentsAndChildren() throws {
+        let operation = CampaignOperation(name: "run --sync with children",
+                                          arguments: ["run", "--model", "gbfs.yaml", "--sync", "--max-delete", "100%", "--max-updated", "100%", "reload.json"])
+        try FaultCampaign.run(operation, on: ChildStores())
+    }
+}
