@@ -64,6 +64,18 @@ public struct RawRecord: Sendable {
         bytes.reserveCapacity(4096)
     }
 
+    /// Takes the values of `slots` from `source` (their bytes appended): a child's fields read
+    /// from its parent. A slot absent in `source` is left as it is.
+    public mutating func copySlots(_ copied: [Int], from source: RawRecord) {
+        for slot in copied where source.slots[slot].kind != .absent {
+            var value = source.slots[slot]
+            let start = Int(value.start)
+            value.start = Int32(bytes.count)
+            bytes.append(contentsOf: source.bytes[start..<start + Int(value.count)])
+            slots[slot] = value
+        }
+    }
+
     /// Clears the record for reuse, keeping capacity.
     @inline(__always)
     public mutating func reset() {

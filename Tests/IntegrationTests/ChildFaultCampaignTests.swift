@@ -1,5 +1,4 @@
 import Foundation
-import ImporterKit
 import ImporterTestSupport
 import Testing
 
@@ -39,23 +38,14 @@ import Testing
 
         enum SetupError: Error { case failed(String) }
 
-        func copy(of fixture: String, named name: String) throws -> String {
-            let store = URL(fileURLWithPath: fixture).deletingLastPathComponent().appendingPathComponent("\(name).sqlite").path
-            try FileManager.default.copyItem(atPath: fixture, toPath: store)
-            return store
-        }
-
-        func digest(_ store: String) throws -> String { try StoreDigest.of(store) }
-
+        /// Copies, digests, checks and removals are those of the standing campaign's SQLite stores.
+        private let sqlite = FaultCampaignTests.SQLiteStores()
+        func copy(of fixture: String, named name: String) throws -> String { try sqlite.copy(of: fixture, named: name) }
+        func digest(_ store: String) throws -> String { try sqlite.digest(store) }
         func checkAfterKill(_ store: String, context: String, in directory: TemporaryDirectory) throws {
-            let connection = try SQLiteConnection(path: store, create: false)
-            #expect(try connection.scalar("PRAGMA integrity_check") == .text("ok"), "\(context)")
-            #expect(try importer(["views", "verify", "--store", store]).status == 0, "\(context)")
+            try sqlite.checkAfterKill(store, context: context, in: directory)
         }
-
-        func remove(_ store: String) {
-            for suffix in ["", "-wal", "-shm", "-writer"] { try? FileManager.default.removeItem(atPath: store + suffix) }
-        }
+        func remove(_ store: String) { sqlite.remove(store) }
     }
 
     @Test func killedAtAnyPointLeavesTheOldOrTheNewParentsAndChildren() throws {

@@ -115,17 +115,7 @@ extension JSONRecordsReader {
 
     private func copyParentFields(into record: inout RawRecord) {
         guard let slots = children?.parentSlots else { return }
-        Self.copy(slots, from: parentRecord, into: &record)
-    }
-
-    private static func copy(_ slots: [Int], from source: RawRecord, into record: inout RawRecord) {
-        for slot in slots where source.slots[slot].kind != .absent {
-            var value = source.slots[slot]
-            let start = Int(value.start)
-            value.start = Int32(record.bytes.count)
-            record.bytes.append(contentsOf: source.bytes[start..<start + Int(value.count)])
-            record.slots[slot] = value
-        }
+        record.copySlots(slots, from: parentRecord)
     }
 
     /// Reads the array at the scanner that holds the elements of `level` (1: the record's array;
@@ -150,7 +140,7 @@ extension JSONRecordsReader {
             var element = RawRecord(slotCount: state.repeated.count, repeated: state.repeated)
             try readObject(shape.tree, into: &element, depth: depth + 1)
             if level == state.enclosing.count, children?.arrayPresent == false { appendParentOnly(line: line, column: column) }
-            for index in first..<(children?.count ?? first) { Self.copy(shape.slots, from: element, into: &childBuffer[index]) }
+            for index in first..<(children?.count ?? first) { childBuffer[index].copySlots(shape.slots, from: element) }
         } while try scanner.separator(close: UInt8(ascii: "]"), context: "in an array")
     }
 

@@ -6,20 +6,33 @@ extension JSONScanner {
     /// Reads a string token (at the read position, after whitespace) and appends its decoded UTF-8
     /// to `output`. Validates UTF-8 and escapes.
     func string(into output: inout [UInt8]) throws(ScanError) {
+        try scanString(into: &output, keeping: true)
+    }
+
+    /// Consumes a string token as `string(into:)` reads it, validating it alike, without keeping
+    /// its text (a skipped value's strings: plain ASCII runs are passed over, not copied).
+    func skipString() throws(ScanError) {
+        var escapes: [UInt8] = []
+        try scanString(into: &escapes, keeping: false)
+    }
+
+    /// `keeping`: plain runs are appended to `output` (escapes and multi-byte sequences always are).
+    @inline(__always)
+    private func scanString(into output: inout [UInt8], keeping: Bool) throws(ScanError) {
         guard try peek() == UInt8(ascii: "\"") else { throw syntaxError(expected: "a string") }
         position += 1
         while true {
-            // Copy the longest run of plain ASCII bytes at once.
+            // Copy (or pass over) the longest run of plain ASCII bytes at once.
             var end = position
             while end < count {
                 let byte = storage[end]
                 if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { break }
                 end += 1
             }
-            if end > position {
+            if keeping, end > position {
                 output.append(contentsOf: UnsafeBufferPointer(start: storage + position, count: end - position))
-                position = end
             }
+            position = end
             guard position < count else {
                 if atEnd { throw syntaxError(expected: "'\"' to close the string") }
                 throw .needMore
@@ -35,39 +48,6 @@ extension JSONScanner {
             } else {
                 throw syntaxError(expected: "no raw control character in a string (escape it)")
             }
-        }
-    }
-
-    /// Consumes a string token as `string(into:)` reads it, validating it alike, without keeping
-    /// its text (a skipped value's strings: plain ASCII runs are passed over, not copied).
-    func skipString() throws(ScanError) {
-        guard try peek() == UInt8(ascii: "\"") else { throw syntaxError(expected: "a string") }
-        position += 1
-        var scratch: [UInt8] = []
-        while true {
-            var end = position
-            while end < count {
-                let byte = storage[end]
-                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { break }
-                end += 1
-            }
-            position = end
-            guard position < count else {
-                if atEnd { throw syntaxError(expected: "'\"' to close the string") }
-                throw .needMore
-            }
-            let byte = storage[position]
-            if byte == UInt8(ascii: "\"") {
-                position += 1
-                return
-            } else if byte == UInt8(ascii: "\\") {
-                try escape(into: &scratch)
-            } else if byte >= 0x80 {
-                try utf8Sequence(into: &scratch)
-            } else {
-                throw syntaxError(expected: "no raw control character in a string (escape it)")
-            }
-            scratch.removeAll(keepingCapacity: true)
         }
     }
 

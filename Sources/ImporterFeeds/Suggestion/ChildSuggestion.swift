@@ -20,8 +20,8 @@ enum ChildSuggestion {
         for name in orderedNames(samples) {
             let perParent = samples.flatMap { $0.children.first { $0.name == name }?.parents ?? [] }.filter { !$0.recordFields.isEmpty }
             guard var child = try? ModelSuggester.suggestEntity(perParent, paths: paths, positionKey: true) else { continue }
-            child.entity.name = unique(child.entity.name, &names, "")
-            child.entity.tableName = unique(child.entity.tableName, &tables, "_")
+            child.entity.name = SampleGroup.unique(child.entity.name, in: &names, separator: "")
+            child.entity.tableName = SampleGroup.unique(child.entity.tableName, in: &tables, separator: "_")
             let (relationship, mapping, comments) = attach(&child, named: name, to: parent.entity)
             parent.mapping.children.append(mapping)
             parts.entities.append(child.entity)
@@ -85,16 +85,5 @@ enum ChildSuggestion {
         let relationship = Relationship(name: NameWords.snake([name]), parent: parent.name, child: child.entity.name,
                                         records: JSONRecordFlattener.pointer([name]), key: key)
         return (relationship, ChildMapping(relationship: relationship.name, fields: fields), kept.map { child.comments[$0] })
-    }
-
-    private static func unique(_ name: String, _ used: inout Set<String>, _ separator: String) -> String {
-        var candidate = name
-        var number = 2
-        while used.contains(candidate) {
-            candidate = name + separator + String(number)
-            number += 1
-        }
-        used.insert(candidate)
-        return candidate
     }
 }

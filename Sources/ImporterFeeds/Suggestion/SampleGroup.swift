@@ -52,7 +52,8 @@ struct SampleGroup {
         }
     }
 
-    private static func unique(_ name: String, in used: inout Set<String>, separator: String) -> String {
+    /// `name`, or `name` with a number after `separator` when `used` holds it; then used.
+    static func unique(_ name: String, in used: inout Set<String>, separator: String) -> String {
         var candidate = name
         var number = 2
         while used.contains(candidate) {

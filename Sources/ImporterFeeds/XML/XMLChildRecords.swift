@@ -106,13 +106,7 @@ extension XMLRecordsReader {
     }
 
     private func copyParentFields(into record: inout RawRecord, slots: [Int]) {
-        for slot in slots where parentRecord.slots[slot].kind != .absent {
-            var value = parentRecord.slots[slot]
-            let start = Int(value.start)
-            value.start = Int32(record.bytes.count)
-            record.bytes.append(contentsOf: parentRecord.bytes[start..<start + Int(value.count)])
-            record.slots[slot] = value
-        }
+        record.copySlots(slots, from: parentRecord)
     }
 
     /// Reads the child element at the current node into the buffer, with the children's tree
