@@ -89,6 +89,10 @@ extension Model {
                 problems.append("entity \(parent.name): relationship '\(relationship.name)': \(relationship.child) is already the child of another relationship")
             }
         }
+        for relationship in relationships where entity(named: relationship.parent)?.drift != nil {
+            problems.append("entity \(relationship.parent): relationship '\(relationship.name)': an entity with key drift cannot have children yet "
+                + "(a re-keyed parent would leave its children under its old key)")
+        }
         for relationship in relationships where children.contains(relationship.parent) && self.relationship(toChild: relationship.parent)?.key == .position {
             problems.append("entity \(relationship.parent): relationship '\(relationship.name)': an entity keyed by position cannot have children "
                 + "(give it a key of its own)")
