@@ -66,6 +66,11 @@ import Testing
         #expect(shown == computed.stdout.split(separator: "\r\n").dropFirst().map(String.init), "\(view) against \(computed.stdout)")
         let again = try importer(["run", "--store", store, "--model", model, sample("gbfs/station-status-2.json")])
         #expect(again.status == 0 && again.stdout.hasPrefix("No changes."), "\(again.stdout)\(again.stderr)")
+        // Children need the document twice: standard input is refused (64), nothing written.
+        let piped = try importer(["run", "--store", store, "--model", model, "--format", "json", "-"],
+                                 stdin: try Data(contentsOf: URL(fileURLWithPath: sample("gbfs/station-status-1.json"))))
+        #expect(piped.status == 64 && piped.stderr.contains("not standard input"), "\(piped.stdout)\(piped.stderr)")
+        #expect(try vehicles(store) == rows)
     }
 
     /// Any order of the children, and of their members, is no change (trials over a seeded

@@ -24,6 +24,8 @@ public enum ImportError: Error, Sendable, RemedialError {
     case sourceMoved(name: String, fetched: String, now: String)
     /// `--sync` with a URL whose values come from the store: its answer holds only what is new.
     case syncOfIncrementalSource(feed: String)
+    /// A feed mapping with children given standard input, which cannot be read twice.
+    case childrenFromStandardInput(feed: String)
     /// `--sync` of a URL answer in a record-per-line format whose end cannot be told from a cut
     /// (close-delimited): its deletes would follow the cut.
     case unverifiableBody(url: String, format: String)
@@ -51,6 +53,9 @@ public enum ImportError: Error, Sendable, RemedialError {
             return "'{\(name)}' was \(fetched) when the feed was fetched and is \(now) now: another run imported meanwhile; nothing was written, run again"
         case .syncOfIncrementalSource(let feed):
             return "feed mapping '\(feed)' fetches only what is new since the store's last values (url-values), so it cannot sync: a sync would delete every record the answer leaves out"
+        case .childrenFromStandardInput(let feed):
+            return "feed mapping '\(feed)' reads children, so the document is read twice (once for its records, once for their children): "
+                + "give it as a file or a URL, not standard input (save it first: importer run … feed.json)"
         case .unverifiableBody(let url, let format):
             return "\(url): the answer had neither a Content-Length nor chunked framing, so it ended wherever the connection closed, "
                 + "and \(format) cut at a line boundary reads as whole: it cannot drive a sync, whose deletes would follow the cut; "
@@ -72,7 +77,7 @@ extension ImportError: ExitStatusError {
         case .store(let error): error.exitStatus
         case .fetch(let error): error.exitStatus
         case .sourceMoved: .locked
-        case .syncOfIncrementalSource: .usage
+        case .syncOfIncrementalSource, .childrenFromStandardInput: .usage
         case .unverifiableBody: .badInput
         case .spill: .ioError
         }

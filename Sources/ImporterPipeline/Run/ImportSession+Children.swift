@@ -12,7 +12,7 @@ extension ImportSession {
             all.append(feed)
             let children = model.childFeeds(of: feed.mapping)
             if !children.isEmpty, feed.path == "-" {
-                throw .model(.invalid("feed mapping '\(feed.mapping.name)' reads children, which needs a feed it can read twice: give a file or a URL, not standard input"))
+                throw .childrenFromStandardInput(feed: feed.mapping.name)
             }
             for mapping in children {
                 var child = feed
