@@ -169,6 +169,10 @@ import Testing
         }
         document["data"] = data
         let feed = try directory.write("bad.json", String(decoding: try JSONSerialization.data(withJSONObject: document), as: UTF8.self))
+        // `check` reads the children as `run` does: the bad child is named before any run.
+        let checked = try importer(["check", "--model", Self.model, feed])
+        #expect(checked.status == 65 && checked.stdout.contains("10 record(s) of StationVehicle (mapping station-status/vehicles, json): 9 would be imported, 1 rejected"),
+                "\(checked.stdout)\(checked.stderr)")
         let refused = try importer(["run", "--store", store, "--model", Self.model, feed])
         #expect(refused.status == 65, "\(refused.stderr)")
         let run = try importer(["run", "--store", store, "--model", Self.model, "--max-rejects", "5", "--format", "json", feed])

@@ -10,6 +10,8 @@ public struct FeedCheck: Sendable {
     public var records = 0
     public var mapped = 0
     public var rejected = 0
+    /// The record indices rejected (a feed of parents: its children's check leaves theirs out).
+    public var rejectedRecords: Set<Int> = []
     /// The attributes the feed supplies (the others are left untouched on existing records).
     public var supplied: [String] = []
     /// Per mapped field: in how many records it was present, null, repeated, and rejected.
@@ -39,16 +41,19 @@ public struct FeedChecker {
     }
 
     /// Checks one feed; `onReject` receives each rejected record with its location.
-    public func check(_ input: FeedInput, onReject: (Reject) throws -> Void) throws -> FeedCheck {
+    /// `rejectedParents`: for a mapping of children, the records its parents' check rejected.
+    public func check(_ input: FeedInput, rejectedParents: Set<Int> = [], onReject: (Reject) throws -> Void) throws -> FeedCheck {
         guard let entity = model.entity(named: input.mapping.entity) else {
             throw ModelError.invalid("feed mapping \(input.mapping.name) names unknown entity '\(input.mapping.entity)'")
         }
         let feed = try MappedFeed(input, entity: entity)
         feed.collectsFieldCounts = true
+        feed.rejectedParents = rejectedParents
         var result = FeedCheck(source: feed.source.name, feed: input.mapping.name, format: input.mapping.format, entity: entity.name)
         var rejectedByAttribute: [String: Int] = [:]
         try feed.read(batchSize: 1024) { reject in
             result.rejected += 1
+            if input.mapping.childRecords == nil, let index = reject.location.recordIndex { result.rejectedRecords.insert(index) }
             rejectedByAttribute[reject.attribute ?? "", default: 0] += 1
             try onReject(reject)
         } onBatch: { batch in

@@ -62,10 +62,17 @@ struct CheckCommand: ParsableCommand {
             var report = FeedCheckReport(format: format, output: output)
             var rejected = 0
             for (index, input) in inputs.enumerated() {
-                var check = try FeedChecker(model: model).check(input) { report.reject($0) }
-                check.warnings = (walkWarnings[index] ?? []) + check.warnings
-                rejected += check.rejected
-                report.feed(check)
+                // A feed, then its children as `run` reads them (not from standard input, read once).
+                let children = input.path == "-" ? [] : model.childFeeds(of: input.mapping)
+                var parents: Set<Int> = []
+                for (position, mapping) in ([input.mapping] + children).enumerated() {
+                    var feed = input
+                    feed.mapping = mapping
+                    var check = try FeedChecker(model: model).check(feed, rejectedParents: parents) { report.reject($0) }
+                    if position == 0 { (check.warnings, parents) = ((walkWarnings[index] ?? []) + check.warnings, check.rejectedRecords) }
+                    rejected += check.rejected
+                    report.feed(check)
+                }
             }
             report.finish(store: held, at: storePath, rejected: rejected)
             try output.flush()
