@@ -371,4 +371,24 @@ import Testing
         let again = try importer(["run", "--store", store, "--model", model, second])
         #expect(again.stdout.hasPrefix("No changes."), "\(again.stdout)\(again.stderr)")
     }
+
+    /// A consumer of the children alone is delivered each run's child changes (the snapshot's
+    /// deletes with their tombstones included) and nothing of the parents.
+    @Test func deliverHandsOnChildChanges() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = directory.path("gbfs.sqlite")
+        #expect(try importer(["run", "--store", store, "--model", Self.model, sample("gbfs/station-status-1.json")]).status == 0)
+        #expect(try importer(["consumers", "add", "fleet", "--entity", "StationVehicle", "--from", "now", "--store", store]).status == 0)
+        #expect(try importer(["run", "--store", store, "--model", Self.model, sample("gbfs/station-status-2.json")]).status == 0)
+        let received = directory.path("received.json")
+        let delivered = try importer(["deliver", "--consumer", "fleet", "--exec", "cat >> '\(received)'", "--store", store])
+        #expect(delivered.status == 0, "\(delivered.stderr)")
+        let body = (try? String(contentsOfFile: received, encoding: .utf8)) ?? ""
+        let changes = body.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .flatMap { $0["changes"] as? [[String: Any]] ?? [] }
+        #expect(changes.map { "\($0["entity"] ?? "") \($0["type"] ?? "")" }.sorted()
+                == ["StationVehicle delete", "StationVehicle delete", "StationVehicle insert", "StationVehicle insert", "StationVehicle update"], "\(body)")
+        #expect(body.contains("\"cargo\""), "the tombstone names the deleted child: \(body)")
+    }
 }
