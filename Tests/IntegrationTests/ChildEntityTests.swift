@@ -66,6 +66,15 @@ import Testing
         #expect(shown == computed.stdout.split(separator: "\r\n").dropFirst().map(String.init), "\(view) against \(computed.stdout)")
         let again = try importer(["run", "--store", store, "--model", model, sample("gbfs/station-status-2.json")])
         #expect(again.status == 0 && again.stdout.hasPrefix("No changes."), "\(again.stdout)\(again.stderr)")
+        // A list path that matches nothing in any record is said, and every stored child kept.
+        let scratch = try TemporaryDirectory()
+        defer { scratch.cleanup() }
+        let renamed = try scratch.write("renamed.json", try String(contentsOfFile: sample("gbfs/station-status-2.json"), encoding: .utf8)
+            .replacingOccurrences(of: "vehicle_types_available", with: "vehicle_types"))
+        let unmatched = try importer(["run", "--store", store, "--model", model, "--format", "json", renamed])
+        #expect(unmatched.status == 0 && unmatched.stdout.contains("no record has a list at /vehicle_types_available: the stored StationVehicle records are kept"),
+                "\(unmatched.stdout)\(unmatched.stderr)")
+        #expect(try vehicles(store) == rows)
         // Children need the document twice: standard input is refused (64), nothing written.
         let piped = try importer(["run", "--store", store, "--model", model, "--format", "json", "-"],
                                  stdin: try Data(contentsOf: URL(fileURLWithPath: sample("gbfs/station-status-1.json"))))

@@ -176,9 +176,14 @@ public final class MappedFeed {
             warnings.append("\(source.name): \(count) local time\(count == 1 ? "" : "s") of attribute \(attribute) happened twice in \(zone) "
                 + "(the hour repeated when clocks fall back): each was read as its earlier instant")
         }
-        if records == 0, !emptyLists.isEmpty, let path = input.mapping.childRecords?.path {
-            warnings.append("\(source.name): no record has a child element at \(path): the stored \(mapper.entity.name) records are kept")
-            keptParents += emptyLists
+        if records == 0, let path = input.mapping.childRecords?.path {
+            // No child anywhere: a path that no longer matches is said, never taken for empty lists.
+            if !emptyLists.isEmpty {
+                warnings.append("\(source.name): no record has a child element at \(path): the stored \(mapper.entity.name) records are kept")
+                keptParents += emptyLists
+            } else if !keptParents.isEmpty {
+                warnings.append("\(source.name): no record has a list at \(path): the stored \(mapper.entity.name) records are kept")
+            }
         }
         emptyLists = []
         if childrenOfRejected > 0 {
