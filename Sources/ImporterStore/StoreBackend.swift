@@ -92,6 +92,8 @@ public protocol RecordReading: AnyObject {
     /// The largest (or smallest) value of `attribute` among `entity`'s records, in the attribute
     /// type's order; null when no record holds one (or the entity has no table yet).
     func extreme(_ which: Extreme, of attribute: AttributeDescription, in entity: EntityDescription) throws(StoreError) -> Value
+    /// The relationships between the store's entities, as the runs that wrote them declared them.
+    func registeredRelationships() throws(StoreError) -> [Relationship]
 }
 
 
@@ -100,6 +102,8 @@ public protocol RecordReading: AnyObject {
 public protocol RecordWriting: RecordReading {
     /// Creates or migrates the entities' tables.
     func ensureEntities(_ entities: [EntityDescription]) throws
+    /// Records `relationships` (each replacing the one registered for its child entity).
+    func registerRelationships(_ relationships: [Relationship]) throws
     /// Opens an import of `entities` (after `ensureEntities`).
     func beginImport(_ entities: [EntityDescription]) throws -> any ImportTransaction
     /// Opens the inverse of a transaction over `entities`.

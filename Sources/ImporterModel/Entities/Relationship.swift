@@ -1,9 +1,9 @@
 /// A to-many relationship, as Core Data's: records of a child entity found in an array of each
-/// parent record (`records`, a JSON pointer into the parent record).
+/// parent record (`records`, a JSON pointer or an XML path into the parent record).
 ///
 /// Invariants (checked by `problems`): the child's unique key is the parent's key attributes (same
 /// names and types) followed by its own (`key`), so a child belongs to one parent by its key; a
-/// child entity is the child of one relationship and has no children of its own. The parent's
+/// child entity is the child of one relationship (it may have children of its own). The parent's
 /// array is a snapshot of its children: a run that reads a parent with its array deletes the
 /// stored children the array no longer holds; a parent whose array is absent keeps them.
 public struct Relationship: Sendable, Equatable {
@@ -73,5 +73,43 @@ public struct Relationship: Sendable, Equatable {
             problems.append("\(subject): key: position stores the place in integer attribute '\(Self.positionAttribute)', which is \(position.type.rawValue)")
         }
         return problems
+    }
+}
+
+/// A store keeps its relationships as JSON: `{"name", "parent", "child", "records", "key", "delete"}`,
+/// `key` an array of attribute names or the string `"position"`.
+extension Relationship: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case name, parent, child, records, key, delete
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let key: ChildKey = if let names = try? container.decode([String].self, forKey: .key) {
+            .attributes(names)
+        } else if try container.decode(String.self, forKey: .key) == Self.positionAttribute {
+            .position
+        } else {
+            throw DecodingError.dataCorruptedError(forKey: .key, in: container, debugDescription: "key is neither attribute names nor \"position\"")
+        }
+        guard let rule = DeleteRule(rawValue: try container.decode(String.self, forKey: .delete)) else {
+            throw DecodingError.dataCorruptedError(forKey: .delete, in: container, debugDescription: "unknown delete rule")
+        }
+        self.init(name: try container.decode(String.self, forKey: .name), parent: try container.decode(String.self, forKey: .parent),
+                  child: try container.decode(String.self, forKey: .child), records: try container.decode(String.self, forKey: .records),
+                  key: key, deleteRule: rule)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .name)
+        try container.encode(parent, forKey: .parent)
+        try container.encode(child, forKey: .child)
+        try container.encode(records, forKey: .records)
+        switch key {
+        case .attributes(let names): try container.encode(names, forKey: .key)
+        case .position: try container.encode(Self.positionAttribute, forKey: .key)
+        }
+        try container.encode(deleteRule.rawValue, forKey: .delete)
     }
 }

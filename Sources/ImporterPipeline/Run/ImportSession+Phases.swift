@@ -35,6 +35,7 @@ extension ImportSession {
             return entity
         }
         try store.ensureEntities(entities)
+        try tx.records.registerRelationships(model.relationships.filter { names.contains($0.child) })
         let created = options.replayViews ? try tx.ensureViews(model.views, entities: store.entities) : []
         let transaction = try tx.records.beginImport(entities)
         return ImportPlan(entities: entities, createdViews: created, transaction: transaction,

@@ -1,0 +1,33 @@
+import Foundation
+import ImporterModel
+import ImporterStore
+
+/// The relationships between a store's entities, kept in `importer_metadata.relationships` as a
+/// JSON array (one per child entity), so that commands reading the store without a model (`export`,
+/// reports) follow its graph.
+extension SQLBackend {
+    package func registeredRelationships() throws(StoreError) -> [Relationship] {
+        try mapErrors {
+            guard let json = try metadata(Self.relationshipsKey)?.stringValue else { return [] }
+            return try JSONDecoder().decode([Relationship].self, from: Data(json.utf8))
+        }
+    }
+
+    /// Records `relationships`, each replacing the one registered for its child entity; writes
+    /// nothing when they are registered already.
+    package func registerRelationships(_ relationships: [Relationship]) throws {
+        let registered = try registeredRelationships()
+        var merged = registered
+        for relationship in relationships {
+            if let index = merged.firstIndex(where: { $0.child == relationship.child }) {
+                merged[index] = relationship
+            } else {
+                merged.append(relationship)
+            }
+        }
+        guard merged != registered else { return }
+        try setMetadata([(key: Self.relationshipsKey, value: .text(try Self.sortedJSON(merged)))])
+    }
+
+    private static var relationshipsKey: String { "relationships" }
+}
