@@ -63,6 +63,13 @@ public struct JSONWriter {
         markValue()
     }
 
+    /// Writes raw JSON bytes (one valid JSON value) as a value.
+    public mutating func value(bytes: UnsafeBufferPointer<UInt8>) {
+        separator()
+        output.writeBytes(bytes)
+        markValue()
+    }
+
     @inline(__always)
     private mutating func markValue() {
         if !needsComma.isEmpty { needsComma[needsComma.count - 1] = true }

@@ -60,6 +60,12 @@ public final class OutputSink: TextOutputStream {
         if let failure { throw OutputError.writeFailed(String(cString: strerror(failure))) }
     }
 
+    /// Hands what a memory sink holds to `body`, then empties it (its capacity kept).
+    public func drainMemory<T>(_ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T {
+        defer { buffer.removeAll(keepingCapacity: true) }
+        return try buffer.withUnsafeBufferPointer(body)
+    }
+
     /// The text written so far (memory sinks only).
     public var text: String { String(decoding: buffer, as: UTF8.self) }
 }

@@ -334,46 +334,7 @@ import Testing
     @Test func childrenOfChildren() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
-        let model = try directory.write("orders.yaml", """
-            entities:
-            - name: Order
-              key: [order_id]
-              attributes:
-              - {name: order_id, type: text, required: true}
-              relationships:
-              - {name: lines, entity: Line, records: /lines, key: [sku]}
-            - name: Line
-              key: [order_id, sku]
-              attributes:
-              - {name: order_id, type: text, required: true}
-              - {name: sku, type: text, required: true}
-              - {name: qty, type: integer}
-              relationships:
-              - {name: parts, entity: Part, records: /parts, key: [part]}
-            - name: Part
-              key: [order_id, sku, part]
-              attributes:
-              - {name: order_id, type: text, required: true}
-              - {name: sku, type: text, required: true}
-              - {name: part, type: text, required: true}
-              - {name: n, type: integer}
-            feeds:
-            - name: orders
-              entity: Order
-              format: json
-              fields:
-              - {attribute: order_id, field: id}
-              children:
-              - relationship: lines
-                fields:
-                - {attribute: sku, field: sku}
-                - {attribute: qty, field: qty}
-                children:
-                - relationship: parts
-                  fields:
-                  - {attribute: part, field: part}
-                  - {attribute: n, field: n}
-            """)
+        let model = sample("models/orders-lines-parts.yaml")
         #expect(try importer(["model", "check", model]).status == 0)
         let store = directory.path("orders.sqlite")
         let first = try directory.write("1.json", #"[{"id": "o1", "lines": [{"sku": "a", "qty": 1, "parts": [{"part": "x", "n": 2}, {"part": "y", "n": 1}]}, {"sku": "b", "qty": 2, "parts": []}]}, {"lines": [{"parts": [{"n": 1, "part": "w"}], "sku": "a", "qty": 5}], "id": "o2"}]"#)

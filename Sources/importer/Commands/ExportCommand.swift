@@ -14,10 +14,16 @@ struct ExportCommand: ParsableCommand {
             from the table as it is now and the history since, walked back; a point before purged \
             history is an expired token (exit 3).
 
+            In JSON and NDJSON an entity with children (a relationship of its model) holds them \
+            under the relationship's name, their own children inside them; --flat leaves them out. \
+            CSV is flat: with --output FILE each child entity goes to a file of its own beside it \
+            (stations.csv, stations.StationVehicle.csv).
+
             Examples:
               importer export --format csv --output fireballs.csv
               importer export --as-of 7d --format ndjson
               importer export --entity Fireball --as-of "$token" --format json
+              importer export --entity Station --format csv --output stations.csv
             """
     )
 
@@ -35,24 +41,57 @@ struct ExportCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Write to this file (atomically; - is standard output).", valueName: "file"), completion: .file())
     var output: String = "-"
 
+    @Flag(name: .long, help: "Leave an entity's children out (JSON and NDJSON nest them by default).")
+    var flat = false
+
     func run() throws {
         try runReportingErrors(storeOptions.logging) {
             let store = try storeOptions.openForReading()
-            let file = try OutputFile(path: output)
+            let logger = storeOptions.logging.makeLogger()
+            var files = [try OutputFile(path: output)]
             try store.read { (snapshot: StoreSnapshot) throws in
                 try store.reloadEntities()
-                let chosen = try entity.map { name in
-                    guard let found = store.entity(named: name) else {
-                        throw ValidationError("unknown entity '\(name)' (the store has: \(store.entities.map(\.name).joined(separator: ", ")))")
-                    }
-                    return found
-                } ?? store.entities.first
-                guard let chosen else { throw ValidationError("the store holds no entity yet") }
-                try RecordExport().write(chosen, asOf: try point(of: store, in: snapshot), as: format, in: snapshot, to: file.sink)
+                let tree = try exportTree(of: store, in: snapshot)
+                let number = try point(of: store, in: snapshot)
+                let written = try RecordExport().write(tree, asOf: number, as: format, in: snapshot, to: files[0].sink)
+                for (entity, count) in written.orphans.sorted(by: { $0.key < $1.key }) {
+                    logger.warning("\(count) \(entity) record(s) have no parent among the \(tree.entity.name) records and are not nested; export them with --entity \(entity)")
+                }
+                guard format == .csv, !tree.descendants.isEmpty else { return }
+                guard output != "-" else {
+                    logger.notice("\(tree.entity.name)'s children are other entities: \(tree.descendants.map(\.name).joined(separator: ", ")) (export --entity NAME, or --output FILE for a file each)")
+                    return
+                }
+                for child in tree.descendants {
+                    let file = try OutputFile(path: Self.path(output, for: child.name))
+                    files.append(file)
+                    try RecordExport().write(ExportTree(child, relationships: [], entities: []), asOf: number, as: .csv, in: snapshot, to: file.sink)
+                }
             }
-            try file.commit()
+            for file in files { try file.commit() }
             return .success
         }
+    }
+
+    /// The entity to export, with its children unless `--flat`.
+    private func exportTree(of store: Store, in snapshot: StoreSnapshot) throws -> ExportTree {
+        let chosen = try entity.map { name in
+            guard let found = store.entity(named: name) else {
+                throw ValidationError("unknown entity '\(name)' (the store has: \(store.entities.map(\.name).joined(separator: ", ")))")
+            }
+            return found
+        } ?? store.entities.first
+        guard let chosen else { throw ValidationError("the store holds no entity yet") }
+        let relationships = flat ? [] : try snapshot.records.registeredRelationships()
+        return ExportTree(chosen, relationships: relationships, entities: store.entities)
+    }
+
+    /// `stations.csv` → `stations.StationVehicle.csv`: where a child entity's CSV goes.
+    static func path(_ output: String, for entity: String) -> String {
+        let url = URL(fileURLWithPath: output)
+        let stem = url.pathExtension.isEmpty ? url.lastPathComponent : url.deletingPathExtension().lastPathComponent
+        let ext = url.pathExtension.isEmpty ? "csv" : url.pathExtension
+        return url.deletingLastPathComponent().appendingPathComponent("\(stem).\(entity).\(ext)").path
     }
 
     /// The transaction number `--as-of` names in `store` (the head without it), as `snapshot` sees it.
