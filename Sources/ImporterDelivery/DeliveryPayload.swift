@@ -49,6 +49,7 @@ public final class DeliveryPayload {
         do {
             let output = OutputSink(descriptor: descriptor)
             var changes = 0
+            let parents = ChildParents(try snapshot.records.registeredRelationships())
             switch format {
             case .json:
                 try JSONWriter.document(to: output) { json in
@@ -64,7 +65,7 @@ public final class DeliveryPayload {
                     json.key("changes")
                     json.beginArray()
                     try snapshot.forEachChange(in: [transaction], filter: consumer.filter) { change, _ in
-                        json.writeChange(change)
+                        json.writeChange(change, parents: parents)
                         changes += 1
                     }
                     json.endArray()
@@ -72,7 +73,7 @@ public final class DeliveryPayload {
                 }
             case .ndjson:
                 try snapshot.forEachChange(in: [transaction], filter: consumer.filter) { change, transaction in
-                    JSONWriter.document(to: output) { $0.writeChange(change, transaction: transaction, consumer: consumer.name) }
+                    JSONWriter.document(to: output) { $0.writeChange(change, transaction: transaction, consumer: consumer.name, parents: parents) }
                     changes += 1
                 }
             }

@@ -54,8 +54,9 @@ public final class HistoryWatcher {
                 let head = try snapshot.history.lastTransactionNumber()
                 let transactions = try snapshot.transactions(after: consumer.tokenNumber, through: head)
                     .filter { consumer.filter.includes(author: $0.author) }
+                let parents = ChildParents(try snapshot.records.registeredRelationships())
                 try snapshot.forEachChange(in: transactions, filter: consumer.filter) { change, transaction in
-                    JSONWriter.document(to: output) { $0.writeChange(change, transaction: transaction, consumer: name) }
+                    JSONWriter.document(to: output) { $0.writeChange(change, transaction: transaction, consumer: name, parents: parents) }
                     count += 1
                 }
                 return head

@@ -368,5 +368,7 @@ import Testing
         #expect(changes.map { "\($0["entity"] ?? "") \($0["type"] ?? "")" }.sorted()
                 == ["StationVehicle delete", "StationVehicle delete", "StationVehicle insert", "StationVehicle insert", "StationVehicle update"], "\(body)")
         #expect(body.contains("\"cargo\""), "the tombstone names the deleted child: \(body)")
+        let parents = changes.compactMap { $0["parent"] as? [String: Any] }
+        #expect(parents.count == 5 && parents.allSatisfy { $0["entity"] as? String == "Station" && $0["relationship"] as? String == "vehicles" }, "\(body)")
     }
 }

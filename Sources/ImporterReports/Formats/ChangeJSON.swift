@@ -34,9 +34,11 @@ extension JSONWriter {
         endObject()
     }
 
-    /// `{"entity", "type", "record_id", "key", then "values" | "changed" | "tombstone"}`; with a
+    /// `{"entity", "type", "record_id", "key", [a child's "parent": {"entity", "relationship",
+    /// "key"}], then "values" | "changed" | "tombstone"}`; with a
     /// transaction (NDJSON lines), first its `token`, `transaction`, `timestamp` and `author`.
-    public mutating func writeChange(_ change: Change, token: String? = nil, transaction: HistoryTransaction? = nil, consumer: String? = nil) {
+    public mutating func writeChange(_ change: Change, token: String? = nil, transaction: HistoryTransaction? = nil, consumer: String? = nil,
+                                     parents: ChildParents = .none) {
         beginObject()
         if let consumer { field("consumer", consumer) }
         if let token = transaction?.token ?? token { field("token", token.isEmpty ? .null : .text(token)) }
@@ -50,6 +52,15 @@ extension JSONWriter {
         field("record_id", change.recordID)
         key("key")
         writePairs(change.key)
+        if let parent = parents.parent(of: change) {
+            key("parent")
+            beginObject()
+            field("entity", parent.relationship.parent)
+            field("relationship", parent.relationship.name)
+            key("key")
+            writePairs(parent.key)
+            endObject()
+        }
         switch change.type {
         case .insert:
             key("values")

@@ -32,12 +32,14 @@ public enum TextFormatting {
         return line
     }
 
-    /// `  + key  a=1 b=2`, `  ~ key  a: 1 → 2`, `  - key  (tombstone)`.
-    public static func changeLine(_ change: Change) -> String {
+    /// `  + key  a=1 b=2`, `  ~ key  a: 1 → 2`, `  - key  (tombstone)`; a child's key from its own
+    /// part on (`ownKeyFrom`: how many of its key's values are its parent's), when listed under it.
+    public static func changeLine(_ change: Change, ownKeyFrom first: Int = 0) -> String {
+        let key = change.key.dropFirst(first).map { $0.1.description }.joined(separator: ", ")
         switch change.type {
         case .insert:
             let values = change.listedValues(includingKey: false).map { "\($0.0)=\($0.1)" }
-            return "  + \(change.entity) \(change.keyDescription)  \(values.joined(separator: " "))"
+            return "  + \(change.entity) \(key)  \(values.joined(separator: " "))"
         case .update:
             if change.isRekey {
                 // `~ Fireball 2023-04-11 14:52:09 → 2023-04-11 14:52:10 (re-keyed)  energy: 1.9 → 2`
@@ -46,10 +48,10 @@ public enum TextFormatting {
                 return others.isEmpty ? head : head + "  " + others.map { "\($0.attribute): \($0.old) → \($0.new)" }.joined(separator: "; ")
             }
             let changes = change.changed.map { "\($0.attribute): \($0.old) → \($0.new)" }
-            return "  ~ \(change.entity) \(change.keyDescription)  \(changes.joined(separator: "; "))"
+            return "  ~ \(change.entity) \(key)  \(changes.joined(separator: "; "))"
         case .delete:
             let tombstone = change.listedValues(includingKey: false).map { "\($0.0)=\($0.1)" }
-            return "  - \(change.entity) \(change.keyDescription)  (\(tombstone.joined(separator: " ")))"
+            return "  - \(change.entity) \(key)  (\(tombstone.joined(separator: " ")))"
         }
     }
 }

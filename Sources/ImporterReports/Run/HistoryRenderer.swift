@@ -36,7 +36,7 @@ public struct HistoryRenderer {
                 json.key("changes")
                 json.beginArray()
             }, change: { change, _ in
-                json.writeChange(change)
+                json.writeChange(change, parents: content.parents)
             }, end: { _ in
                 json.endArray()
                 json.endObject()
@@ -48,7 +48,7 @@ public struct HistoryRenderer {
 
     public func renderNDJSON(_ content: ReportContent, to output: OutputSink) throws {
         try content.forEachChange(in: snapshot) { change, transaction in
-            JSONWriter.document(to: output) { $0.writeChange(change, transaction: transaction) }
+            JSONWriter.document(to: output) { $0.writeChange(change, transaction: transaction, parents: content.parents) }
         }
     }
 
@@ -57,18 +57,21 @@ public struct HistoryRenderer {
         if content.transactions.isEmpty { output.write("No history transactions.\n") }
         var shown = 0
         var total = 0
+        var grouped = GroupedChangeLines(parents: content.parents)
         try content.forEachTransaction(in: snapshot, begin: { transaction in
             output.write("Transaction \(transaction.number) (\(transaction.token.isEmpty ? "not written, no token" : "token \(transaction.token)")) by \(transaction.author) [\(transaction.context)] at \(transaction.timestamp) on \(transaction.host) pid \(transaction.processID)\n")
             if !transaction.sources.isEmpty { output.write("  sources: \(transaction.sources.joined(separator: ", "))\n") }
             for (name, counts) in transaction.entities { output.write("  \(name): \(TextFormatting.counts(counts))\n") }
             shown = 0
             total = 0
+            grouped = GroupedChangeLines(parents: content.parents)
         }, change: { change, _ in
             total += 1
             guard shown < textChangeLimit else { return }
-            output.write("  " + TextFormatting.changeLine(change) + "\n")
+            grouped.add(change)
             shown += 1
         }, end: { _ in
+            for line in grouped.lines(indent: "  ") { output.write(line + "\n") }
             if total > shown { output.write("    … and \(total - shown) more change\(total - shown == 1 ? "" : "s")\n") }
         })
     }

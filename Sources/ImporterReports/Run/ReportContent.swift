@@ -39,6 +39,9 @@ public struct ReportContent {
     /// The last transaction a range report covers (nil for a run): views shown beside it are as
     /// of the store's head, which a report of an older range says.
     public var through: Int64?
+    /// The parents of child records (the store's relationships): the text report lists a child's
+    /// change under its parent's, the JSON forms name its parent.
+    public var parents: ChildParents = .none
 
     /// The report of a finished import of `sources` (the feeds as given) into the store at
     /// `storePath`, read from `snapshot`; a dry run's is marked as such and its transaction has no
@@ -68,6 +71,7 @@ public struct ReportContent {
         warnings = result.warnings
         errors = result.refusals.map { $0.message(words) }
         filter = .all
+        parents = ChildParents(try snapshot.records.registeredRelationships())
     }
 
     /// The report of the transactions `after < number <= through`, through `filter`, of the store
@@ -91,6 +95,7 @@ public struct ReportContent {
         errors = []
         self.filter = filter
         self.through = through
+        parents = ChildParents(try snapshot.records.registeredRelationships())
         let place = Self.place(storePath: storePath, sources: transactions.flatMap(\.sources))
         self.title = title.map { "\($0) (\(Self.place(storePath: storePath, sources: [])))" } ?? (transactions.isEmpty ? "importer history: no transactions (\(place))"
             : "importer history: transactions \(transactions.first?.number ?? 0)–\(transactions.last?.number ?? 0) (\(place))")

@@ -26,7 +26,7 @@ public struct RunReportRenderer {
             json.writeEntities(content.entities)
             json.key("changes")
             json.beginArray()
-            try content.forEachChange(in: snapshot) { change, _ in json.writeChange(change) }
+            try content.forEachChange(in: snapshot) { change, _ in json.writeChange(change, parents: content.parents) }
             json.endArray()
             json.key("views")
             json.writeViews(content.views)
@@ -51,7 +51,7 @@ public struct RunReportRenderer {
             header.endObject()
         }
         try content.forEachChange(in: snapshot) { change, _ in
-            JSONWriter.document(to: output) { $0.writeChange(change, token: transaction?.token) }
+            JSONWriter.document(to: output) { $0.writeChange(change, token: transaction?.token, parents: content.parents) }
         }
         JSONWriter.document(to: output) { footer in
             footer.beginObject()
@@ -89,10 +89,12 @@ public struct RunReportRenderer {
         for reject in content.rejects.prefix(textChangeLimit) { output.write("rejected: \(reject)\n") }
         guard content.totals.changes > 0, !content.transactions.isEmpty else { return }
         var shown = 0
+        var grouped = GroupedChangeLines(parents: content.parents)
         try content.forEachChange(in: snapshot, limit: textChangeLimit) { change, _ in
-            output.write(TextFormatting.changeLine(change) + "\n")
+            grouped.add(change)
             shown += 1
         }
+        for line in grouped.lines() { output.write(line + "\n") }
         if content.totals.changes > shown {
             output.write("  … and \(content.totals.changes - shown) more change\(content.totals.changes - shown == 1 ? "" : "s")\n")
         }

@@ -1,0 +1,48 @@
+import Foundation
+import ImporterTestSupport
+import Testing
+
+/// Reports follow the graph (issue 44.6): text lists a child's change under its parent's, by its
+/// own key; JSON names each child change's parent.
+@Suite struct ChildReportTests {
+    static let model = sample("models/gbfs-station-status.yaml")
+
+    @Test func textListsChildrenUnderTheirParent() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = directory.path("gbfs.sqlite")
+        #expect(try importer(["run", "--store", store, "--model", Self.model, sample("gbfs/station-status-1.json")]).status == 0)
+        let second = try importer(["run", "--store", store, "--model", Self.model, sample("gbfs/station-status-2.json")])
+        #expect(second.status == 0, "\(second.stderr)")
+        let listed = second.stdout.split(separator: "\n").filter { $0.hasPrefix("  ") }.map(String.init)
+        #expect(listed == [
+            "  ~ Station B2  num_bikes_available: 5 → 6; last_reported: 2024-11-29 08:46:20 → 2024-11-29 08:56:20",
+            "      ~ StationVehicle ebike  count: 1 → 2",
+            "  ~ Station C3  num_bikes_available: 1 → 0; last_reported: 2024-11-29 08:46:10 → 2024-11-29 08:56:10",
+            "      - StationVehicle cargo  ()",
+            "  ~ Station G7  num_bikes_available: 1 → 0; last_reported: 2024-11-29 08:45:50 → 2024-11-29 08:55:50",
+            "      - StationVehicle ebike  ()",
+            "  + Station E5  num_bikes_available=3 last_reported=2024-11-29 08:55:00",
+            "      + StationVehicle bike  count=1",
+            "      + StationVehicle ebike  count=2",
+        ], "\(second.stdout)")
+        // A1's bikes change while the station itself does not: a heading stands for it.
+        let day3 = try directory.write("day3.json", try String(contentsOfFile: sample("gbfs/station-status-2.json"), encoding: .utf8)
+            .replacingOccurrences(of: #"{"vehicle_type_id": "bike", "count": 3}"#, with: #"{"vehicle_type_id": "bike", "count": 4}"#))
+        let run = try importer(["run", "--store", store, "--model", Self.model, day3])
+        #expect(run.stdout.split(separator: "\n").filter { $0.hasPrefix("  ") } == ["  · Station A1", "      ~ StationVehicle bike  count: 3 → 4"], "\(run.stdout)")
+        let history = try importer(["history", "--store", store, "--after", try token(store, 2)])
+        #expect(history.stdout.contains("    · Station A1\n        ~ StationVehicle bike  count: 3 → 4\n"), "\(history.stdout)")
+        // JSON: each child change names its parent; a parent's change has no such member.
+        let json = try importer(["history", "--store", store, "--format", "json"])
+        let changes = ((json.json as? [String: Any])?["transactions"] as? [[String: Any]] ?? []).flatMap { $0["changes"] as? [[String: Any]] ?? [] }
+        let named = changes.filter { $0["entity"] as? String == "StationVehicle" }.map { ($0["parent"] as? [String: Any])?["key"] as? [String: String] }
+        #expect(named.count == 13 + 5 + 1 && named.allSatisfy { $0?["station_id"] != nil }, "\(json.stdout)")
+        #expect(changes.filter { $0["entity"] as? String == "Station" }.allSatisfy { $0["parent"] == nil })
+    }
+
+    private func token(_ store: String, _ number: Int) throws -> String {
+        try importer(["query", "--store", store, "--raw", "SELECT token FROM importer_transaction WHERE number = \(number)"]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
