@@ -59,7 +59,7 @@ import Testing
             ("entity: Vehicle, records", "entity: Bike, records", "entity 'Bike' is not declared"),
             ("- {attribute: count, field: count}", "- {attribute: station_id, field: station_id}", "'station_id' is not mapped here (it comes from the parent's key)"),
             ("- {attribute: type, field: vehicle_type_id}", "", "the key attribute 'type' of Vehicle is not mapped"),
-            ("  key: [station_id]\n", "  key: [station_id]\n  drift: {attribute: station_id, tolerance: 1}\n", "an entity with key drift cannot have children yet"),
+            ("  key: [station_id, type]\n", "  key: [station_id, type]\n  drift: {attribute: station_id, tolerance: 1}\n", "a child entity cannot declare key drift: it follows its parent's"),
         ]
         for (from, to, message) in cases {
             #expect(throws: ModelError.self, "\(message)") { try ModelFile.parse(Self.text.replacingOccurrences(of: from, with: to), name: "m.yaml") }

@@ -48,6 +48,22 @@ extension Model {
         relationships.first { $0.child == child }
     }
 
+    /// The key drift of `entity`: its own, or for a child its nearest ancestor's, whose drifting
+    /// attribute its key holds too (a child's key begins with its parent's). A re-keyed parent's
+    /// children then pair with the same children read under its new key (the same own key, the
+    /// drifting value within the tolerance): each is re-keyed, keeping its id and history.
+    public func drift(of entity: String) -> KeyDrift? {
+        var name = entity
+        for _ in 0...relationships.count {
+            if let drift = self.entity(named: name)?.drift {
+                return name == entity ? drift : KeyDrift(attribute: drift.attribute, tolerance: drift.tolerance, on: drift.on)
+            }
+            guard let parent = relationship(toChild: name)?.parent else { return nil }
+            name = parent
+        }
+        return nil
+    }
+
     /// The mappings that read `feed`'s children, one per `children` entry (and per entry nested in
     /// those), each reading the same document: the child entity's records, with their parents'
     /// key fields read from the elements above them.
@@ -89,9 +105,9 @@ extension Model {
                 problems.append("entity \(parent.name): relationship '\(relationship.name)': \(relationship.child) is already the child of another relationship")
             }
         }
-        for relationship in relationships where entity(named: relationship.parent)?.drift != nil {
-            problems.append("entity \(relationship.parent): relationship '\(relationship.name)': an entity with key drift cannot have children yet "
-                + "(a re-keyed parent would leave its children under its old key)")
+        for relationship in relationships where entity(named: relationship.child)?.drift != nil {
+            problems.append("entity \(relationship.child): a child entity cannot declare key drift: it follows its parent's "
+                + "(relationship '\(relationship.name)' of \(relationship.parent))")
         }
         for relationship in relationships where children.contains(relationship.parent) && self.relationship(toChild: relationship.parent)?.key == .position {
             problems.append("entity \(relationship.parent): relationship '\(relationship.name)': an entity keyed by position cannot have children "

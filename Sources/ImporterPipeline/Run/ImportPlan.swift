@@ -35,6 +35,8 @@ struct ImportLedger {
     var rejectedRecords: Set<Int> = []
     /// Records each entity's close deleted (sync, snapshot and cascade deletes).
     var deleted: [String: Int] = [:]
+    /// Records each entity's close re-keyed (key drift).
+    var rekeyed: [String: Int] = [:]
     /// Refusals met while closing (a parent's delete a relationship denies).
     var refusals: [Refusal] = []
 

@@ -32,10 +32,13 @@ extension ImportSession {
         do {
             let snapshot = try ledger.phases.time("sync deletes") { try plan.transaction.deleteChildrenNotWritten(child, parent: parent, keeping: kept) }
             ledger.deleted[child.name, default: 0] += snapshot
-            guard (ledger.deleted[parent.name] ?? 0) > 0, relationship.deleteRule != .nullify else { return }
+            // A re-keyed parent's children that its list under the new key no longer holds stay
+            // under its old key: orphans, deleted as a deleted parent's are (kept by nullify).
+            let parentDeleted = (ledger.deleted[parent.name] ?? 0) > 0, parentRekeyed = (ledger.rekeyed[parent.name] ?? 0) > 0
+            guard parentRekeyed || parentDeleted, relationship.deleteRule != .nullify else { return }
             let orphans = try ledger.phases.time("sync deletes") { try plan.transaction.deleteOrphans(child, parent: parent) }
             ledger.deleted[child.name, default: 0] += orphans
-            if relationship.deleteRule == .deny, orphans > 0 {
+            if relationship.deleteRule == .deny, parentDeleted, orphans > 0 {
                 ledger.refusals.append(.deniedDelete(parent: parent.name, relationship: relationship.name, child: child.name, children: orphans))
             }
         } catch {

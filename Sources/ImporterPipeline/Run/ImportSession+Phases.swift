@@ -70,11 +70,15 @@ extension ImportSession {
     /// entity's changes recorded and counted, its rejects included.
     func close(_ feeds: [FeedInput], plan: ImportPlan, ledger: inout ImportLedger) throws -> [(String, ChangeCounts)] {
         try checkCancellation()
-        if options.sync || plan.entities.contains(where: { $0.drift?.on == .always }) { onPhase?(.sync) }
+        if options.sync || plan.entities.contains(where: { model.drift(of: $0.name)?.on == .always }) { onPhase?(.sync) }
         for entity in plan.entities {
             // Key drift is reconciled before sync deletes are decided (or in every run, when the
             // rule says so).
-            if let drift = entity.drift, options.sync || drift.on == .always { _ = try ledger.phases.time("drift") { try plan.transaction.reconcileDrift(entity) } }
+            if let drift = model.drift(of: entity.name), options.sync || drift.on == .always {
+                var drifting = entity
+                drifting.drift = drift
+                ledger.rekeyed[entity.name] = try ledger.phases.time("drift") { try plan.transaction.reconcileDrift(drifting) }
+            }
             if let relationship = model.relationship(toChild: entity.name), let parent = plan.entities.first(where: { $0.name == relationship.parent }) {
                 try closeChildren(entity, of: parent, relationship, plan: plan, ledger: &ledger)
                 continue
