@@ -41,6 +41,24 @@ import Testing
         #expect(changes.filter { $0["entity"] as? String == "Station" }.allSatisfy { $0["parent"] == nil })
     }
 
+    /// Metrics per entity: the children's counts are samples of their own, equal to the report's.
+    @Test func metricsCountChildrenPerEntity() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = directory.path("gbfs.sqlite"), metrics = directory.path("importer.prom")
+        for day in ["1", "2"] {
+            let run = try importer(["run", "--store", store, "--model", Self.model, "--format", "json", "--metrics-file", metrics, "--job", "bikes",
+                                    sample("gbfs/station-status-\(day).json")])
+            #expect(run.status == 0, "\(run.stderr)")
+            let samples = MetricsFileTests.samples(try MetricsFileTests.read(metrics))
+            try MetricsFileTests.expectRecordsMatch(samples, report: run, job: "bikes")
+            let deleted = MetricsFileTests.value(samples, "importer_last_run_records", ["importer_job": "bikes", "entity": "StationVehicle", "outcome": "deleted"])
+            #expect(deleted == (day == "1" ? 0 : 2))
+        }
+        let status = try importer(["status", "--store", store, "--format", "prometheus"])
+        #expect(MetricsFileTests.value(MetricsFileTests.samples(status.stdout), "importer_store_records", ["entity": "StationVehicle"]) == 13, "\(status.stdout)")
+    }
+
     private func token(_ store: String, _ number: Int) throws -> String {
         try importer(["query", "--store", store, "--raw", "SELECT token FROM importer_transaction WHERE number = \(number)"]).stdout
             .trimmingCharacters(in: .whitespacesAndNewlines)
