@@ -117,7 +117,9 @@ public struct HistoryUndo {
         let snapshot = tx.snapshot
         let entities = try entities(of: number, in: snapshot)
         guard !entities.isEmpty else { return nil }
-        let undo = try tx.records.beginUndo(entities.map(\.0))
+        let relationships = try snapshot.records.registeredRelationships()
+        let involved = involvedEntities(entities, relationships: relationships)
+        let undo = try tx.records.beginUndo(involved)
         // A pass reads the transaction's changes of the entity: only the passes it needs run.
         for (entity, counts) in entities {
             if counts.inserted > 0 {
@@ -136,8 +138,45 @@ public struct HistoryUndo {
                 }
             }
         }
+        try applyDeleteRules(relationships, deleting: Set(entities.filter { $0.1.inserted > 0 }.map(\.0.name)), in: undo)
         let metadata = TransactionMetadata(author: author, context: "undo \(token(number))", sources: [])
-        let counts = try undo.finish(metadata: metadata, entities: entities.map(\.0))
+        let counts = try undo.finish(metadata: metadata, entities: involved)
         return counts.reduce(0) { $0 + $1.1.changes } > 0 ? undo.number : nil
+    }
+
+    /// The entities the undo of a transaction over `changed` writes: those, and the descendants of
+    /// those whose inserts it deletes (their delete rules may delete children).
+    private func involvedEntities(_ changed: [(EntityDescription, ChangeCounts)], relationships: [Relationship]) -> [EntityDescription] {
+        var names = changed.map(\.0.name)
+        var frontier = changed.filter { $0.1.inserted > 0 }.map(\.0.name)
+        while let parent = frontier.popLast() {
+            for relationship in relationships where relationship.parent == parent && !names.contains(relationship.child) {
+                names.append(relationship.child)
+                frontier.append(relationship.child)
+            }
+        }
+        return names.compactMap { name in entities.first { $0.name == name } }
+    }
+
+    /// A parent's delete rule, for the parents whose inserts the undo deleted (and, in turn, the
+    /// children it deleted): cascade deletes the children left without a parent (each a delete
+    /// change with its values), deny refuses the undo, nullify keeps them.
+    private func applyDeleteRules(_ relationships: [Relationship], deleting: Set<String>, in undo: any UndoTransaction) throws {
+        var deleted = deleting
+        var pending = relationships
+        while let index = pending.firstIndex(where: { deleted.contains($0.parent) }) {
+            let relationship = pending.remove(at: index)
+            guard relationship.deleteRule != .nullify, let parent = entities.first(where: { $0.name == relationship.parent }),
+                  let child = entities.first(where: { $0.name == relationship.child }) else { continue }
+            let orphans = try undo.orphans(child, parent: parent)
+            guard !orphans.isEmpty else { continue }
+            if relationship.deleteRule == .deny {
+                throw UndoError.deniedDelete(parent: parent.name, relationship: relationship.name, child: child.name, children: orphans.count)
+            }
+            for start in stride(from: 0, to: orphans.count, by: Self.chunk) {
+                try undo.delete(child, ids: Array(orphans[start..<min(start + Self.chunk, orphans.count)]))
+            }
+            deleted.insert(child.name)
+        }
     }
 }

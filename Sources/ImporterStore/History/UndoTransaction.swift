@@ -16,6 +16,8 @@ public protocol UndoTransaction: AnyObject {
     /// Puts a deleted record back with its id and `values`; recorded as an insert. Throws
     /// `UndoError.keyTaken` when another record holds its key now.
     func reinsert(_ entity: EntityDescription, id: Int64, values: [(String, Value)]) throws
+    /// The ids of `child`'s records whose `parent` record is gone (after this undo's deletes).
+    func orphans(_ child: EntityDescription, parent: EntityDescription) throws -> [Int64]
     /// Closes the entities and writes the history transaction; returns its counts per entity.
     func finish(metadata: TransactionMetadata, entities: [EntityDescription]) throws -> [(String, ChangeCounts)]
 }
@@ -30,6 +32,8 @@ public enum UndoError: Error, Sendable, Equatable, RemedialError {
     case purged(number: Int64, purgedThrough: Int64)
     /// There is no such transaction (or no transaction at all for `--last`).
     case noTransaction(String)
+    /// Undoing would delete parents whose children a `deny` relationship keeps.
+    case deniedDelete(parent: String, relationship: String, child: String, children: Int)
 
     public func message(_ words: (Remedy) -> String) -> String {
         switch self {
@@ -41,6 +45,8 @@ public enum UndoError: Error, Sendable, Equatable, RemedialError {
             "expired token: transaction \(number) cannot be undone, its history was purged (through transaction \(purgedThrough))"
         case .noTransaction(let what):
             "no transaction to undo: \(what)"
+        case .deniedDelete(let parent, let relationship, let child, let children):
+            "undo would delete \(parent) records that still have \(children) \(child) record(s) (relationship '\(relationship)' of \(parent) is delete: deny); nothing was written"
         }
     }
 }
@@ -48,7 +54,7 @@ public enum UndoError: Error, Sendable, Equatable, RemedialError {
 extension UndoError: ExitStatusError {
     public var exitStatus: ExitStatus {
         switch self {
-        case .laterTransactions, .keyTaken: .badInput
+        case .laterTransactions, .keyTaken, .deniedDelete: .badInput
         case .purged: .expiredToken
         case .noTransaction: .usage
         }

@@ -1,5 +1,6 @@
 import Foundation
 import ImporterModel
+import ImporterStoreSQL
 import ImporterStore
 
 /// The inverse of a transaction written into PostgreSQL (`importer undo`), recorded as SQLite
@@ -49,6 +50,12 @@ final class PostgresUndoTransaction: UndoTransaction {
         let schema = PostgresEntitySchema(entity: entity)
         try store.connection.affected(schema.recordDeletes(where: "e.\"id\" IN (\(Self.idList(ids)))"), [.integer(number)])
         try store.connection.affected("DELETE FROM \(schema.table) WHERE \"id\" IN (\(Self.idList(ids)))")
+    }
+
+    func orphans(_ child: EntityDescription, parent: EntityDescription) throws -> [Int64] {
+        try flush()
+        let sql = "SELECT e.\"id\" FROM \(PostgresEntitySchema(entity: child).table) AS e WHERE \(ChildrenSQL(child: child, parent: parent).orphaned) ORDER BY e.\"id\""
+        return try store.connection.rows(sql).compactMap { $0.first?.integerValue }
     }
 
     func restore(_ entity: EntityDescription, id: Int64, values: [(String, Value)]) throws {

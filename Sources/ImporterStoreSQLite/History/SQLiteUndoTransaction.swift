@@ -1,4 +1,5 @@
 import ImporterModel
+import ImporterStoreSQL
 import ImporterStore
 
 /// The inverse of a transaction written into SQLite: deletes and restores go through the same
@@ -44,6 +45,11 @@ final class SQLiteUndoTransaction: UndoTransaction {
         let parameters = (1...(values.count + 1)).map { "?\($0)" }.joined(separator: ", ")
         try store.connection.execute("INSERT INTO \(table) (\(names)) VALUES (\(parameters))", [.integer(id)] + values.map(\.1))
         reinserted[entity.name, default: []].append(id)
+    }
+
+    func orphans(_ child: EntityDescription, parent: EntityDescription) throws -> [Int64] {
+        let sql = "SELECT e.\"id\" FROM \(SQLIdentifier.quoted(child.tableName)) AS e WHERE \(ChildrenSQL(child: child, parent: parent).orphaned) ORDER BY e.\"id\""
+        return try store.connection.rows(sql, []).compactMap { $0.first?.integerValue }
     }
 
     func finish(metadata: TransactionMetadata, entities: [EntityDescription]) throws -> [(String, ChangeCounts)] {
