@@ -102,7 +102,7 @@ let package = Package(
         .target(
             name: "ImporterPipeline",
             dependencies: ["ImporterFeeds", "ImporterFetch", "ImporterViews", "ImporterHistory", "ImporterStore", "ImporterKeyOrder", "ImporterModel",
-                           "ImporterSupport", .product(name: "Logging", package: "swift-log")]
+                           "ImporterSupport", .product(name: "Logging", package: "swift-log"), .product(name: "Crypto", package: "swift-crypto")]
         ),
         // Reports of runs and history ranges in every format, and their output files.
         .target(

@@ -94,6 +94,8 @@ public protocol RecordReading: AnyObject {
     func extreme(_ which: Extreme, of attribute: AttributeDescription, in entity: EntityDescription) throws(StoreError) -> Value
     /// The relationships between the store's entities, as the runs that wrote them declared them.
     func registeredRelationships() throws(StoreError) -> [Relationship]
+    /// The versions of the model the store was written with, oldest first.
+    func registeredModels() throws(StoreError) -> [StoredModel]
 }
 
 
@@ -104,6 +106,13 @@ public protocol RecordWriting: RecordReading {
     func ensureEntities(_ entities: [EntityDescription]) throws
     /// Records `relationships` (each replacing the one registered for its child entity).
     func registerRelationships(_ relationships: [Relationship]) throws
+    /// Records `model` as the store's newest version unless it is that already (same digest, no
+    /// migration); returns whether it wrote one.
+    func registerModel(_ model: StoredModel) throws -> Bool
+    /// Applies `steps` (each one `importer migrate` can do) so the store holds `entities`, and
+    /// records the migration as history transaction `metadata` (no record changes); returns its
+    /// number.
+    func migrate(_ steps: [MigrationStep], to entities: [EntityDescription], metadata: TransactionMetadata) throws -> Int64
     /// Opens an import of `entities` (after `ensureEntities`).
     func beginImport(_ entities: [EntityDescription]) throws -> any ImportTransaction
     /// Opens the inverse of a transaction over `entities`.

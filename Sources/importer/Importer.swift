@@ -39,7 +39,7 @@ struct Importer: ParsableCommand {
         version: "0.1.0",
         subcommands: [RunCommand.self, CheckCommand.self, StatusCommand.self, HistoryCommand.self, ReportCommand.self,
                       ExportCommand.self, QueryCommand.self, UndoCommand.self, ConsumersCommand.self, ReplayCommand.self,
-                      ViewsCommand.self, WatchCommand.self, DeliverCommand.self, RejectsCommand.self, ModelCommand.self]
+                      ViewsCommand.self, WatchCommand.self, DeliverCommand.self, RejectsCommand.self, ModelCommand.self, MigrateCommand.self]
     )
 
     static func main() {

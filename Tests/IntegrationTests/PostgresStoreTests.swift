@@ -471,8 +471,9 @@ import Testing
         let url = try cluster.newStoreURL(schema: "feeds")
         let database = PostgresTestCluster.database(of: url)
         #expect(try importer(["run", sample("fireball-2024.json")], environment: ["IMPORTER_STORE": url]).status == 0)
-        // The store's 8 tables, the entity's table and its change table, the two views' tables.
-        #expect(try cluster.psql("SELECT count(*) FROM pg_tables WHERE schemaname = 'feeds'", database: database) == "12")
+        // The store's 8 tables and its model versions, the entity's table and its change table, the
+        // two views' tables.
+        #expect(try cluster.psql("SELECT count(*) FROM pg_tables WHERE schemaname = 'feeds'", database: database) == "13")
     }
 
     @Test func readingAStoreThatDoesNotExistIsNoInput() throws {

@@ -9,6 +9,9 @@ enum StoreDigest {
     /// Tables a later schema added, left out while empty: a store holding the same data as one of
     /// an older schema digests the same (schema 4 added `importer_source`, for URL feeds).
     static let laterTables: Set<String> = ["importer_source"]
+    /// Tables the portable digests leave out: the model versions a store records (issue 45) hold
+    /// the model file's text, which the recordings predate.
+    static let modelTables: Set<String> = ["importer_model"]
 
     /// The digest without what differs between two stores holding the same data: tokens and the
     /// store id (both carry the store's random id), and `rekeyed` (schema 2; always 0 without key
@@ -39,7 +42,7 @@ enum StoreDigest {
         let connection = try SQLiteConnection(path: path, create: false)
         var text = ""
         let tables = try connection.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
-        for case .text(let table)? in tables.map(\.first) {
+        for case .text(let table)? in tables.map(\.first) where !(ignoringMetadata.contains("store_id") && modelTables.contains(table)) {
             let columns = try connection.rows("SELECT name FROM pragma_table_info(?1)", [.text(table)]).compactMap { row -> String? in
                 guard case .text(let name)? = row.first, !volatileColumns.contains(name) else { return nil }
                 return name

@@ -70,13 +70,15 @@ public enum ModelFile {
 
     static func tree(_ model: Model) -> Tree {
         .map([
-            ("entities", .list(model.entities.map { entity in tree(entity, relationships: model.relationships.filter { $0.parent == entity.name }) })),
+            ("entities", .list(model.entities.map { entity in
+                tree(entity, relationships: model.relationships.filter { $0.parent == entity.name }, evolutions: model.evolutions.filter { $0.entity == entity.name })
+            })),
             ("feeds", .list(model.feeds.map(tree))),
             ("views", .list(model.views.map(tree))),
         ])
     }
 
-    private static func tree(_ entity: EntityDescription, relationships: [Relationship]) -> Tree {
+    private static func tree(_ entity: EntityDescription, relationships: [Relationship], evolutions: [AttributeEvolution]) -> Tree {
         var pairs: [(String, Tree)] = [
             ("name", .string(entity.name)),
             ("table", .string(entity.tableName)),
@@ -95,6 +97,9 @@ public enum ModelFile {
                 var pairs: [(String, Tree)] = [("name", .string(attribute.name)), ("type", .string(attribute.type.rawValue))]
                 if !attribute.isOptional { pairs.append(("required", .bool(true))) }
                 if let documentation = attribute.documentation { pairs.append(("doc", .string(documentation))) }
+                let evolution = evolutions.first { $0.attribute == attribute.name }
+                if let old = evolution?.renamedFrom { pairs.append(("renamed-from", .string(old))) }
+                if let fill = evolution?.defaultText { pairs.append(("default", .string(fill))) }
                 return .map(pairs)
             })),
         ]

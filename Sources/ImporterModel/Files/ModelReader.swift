@@ -7,6 +7,8 @@ struct ModelReader {
     private(set) var problems: [String] = []
     /// "entity Fireball", "entity Fireball date", "feed api", "feed api latitude", "view v" → mark.
     private var marks: [String: Mark] = [:]
+    /// The attributes' `renamed-from:` and `default:`, as read.
+    private var evolutions: [AttributeEvolution] = []
 
     init(name: String) {
         self.name = name
@@ -155,7 +157,7 @@ struct ModelReader {
         let declared = entityNodes.enumerated().flatMap { relationships(of: $1, "entities[\($0)]") }
         let feeds = list(top, "feeds", "model").enumerated().compactMap { feed($1, "feeds[\($0)]", entities: entities) }
         let views = list(top, "views", "model").enumerated().compactMap { view($1, "views[\($0)]", entities: entities) }
-        return Model(entities: entities, feeds: feeds, views: views, relationships: declared)
+        return Model(entities: entities, feeds: feeds, views: views, relationships: declared, evolutions: evolutions)
     }
 
     private mutating func entity(_ node: Node, _ path: String) -> EntityDescription? {
@@ -164,9 +166,13 @@ struct ModelReader {
         if let mark = node.mark { marks["entity \(name)"] = mark }
         let attributes = list(fields, "attributes", path).enumerated().compactMap { index, item -> AttributeDescription? in
             let itemPath = "\(path).attributes[\(index)]"
-            guard let attribute = mapping(item, itemPath, allowed: ["name", "type", "required", "doc"]),
+            guard let attribute = mapping(item, itemPath, allowed: ["name", "type", "required", "doc", "renamed-from", "default"]),
                   let attributeName = string(attribute, "name", itemPath, required: true, in: item) else { return nil }
             if let mark = item.mark { marks["entity \(name) \(attributeName)"] = mark }
+            let renamedFrom = string(attribute, "renamed-from", itemPath, in: item), fill = attribute["default"].flatMap { $0.scalar != nil ? $0.string : nil }
+            if renamedFrom != nil || fill != nil {
+                evolutions.append(AttributeEvolution(entity: name, attribute: attributeName, renamedFrom: renamedFrom, defaultText: fill))
+            }
             let type: AttributeType? = enumeration(attribute, "type", itemPath, required: true, in: item)
             return type.map {
                 AttributeDescription(name: attributeName, type: $0, isOptional: !bool(attribute, "required", itemPath),

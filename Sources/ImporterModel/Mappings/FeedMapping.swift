@@ -188,12 +188,16 @@ public struct Model: Sendable, Equatable {
     public var views: [ViewDefinition]
     /// The to-many relationships between entities (declared on the parent entity).
     public var relationships: [Relationship]
+    /// How attributes came to be (`renamed-from:`, `default:`), for migrating a store.
+    public var evolutions: [AttributeEvolution]
 
-    public init(entities: [EntityDescription], feeds: [FeedMapping], views: [ViewDefinition] = [], relationships: [Relationship] = []) {
+    public init(entities: [EntityDescription], feeds: [FeedMapping], views: [ViewDefinition] = [], relationships: [Relationship] = [],
+                evolutions: [AttributeEvolution] = []) {
         self.entities = entities
         self.feeds = feeds
         self.views = views
         self.relationships = relationships
+        self.evolutions = evolutions
     }
 
     public func entity(named name: String) -> EntityDescription? {
@@ -262,6 +266,7 @@ public struct Model: Sendable, Equatable {
             }
         }
         problems += relationshipProblems()
+        problems += evolutionProblems()
         var names = Set(entities.map { $0.tableName.lowercased() })
         for view in views {
             if !names.insert(view.name.lowercased()).inserted {

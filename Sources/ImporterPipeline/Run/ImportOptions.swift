@@ -16,6 +16,11 @@ public struct ImportOptions: Sendable {
     public var maxRejects = 0
     /// Create the model's views and replay every view after the import, in the same transaction.
     public var replayViews = true
+    /// Apply the model's automatic migration steps (renames, optional attributes) first: `--migrate`.
+    public var migrate = false
+    /// Where the model came from (a migration's source).
+    public var modelSource = "the built-in model"
+
     /// Do everything, then roll the store transaction back (the report is rendered before).
     public var dryRun = false
     /// Fetch URL feeds in full, ignoring the validators kept from their last import.

@@ -34,6 +34,7 @@ extension ImportSession {
             guard let entity = model.entity(named: name) else { throw ModelError.invalid("feed mapping names unknown entity '\(name)'") }
             return entity
         }
+        try evolve(names, in: tx)
         try store.ensureEntities(entities)
         try tx.records.registerRelationships(model.relationships.filter { names.contains($0.child) })
         let created = options.replayViews ? try tx.ensureViews(model.views, entities: store.entities) : []

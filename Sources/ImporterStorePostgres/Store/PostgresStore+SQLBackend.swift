@@ -30,6 +30,10 @@ extension PostgresStore: SQLBackend {
         }
     }
 
+    package func migrate(_ steps: [MigrationStep], to entities: [EntityDescription], metadata: TransactionMetadata) throws -> Int64 {
+        try applyMigration(steps, to: entities, metadata: metadata)
+    }
+
     package func reloadEntities() throws(StoreError) {
         try mapErrors { entities = try registeredEntities() }
     }

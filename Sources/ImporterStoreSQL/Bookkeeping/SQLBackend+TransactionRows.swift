@@ -9,9 +9,10 @@ extension SQLBackend {
     /// Writes the rows of history transaction `number` when something changed, and makes it the
     /// store's last; returns whether it wrote (a transaction that changed nothing leaves no trace).
     /// Inside the write transaction that made the changes.
-    package func recordTransaction(_ number: Int64, metadata: TransactionMetadata, entities: [(String, ChangeCounts, ClosedRange<Int64>?)]) throws -> Bool {
+    package func recordTransaction(_ number: Int64, metadata: TransactionMetadata, entities: [(String, ChangeCounts, ClosedRange<Int64>?)],
+                                   evenIfEmpty: Bool = false) throws -> Bool {
         let totals = entities.reduce(ChangeCounts()) { $0 + $1.1 }
-        guard totals.changes > 0 else { return false }
+        guard totals.changes > 0 || evenIfEmpty else { return false }
         let sql = executor
         let sources = String(decoding: try JSONEncoder().encode(metadata.sources), as: UTF8.self)
         func counts(_ c: ChangeCounts) -> [Value] {

@@ -37,4 +37,10 @@ extension SQLiteStore: SQLBackend {
     }
 }
 
-extension SQLiteStore: StoreBackend {}
+extension SQLiteStore: StoreBackend {
+    package func migrate(_ steps: [MigrationStep], to entities: [EntityDescription], metadata: TransactionMetadata) throws -> Int64 {
+        transactionState.number = try lastTransactionNumber() + 1
+        defer { transactionState.number = nil }
+        return try applyMigration(steps, to: entities, metadata: metadata)
+    }
+}

@@ -14,7 +14,7 @@ struct ModelCommand: ParsableCommand {
               importer model show > fireball.yaml
               importer model check fireball.yaml
             """,
-        subcommands: [Show.self, Check.self, ModelSuggestCommand.self]
+        subcommands: [Show.self, Check.self, ModelSuggestCommand.self, ModelDiffCommand.self, ModelVersionsCommand.self]
     )
 
     struct Show: ParsableCommand {

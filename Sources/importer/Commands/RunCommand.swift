@@ -73,6 +73,9 @@ struct RunCommand: ParsableCommand {
     @Flag(name: .long, help: "Exit with 1 when nothing changed (like git diff --exit-code).")
     var exitCode = false
 
+    @Flag(name: .long, help: "When the store holds another version of the model, first apply the steps that need no choice (renamed attributes: renamed-from:), in the run's transaction and recorded in history; other steps still refuse the run (see importer migrate).")
+    var migrate = false
+
     @Flag(name: .customLong("no-replay"), help: "Do not create or replay derived views (run `importer replay` later).")
     var noReplay = false
 
@@ -160,6 +163,8 @@ struct RunCommand: ParsableCommand {
         var options = ImportOptions(author: author ?? environmentAuthor ?? ImportOptions.defaultAuthor, context: "run", sync: sync)
         options.maxRejects = maxRejects
         options.replayViews = !noReplay
+        options.migrate = migrate
+        options.modelSource = modelOptions.model ?? options.modelSource
         options.dryRun = dryRun
         options.allowEmpty = allowEmpty
         options.allowUnframed = allowUnframed

@@ -1,0 +1,70 @@
+/// What a model says about how an attribute came to be, for `importer migrate` (Core Data's
+/// renaming identifier, and the value existing records take): `renamed-from:` and `default:` on
+/// the attribute in the model file. Kept beside the entities, not in them: a store registers an
+/// entity's shape, not its past.
+public struct AttributeEvolution: Sendable, Equatable {
+    public var entity: String
+    public var attribute: String
+    /// The attribute's name in the store it migrates (`renamed-from:`).
+    public var renamedFrom: String?
+    /// The value stored records take when the attribute is added (`default:`), as the model file
+    /// writes it; read with the attribute's type (`defaultValue(for:)`).
+    public var defaultText: String?
+
+    public init(entity: String, attribute: String, renamedFrom: String? = nil, defaultText: String? = nil) {
+        self.entity = entity
+        self.attribute = attribute
+        self.renamedFrom = renamedFrom
+        self.defaultText = defaultText
+    }
+
+    /// The default as a value of `type`: nil when there is none or it does not read as one.
+    public func defaultValue(for type: AttributeType) -> Value? {
+        guard let text = defaultText else { return nil }
+        switch type {
+        case .text: return .text(text)
+        case .integer: return Int64(text).map(Value.integer)
+        case .real: return Double(text).map(Value.real)
+        case .boolean:
+            switch text.lowercased() {
+            case "true", "1", "yes": return .integer(1)
+            case "false", "0", "no": return .integer(0)
+            default: return nil
+            }
+        case .date: return Self.canonical(text, DateTimeFormat.canonicalDate, includeTime: false).map(Value.text)
+        case .datetime: return Self.canonical(text, DateTimeFormat.canonicalDateTime, includeTime: true).map(Value.text)
+        }
+    }
+
+    /// `text` read with `pattern` (UTC) and written canonically, or nil.
+    private static func canonical(_ text: String, _ pattern: String, includeTime: Bool) -> String? {
+        guard let format = try? DateTimeFormat(pattern: pattern) else { return nil }
+        var text = text
+        var output: [UInt8] = []
+        let parsed = text.withUTF8 { bytes in bytes.baseAddress.map { format.parse($0, count: bytes.count, includeTime: includeTime, into: &output) } ?? false }
+        return parsed ? String(decoding: output, as: UTF8.self) : nil
+    }
+}
+
+extension Model {
+    /// The evolution noted for `attribute` of `entity`, if any.
+    public func evolution(of attribute: String, in entity: String) -> AttributeEvolution? {
+        evolutions.first { $0.entity == entity && $0.attribute == attribute }
+    }
+
+    /// Problems with the evolutions: a rename from a name the entity still has, a default that
+    /// does not read as the attribute's type.
+    func evolutionProblems() -> [String] {
+        var problems: [String] = []
+        for evolution in evolutions {
+            guard let entity = entity(named: evolution.entity), let attribute = entity.attribute(named: evolution.attribute) else { continue }
+            if let old = evolution.renamedFrom, entity.attribute(named: old) != nil {
+                problems.append("entity \(entity.name): attribute \(attribute.name) is renamed from '\(old)', which the entity still has")
+            }
+            if let text = evolution.defaultText, evolution.defaultValue(for: attribute.type) == nil {
+                problems.append("entity \(entity.name): attribute \(attribute.name): default '\(text)' is not a \(attribute.type.rawValue)")
+            }
+        }
+        return problems
+    }
+}

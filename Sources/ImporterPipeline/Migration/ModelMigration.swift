@@ -1,0 +1,53 @@
+import Crypto
+import ImporterModel
+import ImporterStore
+import ImporterViews
+
+/// Bringing a store to a new model (`importer migrate`, `run --migrate`, `model diff`): the steps
+/// between the store's registered entities and the model's (`ModelDiff`), applied in the caller's
+/// write transaction and recorded as history (context `migration`) with the model's new version.
+///
+/// A service over the handles it is given: it plans in a snapshot and writes in a transaction.
+public struct ModelMigration: Sendable {
+    public let model: Model
+    /// Where the model came from (the migration transaction's source).
+    public let source: String
+
+    public init(model: Model, source: String) {
+        self.model = model
+        self.source = source
+    }
+
+    /// The model as the store keeps it: its text as `model show` writes it, and that text's digest.
+    public var stored: StoredModel {
+        let text = ModelFile.yaml(model)
+        return StoredModel(digest: Self.digest(text), text: text)
+    }
+
+    /// SHA-256 of `text`, in hex.
+    public static func digest(_ text: String) -> String {
+        SHA256.hash(data: Array(text.utf8)).map { byte in (byte < 16 ? "0" : "") + String(byte, radix: 16) }.joined()
+    }
+
+    /// The steps from what `store` holds to the model, for the entities named (all by default).
+    public func steps(from registered: [EntityDescription], entities names: [String]? = nil) -> [MigrationStep] {
+        var scoped = model
+        if let names { scoped.entities = model.entities.filter { names.contains($0.name) } }
+        return ModelDiff.steps(from: registered, to: scoped)
+    }
+
+    /// Applies `steps` in `tx` as `author`, records the model's version with them, and brings the
+    /// model's views to their new definitions; returns the migration's transaction number.
+    public func apply(_ steps: [MigrationStep], author: String, in tx: StoreWriteTransaction, store: Store) throws -> Int64 {
+        let touched = Set(steps.map(\.entity))
+        let entities = model.entities.filter { touched.contains($0.name) || store.entity(named: $0.name) != nil }
+        let metadata = TransactionMetadata(author: author, context: "migration", sources: [source])
+        let number = try tx.records.migrate(steps, to: entities, metadata: metadata)
+        var version = stored
+        version.transaction = number
+        version.steps = steps.map(\.description)
+        _ = try tx.records.registerModel(version)
+        try store.reloadEntities()
+        return number
+    }
+}

@@ -1,0 +1,70 @@
+import ImporterModel
+
+/// One step between a store's registered entities and a model's (`ModelDiff`): what `importer
+/// migrate` does, or why it cannot yet.
+public enum MigrationStep: Sendable, Equatable {
+    /// A new entity: its tables are created.
+    case addEntity(String)
+    /// A new attribute; `fill` is the value stored records take (`default:`), none for an
+    /// optional attribute they leave null.
+    case addAttribute(entity: String, attribute: AttributeDescription, fill: Value?)
+    /// `renamed-from:`: the column, its history, views and consumer filters take the new name.
+    case renameAttribute(entity: String, from: String, to: String)
+    case removeAttribute(entity: String, attribute: String)
+    case retypeAttribute(entity: String, attribute: String, from: AttributeType, to: AttributeType)
+    case changeOptionality(entity: String, attribute: String, required: Bool)
+    case changeKey(entity: String, from: [String], to: [String])
+    case changeTable(entity: String, from: String, to: String)
+    /// Tombstone, drift or derived attributes changed: the definition is registered again.
+    case changeDefinition(String)
+
+    public var entity: String {
+        switch self {
+        case .addEntity(let name), .changeDefinition(let name): name
+        case .addAttribute(let entity, _, _), .renameAttribute(let entity, _, _), .removeAttribute(let entity, _),
+             .retypeAttribute(let entity, _, _, _), .changeOptionality(let entity, _, _), .changeKey(let entity, _, _), .changeTable(let entity, _, _):
+            entity
+        }
+    }
+
+    /// `rename Fireball.energy → energy_kt`.
+    public var description: String {
+        switch self {
+        case .addEntity(let name): "add entity \(name)"
+        case .addAttribute(let entity, let attribute, let fill):
+            "add \(attribute.isOptional ? "optional" : "required") attribute \(entity).\(attribute.name) (\(attribute.type.rawValue))" + (fill.map { ", stored records take \($0)" } ?? "")
+        case .renameAttribute(let entity, let from, let to): "rename \(entity).\(from) → \(to)"
+        case .removeAttribute(let entity, let attribute): "remove attribute \(entity).\(attribute)"
+        case .retypeAttribute(let entity, let attribute, let from, let to): "retype \(entity).\(attribute): \(from.rawValue) → \(to.rawValue)"
+        case .changeOptionality(let entity, let attribute, let required): "make \(entity).\(attribute) \(required ? "required" : "optional")"
+        case .changeKey(let entity, let from, let to): "change the key of \(entity): (\(from.joined(separator: ", "))) → (\(to.joined(separator: ", ")))"
+        case .changeTable(let entity, let from, let to): "move \(entity) from table \(from) to \(to)"
+        case .changeDefinition(let name): "register the new definition of \(name) (tombstone, drift or derived attributes)"
+        }
+    }
+
+    /// Why `importer migrate` cannot apply the step (nil when it can).
+    public var refusal: String? {
+        switch self {
+        case .addEntity, .renameAttribute, .changeDefinition: nil
+        case .addAttribute(_, let attribute, let fill):
+            attribute.isOptional || fill != nil ? nil : "a required attribute needs a default: the value stored records take"
+        case .changeOptionality(_, _, let required): required ? "making an attribute required is not supported yet" : nil
+        case .removeAttribute: "removing an attribute is not supported yet (its values would be lost)"
+        case .retypeAttribute: "retyping an attribute is not supported yet"
+        case .changeKey: "changing the unique key is not supported yet"
+        case .changeTable: "moving an entity to another table is not supported yet"
+        }
+    }
+
+    /// Whether a run may apply it by itself (`run --migrate`): nothing to choose, nothing lost,
+    /// no stored record rewritten.
+    public var isAutomatic: Bool {
+        switch self {
+        case .addEntity, .renameAttribute, .changeDefinition: true
+        case .addAttribute(_, let attribute, _): attribute.isOptional
+        case .changeOptionality(_, _, let required): !required
+        default: false
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import ImporterModel
+import ImporterStore
+
+/// `importer migrate` on both backends, inside the caller's write transaction (so a failed or
+/// killed migration leaves the store as it was): each step's DDL and data, the entities registered
+/// with their new definitions, and one history transaction (context `migration`) that records it.
+extension SQLBackend {
+    /// `RecordWriting.migrate`, each backend's with what it needs around it (SQLite: its
+    /// transaction state open, as its guards require of every write to an entity table).
+    package func applyMigration(_ steps: [MigrationStep], to entities: [EntityDescription], metadata: TransactionMetadata) throws -> Int64 {
+        if let refused = steps.first(where: { $0.refusal != nil }) {
+            throw StoreError.incompatibleModel(entity: refused.entity, reason: "\(refused.description): \(refused.refusal ?? "")")
+        }
+        let registered = try registeredEntities()
+        for step in steps {
+            switch step {
+            case .renameAttribute(let name, let from, let to):
+                guard let entity = registered.first(where: { $0.name == name }) else { continue }
+                try renameAttribute(of: entity, from: from, to: to)
+            case .addAttribute(let name, let attribute, let fill):
+                guard let entity = entities.first(where: { $0.name == name }) else { continue }
+                for statement in addColumnStatements(for: attribute, of: entity) { try executor.execute(statement, []) }
+                if let fill {
+                    try executor.execute("UPDATE \(tables(of: entity).table) SET \(dialect.quoted(attribute.name)) = \(p(1))", [fill])
+                }
+            case .addEntity, .changeDefinition, .removeAttribute, .retypeAttribute, .changeOptionality, .changeKey, .changeTable:
+                continue
+            }
+        }
+        // The definitions now match the tables: written as they are, then new entities created.
+        for entity in entities where registered.contains(where: { $0.name == entity.name }) {
+            try executor.execute(#"UPDATE importer_entity SET "definition" = \#(p(1)), "registered_at" = \#(p(2)) WHERE "name" = \#(p(3))"#,
+                                 [.text(try Self.sortedJSON(entity)), .text(Timestamp.now()), .text(entity.name)])
+        }
+        _ = try registerEntities(entities)
+        let number = try lastTransactionNumber() + 1
+        _ = try recordTransaction(number, metadata: metadata, entities: [], evenIfEmpty: true)
+        return number
+    }
+
+    /// Renames `from` to `to` in `entity`'s table and change table (its values and old values),
+    /// in the changed-attribute lists of its past updates, in the views over it (their group
+    /// columns too) and in the consumers' attribute filters.
+    private func renameAttribute(of entity: EntityDescription, from: String, to: String) throws {
+        let tables = tables(of: entity)
+        let q = dialect.quoted
+        for statement in [
+            "ALTER TABLE \(tables.table) RENAME COLUMN \(q(from)) TO \(q(to))",
+            "ALTER TABLE \(tables.changeTable) RENAME COLUMN \(q(from)) TO \(q(to))",
+            "ALTER TABLE \(tables.changeTable) RENAME COLUMN \(tables.old(from)) TO \(tables.old(to))",
+        ] { try executor.execute(statement, []) }
+        let listed = "replace(',' || \(tables.changed) || ',', \(p(1)), \(p(2)))"
+        try executor.execute("""
+            UPDATE \(tables.changeTable) SET \(tables.changed) = substr(\(listed), 2, length(\(listed)) - 2)
+            WHERE \(tables.type) = 'update' AND ',' || \(tables.changed) || ',' LIKE \(p(3))
+            """, [.text("," + from + ","), .text("," + to + ","), .text("%," + from + ",%")])
+        for var view in try registeredViews() where view.entity == entity.name {
+            guard view.groupBy.contains(from) || view.aggregates.contains(where: { $0.attribute == from }) else { continue }
+            if view.groupBy.contains(from) { try executor.execute("ALTER TABLE \(q(view.name)) RENAME COLUMN \(q(from)) TO \(q(to))", []) }
+            view.groupBy = view.groupBy.map { $0 == from ? to : $0 }
+            for index in view.aggregates.indices where view.aggregates[index].attribute == from { view.aggregates[index].attribute = to }
+            try executor.execute(#"UPDATE importer_view SET "definition" = \#(p(1)) WHERE "name" = \#(p(2))"#, [.text(try Self.sortedJSON(view)), .text(view.name)])
+        }
+        for var consumer in try consumers() where consumer.attributes.contains(from) {
+            consumer.attributes = consumer.attributes.map { $0 == from ? to : $0 }
+            guard let column = Consumer.storedColumnNames.firstIndex(of: "attributes") else { continue }
+            try executor.execute(#"UPDATE importer_consumer SET "attributes" = \#(p(1)) WHERE "name" = \#(p(2))"#, [consumer.storedRow[column], .text(consumer.name)])
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import ImporterTestSupport
+import PostgresTestSupport
+import Testing
+
+/// Models that evolve without losing history (issue 45): a store written by the built-in fireball
+/// model migrated by a version that renames `energy` to `energy_kt`, adds a required `source` that
+/// stored records fill with its default, and an optional `note`.
+@Suite struct MigrationTests {
+    /// The built-in model as `model show` writes it, and the same model with `edit` applied.
+    static func models(in directory: TemporaryDirectory, _ edit: (String) -> String) throws -> (v1: String, v2: String) {
+        let text = try importer(["model", "show"]).stdout
+        return (try directory.write("v1.yaml", text), try directory.write("v2.yaml", edit(text)))
+    }
+
+    /// v2: energy renamed, a required attribute with a default (the feed gives it as a constant),
+    /// an optional one the feed does not map.
+    static func renamedAndFilled(_ text: String) -> String {
+        text.replacingOccurrences(of: "  - name: energy\n", with: "  - name: energy_kt\n    renamed-from: energy\n")
+            .replacingOccurrences(of: "tombstone: [date, energy,", with: "tombstone: [date, energy_kt,")
+            .replacingOccurrences(of: "attribute: energy\n", with: "attribute: energy_kt\n")
+            .replacingOccurrences(of: "  - name: impact_energy\n", with: "  - name: source\n    type: text\n    required: true\n    default: cneos\n  - name: note\n    type: text\n  - name: impact_energy\n")
+            .replacingOccurrences(of: "  fields:\n", with: "  fields:\n  - attribute: source\n    constant: cneos\n")
+    }
+
+    @Test func aRenameAndAFilledAttributeKeepTheHistory() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        try Self.migrate(directory: directory, store: directory.path("f.sqlite"))
+    }
+
+    @Test func aRenameAndAFilledAttributeKeepTheHistoryOnPostgreSQL() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        try Self.migrate(directory: directory, store: try PostgresTestCluster.start().newStoreURL())
+    }
+
+    static func migrate(directory: TemporaryDirectory, store: String) throws {
+        let (v1, v2) = try models(in: directory, renamedAndFilled)
+        #expect(try importer(["model", "check", v2]).status == 0)
+        for feed in ["fireball-2024.json", "fireball-2026.json"] {
+            #expect(try importer(["run", "--store", store, "--model", v1, sample(feed)]).status == 0)
+        }
+        #expect(try importer(["consumers", "add", "watcher", "--attribute", "energy", "--from", "beginning", "--store", store]).status == 0)
+        func transactions() throws -> [[String: Any]] {
+            ((try importer(["history", "--store", store, "--format", "json"]).json as? [String: Any])?["transactions"] as? [[String: Any]]) ?? []
+        }
+        let before = try transactions()
+        let export = try importer(["export", "--store", store, "--format", "csv"]).stdout
+        // The plan names the steps and their cost, and changes nothing.
+        let plan = try importer(["migrate", "--store", store, "--model", v2, "--plan", "--format", "json"])
+        let steps = ((plan.json as? [String: Any])?["steps"] as? [[String: Any]]) ?? []
+        #expect(plan.status == 0 && steps.map { $0["step"] as? String ?? "" } == [
+            "rename Fireball.energy → energy_kt", "add required attribute Fireball.source (text), stored records take cneos",
+            "add optional attribute Fireball.note (text)",
+        ], "\(plan.stdout)\(plan.stderr)")
+        #expect(steps.map { $0["records"] as? Int ?? -1 } == [0, 14, 0])
+        #expect(try transactions().count == before.count && (try importer(["export", "--store", store, "--format", "csv"])).stdout == export)
+        #expect(try importer(["model", "diff", "--store", store, "--model", v2]).stdout.contains("rename Fireball.energy → energy_kt"))
+        // A run with the new model is refused, naming the steps and the command.
+        let refused = try importer(["run", "--store", store, "--model", v2, sample("fireball-2026.json")])
+        #expect(refused.status == 78 && refused.stderr.contains("rename Fireball.energy → energy_kt") && refused.stderr.contains("importer migrate --plan"),
+                "\(refused.stderr)")
+        let migrated = try importer(["migrate", "--store", store, "--model", v2, "--author", "ops"])
+        #expect(migrated.status == 0 && migrated.stdout.contains("Migrated: transaction \(before.count + 1)"), "\(migrated.stdout)\(migrated.stderr)")
+        let after = try transactions()
+        #expect(after.count == before.count + 1 && after.last?["context"] as? String == "migration" && after.last?["author"] as? String == "ops", "\(after.last ?? [:])")
+        // The past reads under the new name; the stored records hold the default.
+        let history = try importer(["history", "--store", store, "--format", "ndjson"]).stdout
+        #expect(history.contains(#""energy_kt":{"old":2.1,"new":2.4}"#) && !history.contains(#""energy":"#), "\(history)")
+        let filled = try importer(["query", "--store", store, "--raw", "SELECT count(*) FROM fireball WHERE source = 'cneos' AND note IS NULL"]).stdout
+        #expect(filled.trimmingCharacters(in: .whitespacesAndNewlines) == "14")
+        #expect(try importer(["views", "verify", "--store", store]).status == 0)
+        let consumers = try importer(["consumers", "list", "--store", store, "--format", "json"]).stdout
+        #expect(consumers.contains(#""energy_kt""#) && !consumers.contains(#""energy""#), "\(consumers)")
+        // The next import with the new model reports only real changes.
+        let again = try importer(["run", "--store", store, "--model", v2, sample("fireball-2026.json")])
+        #expect(again.status == 0 && again.stdout.hasPrefix("No changes."), "\(again.stdout)\(again.stderr)")
+        let versions = try importer(["model", "versions", "--store", store, "--format", "json"]).json as? [[String: Any]] ?? []
+        #expect(versions.count == 2 && versions.last?["transaction"] as? Int == before.count + 1, "\(versions)")
+        let shown = try importer(["model", "versions", "--store", store, "--show", "1"]).stdout
+        #expect(shown == (try String(contentsOfFile: v1, encoding: .utf8)), "version 1 is the model the store was first written with")
+    }
+
+    /// Steps importer cannot do yet refuse the whole migration (78), naming them; the store is
+    /// untouched. `run --migrate` applies a rename by itself, not a step that rewrites records.
+    @Test func refusalsNameTheStepAndChangeNothing() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = directory.path("f.sqlite")
+        let (v1, removed) = try Self.models(in: directory) {
+            $0.replacingOccurrences(of: "  - name: velocity\n    type: real\n    doc: velocity at peak brightness, km/s\n", with: "")
+                .replacingOccurrences(of: "  - attribute: velocity\n    field: vel\n", with: "")
+        }
+        #expect(try importer(["run", "--store", store, "--model", v1, sample("fireball-2024.json")]).status == 0)
+        let export = try importer(["export", "--store", store, "--format", "csv"]).stdout
+        let remove = try importer(["migrate", "--store", store, "--model", removed])
+        #expect(remove.status == 78 && remove.stderr.contains("remove attribute Fireball.velocity") && remove.stdout.contains("CANNOT"), "\(remove.stdout)\(remove.stderr)")
+        let noDefault = try directory.write("no-default.yaml", Self.renamedAndFilled(try String(contentsOfFile: v1, encoding: .utf8))
+            .replacingOccurrences(of: "    default: cneos\n", with: ""))
+        let required = try importer(["migrate", "--store", store, "--model", noDefault])
+        #expect(required.status == 78 && required.stderr.contains("a required attribute needs a default"), "\(required.stderr)")
+        let filled = try directory.write("filled.yaml", Self.renamedAndFilled(try String(contentsOfFile: v1, encoding: .utf8)))
+        let notAutomatic = try importer(["run", "--store", store, "--model", filled, "--migrate", sample("fireball-2026.json")])
+        #expect(notAutomatic.status == 78 && !notAutomatic.stderr.contains("or run with --migrate"), "\(notAutomatic.stderr)")
+        #expect(try importer(["export", "--store", store, "--format", "csv"]).stdout == export)
+        #expect(try importer(["history", "--store", store, "--format", "ndjson"]).stdout.split(separator: "\n").count == 10)
+        // A rename alone: run --migrate migrates, then imports, two transactions.
+        let renamed = try directory.write("renamed.yaml", try String(contentsOfFile: v1, encoding: .utf8)
+            .replacingOccurrences(of: "  - name: energy\n", with: "  - name: energy_kt\n    renamed-from: energy\n")
+            .replacingOccurrences(of: "tombstone: [date, energy,", with: "tombstone: [date, energy_kt,")
+            .replacingOccurrences(of: "attribute: energy\n", with: "attribute: energy_kt\n"))
+        let run = try importer(["run", "--store", store, "--model", renamed, "--migrate", "--format", "json", sample("fireball-2026.json")])
+        #expect(run.status == 0 && ((run.json as? [String: Any])?["transaction"] as? [String: Any])?["number"] as? Int == 3, "\(run.stdout)\(run.stderr)")
+        let contexts = try importer(["query", "--store", store, "--format", "csv", "SELECT context FROM importer_transaction ORDER BY number"]).stdout
+        #expect(contexts.split(separator: "\r\n").dropFirst() == [#""run""#, #""migration""#, #""run""#], "\(contexts)")
+    }
+}
