@@ -237,6 +237,25 @@ public protocol RecordReader: AnyObject {
     func next(into record: inout RawRecord) throws(FeedError) -> Bool
     /// Bytes consumed so far, and the total when known: for progress.
     var progress: (read: Int, total: Int?) { get }
+    /// The fields the records hold that no requested field reads, each once, in the order met
+    /// (readers that cannot tell give none).
+    var unmappedFields: [UnmappedField] { get }
+}
+
+extension RecordReader {
+    public var unmappedFields: [UnmappedField] { [] }
+}
+
+/// A field of a feed's records that its mapping does not read: a member (`/properties/felt`, by
+/// JSON pointer below the record) or a column, with the first record that has it (0-based).
+public struct UnmappedField: Sendable, Equatable {
+    public var name: String
+    public var record: Int
+
+    public init(name: String, record: Int) {
+        self.name = name
+        self.record = record
+    }
 }
 
 /// JSON text escaping for values a reader combines (`repeated: all`).

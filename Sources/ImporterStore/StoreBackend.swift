@@ -106,6 +106,10 @@ public protocol RecordWriting: RecordReading {
     func ensureEntities(_ entities: [EntityDescription]) throws
     /// Records `relationships` (each replacing the one registered for its child entity).
     func registerRelationships(_ relationships: [Relationship]) throws
+    /// The fields runs of feed mapping `mapping` met that it does not read (`unmapped:`).
+    func knownUnmappedFields(of mapping: String) throws -> [String]
+    /// Records `fields` as the fields met that `mapping` does not read (writes only a change).
+    func recordUnmappedFields(_ fields: [String], of mapping: String) throws
     /// Records `model` as the store's newest version unless it is that already (same digest, no
     /// migration); returns whether it wrote one.
     func registerModel(_ model: StoredModel) throws -> Bool

@@ -68,6 +68,9 @@ public final class CSVRecordsReader: RecordReader {
     public var unterminatedLastRow: Int? { chunks.scanner.unterminatedLine }
     public var progress: (read: Int, total: Int?) { (chunks.source.bytesRead, chunks.source.totalBytes) }
 
+    /// The header's columns no requested field reads.
+    public private(set) var unmappedFields: [UnmappedField] = []
+
     public func open(requesting fields: [String]) throws(FeedError) -> FeedHeader {
         precondition(state == .notOpened, "open(requesting:) called twice")
         // Empty lines before the header are skipped like any other, and its position is known.
@@ -106,6 +109,7 @@ public final class CSVRecordsReader: RecordReader {
                                   CSVHeaderDiagnosis.noMappedColumn(header: header, requested: fields, delimiter: delimiter))
         }
         columnSlots = layout.slots
+        unmappedFields = zip(header, layout.slots).filter { $0.1 < 0 && !$0.0.isEmpty }.map { UnmappedField(name: $0.0, record: 0) }
         state = .reading
         return FeedHeader(supplied: layout.supplied, columns: header)
     }

@@ -9,6 +9,10 @@ extension JSONRecordsReader {
         /// In child mode (`JSONChildRecords`): the array of the elements of this level (1: the
         /// record's; the last: the children); 0 for any other node.
         var childLevel = 0
+        /// The node's number and JSON pointer below the record (`number`): -1 for the trees of
+        /// child mode, whose unmapped members are not tracked.
+        var id = -1
+        var path = ""
         private var keys: [[UInt8]] = []
         private var nodes: [FieldTree] = []
 
@@ -27,6 +31,17 @@ extension JSONRecordsReader {
                     if equal { return nodes[index] }
                 }
                 return nil
+            }
+        }
+
+        /// Numbers the nodes from `counter` and gives each its pointer below `path`.
+        mutating func number(_ counter: inout Int, path: String = "") {
+            id = counter
+            counter += 1
+            self.path = path
+            for index in nodes.indices {
+                let token = String(decoding: keys[index], as: UTF8.self).replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
+                nodes[index].number(&counter, path: path + "/" + token)
             }
         }
 

@@ -28,6 +28,9 @@ public final class JSONRecordsReader: RecordReader {
     private var enclosing = 0
     /// The key being read (reused across records).
     private var key: [UInt8] = []
+    /// Per field tree node (`FieldTree.id`), the members met that no field reads.
+    private var unmappedKeys: [[[UInt8]]] = []
+    public private(set) var unmappedFields: [UnmappedField] = []
     /// A field that is a member of an object enclosing the records (`../last_updated`): its slot,
     /// the enclosing object (0: the root), the member's name and the value read, if any.
     private struct EnclosingField {
@@ -89,6 +92,9 @@ public final class JSONRecordsReader: RecordReader {
             }
             tree.insert(field.hasPrefix("/") ? Self.referenceTokens(field) : [field], slot: slot)
         }
+        var nodes = 0
+        tree.number(&nodes)
+        unmappedKeys = Array(repeating: [], count: nodes)
         if !lines { try openArray() }
         return FeedHeader(supplied: Array(repeating: true, count: fields.count), recordsPointer: recordsPointer)
     }
@@ -277,11 +283,20 @@ public final class JSONRecordsReader: RecordReader {
             try scanner.string(into: &key)
             try scanner.expect(UInt8(ascii: ":"), "':' after a key")
             guard let child = node.member(key) else {
+                if node.id >= 0 { noteUnmapped(node) }
                 try scanner.skipValue()
                 continue
             }
             try readValue(child, into: &record, depth: depth)
         } while try scanner.separator(close: UInt8(ascii: "}"), context: "in an object")
+    }
+
+    /// Notes member `key` of `node`'s object as unmapped, the first time it is met.
+    private func noteUnmapped(_ node: FieldTree) {
+        for known in unmappedKeys[node.id] where known == key { return }
+        unmappedKeys[node.id].append(key)
+        let token = String(decoding: key, as: UTF8.self).replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
+        unmappedFields.append(UnmappedField(name: node.path + "/" + token, record: index))
     }
 
     /// Reads the value a field tree node addresses: a field's value into its slot, or the objects

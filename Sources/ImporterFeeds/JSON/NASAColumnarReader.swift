@@ -20,6 +20,8 @@ public final class NASAColumnarReader: RecordReader {
     private var state = State.members
     /// The layout of `fields`, once read.
     private var layout: ColumnLayout?
+    /// The `fields` no requested field reads.
+    public private(set) var unmappedFields: [UnmappedField] = []
     private var declaredCount: Int?
     private var countLocation: SourceLocation?
     private var rowsRead = 0
@@ -253,6 +255,7 @@ public final class NASAColumnarReader: RecordReader {
             throw FeedError.shape(location, "field '\(names[repeated])' appears twice in 'fields'")
         }
         layout = ColumnLayout(columns: names, requested: requested)
+        unmappedFields = zip(names, layout?.slots ?? []).filter { $0.1 < 0 }.map { UnmappedField(name: $0.0, record: 0) }
     }
 
     /// A feed object must hold `fields` and `data`, unless it is the API's empty answer

@@ -155,6 +155,7 @@ public enum ModelFile {
             pairs.append(("namespaces", .map(feed.namespaces.sorted { $0.key < $1.key }.map { ($0.key, Tree.string($0.value)) })))
         }
         if feed.duplicates != .last { pairs.append(("duplicates", .string(feed.duplicates.rawValue))) }
+        if feed.unmapped != .warn { pairs.append(("unmapped", .string(feed.unmapped.rawValue))) }
         if feed.csv != CSVDialect() { pairs.append(("csv", tree(feed.csv))) }
         if let source = feed.source {
             pairs.append(("url", .string(source.url)))

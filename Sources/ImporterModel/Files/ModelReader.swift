@@ -215,7 +215,7 @@ struct ModelReader {
     }
 
     private mutating func feed(_ node: Node, _ path: String, entities: [EntityDescription]) -> FeedMapping? {
-        guard let fields = mapping(node, path, allowed: ["name", "entity", "format", "records", "namespaces", "duplicates", "url", "url-values", "headers", "parameters", "pages", "fields", "children", "csv", "doc"]),
+        guard let fields = mapping(node, path, allowed: ["name", "entity", "format", "records", "namespaces", "duplicates", "unmapped", "url", "url-values", "headers", "parameters", "pages", "fields", "children", "csv", "doc"]),
               let name = string(fields, "name", path, required: true, in: node) else { return nil }
         if let mark = node.mark { marks["feed \(name)"] = mark }
         let entity = string(fields, "entity", path, required: entities.count != 1, in: node) ?? entities.first?.name ?? ""
@@ -234,6 +234,7 @@ struct ModelReader {
         var feed = FeedMapping(name: name, entity: entity, format: format, records: string(fields, "records", path, in: node),
                                namespaces: namespaces, fields: mappings)
         feed.duplicates = enumeration(fields, "duplicates", path, required: false, in: node) ?? .last
+        feed.unmapped = enumeration(fields, "unmapped", path, required: false, in: node) ?? .warn
         feed.children = list(fields, "children", path).enumerated().compactMap { childMapping($1, "\(path).children[\($0)]", feed: name) }
         if let recordsNode = fields["records"], format == .ndjson {
             problem(recordsNode, "\(path).records", "'records' is not used by ndjson feeds (each line is one record; envelopes holding "

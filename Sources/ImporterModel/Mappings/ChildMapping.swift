@@ -64,6 +64,11 @@ extension Model {
         return nil
     }
 
+    /// The paths of the lists `feed`'s children are read from, below its records (`/vehicles`).
+    public func childListPaths(of feed: FeedMapping) -> [String] {
+        childFeeds(of: feed).compactMap(\.childRecords).filter(\.enclosing.isEmpty).map(\.path)
+    }
+
     /// The mappings that read `feed`'s children, one per `children` entry (and per entry nested in
     /// those), each reading the same document: the child entity's records, with their parents'
     /// key fields read from the elements above them.

@@ -154,6 +154,8 @@ public struct FeedMapping: Sendable, Equatable {
     public var fields: [FieldMapping]
     /// What to do with a record whose key an earlier record of the feed had.
     public var duplicates: DuplicateKeys = .last
+    /// What to do with fields the records hold and no field mapping reads (`unmapped:`).
+    public var unmapped: UnmappedFields = .warn
     /// Where the feed is fetched from when no feed is given on the command line (`url:`).
     public var source: FeedSource?
     /// How a CSV feed is written (`csv:`): not used by the other formats.

@@ -61,7 +61,7 @@ public struct FeedChecker {
         }
         result.records = feed.records
         result.supplied = feed.mapper.columns.map { entity.attributes[$0].name }
-        result.warnings = feed.warnings
+        result.warnings = feed.warnings + feed.unmapped.map { "\(feed.source.name): " + MappedFeed.describe($0, mapping: input.mapping.name) }
         result.dialect = feed.dialect?.summary
         result.fields = feed.fieldCounts.enumerated().map { slot, count in
             let attributes = feed.mapper.attributes(fedBy: slot)

@@ -1,3 +1,4 @@
+import ImporterFeeds
 import Foundation
 import ImporterKeyOrder
 import ImporterModel
@@ -24,6 +25,7 @@ enum FeedReadAhead {
         var warnings: [String] = []
         var absences: [MappedFeed.FieldAbsence] = []
         var keptParents: [[Value]] = []
+        var unmapped: [UnmappedField] = []
     }
 
     /// Reads `feed` ahead of the caller, handing each batch to `onBatch` and each reject to
@@ -53,7 +55,7 @@ enum FeedReadAhead {
                 blockedSeconds += try queue.putBatch(full, at: position)
             }
             var end = position()
-            (end.warnings, end.absences, end.keptParents) = (feed.warnings, feed.absences, feed.keptParents)
+            (end.warnings, end.absences, end.keptParents, end.unmapped) = (feed.warnings, feed.absences, feed.keptParents, feed.unmapped)
             try queue.putEnd(end)
         } catch is ReadAheadQueue<Position>.Cancelled {
             return

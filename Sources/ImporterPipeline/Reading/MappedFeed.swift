@@ -45,6 +45,8 @@ public final class MappedFeed {
     public var rejectedParents: Set<Int> = []
     /// Children left out because their parent was rejected.
     public private(set) var childrenOfRejected = 0
+    /// Fields the records hold and the mapping does not read, once read to the end (`unmapped:`).
+    public private(set) var unmapped: [UnmappedField] = []
     /// The parents without a child element (XML): empty lists, unless no parent has one.
     private var emptyLists: [[Value]] = []
 
@@ -193,7 +195,28 @@ public final class MappedFeed {
             warnings.append("\(source.name): \(count) record\(count == 1 ? "" : "s") listed a value of attribute \(attribute) more than once "
                 + "(repeated: set keeps each value once)")
         }
+        try checkUnmapped()
         try checkEnd()
+    }
+
+    /// The fields the records hold and the mapping does not read (its children's lists aside),
+    /// under its `unmapped:` contract: kept in `unmapped` for the run to warn of those it has not
+    /// seen before (`warn`), or the feed refused (`fail`). Not for a mapping of children.
+    private func checkUnmapped() throws(FeedError) {
+        let mapping = input.mapping
+        guard mapping.childRecords == nil, mapping.unmapped != .ignore else { return }
+        let lists = input.childLists
+        unmapped = reader.unmappedFields.filter { field in !lists.contains { field.name == $0 || field.name.hasPrefix($0 + "/") } }
+        guard mapping.unmapped == .fail, let first = unmapped.first else { return }
+        let more = unmapped.count - 1
+        throw FeedError.shape(SourceLocation(source: source.name, line: 1, column: 1),
+                              Self.describe(first, mapping: mapping.name) + (more > 0 ? " (and \(more) more)" : "")
+                                + "; its mapping says unmapped: fail (map the field, or say unmapped: warn or ignore)")
+    }
+
+    /// `field '/properties/felt' (first in record 3) is not mapped by feed mapping usgs`.
+    public static func describe(_ field: UnmappedField, mapping: String) -> String {
+        "field '\(field.name)' (first in record \(field.record + 1)) is not mapped by feed mapping \(mapping)"
     }
 
     /// Warns of the fields settled as not supplied: absent from every record, or first met after

@@ -88,6 +88,8 @@ public struct FeedInput: Sendable {
     public var source: String?
     /// How a URL feed's downloaded body was delimited (`BodyFraming`); nil for a file.
     public var framing: BodyFraming?
+    /// The lists of children its mapping's children read (`Model.childListPaths`): not unmapped.
+    public var childLists: [String] = []
 
     /// The name the feed goes by in reports, rejects and error locations: its path, or its URL
     /// redacted (a page's own URL).

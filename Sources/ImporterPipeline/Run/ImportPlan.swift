@@ -1,3 +1,4 @@
+import ImporterFeeds
 import ImporterModel
 import ImporterStore
 import ImporterSupport
@@ -37,6 +38,8 @@ struct ImportLedger {
     var deleted: [String: Int] = [:]
     /// Records each entity's close re-keyed (key drift).
     var rekeyed: [String: Int] = [:]
+    /// Per feed read, the fields its records hold and its mapping does not read.
+    var unmapped: [(mapping: String, source: String, fields: [UnmappedField])] = []
     /// Refusals met while closing (a parent's delete a relationship denies).
     var refusals: [Refusal] = []
 

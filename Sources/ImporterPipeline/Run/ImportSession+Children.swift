@@ -8,7 +8,8 @@ extension ImportSession {
     /// document read again, so a feed with children must be a file (a URL's body is one).
     func withChildren(_ feeds: [FeedInput]) throws(ImportError) -> [FeedInput] {
         var all: [FeedInput] = []
-        for feed in feeds {
+        for var feed in feeds {
+            feed.childLists = model.childListPaths(of: feed.mapping)
             all.append(feed)
             let children = model.childFeeds(of: feed.mapping)
             if !children.isEmpty, feed.path == "-" {

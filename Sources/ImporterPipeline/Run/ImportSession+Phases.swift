@@ -11,6 +11,7 @@ extension ImportSession {
         let plan = try self.plan(feeds, in: tx)
         var ledger = ImportLedger()
         try readFeeds(feeds, plan: plan, ledger: &ledger)
+        try warnOfNewUnmapped(&ledger, in: tx)
         let counts = try close(feeds, plan: plan, ledger: &ledger)
         let refusals = try plan.guards.refusals(deleted: counts.map { ($0.0, $0.1.deleted, $0.1.inserted) }) + ledger.refusals
             + (try storms(plan.entities, counts: counts, of: plan.transaction, in: tx))

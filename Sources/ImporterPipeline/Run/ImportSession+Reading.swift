@@ -38,6 +38,7 @@ extension ImportSession {
         ledger.phases.add("read", end.readingSeconds)
         onProgress?(ImportProgress(source: source, records: end.records, bytesRead: end.bytesRead, totalBytes: end.totalBytes))
         ledger.absences += end.absences
+        if !end.unmapped.isEmpty { ledger.unmapped.append((feed.mapping.name, source, end.unmapped)) }
         return end.warnings
     }
 

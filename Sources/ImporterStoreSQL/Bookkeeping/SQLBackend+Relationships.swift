@@ -4,7 +4,8 @@ import ImporterStore
 
 /// The relationships between a store's entities, kept in `importer_metadata.relationships` as a
 /// JSON array (one per child entity), so that commands reading the store without a model (`export`,
-/// reports) follow its graph.
+/// reports) follow its graph; and per feed mapping the fields its runs met and it does not read
+/// (`unmapped:<mapping>`), so a new one is said once.
 extension SQLBackend {
     package func registeredRelationships() throws(StoreError) -> [Relationship] {
         try mapErrors {
@@ -30,4 +31,14 @@ extension SQLBackend {
     }
 
     private static var relationshipsKey: String { "relationships" }
+
+    package func knownUnmappedFields(of mapping: String) throws -> [String] {
+        guard let json = try metadata("unmapped:" + mapping)?.stringValue else { return [] }
+        return try JSONDecoder().decode([String].self, from: Data(json.utf8))
+    }
+
+    package func recordUnmappedFields(_ fields: [String], of mapping: String) throws {
+        guard try knownUnmappedFields(of: mapping) != fields else { return }
+        try setMetadata([(key: "unmapped:" + mapping, value: .text(String(decoding: try JSONEncoder().encode(fields), as: UTF8.self)))])
+    }
 }

@@ -68,6 +68,7 @@ struct CheckCommand: ParsableCommand {
                 for (position, mapping) in ([input.mapping] + children).enumerated() {
                     var feed = input
                     feed.mapping = mapping
+                    feed.childLists = position == 0 ? model.childListPaths(of: mapping) : []
                     var check = try FeedChecker(model: model).check(feed, rejectedParents: parents) { report.reject($0) }
                     if position == 0 { (check.warnings, parents) = ((walkWarnings[index] ?? []) + check.warnings, check.rejectedRecords) }
                     rejected += check.rejected

@@ -1,0 +1,35 @@
+import Foundation
+import ImporterTestSupport
+import Testing
+
+/// The fault campaign on `importer migrate` (issue 45.6): a store of 20,000 fireballs migrated to
+/// `SampleData/models/fireball-v2.yaml` (a rename, and a required attribute every record takes)
+/// is killed with SIGKILL at random points; each trial leaves the old store or the migrated one.
+@Suite(.serialized) struct MigrationFaultCampaignTests {
+    struct MigrationStores: CampaignStores {
+        var kind: String { "SQLite, migrate" }
+
+        func fixture(in directory: TemporaryDirectory) throws -> String {
+            try FileManager.default.copyItem(atPath: sample("models/fireball-v2.yaml"), toPath: directory.path("v2.yaml"))
+            try GoldenStoreTests.feed(count: 20_000, reload: false).write(toFile: directory.path("first.json"), atomically: true, encoding: .utf8)
+            let store = directory.path("fixture.sqlite")
+            let setup = try importer(["run", "--store", store, "first.json"], directory: directory.url)
+            guard setup.status == 0 else { throw SetupError.failed(setup.stderr) }
+            return store
+        }
+
+        enum SetupError: Error { case failed(String) }
+
+        private let sqlite = FaultCampaignTests.SQLiteStores()
+        func copy(of fixture: String, named name: String) throws -> String { try sqlite.copy(of: fixture, named: name) }
+        func digest(_ store: String) throws -> String { try sqlite.digest(store) }
+        func checkAfterKill(_ store: String, context: String, in directory: TemporaryDirectory) throws {
+            try sqlite.checkAfterKill(store, context: context, in: directory)
+        }
+        func remove(_ store: String) { sqlite.remove(store) }
+    }
+
+    @Test func killedAtAnyPointLeavesTheOldOrTheMigratedStore() throws {
+        try FaultCampaign.run(CampaignOperation(name: "migrate (rename, fill)", arguments: ["migrate", "--model", "v2.yaml"]), on: MigrationStores())
+    }
+}
