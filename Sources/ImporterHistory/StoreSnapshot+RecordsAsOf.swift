@@ -23,11 +23,11 @@ extension StoreSnapshot {
                 guard then[change.recordID] == nil else { return }
                 switch change.type {
                 case .insert: then[change.recordID] = .some(nil)
-                case .delete: then[change.recordID] = change.values.map(\.1)
+                case .delete: then[change.recordID] = Self.values(of: entity, in: change.values)
                 case .update:
                     var values = change.values
                     for old in change.changed { if let index = values.firstIndex(where: { $0.0 == old.attribute }) { values[index].1 = old.old } }
-                    then[change.recordID] = values.map(\.1)
+                    then[change.recordID] = Self.values(of: entity, in: values)
                 }
             }
         }
@@ -47,5 +47,11 @@ extension StoreSnapshot {
             try body(values)
         }
         for values in changed { try body(values) }
+    }
+
+    /// `pairs` in `entity`'s attribute order (a change may also hold attributes a migration
+    /// removed since: they are not the entity's now).
+    private static func values(of entity: EntityDescription, in pairs: [(String, Value)]) -> [Value] {
+        entity.attributes.map { attribute in pairs.first { $0.0 == attribute.name }?.1 ?? .null }
     }
 }

@@ -14,9 +14,11 @@ import Testing
     }
 
     /// v2: energy renamed, a required attribute with a default (the feed gives it as a constant),
-    /// an optional one the feed does not map.
+    /// an optional one the feed does not map, velocity removed.
     static func renamedAndFilled(_ text: String) -> String {
-        text.replacingOccurrences(of: "  - name: energy\n", with: "  - name: energy_kt\n    renamed-from: energy\n")
+        text.replacingOccurrences(of: "  - name: velocity\n    type: real\n    doc: velocity at peak brightness, km/s\n", with: "")
+            .replacingOccurrences(of: "  - attribute: velocity\n    field: vel\n", with: "")
+            .replacingOccurrences(of: "  - name: energy\n", with: "  - name: energy_kt\n    renamed-from: energy\n")
             .replacingOccurrences(of: "tombstone: [date, energy,", with: "tombstone: [date, energy_kt,")
             .replacingOccurrences(of: "attribute: energy\n", with: "attribute: energy_kt\n")
             .replacingOccurrences(of: "  - name: impact_energy\n", with: "  - name: source\n    type: text\n    required: true\n    default: cneos\n  - name: note\n    type: text\n  - name: impact_energy\n")
@@ -51,10 +53,10 @@ import Testing
         let plan = try importer(["migrate", "--store", store, "--model", v2, "--plan", "--format", "json"])
         let steps = ((plan.json as? [String: Any])?["steps"] as? [[String: Any]]) ?? []
         #expect(plan.status == 0 && steps.map { $0["step"] as? String ?? "" } == [
-            "rename Fireball.energy → energy_kt", "add required attribute Fireball.source (text), stored records take cneos",
-            "add optional attribute Fireball.note (text)",
+            "rename Fireball.energy → energy_kt", "remove attribute Fireball.velocity",
+            "add required attribute Fireball.source (text), stored records take cneos", "add optional attribute Fireball.note (text)",
         ], "\(plan.stdout)\(plan.stderr)")
-        #expect(steps.map { $0["records"] as? Int ?? -1 } == [0, 14, 0])
+        #expect(steps.map { $0["records"] as? Int ?? -1 } == [0, 0, 14, 0])
         #expect(try transactions().count == before.count && (try importer(["export", "--store", store, "--format", "csv"])).stdout == export)
         #expect(try importer(["model", "diff", "--store", store, "--model", v2]).stdout.contains("rename Fireball.energy → energy_kt"))
         // A run with the new model is refused, naming the steps and the command.
@@ -70,6 +72,12 @@ import Testing
         #expect(history.contains(#""energy_kt":{"old":2.1,"new":2.4}"#) && !history.contains(#""energy":"#), "\(history)")
         let filled = try importer(["query", "--store", store, "--raw", "SELECT count(*) FROM fireball WHERE source = 'cneos' AND note IS NULL"]).stdout
         #expect(filled.trimmingCharacters(in: .whitespacesAndNewlines) == "14")
+        // The removed attribute's column is gone; its past values stay in history.
+        #expect(!(try importer(["export", "--store", store, "--format", "csv"])).stdout.contains("velocity"))
+        #expect(history.contains(#""velocity":16"#), "the first import's values of velocity: \(history)")
+        let first = try importer(["query", "--store", store, "--raw", "SELECT token FROM importer_transaction WHERE number = 1"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let past = try importer(["export", "--store", store, "--as-of", first, "--format", "csv"]).stdout.split(separator: "\r\n")
+        #expect(past.count == 11 && past.allSatisfy { $0.split(separator: ",", omittingEmptySubsequences: false).count == 11 }, "the past in today's shape: \(past)")
         #expect(try importer(["views", "verify", "--store", store]).status == 0)
         let consumers = try importer(["consumers", "list", "--store", store, "--format", "json"]).stdout
         #expect(consumers.contains(#""energy_kt""#) && !consumers.contains(#""energy""#), "\(consumers)")
@@ -88,14 +96,13 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let store = directory.path("f.sqlite")
-        let (v1, removed) = try Self.models(in: directory) {
-            $0.replacingOccurrences(of: "  - name: velocity\n    type: real\n    doc: velocity at peak brightness, km/s\n", with: "")
-                .replacingOccurrences(of: "  - attribute: velocity\n    field: vel\n", with: "")
+        let (v1, retyped) = try Self.models(in: directory) {
+            $0.replacingOccurrences(of: "  - name: velocity\n    type: real\n", with: "  - name: velocity\n    type: integer\n")
         }
         #expect(try importer(["run", "--store", store, "--model", v1, sample("fireball-2024.json")]).status == 0)
         let export = try importer(["export", "--store", store, "--format", "csv"]).stdout
-        let remove = try importer(["migrate", "--store", store, "--model", removed])
-        #expect(remove.status == 78 && remove.stderr.contains("remove attribute Fireball.velocity") && remove.stdout.contains("CANNOT"), "\(remove.stdout)\(remove.stderr)")
+        let retype = try importer(["migrate", "--store", store, "--model", retyped])
+        #expect(retype.status == 78 && retype.stderr.contains("retype Fireball.velocity: real → integer") && retype.stdout.contains("CANNOT"), "\(retype.stdout)\(retype.stderr)")
         let noDefault = try directory.write("no-default.yaml", Self.renamedAndFilled(try String(contentsOfFile: v1, encoding: .utf8))
             .replacingOccurrences(of: "    default: cneos\n", with: ""))
         let required = try importer(["migrate", "--store", store, "--model", noDefault])

@@ -128,13 +128,14 @@ public struct HistoryUndo {
             if counts.updated > 0 {
                 try forEachChange(of: number, entity: entity, in: snapshot) { change in
                     guard change.type == .update else { return }
-                    try undo.restore(entity, id: change.recordID, values: change.changed.map { ($0.attribute, $0.old) })
+                    // A migration may have removed an attribute since: its values are not put back.
+                    try undo.restore(entity, id: change.recordID, values: change.changed.filter { entity.attribute(named: $0.attribute) != nil }.map { ($0.attribute, $0.old) })
                 }
             }
             if counts.deleted > 0 {
                 try forEachChange(of: number, entity: entity, in: snapshot) { change in
                     guard change.type == .delete else { return }
-                    try undo.reinsert(entity, id: change.recordID, values: change.values)
+                    try undo.reinsert(entity, id: change.recordID, values: change.values.filter { entity.attribute(named: $0.0) != nil })
                 }
             }
         }

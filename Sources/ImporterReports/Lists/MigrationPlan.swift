@@ -39,6 +39,7 @@ public struct MigrationPlan {
         case .addAttribute: "stored records hold null; no record rewritten"
         case .renameAttribute: "no record rewritten; past changes, views and consumer filters read the new name"
         case .changeDefinition: "the definition is registered; no record rewritten"
+        case .removeAttribute: "its column goes from the \(records) record(s); its past values stay in history"
         default: "not done"
         }
     }

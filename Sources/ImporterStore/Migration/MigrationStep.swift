@@ -10,6 +10,8 @@ public enum MigrationStep: Sendable, Equatable {
     case addAttribute(entity: String, attribute: AttributeDescription, fill: Value?)
     /// `renamed-from:`: the column, its history, views and consumer filters take the new name.
     case renameAttribute(entity: String, from: String, to: String)
+    /// The column goes from the entity's table; its past values stay in history (a retired
+    /// attribute of the change table).
     case removeAttribute(entity: String, attribute: String)
     case retypeAttribute(entity: String, attribute: String, from: AttributeType, to: AttributeType)
     case changeOptionality(entity: String, attribute: String, required: Bool)
@@ -46,11 +48,10 @@ public enum MigrationStep: Sendable, Equatable {
     /// Why `importer migrate` cannot apply the step (nil when it can).
     public var refusal: String? {
         switch self {
-        case .addEntity, .renameAttribute, .changeDefinition: nil
+        case .addEntity, .renameAttribute, .changeDefinition, .removeAttribute: nil
         case .addAttribute(_, let attribute, let fill):
             attribute.isOptional || fill != nil ? nil : "a required attribute needs a default: the value stored records take"
         case .changeOptionality(_, _, let required): required ? "making an attribute required is not supported yet" : nil
-        case .removeAttribute: "removing an attribute is not supported yet (its values would be lost)"
         case .retypeAttribute: "retyping an attribute is not supported yet"
         case .changeKey: "changing the unique key is not supported yet"
         case .changeTable: "moving an entity to another table is not supported yet"

@@ -41,6 +41,7 @@ extension PostgresStore {
 
     /// Up to `changePage` change rows of `entity` with ids in `from...through`, decoded.
     private func changePage(_ entity: EntityDescription, from: Int64, through: Int64) throws -> [(Int64, Change)] {
+        let entity = try historyEntity(entity)
         let schema = PostgresEntitySchema(entity: entity, columns: changeColumns)
         let decoder = ChangeRowDecoder(entity: entity)
         let rows = try connection.rows("""

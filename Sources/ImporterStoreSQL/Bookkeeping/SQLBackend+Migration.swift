@@ -24,7 +24,10 @@ extension SQLBackend {
                 if let fill {
                     try executor.execute("UPDATE \(tables(of: entity).table) SET \(dialect.quoted(attribute.name)) = \(p(1))", [fill])
                 }
-            case .addEntity, .changeDefinition, .removeAttribute, .retypeAttribute, .changeOptionality, .changeKey, .changeTable:
+            case .removeAttribute(let name, let attribute):
+                guard let entity = registered.first(where: { $0.name == name }), let removed = entity.attribute(named: attribute) else { continue }
+                try removeAttribute(removed, of: entity)
+            case .addEntity, .changeDefinition, .retypeAttribute, .changeOptionality, .changeKey, .changeTable:
                 continue
             }
         }
@@ -37,6 +40,33 @@ extension SQLBackend {
         let number = try lastTransactionNumber() + 1
         _ = try recordTransaction(number, metadata: metadata, entities: [], evenIfEmpty: true)
         return number
+    }
+
+    /// Drops `attribute`'s column from `entity`'s table; its change table keeps it, retired, so
+    /// history still shows its past values. Refused while a registered view reads it.
+    private func removeAttribute(_ attribute: AttributeDescription, of entity: EntityDescription) throws {
+        for view in try registeredViews() where view.entity == entity.name
+            && (view.groupBy.contains(attribute.name) || view.aggregates.contains { $0.attribute == attribute.name }) {
+            throw StoreError.incompatibleModel(entity: entity.name, reason: "remove attribute \(entity.name).\(attribute.name): view \(view.name) reads it")
+        }
+        try executor.execute("ALTER TABLE \(tables(of: entity).table) DROP COLUMN \(dialect.quoted(attribute.name))", [])
+        let retired = try retiredAttributes(of: entity.name) + [attribute]
+        try setMetadata([(key: "retired:" + entity.name, value: .text(String(decoding: try JSONEncoder().encode(retired), as: UTF8.self)))])
+    }
+
+    /// The attributes a migration removed from `entity` whose past values its change table keeps.
+    package func retiredAttributes(of entity: String) throws -> [AttributeDescription] {
+        guard let json = try metadata("retired:" + entity)?.stringValue else { return [] }
+        return try JSONDecoder().decode([AttributeDescription].self, from: Data(json.utf8))
+    }
+
+    /// `entity` as its change rows are read: its attributes, then the retired ones.
+    package func historyEntity(_ entity: EntityDescription) throws -> EntityDescription {
+        let retired = try retiredAttributes(of: entity.name).filter { entity.attribute(named: $0.name) == nil }
+        guard !retired.isEmpty else { return entity }
+        var reading = entity
+        reading.attributes += retired
+        return reading
     }
 
     /// Renames `from` to `to` in `entity`'s table and change table (its values and old values),

@@ -23,7 +23,7 @@ extension SQLiteStore {
             }
         }
         var cursors = try entities.filter { filter.includes(entity: $0.name) }.map {
-            try ChangeCursor(connection: connection, entity: $0, columns: changeColumns, changeIDs: try changeRange(of: $0.name, after: after, through: through))
+            try ChangeCursor(connection: connection, entity: try historyEntity($0), columns: changeColumns, changeIDs: try changeRange(of: $0.name, after: after, through: through))
         }
         while true {
             var best: Int?

@@ -11,10 +11,11 @@ struct MigrateCommand: ParsableCommand {
             (`importer model diff`): a new entity; a new attribute, optional or with a default: \
             (`default: 0` on the attribute) that every stored record takes; an attribute renamed \
             (`renamed-from: old` on the new attribute: its column, past changes, views and \
-            consumer filters take the new name). They are applied in one store transaction, \
-            recorded as a history transaction (context `migration`, the model its source) and as \
-            the store's new model version. A step importer cannot do yet (remove, retype, a new \
-            key) refuses the whole migration (78) naming it, and nothing changes.
+            consumer filters take the new name); an attribute the model no longer declares (its \
+            column goes, history keeps its past values). They are applied in one store \
+            transaction, recorded as a history transaction (context `migration`, the model its \
+            source) and as the store's new model version. A step importer cannot do yet (retype, \
+            a new key or table) refuses the whole migration (78) naming it, and nothing changes.
 
             Examples:
               importer migrate --model fireball-v2.yaml --plan
