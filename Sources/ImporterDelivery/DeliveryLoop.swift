@@ -84,7 +84,7 @@ public struct DeliveryLoop {
                 try DeliveryPayload.render(storeID: store.storeID, transaction: transaction, consumer: pending, deliveryID: attempt.deliveryID,
                                            format: format, in: snapshot)
             }
-            guard payload.changeCount > 0 else { summary.skipped += 1; continue }
+            guard payload.isDeliverable else { summary.skipped += 1; continue }
             let attempts = try deliverWithRetries(Delivery(attempt: attempt, store: store.path, payload: payload, format: format))
             try advance(from: token, to: transaction.number)
             token = transaction.number

@@ -30,13 +30,19 @@ public enum DeliveryFormat: String, Sendable, CaseIterable {
 public final class DeliveryPayload {
     public let descriptor: Int32
     public let byteCount: Int
-    /// The changes the consumer's filter selected (0: nothing to deliver).
+    /// The changes the consumer's filter selected.
     public let changeCount: Int
+    /// The transaction is a migration: delivered as a schema event, changes or not.
+    public let isMigration: Bool
 
-    init(descriptor: Int32, byteCount: Int, changeCount: Int) {
+    /// Whether the consumer has anything to receive: changes, or a migration to follow.
+    public var isDeliverable: Bool { changeCount > 0 || isMigration }
+
+    init(descriptor: Int32, byteCount: Int, changeCount: Int, isMigration: Bool = false) {
         self.descriptor = descriptor
         self.byteCount = byteCount
         self.changeCount = changeCount
+        self.isMigration = isMigration
     }
 
     deinit { close(descriptor) }
@@ -50,6 +56,8 @@ public final class DeliveryPayload {
             let output = OutputSink(descriptor: descriptor)
             var changes = 0
             let parents = ChildParents(try snapshot.records.registeredRelationships())
+            let migration = transaction.context == "migration"
+                ? try snapshot.records.registeredModels().first { $0.transaction == transaction.number } : nil
             switch format {
             case .json:
                 try JSONWriter.document(to: output) { json in
@@ -62,6 +70,7 @@ public final class DeliveryPayload {
                     json.writeCounts(transaction.totals)
                     json.key("entities")
                     json.writeEntities(transaction.entities)
+                    if let migration { Self.writeMigration(migration, to: &json) }
                     json.key("changes")
                     json.beginArray()
                     try snapshot.forEachChange(in: [transaction], filter: consumer.filter) { change, _ in
@@ -72,6 +81,15 @@ public final class DeliveryPayload {
                     json.endObject()
                 }
             case .ndjson:
+                if let migration {
+                    JSONWriter.document(to: output) { json in
+                        json.beginObject()
+                        json.field("consumer", consumer.name)
+                        json.writeTransactionFields(transaction)
+                        Self.writeMigration(migration, to: &json)
+                        json.endObject()
+                    }
+                }
                 try snapshot.forEachChange(in: [transaction], filter: consumer.filter) { change, transaction in
                     JSONWriter.document(to: output) { $0.writeChange(change, transaction: transaction, consumer: consumer.name, parents: parents) }
                     changes += 1
@@ -79,7 +97,7 @@ public final class DeliveryPayload {
             }
             try output.flush()
             let size = lseek(descriptor, 0, SEEK_END)
-            return DeliveryPayload(descriptor: descriptor, byteCount: Int(max(size, 0)), changeCount: changes)
+            return DeliveryPayload(descriptor: descriptor, byteCount: Int(max(size, 0)), changeCount: changes, isMigration: migration != nil)
         } catch let error as OutputError {
             close(descriptor)
             throw DeliveryError.payload("cannot write the changes for the receiver: \(error)")
@@ -87,6 +105,16 @@ public final class DeliveryPayload {
             close(descriptor)
             throw error
         }
+    }
+
+    /// `"migration": {"model_version": 2, "steps": ["rename Fireball.energy → energy_kt", …]}`: the
+    /// schema event a downstream table follows.
+    private static func writeMigration(_ model: StoredModel, to json: inout JSONWriter) {
+        json.key("migration")
+        json.beginObject()
+        json.field("model_version", model.version)
+        json.field("steps", strings: model.steps)
+        json.endObject()
     }
 
     /// What a webhook reads and sends at a time.

@@ -123,3 +123,25 @@ import Testing
         #expect(contexts.split(separator: "\r\n").dropFirst() == [#""run""#, #""migration""#, #""run""#], "\(contexts)")
     }
 }
+
+/// Consumers receive a migration (issue 45.3): a schema event with its steps, so a downstream
+/// table can follow; history prints the steps.
+@Suite struct MigrationEventTests {
+    @Test func consumersAndHistorySeeTheMigration() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = directory.path("f.sqlite")
+        #expect(try importer(["run", "--store", store, sample("fireball-2024.json")]).status == 0)
+        #expect(try importer(["consumers", "add", "warehouse", "--from", "now", "--store", store]).status == 0)
+        #expect(try importer(["migrate", "--store", store, "--model", sample("models/fireball-v2.yaml")]).status == 0)
+        let received = directory.path("received.json")
+        let delivered = try importer(["deliver", "--consumer", "warehouse", "--exec", "cat >> '\(received)'", "--store", store])
+        #expect(delivered.status == 0, "\(delivered.stderr)")
+        let body = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: received))) as? [String: Any])
+        let migration = body["migration"] as? [String: Any]
+        #expect(body["context"] as? String == "migration" && migration?["model_version"] as? Int == 2
+                && (migration?["steps"] as? [String])?.first == "rename Fireball.energy → energy_kt", "\(body)")
+        let history = try importer(["history", "--store", store])
+        #expect(history.stdout.contains("  migration: rename Fireball.energy → energy_kt\n"), "\(history.stdout)")
+    }
+}

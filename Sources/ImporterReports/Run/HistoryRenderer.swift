@@ -19,7 +19,14 @@ public struct HistoryRenderer {
         self.snapshot = snapshot
     }
 
+    /// The steps of the migrations among the store's transactions, by transaction number.
+    private func migrations() throws -> [Int64: [String]] {
+        let models = try snapshot.records.registeredModels()
+        return Dictionary(models.compactMap { model in model.transaction.map { ($0, model.steps) } }) { first, _ in first }
+    }
+
     public func renderJSON(_ content: ReportContent, to output: OutputSink) throws {
+        let migrationSteps = try migrations()
         try JSONWriter.document(to: output) { json in
             json.beginObject()
             json.field("store_id", store.storeID.uuidString.lowercased())
@@ -33,6 +40,7 @@ public struct HistoryRenderer {
                 json.writeCounts(transaction.totals)
                 json.key("entities")
                 json.writeEntities(transaction.entities)
+                if let steps = migrationSteps[transaction.number] { json.field("migration", strings: steps) }
                 json.key("changes")
                 json.beginArray()
             }, change: { change, _ in
@@ -53,6 +61,7 @@ public struct HistoryRenderer {
     }
 
     public func renderText(_ content: ReportContent, to output: OutputSink) throws {
+        let migrationSteps = try migrations()
         if content.dryRun { output.write("Dry run — nothing was written. What it would have written:\n") }
         if content.transactions.isEmpty { output.write("No history transactions.\n") }
         var shown = 0
@@ -61,6 +70,7 @@ public struct HistoryRenderer {
         try content.forEachTransaction(in: snapshot, begin: { transaction in
             output.write("Transaction \(transaction.number) (\(transaction.token.isEmpty ? "not written, no token" : "token \(transaction.token)")) by \(transaction.author) [\(transaction.context)] at \(transaction.timestamp) on \(transaction.host) pid \(transaction.processID)\n")
             if !transaction.sources.isEmpty { output.write("  sources: \(transaction.sources.joined(separator: ", "))\n") }
+            for step in migrationSteps[transaction.number] ?? [] { output.write("  migration: \(step)\n") }
             for (name, counts) in transaction.entities { output.write("  \(name): \(TextFormatting.counts(counts))\n") }
             shown = 0
             total = 0
