@@ -16,10 +16,12 @@ struct BenchOptions {
     var onlyViews = false
     /// Runs only the child entity rows (`ChildrenBenchmark`: nested beside flat).
     var onlyChildren = false
+    /// Runs only the migration rows (`MigrationBenchmark`: a first load, then a migration).
+    var onlyMigration = false
     var help = false
 
     static let usage = """
-        usage: importer-bench [--records N] [--dir DIR] [--importer PATH] [--repeats N] [--no-postgres | --only-postgres | --only-url | --only-shuffled | --only-views | --only-children]
+        usage: importer-bench [--records N] [--dir DIR] [--importer PATH] [--repeats N] [--no-postgres | --only-postgres | --only-url | --only-shuffled | --only-views | --only-children | --only-migration]
 
         End-to-end import figures beside a raw-SQLite baseline, the PostgreSQL store beside psql
         alone, the feed formats, and view replay.
@@ -50,6 +52,8 @@ struct BenchOptions {
           --only-views     run only the view replay rows (on a store the importer first loads)
           --only-children  run only the child entity rows (N stations with 5 vehicle types
                            each, nested beside flat)
+          --only-migration run only the migration rows (a first load of N records, then a
+                           migration renaming, filling and widening them)
           -h, --help       show this help
         """
 
@@ -76,6 +80,7 @@ struct BenchOptions {
             case "--only-shuffled": onlyShuffled = true
             case "--only-views": onlyViews = true
             case "--only-children": onlyChildren = true
+            case "--only-migration": onlyMigration = true
             case "-h", "--help": help = true
             default: throw BenchError.usage("unknown argument \(argument)")
             }

@@ -45,6 +45,7 @@ enum Benchmark {
         if options.onlyURL { return print(try urlFeed(options, feed: base, directory: directory, records: n).render()) }
         if options.onlyViews { return try onlyViews(options, feed: base) }
         if options.onlyChildren { return print(try childEntities(options, directory: directory).render()) }
+        if options.onlyMigration { return print(try migration(options, feed: base).render()) }
         try generator.writeFeed(changeFraction: 0.1, to: changed)
         if options.onlyShuffled { return print(try shuffledFeed(options, feed: base, changed: changed, records: n).render()) }
         print("importer benchmark: \(n) records; feed \((Double(size) / 1e6).formatted(1)) MB (API order, newest first); files in \(directory)")
@@ -85,6 +86,7 @@ enum Benchmark {
         let urlTable = try urlFeed(options, feed: base, directory: directory, records: n)
         let orderTable = try shuffledFeed(options, feed: base, changed: changed, records: n)
         let childTable = try childEntities(options, directory: directory)
+        let migrationTable = try migration(options, feed: base)
 
         // 3. Parsing alone; still no rows in memory, so peak RSS growth is the readers' own.
         let formatTable = try FormatBenchmark.table(formats, endToEnd: formatRuns, records: n, repeats: options.repeats)
@@ -99,7 +101,7 @@ enum Benchmark {
         print()
         var main = mainTable(baselines + importerRows, records: n, spawnerPeakKiB: spawnerPeakKiB)
         main.notes += ["importer's reports:"] + summaries
-        let sections = [main.render(), PhaseLog.table(importerRows).render(), render(postgres), formatTable.render(), urlTable.render(), orderTable.render(), childTable.render(), viewReplay.table.render()]
+        let sections = [main.render(), PhaseLog.table(importerRows).render(), render(postgres), formatTable.render(), urlTable.render(), orderTable.render(), childTable.render(), migrationTable.render(), viewReplay.table.render()]
         print(sections.joined(separator: "\n\n"))
         guard viewReplay.passed else { throw BenchError.failed("view replay benchmark: a replayed view differs from its recomputation (see above)") }
         try check(postgres)
@@ -141,6 +143,13 @@ enum Benchmark {
         progress("child entities: nested beside flat")
         return ChildrenBenchmark.table(try ChildrenBenchmark.run(importer: options.importer, parents: options.records, directory: directory,
                                                                  repeats: options.repeats))
+    }
+
+    /// The migration rows: a first load, then a migration renaming, filling and widening it.
+    static func migration(_ options: BenchOptions, feed: String) throws -> BenchTable {
+        progress("migration: first load, then migrate")
+        return MigrationBenchmark.table(try MigrationBenchmark.run(importer: options.importer, feed: feed, records: options.records,
+                                                                   directory: options.directory, repeats: options.repeats))
     }
 
     /// The PostgreSQL tables, or the line saying why there are none.

@@ -1,0 +1,63 @@
+import Foundation
+
+/// A migration at size (issue 45.6): a store first loaded with the API feed's `records` records,
+/// then migrated to a model that renames `energy`, fills a new required `source` on every record
+/// and adds an optional `note`; alternated `repeats` times, medians.
+///
+/// Target: the migration within 2× the first load's time, peak RSS < 100 MiB.
+enum MigrationBenchmark {
+    struct Outcome {
+        var firstLoad: [ProcessRunner.Measurement] = []
+        var migrate: [ProcessRunner.Measurement] = []
+        var records = 0
+    }
+
+    static func run(importer: String, feed: String, records: Int, directory: String, repeats: Int) throws -> Outcome {
+        let model = directory + "/migration-v2.yaml", report = directory + "/migration-report.txt"
+        let shown = try ProcessRunner.run(importer, ["model", "show"], stdout: model)
+        guard shown.status == 0 else { throw BenchError.failed("importer model show exited with \(shown.status)") }
+        try version2(of: try String(contentsOfFile: model, encoding: .utf8)).write(toFile: model, atomically: true, encoding: .utf8)
+        let store = directory + "/migration.sqlite"
+        defer {
+            StoreFiles.remove(store)
+            for path in [model, report] { try? FileManager.default.removeItem(atPath: path) }
+        }
+        var outcome = Outcome(records: records)
+        for _ in 0 ..< max(repeats, 1) {
+            StoreFiles.remove(store)
+            let first = try ProcessRunner.run(importer, ["run", "--store", store, feed], stdout: report)
+            guard first.status == 0 else { throw BenchError.failed("importer run exited with \(first.status)") }
+            outcome.firstLoad.append(first)
+            let migrated = try ProcessRunner.run(importer, ["migrate", "--store", store, "--model", model], stdout: report)
+            let text = (try? String(contentsOfFile: report, encoding: .utf8)) ?? ""
+            guard migrated.status == 0, text.contains("\(records) stored record(s) take cneos") else {
+                throw BenchError.failed("importer migrate exited with \(migrated.status): \(text.prefix(300))")
+            }
+            outcome.migrate.append(migrated)
+        }
+        return outcome
+    }
+
+    /// The built-in model with `energy` renamed `energy_kt`, a required `source` (default `cneos`,
+    /// the feed's constant) and an optional `note`.
+    static func version2(of text: String) -> String {
+        text.replacingOccurrences(of: "  - name: energy\n", with: "  - name: energy_kt\n    renamed-from: energy\n")
+            .replacingOccurrences(of: "tombstone: [date, energy,", with: "tombstone: [date, energy_kt,")
+            .replacingOccurrences(of: "attribute: energy\n", with: "attribute: energy_kt\n")
+            .replacingOccurrences(of: "  - name: impact_energy\n", with: "  - name: source\n    type: text\n    required: true\n    default: cneos\n  - name: note\n    type: text\n  - name: impact_energy\n")
+            .replacingOccurrences(of: "  fields:\n", with: "  fields:\n  - attribute: source\n    constant: cneos\n")
+    }
+
+    static func table(_ outcome: Outcome) -> BenchTable {
+        func median(_ runs: [ProcessRunner.Measurement]) -> Double { runs.map(\.seconds).sorted()[runs.count / 2] }
+        func peak(_ runs: [ProcessRunner.Measurement]) -> Int { runs.map(\.peakRSSKiB).max() ?? 0 }
+        var table = BenchTable(title: "Migration: \(outcome.records) records renamed, filled and widened (medians of \(outcome.migrate.count), SQLite)",
+                               headers: ["case", "s", "÷ first load", "peak RSS MiB"])
+        let load = median(outcome.firstLoad), migrate = median(outcome.migrate)
+        table.add(["first load (built-in model)", load.formatted(2), "1.00", mebibytes(kiB: peak(outcome.firstLoad))])
+        table.add(["migrate: rename, fill a required attribute, add an optional one", migrate.formatted(2), (migrate / load).formatted(2), mebibytes(kiB: peak(outcome.migrate))])
+        let met = migrate <= 2 * load && peak(outcome.migrate) < 100 * 1024
+        table.notes = ["target: the migration within 2× the first load, peak RSS < 100 MiB: \(met ? "met" : "NOT met")."]
+        return table
+    }
+}
