@@ -8,7 +8,7 @@ import Testing
 /// the new one, parents and children alike (`FaultCampaign`).
 @Suite(.serialized) struct ChildFaultCampaignTests {
     /// A SQLite store of stations and their vehicles (`SampleData/models/gbfs-station-status.yaml`).
-    struct ChildStores: CampaignStores {
+    struct ChildStores: SQLiteFixtureStores {
         var kind: String { "SQLite, child entities" }
 
         func fixture(in directory: TemporaryDirectory) throws -> String {
@@ -37,15 +37,6 @@ import Testing
         }
 
         enum SetupError: Error { case failed(String) }
-
-        /// Copies, digests, checks and removals are those of the standing campaign's SQLite stores.
-        private let sqlite = FaultCampaignTests.SQLiteStores()
-        func copy(of fixture: String, named name: String) throws -> String { try sqlite.copy(of: fixture, named: name) }
-        func digest(_ store: String) throws -> String { try sqlite.digest(store) }
-        func checkAfterKill(_ store: String, context: String, in directory: TemporaryDirectory) throws {
-            try sqlite.checkAfterKill(store, context: context, in: directory)
-        }
-        func remove(_ store: String) { sqlite.remove(store) }
     }
 
     @Test func killedAtAnyPointLeavesTheOldOrTheNewParentsAndChildren() throws {

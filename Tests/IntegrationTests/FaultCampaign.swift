@@ -25,6 +25,20 @@ extension CampaignStores {
     func rerunDigest(_ store: String) throws -> String { try digest(store) }
 }
 
+/// Stores of a campaign with a fixture of its own on SQLite: copies, digests, checks and removals
+/// are those of the standing campaign's SQLite stores.
+protocol SQLiteFixtureStores: CampaignStores {}
+
+extension SQLiteFixtureStores {
+    private var sqlite: FaultCampaignTests.SQLiteStores { FaultCampaignTests.SQLiteStores() }
+    func copy(of fixture: String, named name: String) throws -> String { try sqlite.copy(of: fixture, named: name) }
+    func digest(_ store: String) throws -> String { try sqlite.digest(store) }
+    func checkAfterKill(_ store: String, context: String, in directory: TemporaryDirectory) throws {
+        try sqlite.checkAfterKill(store, context: context, in: directory)
+    }
+    func remove(_ store: String) { sqlite.remove(store) }
+}
+
 /// One writing command of a campaign, without its `--store`.
 struct CampaignOperation: Sendable, CustomStringConvertible {
     var name: String

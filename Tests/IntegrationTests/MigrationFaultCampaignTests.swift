@@ -6,7 +6,7 @@ import Testing
 /// `SampleData/models/fireball-v2.yaml` (a rename, and a required attribute every record takes)
 /// is killed with SIGKILL at random points; each trial leaves the old store or the migrated one.
 @Suite(.serialized) struct MigrationFaultCampaignTests {
-    struct MigrationStores: CampaignStores {
+    struct MigrationStores: SQLiteFixtureStores {
         var kind: String { "SQLite, migrate" }
 
         func fixture(in directory: TemporaryDirectory) throws -> String {
@@ -19,14 +19,6 @@ import Testing
         }
 
         enum SetupError: Error { case failed(String) }
-
-        private let sqlite = FaultCampaignTests.SQLiteStores()
-        func copy(of fixture: String, named name: String) throws -> String { try sqlite.copy(of: fixture, named: name) }
-        func digest(_ store: String) throws -> String { try sqlite.digest(store) }
-        func checkAfterKill(_ store: String, context: String, in directory: TemporaryDirectory) throws {
-            try sqlite.checkAfterKill(store, context: context, in: directory)
-        }
-        func remove(_ store: String) { sqlite.remove(store) }
     }
 
     @Test func killedAtAnyPointLeavesTheOldOrTheMigratedStore() throws {
