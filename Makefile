@@ -22,8 +22,8 @@ APT_PACKAGES := libsqlite3-dev libxml2-dev
 # throwaway cluster of their own (initdb + pg_ctl) with the server binaries; the metrics tests check
 # the metrics files with promtool (prometheus), and the documented alert in a real Prometheus
 # scraping node_exporter (prometheus-node-exporter); feeds and webhooks go through a real HTTP
-# proxy (tinyproxy).
-TEST_PACKAGES := chromium postgresql prometheus prometheus-node-exporter tinyproxy
+# proxy (tinyproxy); history is backfilled from the commits of a file in a git repository (git).
+TEST_PACKAGES := chromium postgresql prometheus prometheus-node-exporter tinyproxy git
 
 MANDIR     := .build/man
 

@@ -26,6 +26,8 @@ public enum ImportError: Error, Sendable, RemedialError {
     case syncOfIncrementalSource(feed: String)
     /// A feed mapping with children given standard input, which cannot be read twice.
     case childrenFromStandardInput(feed: String)
+    /// `--timestamp` older than the store's last transaction: history stays in time order.
+    case timestampBeforeHistory(given: String, last: Int64, lastTimestamp: String)
     /// `--sync` of a URL answer in a record-per-line format whose end cannot be told from a cut
     /// (close-delimited): its deletes would follow the cut.
     case unverifiableBody(url: String, format: String)
@@ -56,6 +58,9 @@ public enum ImportError: Error, Sendable, RemedialError {
         case .childrenFromStandardInput(let feed):
             return "feed mapping '\(feed)' reads children, so the document is read twice (once for its records, once for their children): "
                 + "give it as a file or a URL, not standard input (save it first: importer run … feed.json)"
+        case .timestampBeforeHistory(let given, let last, let lastTimestamp):
+            return "--timestamp \(given) is before the store's last transaction (\(last), at \(lastTimestamp)): history stays in time order, "
+                + "so snapshots are imported oldest first; nothing was written"
         case .unverifiableBody(let url, let format):
             return "\(url): the answer had neither a Content-Length nor chunked framing, so it ended wherever the connection closed, "
                 + "and \(format) cut at a line boundary reads as whole: it cannot drive a sync, whose deletes would follow the cut; "
@@ -78,7 +83,7 @@ extension ImportError: ExitStatusError {
         case .fetch(let error): error.exitStatus
         case .sourceMoved: .locked
         case .syncOfIncrementalSource, .childrenFromStandardInput: .usage
-        case .unverifiableBody: .badInput
+        case .unverifiableBody, .timestampBeforeHistory: .badInput
         case .spill: .ioError
         }
     }

@@ -18,6 +18,9 @@ public struct ImportOptions: Sendable {
     public var replayViews = true
     /// Apply the model's automatic migration steps (renames, optional attributes) first: `--migrate`.
     public var migrate = false
+    /// The time the run's transaction is stamped with (`--timestamp`, `Timestamp` text): an archived
+    /// snapshot's, for history backfilled in time order; nil for now.
+    public var timestamp: String?
     /// Where the model came from (a migration's source).
     public var modelSource = "the built-in model"
 

@@ -8,6 +8,7 @@ import ImporterViews
 /// An import in its transaction, as a script of named phases: plan, read, close, history, views.
 extension ImportSession {
     func importAll(_ feeds: [FeedInput], fetched: [SourceFetch], in tx: StoreWriteTransaction) throws -> ImportResult {
+        try checkTimestamp(in: tx)
         let plan = try self.plan(feeds, in: tx)
         var ledger = ImportLedger()
         try readFeeds(feeds, plan: plan, ledger: &ledger)
@@ -107,7 +108,8 @@ extension ImportSession {
     /// the fetched sources recorded.
     func writeHistory(_ feeds: [FeedInput], fetched: [SourceFetch], counts: [(String, ChangeCounts)], plan: ImportPlan,
                       ledger: inout ImportLedger, in tx: StoreWriteTransaction) throws -> ImportResult {
-        let metadata = TransactionMetadata(author: options.author, context: options.context, sources: Self.sources(of: feeds))
+        var metadata = TransactionMetadata(author: options.author, context: options.context, sources: Self.sources(of: feeds))
+        metadata.timestamp = options.timestamp
         let wrote = try ledger.phases.time("history") { try plan.transaction.finish(metadata: metadata, counts: counts) }
         let number = wrote ? plan.transaction.number : nil
         try recordSources(fetched, transaction: number, in: tx)

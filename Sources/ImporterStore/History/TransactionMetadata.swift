@@ -7,6 +7,9 @@ public struct TransactionMetadata: Sendable, Equatable {
     public var processID: Int
     public var host: String
     public var sources: [String]
+    /// When the transaction happened (`Timestamp` text): now, unless a run backfills an archived
+    /// snapshot (`run --timestamp`).
+    public var timestamp: String?
 
     public init(author: String, context: String, processID: Int = Int(ProcessInfo.processInfo.processIdentifier),
                 host: String = ProcessInfo.processInfo.hostName, sources: [String]) {

@@ -22,7 +22,7 @@ extension SQLBackend {
             INSERT INTO importer_transaction ("number", "token", "timestamp", "author", "context", "process_id", "host", "source",
               "inserted", "updated", "deleted", "unchanged", "rejected", "duplicates", "rekeyed")
             VALUES (\((1...15).map(p).joined(separator: ", ")))
-            """, [.integer(number), .text(token(number).description), .text(Timestamp.now()), .text(metadata.author),
+            """, [.integer(number), .text(token(number).description), .text(metadata.timestamp ?? Timestamp.now()), .text(metadata.author),
                   .text(metadata.context), .integer(Int64(metadata.processID)), .text(metadata.host), .text(sources)] + counts(totals))
         for (name, entityCounts, range) in entities {
             try sql.execute("""

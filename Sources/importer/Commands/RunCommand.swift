@@ -45,6 +45,9 @@ struct RunCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The history transaction's author (default: $IMPORTER_AUTHOR, else \(ImportOptions.defaultAuthor)).", valueName: "name"))
     var author: String?
 
+    @Option(name: .long, help: ArgumentHelp("Stamp the transaction with this time instead of now, to backfill history from archived snapshots oldest first: a date (2024-03-01) or an ISO 8601 date and time; one before the store's last transaction is refused (65).", valueName: "datetime"))
+    var timestamp: String?
+
     @Flag(name: .long, help: "The feeds are a full snapshot: delete stored records that no feed holds (each delete is recorded with its tombstone).")
     var sync = false
 
@@ -109,6 +112,7 @@ struct RunCommand: ParsableCommand {
     func validate() throws {
         guard feeds.filter({ $0 == "-" }).count <= 1 else { throw ValidationError("standard input (-) can be read only once") }
         if let author, author.isEmpty { throw ValidationError("--author must not be empty") }
+        if let timestamp { _ = try DateArgument.parse(timestamp, option: "--timestamp") }
         guard maxRejects >= 0 else { throw ValidationError("--max-rejects must be 0 or more") }
         guard DeleteBound(parsing: maxDelete) != nil else { throw ValidationError("--max-delete: '\(maxDelete)' is not a count or a percentage (e.g. 500 or 50%)") }
         guard FetchDuration(parsing: deadline) != nil else { throw ValidationError("--deadline: '\(deadline)' is not a duration (e.g. 90s, 5m, 1h)") }
@@ -164,6 +168,7 @@ struct RunCommand: ParsableCommand {
         options.maxRejects = maxRejects
         options.replayViews = !noReplay
         options.migrate = migrate
+        options.timestamp = timestamp.flatMap { DateArgument.timestamp($0) }
         options.modelSource = modelOptions.model ?? options.modelSource
         options.dryRun = dryRun
         options.allowEmpty = allowEmpty
