@@ -63,3 +63,26 @@ import Testing
         #expect(stations.status == 0 && !stations.stdout.contains("/vehicle_types_available' ("), "\(stations.stdout)")
     }
 }
+
+/// XML: an element of the records that no field reads is said like a JSON member; elements read
+/// under a predicate and a relationship's child elements are not unmapped.
+@Suite struct UnmappedElementsTests {
+    @Test func anAtomEntrysNewElementIsSaid() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let model = sample("models/usgs-earthquakes-atom.yaml")
+        let store = directory.path("a.sqlite")
+        let first = try importer(["run", "--store", store, "--model", model, "--format", "json", sample("xml/usgs-earthquakes.atom")])
+        #expect(UnmappedFieldsTests.warnings(first).map { $0.components(separatedBy: ": ").dropFirst().joined(separator: ": ") }
+                == ["field '/summary' (first in record 1) is not mapped by feed mapping usgs-atom (new; unmapped: warn)"], "\(first.stdout)")
+        let text = try String(contentsOfFile: sample("xml/usgs-earthquakes-2.atom"), encoding: .utf8)
+        var parts = text.components(separatedBy: "</entry>")
+        parts[1] = parts[1] + "<georss:featuretypetag>earthquake</georss:featuretypetag>"
+        let added = try directory.write("added.atom", parts.joined(separator: "</entry>"))
+        let second = try importer(["run", "--store", store, "--model", model, "--format", "json", added])
+        #expect(second.status == 0 && UnmappedFieldsTests.warnings(second) == ["\(added): field '/featuretypetag' (first in record 2) is not mapped by feed mapping usgs-atom (new; unmapped: warn)"],
+                "\(second.stdout)\(second.stderr)")
+        let xrefs = try importer(["check", "--model", sample("models/iana-xrefs.yaml"), sample("xml/iana-xrefs-1.xml")])
+        #expect(!xrefs.stdout.contains("is not mapped"), "the xref children are read by their mapping: \(xrefs.stdout)")
+    }
+}

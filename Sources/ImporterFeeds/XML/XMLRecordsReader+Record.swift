@@ -44,6 +44,9 @@ extension XMLRecordsReader {
                 matchChildren(of: frames[parent].nodes)
                 if active.count == first {
                     skip = true
+                    if children == nil, let node = frames[parent].nodes.first.map({ active[$0] }) {
+                        unmapped.note(reader, under: node, in: tree, record: recordsRead)
+                    }
                 } else if tree.hasChildren, active[first...].contains(where: { tree.nodes[$0].holdsChildren }) {
                     active.removeLast(active.count - first)
                     try readChild()

@@ -96,6 +96,9 @@ public final class XMLRecordsReader: RecordReader {
     /// Child mode (`childPath` set before `open`): the children read from the current parent.
     public var childPath: String?
     var children: XMLChildRecords?
+    /// Elements of the records no field reads (record mode only).
+    var unmapped = XMLUnmappedElements()
+    public var unmappedFields: [UnmappedField] { unmapped.fields }
     @exclusivity(unchecked) var childBuffer: [RawRecord] = []
     var parentRecord = RawRecord(slotCount: 0)
     /// The namespace prefixes `open` resolved (the document's default included).

@@ -205,7 +205,10 @@ public final class MappedFeed {
     private func checkUnmapped() throws(FeedError) {
         let mapping = input.mapping
         guard mapping.childRecords == nil, mapping.unmapped != .ignore else { return }
-        let lists = input.childLists
+        // XML names the elements by their local name (`/default:xref` is `/xref`).
+        let lists = mapping.format != .xml ? input.childLists : input.childLists.map { list in
+            list.split(separator: "/", omittingEmptySubsequences: false).map { $0.split(separator: ":").last.map(String.init) ?? "" }.joined(separator: "/")
+        }
         unmapped = reader.unmappedFields.filter { field in !lists.contains { field.name == $0 || field.name.hasPrefix($0 + "/") } }
         guard mapping.unmapped == .fail, let first = unmapped.first else { return }
         let more = unmapped.count - 1
