@@ -42,7 +42,7 @@ import Testing
     static let writers: [[String]] = [
         ["run", "feed.json"], ["replay"], ["views", "rebuild", "fireball_by_year"], ["history", "purge"], ["rejects", "clear"],
         ["consumers", "add", "other"], ["consumers", "reset", "mailer", "--to", "now"], ["consumers", "remove", "spare"],
-        ["history", "--consumer", "mailer", "--ack"], ["undo", "--last"],
+        ["history", "--consumer", "mailer", "--ack"], ["undo", "--last"], ["migrate", "--model", sample("models/fireball-v2.yaml")],
     ]
 
     @Test(arguments: writers)
