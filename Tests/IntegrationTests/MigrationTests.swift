@@ -1,4 +1,5 @@
 import Foundation
+import ImporterKit
 import ImporterTestSupport
 import PostgresTestSupport
 import Testing
@@ -143,5 +144,24 @@ import Testing
                 && (migration?["steps"] as? [String])?.first == "rename Fireball.energy → energy_kt", "\(body)")
         let history = try importer(["history", "--store", store])
         #expect(history.stdout.contains("  migration: rename Fireball.energy → energy_kt\n"), "\(history.stdout)")
+    }
+}
+
+/// A store written before stores kept their model (no `importer_model`, as the previous release
+/// left them) is diffed and migrated like any other; its first version is the migration's.
+@Suite struct MigrationOfOlderStoresTests {
+    @Test func aStoreWithoutModelVersionsMigrates() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = directory.path("old.sqlite")
+        #expect(try importer(["run", "--store", store, sample("fireball-2024.json")]).status == 0)
+        try SQLiteConnection(path: store, create: false).execute("DROP TABLE importer_model")
+        #expect(try importer(["model", "versions", "--store", store]).stdout.hasPrefix("No model version recorded yet"))
+        #expect(try importer(["model", "diff", "--store", store, "--model", sample("models/fireball-v2.yaml")]).stdout.contains("rename Fireball.energy → energy_kt"))
+        let migrated = try importer(["migrate", "--store", store, "--model", sample("models/fireball-v2.yaml")])
+        #expect(migrated.status == 0, "\(migrated.stderr)")
+        let versions = try importer(["model", "versions", "--store", store, "--format", "json"]).json as? [[String: Any]] ?? []
+        #expect(versions.count == 1 && versions.first?["transaction"] as? Int == 2, "\(versions)")
+        #expect(try importer(["run", "--store", store, "--model", sample("models/fireball-v2.yaml"), sample("fireball-2026.json")]).status == 0)
     }
 }
