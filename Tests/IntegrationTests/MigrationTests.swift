@@ -165,3 +165,27 @@ import Testing
         #expect(try importer(["run", "--store", store, "--model", sample("models/fireball-v2.yaml"), sample("fireball-2026.json")]).status == 0)
     }
 }
+
+/// The model keys of migrations and of the unmapped contract, given bad values: model check names
+/// each (78); a version the store does not have is a usage error (64).
+@Suite struct MigrationInputTests {
+    @Test func badValuesAreNamed() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let v2 = try String(contentsOfFile: sample("models/fireball-v2.yaml"), encoding: .utf8)
+        let cases = [
+            (v2.replacingOccurrences(of: "  - name: source\n    type: text", with: "  - name: source\n    type: integer")
+                .replacingOccurrences(of: "  - attribute: source\n    constant: cneos\n", with: ""), "attribute source: default 'cneos' does not read as integer"),
+            (v2.replacingOccurrences(of: "renamed-from: energy", with: "renamed-from: impact_energy"), "attribute energy_kt is renamed from 'impact_energy', which the entity still has"),
+            (v2.replacingOccurrences(of: "  format: nasa-columnar\n", with: "  format: nasa-columnar\n  unmapped: sometimes\n"), "unmapped: 'sometimes' is not one of: ignore, warn, fail"),
+        ]
+        for (index, (text, message)) in cases.enumerated() {
+            let check = try importer(["model", "check", try directory.write("bad-\(index).yaml", text)])
+            #expect(check.status == 78 && check.stderr.contains(message), "\(check.stderr)")
+        }
+        let store = directory.path("s.sqlite")
+        #expect(try importer(["run", "--store", store, sample("fireball-2024.json")]).status == 0)
+        let missing = try importer(["model", "versions", "--store", store, "--show", "9"])
+        #expect(missing.status == 64 && missing.stderr.contains("the store has no model version 9 (it has 1)"), "\(missing.stderr)")
+    }
+}

@@ -62,7 +62,7 @@ extension Model {
                 problems.append("entity \(entity.name): attribute \(attribute.name) is renamed from '\(old)', which the entity still has")
             }
             if let text = evolution.defaultText, evolution.defaultValue(for: attribute.type) == nil {
-                problems.append("entity \(entity.name): attribute \(attribute.name): default '\(text)' is not a \(attribute.type.rawValue)")
+                problems.append("entity \(entity.name): attribute \(attribute.name): default '\(text)' does not read as \(attribute.type.rawValue)")
             }
         }
         return problems

@@ -20,14 +20,18 @@ extension PostgresStore {
             WHERE t."number" > $1 AND t."number" <= $2 AND e."first_change_id" IS NOT NULL ORDER BY t."number"
             """, [.integer(after), .integer(through)])
         let order = Dictionary(uniqueKeysWithValues: entities.enumerated().map { ($0.element.name, $0.offset) })
+        // Each entity as its change rows are read (retired attributes included), looked up once.
+        var reading: [String: EntityDescription] = [:]
         let sorted = ranges.sorted { (Self.int($0[0]), order[$0[2].stringValue ?? ""] ?? 0) < (Self.int($1[0]), order[$1[2].stringValue ?? ""] ?? 0) }
         for row in sorted {
             guard filter.includes(author: row[1].stringValue ?? ""), let entity = entity(named: row[2].stringValue ?? ""),
                   filter.includes(entity: entity.name) else { continue }
+            if reading[entity.name] == nil { reading[entity.name] = try historyEntity(entity) }
+            let read = reading[entity.name] ?? entity
             var next = Self.int(row[3])
             let last = Self.int(row[4])
             while next <= last {
-                let changes = try changePage(entity, from: next, through: last)
+                let changes = try changePage(read, from: next, through: last)
                 guard let final = changes.last else { break }
                 for (_, change) in changes where filter.includes(change) {
                     try body(change)
@@ -41,7 +45,6 @@ extension PostgresStore {
 
     /// Up to `changePage` change rows of `entity` with ids in `from...through`, decoded.
     private func changePage(_ entity: EntityDescription, from: Int64, through: Int64) throws -> [(Int64, Change)] {
-        let entity = try historyEntity(entity)
         let schema = PostgresEntitySchema(entity: entity, columns: changeColumns)
         let decoder = ChangeRowDecoder(entity: entity)
         let rows = try connection.rows("""
