@@ -29,24 +29,8 @@ package struct ChildrenSQL {
     }
 
     /// `e`'s parent key is none of `keys` (each in the parent key's order: the parents whose list
-    /// a feed left out), as literals: one `NOT IN` list for a one-attribute key (the database
-    /// searches it as a set), else the keys' conditions OR-ed as a balanced tree, so that thousands
-    /// of them stay far below SQLite's expression depth (1,000).
+    /// a feed left out): `KeyListSQL.none`.
     package func notChildOf(_ keys: [[Value]]) -> String {
-        guard !keys.isEmpty else { return "1 = 1" }
-        let names = parent.uniqueKey.map { "e." + Self.q($0) }
-        if names.count == 1, let name = names.first {
-            return "\(name) NOT IN (" + keys.compactMap { $0.first.map(Expression.literal) }.joined(separator: ", ") + ")"
-        }
-        let each = keys.map { key in
-            "(" + zip(names, key).map { "\($0) = \(Expression.literal($1))" }.joined(separator: " AND ") + ")"
-        }
-        return "NOT " + Self.balancedOr(each[...])
-    }
-
-    private static func balancedOr(_ terms: ArraySlice<String>) -> String {
-        guard terms.count > 1 else { return terms.first ?? "(1 = 0)" }
-        let middle = terms.startIndex + terms.count / 2
-        return "(" + balancedOr(terms[..<middle]) + " OR " + balancedOr(terms[middle...]) + ")"
+        KeyListSQL.none(of: keys, columns: parent.uniqueKey)
     }
 }

@@ -69,4 +69,45 @@ import Testing
         #expect(run.status == 64)
         #expect(run.stderr.contains("--max-delete: 'half' is not a count or a percentage"))
     }
+
+    static let thingModel = """
+        entities:
+        - name: Thing
+          key: [tid]
+          attributes:
+          - {name: tid, type: text, required: true}
+          - {name: n, type: integer}
+        feeds:
+        - name: things
+          entity: Thing
+          format: json
+          fields:
+          - {attribute: tid, field: id}
+          - {attribute: n, field: n}
+        """
+
+    /// A record the feed still holds is not deleted because one of its values did not parse: a
+    /// sync keeps the stored record of every reject whose key it read, and refuses (65, nothing
+    /// written) when a reject's key cannot be read, since it cannot tell which record that is.
+    @Test(arguments: ["sqlite", "postgres"]) func aSyncKeepsTheRecordsItRejected(backend: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = try RealFeedShapesTests.newStore(backend, in: directory), model = try directory.write("m.yaml", Self.thingModel)
+        let first = try directory.write("1.json", #"[{"id":"a","n":1},{"id":"b","n":2},{"id":"c","n":3}]"#)
+        try #require(try importer(["run", "--store", store, "--model", model, first]).status == 0)
+        let badValue = try directory.write("2.json", #"[{"id":"a","n":1},{"id":"b","n":"x"}]"#)
+        let run = try importer(["run", "--store", store, "--model", model, "--sync", "--max-rejects", "1", "--max-delete", "100%", "--format", "json", badValue])
+        #expect(run.status == 0, "\(run.stderr)")
+        let totals = try #require((run.json as? [String: Any])?["totals"] as? [String: Any])
+        #expect(totals["deleted"] as? Int == 1 && totals["rejected"] as? Int == 1, "only c is gone: \(run.stdout)")
+        let export = try importer(["export", "--store", store, "--entity", "Thing", "--format", "ndjson"])
+        #expect(export.stdout == #"{"tid":"a","n":1}"# + "\n" + #"{"tid":"b","n":2}"# + "\n", "b kept with its stored value: \(export.stdout)")
+        let badKey = try directory.write("3.json", #"[{"id":"a","n":1},{"id":null,"n":2}]"#)
+        let refused = try importer(["run", "--store", store, "--model", model, "--sync", "--max-rejects", "1", "--max-delete", "100%", badKey])
+        #expect(refused.status == 65)
+        #expect(refused.stderr.contains("1 rejected Thing record(s) have no readable key: --sync cannot tell which stored records they stand for"), "\(refused.stderr)")
+        #expect(try importer(["export", "--store", store, "--entity", "Thing", "--format", "ndjson"]).stdout == export.stdout, "nothing written")
+        let plain = try importer(["run", "--store", store, "--model", model, "--max-rejects", "1", badKey])
+        #expect(plain.status == 0, "without --sync nothing is deleted: \(plain.stderr)")
+    }
 }

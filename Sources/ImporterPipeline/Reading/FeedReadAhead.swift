@@ -26,6 +26,8 @@ enum FeedReadAhead {
         var absences: [MappedFeed.FieldAbsence] = []
         var keptParents: [[Value]] = []
         var unmapped: [UnmappedField] = []
+        var rejectedKeys: [[Value]] = []
+        var unkeyedRejects = 0
     }
 
     /// Reads `feed` ahead of the caller, handing each batch to `onBatch` and each reject to
@@ -56,6 +58,7 @@ enum FeedReadAhead {
             }
             var end = position()
             (end.warnings, end.absences, end.keptParents, end.unmapped) = (feed.warnings, feed.absences, feed.keptParents, feed.unmapped)
+            (end.rejectedKeys, end.unkeyedRejects) = (feed.rejectedKeys, feed.unkeyedRejects)
             try queue.putEnd(end)
         } catch is ReadAheadQueue<Position>.Cancelled {
             return

@@ -45,6 +45,11 @@ public final class MappedFeed {
     public var rejectedParents: Set<Int> = []
     /// Children left out because their parent was rejected.
     public private(set) var childrenOfRejected = 0
+    /// The keys of the rejected records whose key could be read, in the key's order: the feed
+    /// holds them, so a sync keeps their stored records.
+    public private(set) var rejectedKeys: [[Value]] = []
+    /// Rejected records whose key could not be read: which stored records they stand for is unknown.
+    public private(set) var unkeyedRejects = 0
     /// Fields the records hold and the mapping does not read, once read to the end (`unmapped:`).
     public private(set) var unmapped: [UnmappedField] = []
     /// The parents without a child element (XML): empty lists, unless no parent has one.
@@ -114,7 +119,7 @@ public final class MappedFeed {
             presence.observe(record)
             for slot in counted where record.slots[slot].kind == .absent { absent[slot] += 1 }
             if let reject = mapper.map(record, into: &batch) {
-                if !parentKey.isEmpty { keepChildren(of: record, mapper: mapper) }
+                if !parentKey.isEmpty { keepChildren(of: record, mapper: mapper) } else { keepRejected(record, mapper: mapper) }
                 try onReject(reject)
             } else if batch.count >= batchSize {
                 if presence.isDeciding {
@@ -159,6 +164,11 @@ public final class MappedFeed {
     /// is rejected by its own mapping, and its children are kept.
     private func keepChildren(of record: RawRecord, mapper: RecordMapper) {
         if let key = mapper.values(of: parentKey, in: record) { keptParents.append(key) }
+    }
+
+    /// Notes a rejected record's key, when it can be read (`rejectedKeys`).
+    private func keepRejected(_ record: RawRecord, mapper: RecordMapper) {
+        if let key = mapper.values(of: mapper.entity.uniqueKey, in: record) { rejectedKeys.append(key) } else { unkeyedRejects += 1 }
     }
 
     /// At the window, with fields still unseen: looks for them in the rest of the file, when it

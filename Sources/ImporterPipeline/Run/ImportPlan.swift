@@ -34,6 +34,10 @@ struct ImportLedger {
     var keptParents: [String: [[Value]]] = [:]
     /// The record indices the last feed of parents rejected (its children's feeds leave theirs out).
     var rejectedRecords: Set<Int> = []
+    /// Per entity, the keys of its rejected records (a sync keeps them), and how many rejected
+    /// records had no readable key (a sync cannot tell which stored records they are).
+    var rejectedKeys: [String: [[Value]]] = [:]
+    var unkeyedRejects: [String: Int] = [:]
     /// Records each entity's close deleted (sync, snapshot and cascade deletes).
     var deleted: [String: Int] = [:]
     /// Records each entity's close re-keyed (key drift).

@@ -87,8 +87,13 @@ extension ImportSession {
                 continue
             }
             guard options.sync else { continue }
+            if let unkeyed = ledger.unkeyedRejects[entity.name], unkeyed > 0 {
+                ledger.refusals.append(.unkeyedRejects(entity: entity.name, count: unkeyed))
+                continue
+            }
             do {
-                ledger.deleted[entity.name, default: 0] += try ledger.phases.time("sync deletes") { try plan.transaction.deleteRecordsNotWritten(entity) }
+                let keeping = ledger.rejectedKeys[entity.name] ?? []
+                ledger.deleted[entity.name, default: 0] += try ledger.phases.time("sync deletes") { try plan.transaction.deleteRecordsNotWritten(entity, keeping: keeping) }
             } catch {
                 throw refusedWrite(error, what: "the sync deletes of \(entity.name) (records no feed holds)")
             }

@@ -38,6 +38,8 @@ extension ImportSession {
         ledger.phases.add("read", end.readingSeconds)
         onProgress?(ImportProgress(source: source, records: end.records, bytesRead: end.bytesRead, totalBytes: end.totalBytes))
         ledger.absences += end.absences
+        ledger.rejectedKeys[entity.name, default: []] += end.rejectedKeys
+        ledger.unkeyedRejects[entity.name, default: 0] += end.unkeyedRejects
         if !end.unmapped.isEmpty { ledger.unmapped.append((feed.mapping.name, source, end.unmapped)) }
         return end.warnings
     }

@@ -17,6 +17,9 @@ public enum Refusal: Sendable, Equatable {
     /// A sync would delete `parent` records that have `children` `child` records, which the
     /// relationship's `delete: deny` forbids.
     case deniedDelete(parent: String, relationship: String, child: String, children: Int)
+    /// A sync rejected `count` `entity` records whose key could not be read: it cannot tell which
+    /// stored records they stand for, and would delete them as records the feed no longer holds.
+    case unkeyedRejects(entity: String, count: Int)
 
     /// The refusal, each limit and remedy in `words`.
     public func message(_ words: (Remedy) -> String) -> String {
@@ -39,6 +42,9 @@ public enum Refusal: Sendable, Equatable {
         case .deniedDelete(let parent, let relationship, let child, let children):
             "\(words(.syncMode)) would delete \(parent) records that still have \(children) \(child) record(s), "
                 + "which relationship '\(relationship)' forbids (delete: deny); check the feed, or delete the children first"
+        case .unkeyedRejects(let entity, let count):
+            "\(count) rejected \(entity) record(s) have no readable key: \(words(.syncMode)) cannot tell which stored records they stand for "
+                + "and would delete them; fix the records (see the rejects), or run without \(words(.syncMode))"
         }
     }
 }

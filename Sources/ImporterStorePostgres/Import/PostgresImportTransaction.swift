@@ -315,9 +315,9 @@ final class PostgresImportTransaction: ImportTransaction {
         return pairs.count
     }
 
-    func deleteRecordsNotWritten(_ entity: EntityDescription) throws -> Int {
+    func deleteRecordsNotWritten(_ entity: EntityDescription, keeping: [[Value]]) throws -> Int {
         try apply(entity)
-        return try deleteRecords(entity, where: unwritten(try run(entity)))
+        return try deleteRecords(entity, where: "\(unwritten(try run(entity))) AND \(KeyListSQL.none(of: keeping, columns: entity.uniqueKey))")
     }
 
     func deleteChildrenNotWritten(_ child: EntityDescription, parent: EntityDescription, keeping: [[Value]]) throws -> Int {

@@ -109,8 +109,9 @@ final class SQLiteImportTransaction: ImportTransaction {
         return count
     }
 
-    func deleteRecordsNotWritten(_ entity: EntityDescription) throws -> Int {
-        try history.deleteRecords(entity, where: try run(entity).seen.unseenCondition, in: transaction)
+    func deleteRecordsNotWritten(_ entity: EntityDescription, keeping: [[Value]]) throws -> Int {
+        let condition = "\(try run(entity).seen.unseenCondition) AND \(KeyListSQL.none(of: keeping, columns: entity.uniqueKey))"
+        return try history.deleteRecords(entity, where: condition, in: transaction)
     }
 
     func deleteChildrenNotWritten(_ child: EntityDescription, parent: EntityDescription, keeping: [[Value]]) throws -> Int {
