@@ -53,6 +53,8 @@ public struct RawRecord: Sendable {
     /// In child mode, the index of the parent record in its feed (`index` is then the child's
     /// place in its parent's array).
     public var parentIndex = 0
+    /// A child of children: its place in each array above its own, innermost first.
+    public var enclosingPlaces: [Int] = []
     public var bytes: [UInt8] = []
     public var slots: [RawSlot]
     /// Per slot: what several values of its field in one record become (`fill` applies it).
@@ -80,6 +82,7 @@ public struct RawRecord: Sendable {
     @inline(__always)
     public mutating func reset() {
         bytes.removeAll(keepingCapacity: true)
+        enclosingPlaces.removeAll(keepingCapacity: true)
         isParentOnly = false
         mayBeEmptyList = false
         for i in slots.indices {
@@ -212,9 +215,10 @@ public struct FeedHeader: Sendable, Equatable {
     /// For JSON arrays of records: the JSON pointer of the array (`""` for the document's root),
     /// so a reject can name `<pointer>/<index>/<field>`.
     public var recordsPointer: String?
-    /// In child mode: the pointer of the children's array in each record, so a child's reject
-    /// names `<pointer>/<parent>/<children>/<place>/<field>`.
-    public var childrenPointer: String?
+    /// In child mode: the pointers of the arrays from each record down to the children (one for
+    /// children, more for children of children), so a child's reject names
+    /// `<pointer>/<parent>/<array>/<place>…/<children>/<place>/<field>`.
+    public var childrenPointers: [String]?
     /// For formats whose header names their columns (CSV): the names, for messages about the
     /// fields it lacks.
     public var columns: [String]?

@@ -21,7 +21,11 @@ extension RecordMapper {
     func path(of field: String, in record: RawRecord) -> String {
         guard let pointer = recordsPointer else { return field }
         func member(_ field: String) -> String { field.hasPrefix("/") ? field : "/" + field }
-        guard let children = childrenPointer else { return "\(pointer)/\(record.index)" + member(field) }
+        guard let arrays = childrenPointers else { return "\(pointer)/\(record.index)" + member(field) }
+        // Each array above the children's with the place in it (unknown: `*`).
+        var places = record.enclosingPlaces.reversed().map(String.init)
+        places += Array(repeating: "*", count: max(0, arrays.count - 1 - places.count))
+        let children = zip(arrays, places).map { "\($0)/\($1)" }.joined() + (arrays.last ?? "")
         if field.hasPrefix(ChildRecords.parentPrefix) { return "\(pointer)/\(record.parentIndex)" + member(String(field.dropFirst(ChildRecords.parentPrefix.count))) }
         return "\(pointer)/\(record.parentIndex)\(children)/\(record.index)" + member(field)
     }

@@ -66,7 +66,7 @@ public struct RecordMapper: Sendable {
     /// The feed's name and records pointer, for rejects; set by `configure`.
     private var sourceName = ""
     private(set) var recordsPointer: String?
-    private(set) var childrenPointer: String?
+    private(set) var childrenPointers: [String]?
 
     public init(entity: EntityDescription, mapping: FeedMapping) throws(ModelError) {
         self.entity = entity
@@ -135,7 +135,7 @@ public struct RecordMapper: Sendable {
     public mutating func configure(header: FeedHeader, sourceName: String) throws(FeedError) {
         self.sourceName = sourceName
         recordsPointer = header.recordsPointer
-        childrenPointer = header.childrenPointer
+        childrenPointers = header.childrenPointers
         let location = SourceLocation(source: sourceName, line: 1, column: 1)
         plans = allPlans.filter { plan in
             plan.hasConstant || (plan.slot >= 0 && header.supplied[plan.slot])
@@ -236,7 +236,7 @@ public struct RecordMapper: Sendable {
         }
         if let field = detail.mapping.field {
             location.path = path(of: field, in: record)
-            if childrenPointer != nil { location.recordIndex = record.parentIndex }
+            if childrenPointers != nil { location.recordIndex = record.parentIndex }
         }
         return Reject(location: location, entity: entity.name, attribute: detail.attribute.name, reason: reason, rawValue: raw)
     }

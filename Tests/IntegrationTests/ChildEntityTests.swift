@@ -165,9 +165,10 @@ import Testing
         }
     }
 
-    /// A bad child is rejected where it is (its parent's place, the array, its own place), and its
-    /// parent's stored children are all kept: a child not read is never deleted. A rejected
-    /// parent's children are not written (counted in a warning), so no child outlives its parent.
+    /// A bad child is rejected where it is (its parent's place, the array, its own place), and it
+    /// rejects its parent: the station keeps its stored values and all its stored children (a
+    /// child not read is never deleted), and its reject names the child. A rejected parent's
+    /// children are not written (counted in a warning), so no child outlives its parent.
     @Test func aBadRecordNeverCostsAChild() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
@@ -192,14 +193,29 @@ import Testing
                 "\(checked.stdout)\(checked.stderr)")
         let refused = try importer(["run", "--store", store, "--model", Self.model, feed])
         #expect(refused.status == 65, "\(refused.stderr)")
-        let run = try importer(["run", "--store", store, "--model", Self.model, "--max-rejects", "5", "--format", "json", feed])
+        let rejects = directory.path("rejects.ndjson")
+        let run = try importer(["run", "--store", store, "--model", Self.model, "--max-rejects", "5", "--rejects", rejects, "--format", "json", feed])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains("/data/stations/5/vehicle_types_available/0/count"), "located: \(run.stdout)")
-        #expect(run.stdout.contains("2 StationVehicle record(s) not written: their parent record was rejected"), "\(run.stdout)")
+        // Read twice (the bad child is met after its station was written), said once.
+        #expect(run.stderr.components(separatedBy: "not written: their parent record was rejected").count == 2, "\(run.stderr)")
+        let lines = try String(contentsOfFile: rejects, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 3 && lines[2].contains(#""entity":"Station""#) && lines[2].contains(#""record":5"#), "each reject once: \(lines)")
+        // A pipe cannot be emptied before the second reading: it gets each reject once all the same.
+        let piped = try importer(["-c", #"mkfifo "$1/pipe" && (cat "$1/pipe" > "$1/piped.ndjson" &) && "$2" run --dry-run --store "$3" --model "$4" --max-rejects 5 --rejects "$1/pipe" "$5""#,
+                                  "sh", directory.path(""), importerBinary, store, Self.model, feed], launcher: ["/bin/sh"])
+        #expect(piped.status == 0, "\(piped.stderr)")
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(try String(contentsOfFile: directory.path("piped.ndjson"), encoding: .utf8).split(separator: "\n") == lines)
+        #expect(run.stdout.contains("4 StationVehicle record(s) not written: their parent record was rejected"), "E5's and C3's: \(run.stdout)")
+        #expect(run.stdout.contains("rejected with its children: its StationVehicle.count was rejected (expected a number)"), "\(run.stdout)")
         let rows = try Self.vehicles(store)
         #expect(rows.filter { $0.hasPrefix(#""C3""#) } == [#""C3","bike",0"#, #""C3","cargo",1"#, #""C3","ebike",0"#], "C3's children kept: \(rows)")
         #expect(!rows.contains { $0.hasPrefix(#""E5""#) }, "\(rows)")
         #expect(Self.counts(run, "StationVehicle")["deleted"] == 1 && Self.counts(run, "StationVehicle")["rejected"] == 1, "only G7's: \(run.stdout)")
+        #expect(Self.counts(run, "Station")["rejected"] == 2 && Self.counts(run, "Station")["updated"] == 2, "E5 and C3 rejected, B2 and G7 updated: \(run.stdout)")
+        let c3 = try importer(["query", "--store", store, "--format", "csv", "SELECT num_bikes_available FROM station WHERE station_id = 'C3'"])
+        #expect(c3.stdout.split(separator: "\r\n").last == "1", "C3 keeps its stored value: \(c3.stdout)")
     }
 
     /// Children without a natural key are keyed by their place, as the model says; the model check

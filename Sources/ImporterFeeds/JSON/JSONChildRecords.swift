@@ -130,6 +130,7 @@ extension JSONRecordsReader {
             return
         }
         let shape = state.levels[level - 1]
+        var place = 0
         repeat {
             guard try scanner.peek() == UInt8(ascii: "{") else {
                 throw ScanError.invalid(.shape(scanner.location(recordIndex: index), "an element of the array above the children of record \(index) is not a JSON object"))
@@ -140,7 +141,11 @@ extension JSONRecordsReader {
             var element = RawRecord(slotCount: state.repeated.count, repeated: state.repeated)
             try readObject(shape.tree, into: &element, depth: depth + 1)
             if level == state.enclosing.count, children?.arrayPresent == false { appendParentOnly(line: line, column: column) }
-            for index in first..<(children?.count ?? first) { childBuffer[index].copySlots(shape.slots, from: element) }
+            for index in first..<(children?.count ?? first) {
+                childBuffer[index].copySlots(shape.slots, from: element)
+                childBuffer[index].enclosingPlaces.append(place)
+            }
+            place += 1
         } while try scanner.separator(close: UInt8(ascii: "]"), context: "in an array")
     }
 

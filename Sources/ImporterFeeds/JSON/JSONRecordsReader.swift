@@ -75,10 +75,9 @@ public final class JSONRecordsReader: RecordReader {
         if let children {
             try openChildren(requesting: fields)
             var header = FeedHeader(supplied: Array(repeating: true, count: fields.count), recordsPointer: recordsPointer)
-            // Children of children: each enclosing array's element index is not kept (`*`).
-            header.childrenPointer = (children.enclosing + [children.path]).map { tokens in
+            header.childrenPointers = (children.enclosing + [children.path]).map { tokens in
                 "/" + tokens.map { $0.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1") }.joined(separator: "/")
-            }.joined(separator: "/*")
+            }
             return header
         }
         for (slot, field) in fields.enumerated() {

@@ -10,7 +10,7 @@ public struct FeedCheck: Sendable {
     public var records = 0
     public var mapped = 0
     public var rejected = 0
-    /// The record indices rejected (a feed of parents: its children's check leaves theirs out).
+    /// The record indices rejected (for a feed of children: their parents' records, which a bad child rejects).
     public var rejectedRecords: Set<Int> = []
     /// The attributes the feed supplies (the others are left untouched on existing records).
     public var supplied: [String] = []
@@ -53,7 +53,7 @@ public struct FeedChecker {
         var rejectedByAttribute: [String: Int] = [:]
         try feed.read(batchSize: 1024) { reject in
             result.rejected += 1
-            if input.mapping.childRecords == nil, let index = reject.location.recordIndex { result.rejectedRecords.insert(index) }
+            if let index = reject.location.recordIndex { result.rejectedRecords.insert(index) }
             rejectedByAttribute[reject.attribute ?? "", default: 0] += 1
             try onReject(reject)
         } onBatch: { batch in

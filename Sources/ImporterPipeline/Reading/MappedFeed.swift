@@ -43,6 +43,12 @@ public final class MappedFeed {
     /// For a mapping of children: the record indices of the parents their own mapping rejected,
     /// whose children are left out (no child is stored for a parent that was not).
     public var rejectedParents: Set<Int> = []
+    /// Records not to write, rejected for one of their children (`RejectedChildren`): read, their
+    /// keys kept like a reject's.
+    public var withheld: Set<Int> = []
+    /// For a mapping of children: those of `rejectedParents` withheld for a rejected child, whose
+    /// children are still mapped, for their rejects, and left out.
+    public var withheldParents: Set<Int> = []
     /// Children left out because their parent was rejected.
     public private(set) var childrenOfRejected = 0
     /// The keys of the rejected records whose key could be read, in the key's order: the feed
@@ -112,9 +118,17 @@ public final class MappedFeed {
         // A local copy: calling the property's `map` copied the whole mapper (retaining each of
         // its references) once per record, ~7 % of a reload's CPU; refreshed when `release` changes it.
         var mapper = self.mapper
+        var scratch = mapper.makeBatch(capacity: 1)
         while try reader.next(into: &record) {
-            if !parentKey.isEmpty, !admits(record, mapper: mapper) { continue }
+            if !parentKey.isEmpty, !admits(record, mapper: mapper) {
+                try rejectIfWithheld(record, mapper: mapper, scratch: &scratch, onReject: onReject)
+                continue
+            }
             records += 1
+            if !withheld.isEmpty, withheld.contains(record.index) {
+                keepRejected(record, mapper: mapper)
+                continue
+            }
             if collectsFieldCounts { count(record) }
             presence.observe(record)
             for slot in counted where record.slots[slot].kind == .absent { absent[slot] += 1 }
@@ -157,6 +171,13 @@ public final class MappedFeed {
         guard !rejectedParents.isEmpty, rejectedParents.contains(record.parentIndex) else { return true }
         childrenOfRejected += 1
         return false
+    }
+
+    /// A child of a withheld parent is mapped, not written: its parent's reject names it.
+    private func rejectIfWithheld(_ record: RawRecord, mapper: RecordMapper, scratch: inout RecordBatch, onReject: (Reject) throws -> Void) throws {
+        guard !record.isParentOnly, withheldParents.contains(record.parentIndex) else { return }
+        if let reject = mapper.map(record, into: &scratch) { try onReject(reject) }
+        scratch.removeAll()
     }
 
     /// Keeps the stored children of a parent whose array the feed left out, or one of whose

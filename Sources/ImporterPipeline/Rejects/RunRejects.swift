@@ -12,6 +12,11 @@ final class RunRejects {
     private let transaction: any ImportTransaction
     /// When the run started: the time each reject is stored with.
     private let startedAt = Timestamp.now()
+    /// Set once the attempt is known to be rolled back and read again (`RejectedChildren`): rejects
+    /// are still counted, not stored (the next attempt stores them), and the sink is told.
+    var scouting = false {
+        didSet { sink?.scouting = scouting }
+    }
 
     init(limit: Int, sink: RejectSink?, transaction: any ImportTransaction) {
         self.limit = limit
@@ -27,6 +32,6 @@ final class RunRejects {
         if count > limit {
             throw ImportError.tooManyRejects(count: count, limit: limit, rejects: first)
         }
-        try transaction.recordReject(reject, at: startedAt)
+        if !scouting { try transaction.recordReject(reject, at: startedAt) }
     }
 }

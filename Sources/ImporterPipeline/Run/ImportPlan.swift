@@ -24,6 +24,13 @@ struct ImportPlan {
     }
 }
 
+/// How an attempt at an import ends: finished, or to be rolled back and read again withholding
+/// the records found with a rejected child (`RejectedChildren`).
+enum ImportAttempt {
+    case finished(ImportResult)
+    case again(withholding: [Int: Set<Int>])
+}
+
 /// What an import has gathered as its phases go: where the time went, the feeds' warnings and the
 /// fields they left out.
 struct ImportLedger {
@@ -34,6 +41,8 @@ struct ImportLedger {
     var keptParents: [String: [[Value]]] = [:]
     /// The record indices the last feed of parents rejected (its children's feeds leave theirs out).
     var rejectedRecords: Set<Int> = []
+    /// Records rejected for a child, withheld or found this attempt.
+    var rejectedChildren: RejectedChildren
     /// Per entity, the keys of its rejected records (a sync keeps them), and how many rejected
     /// records had no readable key (a sync cannot tell which stored records they are).
     var rejectedKeys: [String: [[Value]]] = [:]
@@ -47,7 +56,8 @@ struct ImportLedger {
     /// Refusals met while closing (a parent's delete a relationship denies).
     var refusals: [Refusal] = []
 
-    init() {
+    init(withholding withheld: [Int: Set<Int>] = [:]) {
+        rejectedChildren = RejectedChildren(withholding: withheld)
         for phase in ["read", "read wait"] { phases.add(phase, 0) }
     }
 

@@ -7,11 +7,12 @@ import ImporterViews
 
 /// An import in its transaction, as a script of named phases: plan, read, close, history, views.
 extension ImportSession {
-    func importAll(_ feeds: [FeedInput], fetched: [SourceFetch], in tx: StoreWriteTransaction) throws -> ImportResult {
+    func importAll(_ feeds: [FeedInput], fetched: [SourceFetch], withholding withheld: [Int: Set<Int>], in tx: StoreWriteTransaction) throws -> ImportAttempt {
         try checkTimestamp(in: tx)
         let plan = try self.plan(feeds, in: tx)
-        var ledger = ImportLedger()
+        var ledger = ImportLedger(withholding: withheld)
         try readFeeds(feeds, plan: plan, ledger: &ledger)
+        if plan.rejects.scouting { return .again(withholding: ledger.rejectedChildren.found) }
         try warnOfNewUnmapped(&ledger, in: tx)
         let counts = try close(feeds, plan: plan, ledger: &ledger)
         let refusals = try plan.guards.refusals(deleted: counts.map { ($0.0, $0.1.deleted, $0.1.inserted) }) + ledger.refusals
@@ -19,12 +20,12 @@ extension ImportSession {
         guard refusals.isEmpty else {
             var result = ImportResult(transactionNumber: nil, entities: counts, rejects: plan.rejects.first)
             (result.refusals, result.warnings) = (refusals, ledger.warnings)
-            return result
+            return .finished(result)
         }
         var result = try writeHistory(feeds, fetched: fetched, counts: counts, plan: plan, ledger: &ledger, in: tx)
         if options.replayViews { try ledger.phases.time("views") { try replayViews(into: &result, created: plan.createdViews, in: tx) } }
         result.phases = ledger.phases
-        return result
+        return .finished(result)
     }
 
     /// Plan: the entities the feeds write (their tables made), the views this run creates, the
@@ -52,10 +53,10 @@ extension ImportSession {
     func readFeeds(_ feeds: [FeedInput], plan: ImportPlan, ledger: inout ImportLedger) throws {
         let clock = ContinuousClock()
         let began = clock.now
-        for (index, feed) in feeds.enumerated() {
-            let warnings = try read(feed, index: index, plan: plan, ledger: &ledger)
-            ledger.warn(warnings, logger: logger)
-        }
+        var warnings: [String] = []
+        for (index, feed) in feeds.enumerated() { warnings += try read(feed, index: index, plan: plan, ledger: &ledger) }
+        // An attempt read again says nothing: the next one says it all.
+        if !plan.rejects.scouting { ledger.warn(warnings, logger: logger) }
         ledger.phases.add("read wait", PhaseTimes.seconds(began.duration(to: clock.now)) - (ledger.phases["upsert"] ?? 0) - (ledger.phases["sort"] ?? 0))
         for entity in plan.entities {
             let log: DuplicateLog

@@ -11,8 +11,15 @@ extension ImportSession {
         let input = try MappedFeed(feed, entity: entity)
         input.requiresFinalLineBreak = options.requireFinalLineBreak
         let isChild = feed.mapping.childRecords != nil
-        if isChild { input.rejectedParents = ledger.rejectedRecords } else { ledger.rejectedRecords = [] }
-        var rejected: Set<Int> = []
+        if isChild {
+            input.rejectedParents = ledger.rejectedRecords
+            input.withheldParents = ledger.rejectedChildren.withheldRecords
+        } else {
+            (ledger.rejectedRecords, ledger.rejectedChildren.recordFeed, ledger.rejectedChildren.recordEntity) = ([], index, entity.name)
+            input.withheld = ledger.rejectedChildren.withheldRecords
+        }
+        var rejected = input.withheld
+        var children = ledger.rejectedChildren
         let source = input.source.name
         plan.duplicates.sources[index] = source
         logger.debug("reading feed", metadata: ["source": "\(source)", "format": "\(feed.mapping.format.rawValue)", "mapping": "\(feed.mapping.name)"])
@@ -20,15 +27,23 @@ extension ImportSession {
             entity: entity, batchSize: options.batchSize, sortRunBytes: options.sortRunBytes, filtersUnchanged: options.filtersUnchangedBeforeSorting,
             temporaryDirectory: options.temporaryDirectory ?? spoolDirectory, cancellation: cancellation))
         let end = try FeedReadAhead.read(input, batchSize: options.batchSize, onReject: { reject in
-            if !isChild, let index = reject.location.recordIndex { rejected.insert(index) }
+            guard let record = reject.location.recordIndex else { return try plan.rejects.record(reject) }
+            guard isChild else {
+                rejected.insert(record)
+                return try plan.rejects.record(reject)
+            }
+            let (again, recordReject) = children.childRejected(reject, record: record)
+            if again { plan.rejects.scouting = true }
             try plan.rejects.record(reject)
+            if let recordReject { try plan.rejects.record(recordReject) }
         }) { batch, position in
             var batch = batch
             (batch.feed, batch.duplicates) = (index, feed.mapping.duplicates)
-            try writing(source) { try writer.add(batch) }
+            if !plan.rejects.scouting { try writing(source) { try writer.add(batch) } }
             try checkCancellation()
             onProgress?(ImportProgress(source: source, records: position.records, bytesRead: position.bytesRead, totalBytes: position.totalBytes))
         }
+        ledger.rejectedChildren = children
         let outcome = try writing(source) { try writer.finish() }
         ledger.phases.add(outcome.phases)
         try plan.note(outcome.duplicates)

@@ -96,13 +96,32 @@ public final class ImportSession {
     }
 
     private func run(_ feeds: [FeedInput], fetched: [SourceFetch], filled: [URLTemplate.Filled], warnings: [String]) throws(ImportError) -> ImportResult {
+        var withheld: [Int: Set<Int>] = [:]
+        while true {
+            if let result = try attempt(feeds, fetched: fetched, filled: filled, warnings: warnings, withholding: &withheld) { return result }
+            let records = withheld.values.reduce(0) { $0 + $1.count }
+            logger.info("reading the feeds again without the records whose children were rejected", metadata: ["records": "\(records)"])
+            rejectSink?.restart()
+        }
+    }
+
+    /// One attempt at the import in its transaction; nil when it was rolled back to be read again
+    /// withholding the records `withheld` then holds (`RejectedChildren`).
+    private func attempt(_ feeds: [FeedInput], fetched: [SourceFetch], filled: [URLTemplate.Filled], warnings: [String],
+                         withholding withheld: inout [Int: Set<Int>]) throws(ImportError) -> ImportResult? {
         do {
             let clock = ContinuousClock()
             var finished = clock.now
             var committed = false
+            let previous = withheld
+            var again: [Int: Set<Int>]?
             var result = try store.inTransaction { tx in
                 try URLTemplate.check(filled, model: model, in: tx)
-                var result = try importAll(feeds, fetched: fetched, in: tx)
+                let attempt = try importAll(feeds, fetched: fetched, withholding: previous, in: tx)
+                guard case .finished(var result) = attempt else {
+                    if case .again(let found) = attempt { again = found }
+                    return .rollback(ImportResult(transactionNumber: nil, entities: [], rejects: []))
+                }
                 result.warnings = warnings + result.warnings
                 if result.refusals.isEmpty { try beforeCommit?(result, tx.snapshot) }
                 onPhase?(.commit)
@@ -110,6 +129,10 @@ public final class ImportSession {
                 committed = !options.dryRun && result.refusals.isEmpty
                 finished = clock.now
                 return .commit(result, unless: !committed)
+            }
+            if let again {
+                withheld = again
+                return nil
             }
             guard committed else { return result }
             result.phases.add("commit", PhaseTimes.seconds(finished.duration(to: clock.now)))

@@ -65,12 +65,23 @@ struct CheckCommand: ParsableCommand {
                 // A feed, then its children as `run` reads them (not from standard input, read once).
                 let children = input.path == "-" ? [] : model.childFeeds(of: input.mapping)
                 var parents: Set<Int> = []
+                var checks: [FeedCheck] = []
                 for (position, mapping) in ([input.mapping] + children).enumerated() {
                     var feed = input
                     feed.mapping = mapping
                     feed.childLists = position == 0 ? model.childListPaths(of: mapping) : []
                     var check = try FeedChecker(model: model).check(feed, rejectedParents: parents) { report.reject($0) }
                     if position == 0 { (check.warnings, parents) = ((walkWarnings[index] ?? []) + check.warnings, check.rejectedRecords) }
+                    checks.append(check)
+                }
+                // A bad child rejects its record, as `run` does.
+                let withChildren = checks.dropFirst().reduce(into: Set<Int>()) { $0.formUnion($1.rejectedRecords) }.subtracting(parents)
+                if !withChildren.isEmpty {
+                    checks[0].mapped -= withChildren.count
+                    checks[0].rejected += withChildren.count
+                    checks[0].warnings.append("\(withChildren.count) \(checks[0].entity) record(s) rejected with their children: a child was rejected")
+                }
+                for check in checks {
                     rejected += check.rejected
                     report.feed(check)
                 }
