@@ -3,7 +3,8 @@ import ImporterTestSupport
 import Testing
 
 /// Reports follow the graph (issue 44.6): text lists a child's change under its parent's, by its
-/// own key; JSON names each child change's parent.
+/// own key, and the Markdown and HTML tables under its parent's row; JSON names each child
+/// change's parent (CSV's key column holds the parent's key first).
 @Suite struct ChildReportTests {
     static let model = sample("models/gbfs-station-status.yaml")
 
@@ -39,6 +40,33 @@ import Testing
         let named = changes.filter { $0["entity"] as? String == "StationVehicle" }.map { ($0["parent"] as? [String: Any])?["key"] as? [String: String] }
         #expect(named.count == 13 + 5 + 1 && named.allSatisfy { $0?["station_id"] != nil }, "\(json.stdout)")
         #expect(changes.filter { $0["entity"] as? String == "Station" }.allSatisfy { $0["parent"] == nil })
+    }
+
+    /// Markdown and HTML tables list each transaction's child changes under their parent's row
+    /// (the entity marked `↳`), a parent without a change of its own as a row of its own; the
+    /// history report across transactions keeps each transaction's own tree.
+    @Test func tablesListChildrenUnderTheirParent() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = directory.path("gbfs.sqlite")
+        #expect(try importer(["run", "--store", store, "--model", Self.model, sample("gbfs/station-status-1.json")]).status == 0)
+        let second = try importer(["run", "--store", store, "--model", Self.model, "--format", "markdown", sample("gbfs/station-status-2.json")])
+        let rows = second.stdout.split(separator: "\n").filter { $0.hasPrefix("| 2 |") }.map { $0.split(separator: "|").prefix(3).map { $0.trimmingCharacters(in: .whitespaces) } }
+        #expect(rows.map { $0[1] + " " + $0[2] } == [
+            "Station station_id=B2", "↳ StationVehicle station_id=B2; vehicle_type_id=ebike",
+            "Station station_id=C3", "↳ StationVehicle station_id=C3; vehicle_type_id=cargo",
+            "Station station_id=G7", "↳ StationVehicle station_id=G7; vehicle_type_id=ebike",
+            "Station station_id=E5", "↳ StationVehicle station_id=E5; vehicle_type_id=bike", "↳ StationVehicle station_id=E5; vehicle_type_id=ebike",
+        ], "\(second.stdout)")
+        let day3 = try directory.write("day3.json", try String(contentsOfFile: sample("gbfs/station-status-2.json"), encoding: .utf8)
+            .replacingOccurrences(of: #"{"vehicle_type_id": "bike", "count": 3}"#, with: #"{"vehicle_type_id": "bike", "count": 4}"#))
+        #expect(try importer(["run", "--store", store, "--model", Self.model, day3]).status == 0)
+        let history = try importer(["history", "--store", store, "--format", "markdown"])
+        #expect(history.stdout.contains("| 3 | Station | A1 | · | |\n| 3 | ↳ StationVehicle | station_id=A1; vehicle_type_id=bike | update | count: 3 → 4 |\n"), "\(history.stdout)")
+        #expect(history.stdout.contains("| 2 | Station | station_id=B2 | update |"), "transaction 2's tree too: \(history.stdout)")
+        let html = try importer(["history", "--store", store, "--format", "html"])
+        #expect(html.stdout.contains(#"<tr class="parent"><td class="num" title="token "#) && html.stdout.contains(#"<td>Station</td><td class="key">A1</td><td class="muted">no change</td>"#), "\(html.stdout)")
+        #expect(html.stdout.contains(#"<td><span class="child">↳ StationVehicle</span></td><td class="key">station_id=A1, vehicle_type_id=bike</td>"#), "\(html.stdout)")
     }
 
     /// Metrics per entity: the children's counts are samples of their own, equal to the report's.

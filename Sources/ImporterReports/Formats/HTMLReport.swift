@@ -242,6 +242,13 @@ public struct HTMLReportRenderer {
         output.write("<section class=\"card\" id=\"changes\">\n<h2>Changes</h2>\n")
         var total = 0
         var byType: [ChangeType: Int] = [:]
+        // Each transaction's children's changes under their parent's (`ChangeTree`).
+        var tree = ChangeTree<HistoryTransaction>(parents: content.parents)
+        var current: HistoryTransaction?
+        func flush() {
+            tree.walk { record in writeChangeRow(record, transaction: current, to: output) }
+            tree = ChangeTree(parents: content.parents)
+        }
         try content.forEachChange(in: snapshot) { change, transaction in
             total += 1
             byType[change.type, default: 0] += 1
@@ -249,11 +256,11 @@ public struct HTMLReportRenderer {
             if total == 1 {
                 output.write("<div class=\"table-wrap\"><table class=\"changes\">\n<thead><tr><th class=\"num\">transaction</th><th>entity</th><th>key</th><th>type</th><th>changes</th></tr></thead>\n<tbody>\n")
             }
-            let key = change.key.count == 1 ? displayText(change.key[0].1) : change.key.map { "\(e($0.0))=\(displayText($0.1))" }.joined(separator: ", ")
-            output.write("<tr class=\"\(change.type.rawValue)\"><td class=\"num\" title=\"token \(e(transaction.token))\">\(transaction.number)</td><td>\(e(change.entity))</td><td class=\"key\">\(key)</td><td><span class=\"badge \(change.type.rawValue)\">\(change.isRekey ? "update, re-keyed" : change.type.rawValue)</span></td><td>")
-            output.write(changeCell(change))
-            output.write("</td></tr>\n")
+            if current?.number != transaction.number { flush() }
+            current = transaction
+            tree.add(change, transaction)
         }
+        flush()
         if total == 0 {
             output.write("<p class=\"empty\">No changes</p>\n</section>\n")
             return
@@ -267,6 +274,21 @@ public struct HTMLReportRenderer {
             output.write("<p class=\"note\">All <data value=\"\(total)\">\(HTMLEscaping.grouped(total))</data> change\(total == 1 ? "" : "s") (\(counts)).</p>\n")
         }
         output.write("</section>\n")
+    }
+
+    /// One row of the changes table: a change, or a parent without a change of its own; a child's
+    /// entity indented and marked `↳`.
+    private func writeChangeRow(_ record: ChangeTree<HistoryTransaction>.Visit, transaction: HistoryTransaction?, to output: OutputSink) {
+        let e = HTMLEscaping.escape
+        let entity = record.depth == 0 ? e(record.entity) : "<span class=\"child\"\(record.depth > 1 ? " style=\"padding-left: \(record.depth - 1)em\"" : "")>↳ \(e(record.entity))</span>"
+        let number = transaction.map { "<td class=\"num\" title=\"token \(e($0.token))\">\($0.number)</td>" } ?? "<td></td>"
+        guard let (change, transaction) = record.entry else {
+            return output.write("<tr class=\"parent\">\(number)<td>\(entity)</td><td class=\"key\">\(e(record.ownKey))</td><td class=\"muted\">no change</td><td></td></tr>\n")
+        }
+        let key = change.key.count == 1 ? displayText(change.key[0].1) : change.key.map { "\(e($0.0))=\(displayText($0.1))" }.joined(separator: ", ")
+        output.write("<tr class=\"\(change.type.rawValue)\"><td class=\"num\" title=\"token \(e(transaction.token))\">\(transaction.number)</td><td>\(entity)</td><td class=\"key\">\(key)</td><td><span class=\"badge \(change.type.rawValue)\">\(change.isRekey ? "update, re-keyed" : change.type.rawValue)</span></td><td>")
+        output.write(changeCell(change))
+        output.write("</td></tr>\n")
     }
 
     /// `3`, `2–5` or `none`: the transactions a view effect covers.

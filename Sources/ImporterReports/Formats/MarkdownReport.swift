@@ -103,10 +103,24 @@ public struct MarkdownReportRenderer {
         }
     }
 
-    /// The changes table (the first `changeLimit` changes).
+    /// The changes table (the first `changeLimit` changes), each transaction's children's changes
+    /// under their parent's (`ChangeTree`: the entity marked `↳`, a parent without a change of its
+    /// own as a row of its own).
     private func writeChanges(_ content: ReportContent, to output: OutputSink) throws {
         output.write("## Changes\n\n")
         var total = 0
+        var tree = ChangeTree<Int64>(parents: content.parents)
+        var current: Int64?
+        func flush() {
+            tree.walk { record in
+                let entity = (record.depth == 0 ? "" : String(repeating: "\u{A0}\u{A0}", count: record.depth - 1) + "↳ ") + record.entity
+                guard let (change, number) = record.entry else {
+                    return output.write("| \(current.map(String.init) ?? "") | \(Self.escape(entity)) | \(Self.escape(record.ownKey)) | · | |\n")
+                }
+                output.write("| \(number) | \(Self.escape(entity)) | \(Self.escape(ReportLiteral.pairs(change.key, separator: "; "))) | \(change.isRekey ? "update (re-keyed)" : change.type.rawValue) | \(Self.escape(Self.changesCell(change))) |\n")
+            }
+            tree = ChangeTree(parents: content.parents)
+        }
         try content.forEachChange(in: snapshot) { change, transaction in
             total += 1
             guard total <= changeLimit else { return }
@@ -114,8 +128,11 @@ public struct MarkdownReportRenderer {
                 output.write("| transaction | entity | key | type | changes |\n")
                 output.write("| ---: | --- | --- | --- | --- |\n")
             }
-            output.write("| \(transaction.number) | \(Self.escape(change.entity)) | \(Self.escape(ReportLiteral.pairs(change.key, separator: "; "))) | \(change.isRekey ? "update (re-keyed)" : change.type.rawValue) | \(Self.escape(Self.changesCell(change))) |\n")
+            if current != transaction.number { flush() }
+            current = transaction.number
+            tree.add(change, transaction.number)
         }
+        flush()
         if total == 0 {
             output.write("No changes.\n")
         } else if total > changeLimit {
