@@ -18,13 +18,28 @@ public struct AttributeEvolution: Sendable, Equatable {
         self.defaultText = defaultText
     }
 
+    /// What to do with a stored value that does not convert when the attribute is retyped
+    /// (`retype-invalid:`): nil refuses the migration, naming the records.
+    public var invalid: InvalidValues?
+
+    /// `retype-invalid: null` stores null instead; `default` stores the attribute's `default:`.
+    public enum InvalidValues: String, Sendable, Equatable, CaseIterable {
+        case null
+        case `default`
+    }
+
     /// The default as a value of `type`: nil when there is none or it does not read as one.
     public func defaultValue(for type: AttributeType) -> Value? {
-        guard let text = defaultText else { return nil }
+        defaultText.flatMap { Self.value(of: $0, as: type) }
+    }
+
+    /// `text` read as a value of `type`, as a model file's value is read (a number, `true`/`false`,
+    /// `1`/`0`, `yes`/`no`, a date or date and time in ISO 8601): nil when it does not read as one.
+    public static func value(of text: String, as type: AttributeType) -> Value? {
         switch type {
         case .text: return .text(text)
         case .integer: return Int64(text).map(Value.integer)
-        case .real: return Double(text).map(Value.real)
+        case .real: return Double(text).flatMap { $0.isFinite ? Value.real($0) : nil }
         case .boolean:
             switch text.lowercased() {
             case "true", "1", "yes": return .integer(1)
@@ -63,6 +78,9 @@ extension Model {
             }
             if let text = evolution.defaultText, evolution.defaultValue(for: attribute.type) == nil {
                 problems.append("entity \(entity.name): attribute \(attribute.name): default '\(text)' does not read as \(attribute.type.rawValue)")
+            }
+            if evolution.invalid == .default, evolution.defaultText == nil {
+                problems.append("entity \(entity.name): attribute \(attribute.name): retype-invalid: default needs a default: value")
             }
         }
         return problems

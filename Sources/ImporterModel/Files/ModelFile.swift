@@ -100,6 +100,7 @@ public enum ModelFile {
                 let evolution = evolutions.first { $0.attribute == attribute.name }
                 if let old = evolution?.renamedFrom { pairs.append(("renamed-from", .string(old))) }
                 if let fill = evolution?.defaultText { pairs.append(("default", .string(fill))) }
+                if let invalid = evolution?.invalid { pairs.append(("retype-invalid", .string(invalid.rawValue))) }
                 return .map(pairs)
             })),
         ]

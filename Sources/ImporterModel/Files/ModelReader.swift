@@ -166,12 +166,15 @@ struct ModelReader {
         if let mark = node.mark { marks["entity \(name)"] = mark }
         let attributes = list(fields, "attributes", path).enumerated().compactMap { index, item -> AttributeDescription? in
             let itemPath = "\(path).attributes[\(index)]"
-            guard let attribute = mapping(item, itemPath, allowed: ["name", "type", "required", "doc", "renamed-from", "default"]),
+            guard let attribute = mapping(item, itemPath, allowed: ["name", "type", "required", "doc", "renamed-from", "default", "retype-invalid"]),
                   let attributeName = string(attribute, "name", itemPath, required: true, in: item) else { return nil }
             if let mark = item.mark { marks["entity \(name) \(attributeName)"] = mark }
             let renamedFrom = string(attribute, "renamed-from", itemPath, in: item), fill = attribute["default"].flatMap { $0.scalar != nil ? $0.string : nil }
-            if renamedFrom != nil || fill != nil {
-                evolutions.append(AttributeEvolution(entity: name, attribute: attributeName, renamedFrom: renamedFrom, defaultText: fill))
+            let invalid: AttributeEvolution.InvalidValues? = enumeration(attribute, "retype-invalid", itemPath, required: false, in: item)
+            if renamedFrom != nil || fill != nil || invalid != nil {
+                var evolution = AttributeEvolution(entity: name, attribute: attributeName, renamedFrom: renamedFrom, defaultText: fill)
+                evolution.invalid = invalid
+                evolutions.append(evolution)
             }
             let type: AttributeType? = enumeration(attribute, "type", itemPath, required: true, in: item)
             return type.map {

@@ -29,6 +29,7 @@ public struct MigrationPlan {
 
     private static func rewrites(_ step: MigrationStep) -> Bool {
         if case .addAttribute(_, _, let fill?) = step { return !fill.isNull }
+        if case .retypeAttribute = step { return true }
         return false
     }
 
@@ -40,6 +41,9 @@ public struct MigrationPlan {
         case .renameAttribute: "no record rewritten; past changes, views and consumer filters read the new name"
         case .changeDefinition: "the definition is registered; no record rewritten"
         case .removeAttribute: "its column goes from the \(records) record(s); its past values stay in history"
+        case .retypeAttribute(_, _, _, _, let invalid):
+            "the values of \(records) stored record(s) and their past values in history are converted"
+                + (invalid == .refuse ? "; a value that does not convert refuses the migration, naming its record" : "")
         default: "not done"
         }
     }

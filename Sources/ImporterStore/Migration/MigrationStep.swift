@@ -13,18 +13,28 @@ public enum MigrationStep: Sendable, Equatable {
     /// The column goes from the entity's table; its past values stay in history (a retired
     /// attribute of the change table).
     case removeAttribute(entity: String, attribute: String)
-    case retypeAttribute(entity: String, attribute: String, from: AttributeType, to: AttributeType)
+    /// Stored values, and past values in history, converted to the new type (`ValueConversion`);
+    /// `invalid` says what a value that does not convert becomes.
+    case retypeAttribute(entity: String, attribute: String, from: AttributeType, to: AttributeType, invalid: InvalidValues)
     case changeOptionality(entity: String, attribute: String, required: Bool)
     case changeKey(entity: String, from: [String], to: [String])
     case changeTable(entity: String, from: String, to: String)
     /// Tombstone, drift or derived attributes changed: the definition is registered again.
     case changeDefinition(String)
 
+    /// What a retype does with a stored value that does not convert: refuse the migration (naming
+    /// the records), store null, or store a value (`retype-invalid:` in the model).
+    public enum InvalidValues: Sendable, Equatable {
+        case refuse
+        case null
+        case value(Value)
+    }
+
     public var entity: String {
         switch self {
         case .addEntity(let name), .changeDefinition(let name): name
         case .addAttribute(let entity, _, _), .renameAttribute(let entity, _, _), .removeAttribute(let entity, _),
-             .retypeAttribute(let entity, _, _, _), .changeOptionality(let entity, _, _), .changeKey(let entity, _, _), .changeTable(let entity, _, _):
+             .retypeAttribute(let entity, _, _, _, _), .changeOptionality(let entity, _, _), .changeKey(let entity, _, _), .changeTable(let entity, _, _):
             entity
         }
     }
@@ -37,7 +47,14 @@ public enum MigrationStep: Sendable, Equatable {
             "add \(attribute.isOptional ? "optional" : "required") attribute \(entity).\(attribute.name) (\(attribute.type.rawValue))" + (fill.map { ", stored records take \($0)" } ?? "")
         case .renameAttribute(let entity, let from, let to): "rename \(entity).\(from) → \(to)"
         case .removeAttribute(let entity, let attribute): "remove attribute \(entity).\(attribute)"
-        case .retypeAttribute(let entity, let attribute, let from, let to): "retype \(entity).\(attribute): \(from.rawValue) → \(to.rawValue)"
+        case .retypeAttribute(let entity, let attribute, let from, let to, let invalid):
+            "retype \(entity).\(attribute): \(from.rawValue) → \(to.rawValue)" + {
+                switch invalid {
+                case .refuse: ""
+                case .null: ", a value that does not convert becomes null"
+                case .value(let value): ", a value that does not convert becomes \(value)"
+                }
+            }()
         case .changeOptionality(let entity, let attribute, let required): "make \(entity).\(attribute) \(required ? "required" : "optional")"
         case .changeKey(let entity, let from, let to): "change the key of \(entity): (\(from.joined(separator: ", "))) → (\(to.joined(separator: ", ")))"
         case .changeTable(let entity, let from, let to): "move \(entity) from table \(from) to \(to)"
@@ -52,7 +69,8 @@ public enum MigrationStep: Sendable, Equatable {
         case .addAttribute(_, let attribute, let fill):
             attribute.isOptional || fill != nil ? nil : "a required attribute needs a default: the value stored records take"
         case .changeOptionality(_, _, let required): required ? "making an attribute required is not supported yet" : nil
-        case .retypeAttribute: "retyping an attribute is not supported yet"
+        case .retypeAttribute(_, _, let from, let to, _):
+            ValueConversion.isSupported(from: from, to: to) ? nil : "\(from.rawValue) values do not become \(to.rawValue) values"
         case .changeKey: "changing the unique key is not supported yet"
         case .changeTable: "moving an entity to another table is not supported yet"
         }

@@ -11,6 +11,15 @@ public enum ModelDiff {
         }
     }
 
+    /// What a retype does with values that do not convert, as the model's `retype-invalid:` says.
+    static func invalidValues(_ evolution: AttributeEvolution?, type: AttributeType) -> MigrationStep.InvalidValues {
+        switch evolution?.invalid {
+        case .null?: .null
+        case .default?: evolution?.defaultValue(for: type).map(MigrationStep.InvalidValues.value) ?? .refuse
+        case nil: .refuse
+        }
+    }
+
     /// The steps of one entity the store holds.
     static func steps(from stored: EntityDescription, to entity: EntityDescription, model: Model) -> [MigrationStep] {
         guard stored != entity else { return [] }
@@ -34,7 +43,10 @@ public enum ModelDiff {
                 steps.append(.addAttribute(entity: entity.name, attribute: attribute, fill: fill))
                 continue
             }
-            if old.type != attribute.type { steps.append(.retypeAttribute(entity: entity.name, attribute: attribute.name, from: old.type, to: attribute.type)) }
+            if old.type != attribute.type {
+                steps.append(.retypeAttribute(entity: entity.name, attribute: attribute.name, from: old.type, to: attribute.type,
+                                              invalid: invalidValues(model.evolution(of: attribute.name, in: entity.name), type: attribute.type)))
+            }
             if old.isOptional != attribute.isOptional { steps.append(.changeOptionality(entity: entity.name, attribute: attribute.name, required: !attribute.isOptional)) }
         }
         let renamedKey = stored.uniqueKey.map { name in storedName.first { $0.value == name }?.key ?? name }

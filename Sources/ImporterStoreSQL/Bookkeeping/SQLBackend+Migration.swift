@@ -27,7 +27,19 @@ extension SQLBackend {
             case .removeAttribute(let name, let attribute):
                 guard let entity = registered.first(where: { $0.name == name }), let removed = entity.attribute(named: attribute) else { continue }
                 try removeAttribute(removed, of: entity)
-            case .addEntity, .changeDefinition, .retypeAttribute, .changeOptionality, .changeKey, .changeTable:
+            case .retypeAttribute(let name, let attribute, _, let type, let invalid):
+                guard var entity = registered.first(where: { $0.name == name }) else { continue }
+                entity.attributes = entity.attributes.map { stored in
+                    // Renamed by an earlier step of this migration: the registered definition still has the old name.
+                    let renamed = steps.first { if case .renameAttribute(name, stored.name, _) = $0 { true } else { false } }
+                    guard case .renameAttribute(_, _, let to)? = renamed else { return stored }
+                    var attribute = stored
+                    attribute.name = to
+                    return attribute
+                }
+                let required = entities.first { $0.name == name }?.attribute(named: attribute)?.isOptional == false
+                try retypeAttribute(attribute, of: entity, to: type, required: required, invalid: invalid)
+            case .addEntity, .changeDefinition, .changeOptionality, .changeKey, .changeTable:
                 continue
             }
         }

@@ -12,10 +12,13 @@ struct MigrateCommand: ParsableCommand {
             (`default: 0` on the attribute) that every stored record takes; an attribute renamed \
             (`renamed-from: old` on the new attribute: its column, past changes, views and \
             consumer filters take the new name); an attribute the model no longer declares (its \
-            column goes, history keeps its past values). They are applied in one store \
-            transaction, recorded as a history transaction (context `migration`, the model its \
-            source) and as the store's new model version. A step importer cannot do yet (retype, \
-            a new key or table) refuses the whole migration (78) naming it, and nothing changes.
+            column goes, history keeps its past values); an attribute whose type changed (stored \
+            and past values converted; a value that does not convert exits 65 naming its record, \
+            unless `retype-invalid: null|default` says what it becomes). They are applied in one \
+            store transaction, recorded as a history transaction (context `migration`, the model \
+            its source) and as the store's new model version. A step importer cannot do yet (a \
+            key attribute's retype, a new key or table) refuses the whole migration (78) naming \
+            it, and nothing changes.
 
             Examples:
               importer migrate --model fireball-v2.yaml --plan

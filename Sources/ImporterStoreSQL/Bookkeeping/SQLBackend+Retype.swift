@@ -1,0 +1,124 @@
+import ImporterModel
+import ImporterStore
+
+/// `importer migrate`'s retype, on both backends, inside the migration's transaction: every
+/// stored value of the attribute, and every past value in its change table, converted by the
+/// model's rules (`ValueConversion`). A first pass reads them all and refuses, naming the first
+/// records, when a value does not convert and the model did not say what it becomes; a second
+/// pass writes the converted values into a new column of the new type, which then takes the old
+/// column's place (a table of SQLite's cannot change a column's type). Memory: one page of values.
+/// One column a retype converts: the entity table's, or the change table's value or old value.
+struct RetypedColumn {
+    var table: String
+    var id: String
+    var column: String
+    /// The columns naming a value's record in a refusal (its key; a change's transaction too).
+    var label: [String]
+    var isHistory: Bool
+
+    /// Rows read, and converted values written, at a time.
+    static let page = 2_000
+    /// The temporary table of converted values, by row id.
+    static let scratch = "importer_retype"
+}
+
+extension SQLBackend {
+    /// Retypes `name` of `entity` (as registered, renames applied) to `type`; `required`: the new
+    /// model's word on the attribute, which a value that does not convert cannot make null.
+    func retypeAttribute(_ name: String, of entity: EntityDescription, to type: AttributeType, required: Bool,
+                         invalid: MigrationStep.InvalidValues) throws {
+        guard let attribute = entity.attribute(named: name) else { return }
+        let what = "retype \(entity.name).\(name): \(attribute.type.rawValue) → \(type.rawValue)"
+        if entity.uniqueKey.contains(name) {
+            throw StoreError.incompatibleModel(entity: entity.name, reason: "\(what): retyping a key attribute is not supported yet")
+        }
+        if type != .integer && type != .real, let view = try registeredViews().first(where: { $0.entity == entity.name
+            && ($0.groupBy.contains(name) || $0.aggregates.contains { $0.attribute == name }) }) {
+            throw StoreError.incompatibleModel(entity: entity.name, reason: "\(what): view \(view.name) reads it")
+        }
+        let columns = retypedColumns(name, of: entity)
+        try checkConversions(columns, from: attribute.type, to: type, required: required, invalid: invalid, what: what)
+        for column in columns { try convert(column, from: attribute.type, to: type, invalid: invalid) }
+    }
+
+    private func retypedColumns(_ name: String, of entity: EntityDescription) -> [RetypedColumn] {
+        let tables = tables(of: entity), q = dialect.quoted
+        let key = entity.uniqueKey.map(q)
+        return [
+            RetypedColumn(table: tables.table, id: q("id"), column: q(name), label: key, isHistory: false),
+            RetypedColumn(table: tables.changeTable, id: tables.changeID, column: q(name), label: [tables.transactionNumber] + key, isHistory: true),
+            RetypedColumn(table: tables.changeTable, id: tables.changeID, column: tables.old(name), label: [tables.transactionNumber] + key, isHistory: true),
+        ]
+    }
+
+    /// Refuses the retype (65) when a value does not convert and `invalid` does not say what it
+    /// becomes (or says null of a required attribute), naming the first ten.
+    private func checkConversions(_ columns: [RetypedColumn], from: AttributeType, to: AttributeType, required: Bool,
+                                  invalid: MigrationStep.InvalidValues, what: String) throws {
+        var count = 0
+        var examples: [String] = []
+        for column in columns {
+            try forEachValue(of: column) { _, label, value in
+                guard case .failure(let failure) = ValueConversion.convert(value, from: from, to: to) else { return }
+                count += 1
+                guard examples.count < 10 else { return }
+                let record = column.isHistory
+                    ? "transaction \(label.first?.description ?? "?") (\(label.dropFirst().map(\.description).joined(separator: ", ")))"
+                    : "(\(label.map(\.description).joined(separator: ", ")))"
+                examples.append("\(record) \(failure.reason)")
+            }
+        }
+        guard count > 0 else { return }
+        if invalid == .refuse || (invalid == .null && required) {
+            let remedy = required ? "retype-invalid: default with a default: value" : "retype-invalid: null, or default with a default: value"
+            throw StoreError.unconvertible(what: what, reason: "\(count) stored or past value(s) do not convert: "
+                + examples.joined(separator: "; ") + (count > examples.count ? "; …" : "") + ". Fix them, or say what they become in the model (\(remedy))")
+        }
+    }
+
+    /// Calls `body` with each non-null value of `column`, its row id and its label values, a page at a time.
+    private func forEachValue(of column: RetypedColumn, _ body: (Int64, [Value], Value) throws -> Void) throws {
+        var last: Int64 = 0
+        while true {
+            let rows = try executor.rows("""
+                SELECT \(column.id), \(column.column)\(column.label.map { ", " + $0 }.joined()) FROM \(column.table)
+                WHERE \(column.id) > \(p(1)) AND \(column.column) IS NOT NULL ORDER BY \(column.id) LIMIT \(RetypedColumn.page)
+                """, [.integer(last)])
+            for row in rows {
+                guard let id = row.first?.integerValue else { continue }
+                try body(id, Array(row.dropFirst(2)), row[1])
+                last = id
+            }
+            if rows.count < RetypedColumn.page { return }
+        }
+    }
+
+    /// Writes `column`'s converted values into a new column of type `to`, which takes its place.
+    private func convert(_ column: RetypedColumn, from: AttributeType, to: AttributeType, invalid: MigrationStep.InvalidValues) throws {
+        let q = dialect.quoted, type = dialect.columnType(to), scratch = q(RetypedColumn.scratch), converted = q(RetypedColumn.scratch + "_value")
+        try executor.execute("CREATE TEMPORARY TABLE \(scratch) (\(q("id")) \(dialect.columnType(.integer)) PRIMARY KEY, \(q("value")) \(type))", [])
+        var pending: [Value] = []
+        func flush() throws {
+            guard !pending.isEmpty else { return }
+            let rows = stride(from: 0, to: pending.count, by: 2).map { "(\(p($0 + 1)), CAST(\(p($0 + 2)) AS \(type)))" }.joined(separator: ", ")
+            try executor.execute("INSERT INTO \(scratch) (\(q("id")), \(q("value"))) VALUES \(rows)", pending)
+            pending.removeAll(keepingCapacity: true)
+        }
+        try forEachValue(of: column) { id, _, value in
+            switch ValueConversion.convert(value, from: from, to: to) {
+            case .success(let new): pending += [.integer(id), new]
+            case .failure:
+                if case .value(let fill) = invalid { pending += [.integer(id), fill] }
+            }
+            if pending.count >= 2 * 500 { try flush() }
+        }
+        try flush()
+        for statement in [
+            "ALTER TABLE \(column.table) ADD COLUMN \(converted) \(type)",
+            "UPDATE \(column.table) SET \(converted) = r.\(q("value")) FROM \(scratch) AS r WHERE r.\(q("id")) = \(column.table).\(column.id)",
+            "ALTER TABLE \(column.table) DROP COLUMN \(column.column)",
+            "ALTER TABLE \(column.table) RENAME COLUMN \(converted) TO \(column.column)",
+            "DROP TABLE \(scratch)",
+        ] { try executor.execute(statement, []) }
+    }
+}

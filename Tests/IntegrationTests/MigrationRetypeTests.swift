@@ -1,0 +1,75 @@
+import Foundation
+import ImporterTestSupport
+import Testing
+
+/// Retyping an attribute (issue 45.2): stored values and past values in history converted by the
+/// model's rules, in the migration's one transaction; a value that does not convert refuses the
+/// migration (65) naming its record, unless the model says what it becomes (`retype-invalid:`).
+@Suite struct MigrationRetypeTests {
+    static func velocityAsText(_ text: String) -> String {
+        text.replacingOccurrences(of: "  - name: velocity\n    type: real\n", with: "  - name: velocity\n    type: text\n")
+    }
+
+    /// The acceptance probe's shape: a store of two imports whose velocity arrived as text is
+    /// migrated by a model that renames energy, retypes velocity to real, drops altitude and adds a
+    /// required source with a default.
+    @Test(arguments: ["sqlite", "postgres"]) func renameRetypeRemoveAndFillInOneTransaction(backend: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = try RealFeedShapesTests.newStore(backend, in: directory)
+        let (v1, v2) = try MigrationTests.models(in: directory) { text in
+            MigrationTests.renamedAndFilled(Self.velocityAsText(text))
+                .replacingOccurrences(of: "  - name: velocity\n    type: text\n", with: "  - name: velocity\n    type: real\n")
+                .replacingOccurrences(of: "  - name: altitude\n    type: real\n    doc: altitude at peak brightness, km\n", with: "")
+                .replacingOccurrences(of: "  - attribute: altitude\n    field: alt\n", with: "")
+        }
+        let textModel = try directory.write("v1-text.yaml", Self.velocityAsText(try String(contentsOfFile: v1, encoding: .utf8)))
+        for feed in ["fireball-2024.json", "fireball-2026.json"] {
+            #expect(try importer(["run", "--store", store, "--model", textModel, sample(feed)]).status == 0)
+        }
+        #expect(try importer(["query", "--store", store, "--raw", "SELECT velocity FROM fireball WHERE date = '2024-09-04 16:39:40'"]).stdout == "+12.8\n")
+        let history = try importer(["history", "--store", store, "--format", "ndjson"]).stdout
+        let export = try importer(["export", "--store", store, "--format", "csv"]).stdout
+        let plan = try importer(["migrate", "--store", store, "--model", v2, "--plan"])
+        #expect(plan.status == 0 && plan.stdout.contains("retype Fireball.velocity: text → real: the values of 14 stored record(s) and their past values in history are converted"),
+                "\(plan.stdout)\(plan.stderr)")
+        #expect(try importer(["history", "--store", store, "--format", "ndjson"]).stdout == history)
+        #expect(try importer(["export", "--store", store, "--format", "csv"]).stdout == export, "--plan changes nothing")
+        let migrated = try importer(["migrate", "--store", store, "--model", v2])
+        #expect(migrated.status == 0 && migrated.stdout.contains("Migrated: transaction 3"), "\(migrated.stdout)\(migrated.stderr)")
+        // Stored and past values are numbers now; the past reads under the new name.
+        let stored = try importer(["export", "--store", store, "--format", "ndjson"]).stdout
+        #expect(stored.contains(#""date":"2024-09-04 16:39:40","energy_kt":4.5"#) && stored.contains(#""velocity":12.8"#) && !stored.contains("altitude"), "\(stored)")
+        let past = try importer(["history", "--store", store, "--format", "ndjson"]).stdout
+        #expect(past.contains(#""velocity":16"#) && !past.contains(#""velocity":"+16.0""#) && past.contains(#""energy_kt":{"old":2.1,"new":2.4}"#), "\(past)")
+        let types = try importer(["query", "--store", store, "--raw", "SELECT count(*) FROM fireball WHERE velocity > 12.7 AND velocity < 12.9"]).stdout
+        #expect(types == "1\n", "compared as a number: \(types)")
+        let again = try importer(["run", "--store", store, "--model", v2, sample("fireball-2026.json")])
+        #expect(again.status == 0 && again.stdout.hasPrefix("No changes."), "the feed's '+12.8' reads as the migrated 12.8: \(again.stdout)\(again.stderr)")
+    }
+
+    /// A value that does not convert (18.3 as an integer) refuses the migration, naming its record,
+    /// with the store unchanged; `retype-invalid: null` or `default` says what it becomes.
+    @Test(arguments: ["sqlite", "postgres"]) func aValueThatDoesNotConvertIsNamed(backend: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = try RealFeedShapesTests.newStore(backend, in: directory)
+        let integer = "  - name: velocity\n    type: integer\n"
+        let (v1, v2) = try MigrationTests.models(in: directory) { $0.replacingOccurrences(of: "  - name: velocity\n    type: real\n", with: integer) }
+        #expect(try importer(["run", "--store", store, "--model", v1, sample("fireball-2024.json")]).status == 0)
+        let export = try importer(["export", "--store", store, "--format", "csv"]).stdout
+        let refused = try importer(["migrate", "--store", store, "--model", v2])
+        #expect(refused.status == 65, "\(refused.stderr)")
+        #expect(refused.stderr.contains("retype Fireball.velocity: real → integer: ") && refused.stderr.contains("(2022-03-11 21:22:46) 18.6 is not a whole number"),
+                "\(refused.stderr)")
+        #expect(refused.stderr.contains("retype-invalid: null"), "\(refused.stderr)")
+        #expect(try importer(["export", "--store", store, "--format", "csv"]).stdout == export)
+        #expect(try importer(["migrate", "--store", store, "--model", v2, "--plan"]).stdout.contains("a value that does not convert refuses the migration"))
+        let orDefault = try directory.write("v3.yaml", try String(contentsOfFile: v2, encoding: .utf8)
+            .replacingOccurrences(of: integer, with: integer + "    default: -1\n    retype-invalid: default\n"))
+        let migrated = try importer(["migrate", "--store", store, "--model", orDefault])
+        #expect(migrated.status == 0, "\(migrated.stderr)")
+        let values = try importer(["query", "--store", store, "--format", "csv", "SELECT velocity, count(*) FROM fireball GROUP BY velocity ORDER BY velocity NULLS LAST"]).stdout
+        #expect(values.split(separator: "\r\n").dropFirst() == ["-1,7", "16,1", ",2"], "18.3 and the others take the default, 16.0 converts: \(values)")
+    }
+}
