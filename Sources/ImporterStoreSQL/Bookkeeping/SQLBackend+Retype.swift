@@ -3,9 +3,9 @@ import ImporterStore
 
 /// `importer migrate`'s retype, on both backends, inside the migration's transaction: every
 /// stored value of the attribute, and every past value in its change table, converted by the
-/// model's rules (`ValueConversion`). A first pass reads them all and refuses, naming the first
-/// records, when a value does not convert and the model did not say what it becomes; a second
-/// pass writes the converted values into a new column of the new type, which then takes the old
+/// model's rules (`ValueConversion`). One pass reads them into temporary tables of converted
+/// values, and refuses, naming the first records, when a value does not convert and the model did
+/// not say what it becomes; then a new column of the new type, filled from them, takes the old
 /// column's place (a table of SQLite's cannot change a column's type). Memory: one page of values.
 /// One column a retype converts: the entity table's, or the change table's value or old value.
 struct RetypedColumn {
@@ -36,9 +36,15 @@ extension SQLBackend {
             && ($0.groupBy.contains(name) || $0.aggregates.contains { $0.attribute == name }) }) {
             throw StoreError.incompatibleModel(entity: entity.name, reason: "\(what): view \(view.name) reads it")
         }
+        // One executor throughout: it keeps its prepared statements.
+        let executor = self.executor
         let columns = retypedColumns(name, of: entity)
-        try checkConversions(columns, from: attribute.type, to: type, required: required, invalid: invalid, what: what)
-        for column in columns { try convert(column, from: attribute.type, to: type, invalid: invalid) }
+        var offenders = Offenders()
+        for (index, column) in columns.enumerated() {
+            try convert(column, into: RetypedColumn.scratch + "_\(index)", from: attribute.type, to: type, invalid: invalid, offenders: &offenders, executor)
+        }
+        try offenders.check(required: required, invalid: invalid, what: what)
+        for (index, column) in columns.enumerated() { try replace(column, with: RetypedColumn.scratch + "_\(index)", type: type, executor) }
     }
 
     private func retypedColumns(_ name: String, of entity: EntityDescription) -> [RetypedColumn] {
@@ -51,33 +57,8 @@ extension SQLBackend {
         ]
     }
 
-    /// Refuses the retype (65) when a value does not convert and `invalid` does not say what it
-    /// becomes (or says null of a required attribute), naming the first ten.
-    private func checkConversions(_ columns: [RetypedColumn], from: AttributeType, to: AttributeType, required: Bool,
-                                  invalid: MigrationStep.InvalidValues, what: String) throws {
-        var count = 0
-        var examples: [String] = []
-        for column in columns {
-            try forEachValue(of: column) { _, label, value in
-                guard case .failure(let failure) = ValueConversion.convert(value, from: from, to: to) else { return }
-                count += 1
-                guard examples.count < 10 else { return }
-                let record = column.isHistory
-                    ? "transaction \(label.first?.description ?? "?") (\(label.dropFirst().map(\.description).joined(separator: ", ")))"
-                    : "(\(label.map(\.description).joined(separator: ", ")))"
-                examples.append("\(record) \(failure.reason)")
-            }
-        }
-        guard count > 0 else { return }
-        if invalid == .refuse || (invalid == .null && required) {
-            let remedy = required ? "retype-invalid: default with a default: value" : "retype-invalid: null, or default with a default: value"
-            throw StoreError.unconvertible(what: what, reason: "\(count) stored or past value(s) do not convert: "
-                + examples.joined(separator: "; ") + (count > examples.count ? "; …" : "") + ". Fix them, or say what they become in the model (\(remedy))")
-        }
-    }
-
     /// Calls `body` with each non-null value of `column`, its row id and its label values, a page at a time.
-    private func forEachValue(of column: RetypedColumn, _ body: (Int64, [Value], Value) throws -> Void) throws {
+    private func forEachValue(of column: RetypedColumn, _ executor: any SQLExecutor, _ body: (Int64, [Value], Value) throws -> Void) throws {
         var last: Int64 = 0
         while true {
             let rows = try executor.rows("""
@@ -93,32 +74,64 @@ extension SQLBackend {
         }
     }
 
-    /// Writes `column`'s converted values into a new column of type `to`, which takes its place.
-    private func convert(_ column: RetypedColumn, from: AttributeType, to: AttributeType, invalid: MigrationStep.InvalidValues) throws {
-        let q = dialect.quoted, type = dialect.columnType(to), scratch = q(RetypedColumn.scratch), converted = q(RetypedColumn.scratch + "_value")
-        try executor.execute("CREATE TEMPORARY TABLE \(scratch) (\(q("id")) \(dialect.columnType(.integer)) PRIMARY KEY, \(q("value")) \(type))", [])
+    /// Converts `column`'s values into the temporary table `scratch` (row id → new value), noting
+    /// those that do not convert; a failure takes `invalid`'s value, or stays out (null).
+    private func convert(_ column: RetypedColumn, into scratch: String, from: AttributeType, to: AttributeType, invalid: MigrationStep.InvalidValues,
+                         offenders: inout Offenders, _ executor: any SQLExecutor) throws {
+        let q = dialect.quoted, type = dialect.columnType(to)
+        try executor.execute("CREATE TEMPORARY TABLE \(q(scratch)) (\(q("id")) \(dialect.columnType(.integer)) PRIMARY KEY, \(q("value")) \(type))", [])
         var pending: [Value] = []
         func flush() throws {
             guard !pending.isEmpty else { return }
             let rows = stride(from: 0, to: pending.count, by: 2).map { "(\(p($0 + 1)), CAST(\(p($0 + 2)) AS \(type)))" }.joined(separator: ", ")
-            try executor.execute("INSERT INTO \(scratch) (\(q("id")), \(q("value"))) VALUES \(rows)", pending)
+            try executor.execute("INSERT INTO \(q(scratch)) (\(q("id")), \(q("value"))) VALUES \(rows)", pending)
             pending.removeAll(keepingCapacity: true)
         }
-        try forEachValue(of: column) { id, _, value in
+        try forEachValue(of: column, executor) { id, label, value in
             switch ValueConversion.convert(value, from: from, to: to) {
             case .success(let new): pending += [.integer(id), new]
-            case .failure:
+            case .failure(let failure):
+                offenders.note(failure, label: label, isHistory: column.isHistory)
                 if case .value(let fill) = invalid { pending += [.integer(id), fill] }
             }
             if pending.count >= 2 * 500 { try flush() }
         }
         try flush()
+    }
+
+    /// Puts a new column holding `scratch`'s values in `column`'s place.
+    private func replace(_ column: RetypedColumn, with scratch: String, type: AttributeType, _ executor: any SQLExecutor) throws {
+        let q = dialect.quoted, converted = q(scratch + "_value")
         for statement in [
-            "ALTER TABLE \(column.table) ADD COLUMN \(converted) \(type)",
-            "UPDATE \(column.table) SET \(converted) = r.\(q("value")) FROM \(scratch) AS r WHERE r.\(q("id")) = \(column.table).\(column.id)",
+            "ALTER TABLE \(column.table) ADD COLUMN \(converted) \(dialect.columnType(type))",
+            "UPDATE \(column.table) SET \(converted) = r.\(q("value")) FROM \(q(scratch)) AS r WHERE r.\(q("id")) = \(column.table).\(column.id)",
             "ALTER TABLE \(column.table) DROP COLUMN \(column.column)",
             "ALTER TABLE \(column.table) RENAME COLUMN \(converted) TO \(column.column)",
-            "DROP TABLE \(scratch)",
+            "DROP TABLE \(q(scratch))",
         ] { try executor.execute(statement, []) }
+    }
+}
+
+/// The values a retype could not convert: how many, and the first ten named by their record.
+struct Offenders {
+    private var count = 0
+    private var examples: [String] = []
+
+    mutating func note(_ failure: ValueConversion.Failure, label: [Value], isHistory: Bool) {
+        count += 1
+        guard examples.count < 10 else { return }
+        let record = isHistory
+            ? "transaction \(label.first?.description ?? "?") (\(label.dropFirst().map(\.description).joined(separator: ", ")))"
+            : "(\(label.map(\.description).joined(separator: ", ")))"
+        examples.append("\(record) \(failure.reason)")
+    }
+
+    /// Refuses the retype (65) when a value did not convert and `invalid` does not say what it
+    /// becomes (or says null of a required attribute), naming the first ten.
+    func check(required: Bool, invalid: MigrationStep.InvalidValues, what: String) throws {
+        guard count > 0, invalid == .refuse || (invalid == .null && required) else { return }
+        let remedy = required ? "retype-invalid: default with a default: value" : "retype-invalid: null, or default with a default: value"
+        throw StoreError.unconvertible(what: what, reason: "\(count) stored or past value(s) do not convert: "
+            + examples.joined(separator: "; ") + (count > examples.count ? "; …" : "") + ". Fix them, or say what they become in the model (\(remedy))")
     }
 }
