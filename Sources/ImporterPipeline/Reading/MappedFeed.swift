@@ -120,15 +120,7 @@ public final class MappedFeed {
         var mapper = self.mapper
         var scratch = mapper.makeBatch(capacity: 1)
         while try reader.next(into: &record) {
-            if !parentKey.isEmpty, !admits(record, mapper: mapper) {
-                try rejectIfWithheld(record, mapper: mapper, scratch: &scratch, onReject: onReject)
-                continue
-            }
-            records += 1
-            if !withheld.isEmpty, withheld.contains(record.index) {
-                keepRejected(record, mapper: mapper)
-                continue
-            }
+            if try passes(record, mapper: mapper, scratch: &scratch, onReject: onReject) { continue }
             if collectsFieldCounts { count(record) }
             presence.observe(record)
             for slot in counted where record.slots[slot].kind == .absent { absent[slot] += 1 }
@@ -171,6 +163,19 @@ public final class MappedFeed {
         guard !rejectedParents.isEmpty, rejectedParents.contains(record.parentIndex) else { return true }
         childrenOfRejected += 1
         return false
+    }
+
+    /// Counts `record` as read, unless it is a child not to map; returns whether it is read past
+    /// unmapped: such a child (a withheld parent's is mapped for its reject only), or a withheld record.
+    private func passes(_ record: RawRecord, mapper: RecordMapper, scratch: inout RecordBatch, onReject: (Reject) throws -> Void) throws -> Bool {
+        if !parentKey.isEmpty, !admits(record, mapper: mapper) {
+            try rejectIfWithheld(record, mapper: mapper, scratch: &scratch, onReject: onReject)
+            return true
+        }
+        records += 1
+        guard !withheld.isEmpty, withheld.contains(record.index) else { return false }
+        keepRejected(record, mapper: mapper)
+        return true
     }
 
     /// A child of a withheld parent is mapped, not written: its parent's reject names it.

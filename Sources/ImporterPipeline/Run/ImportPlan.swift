@@ -61,6 +61,15 @@ struct ImportLedger {
         for phase in ["read", "read wait"] { phases.add(phase, 0) }
     }
 
+    /// Takes what the reading of a feed of `entity` gathered besides its warnings.
+    mutating func absorb(_ end: FeedReadAhead.Position, entity: String, mapping: String, source: String) {
+        phases.add("read", end.readingSeconds)
+        absences += end.absences
+        rejectedKeys[entity, default: []] += end.rejectedKeys
+        unkeyedRejects[entity, default: 0] += end.unkeyedRejects
+        if !end.unmapped.isEmpty { unmapped.append((mapping, source, end.unmapped)) }
+    }
+
     /// Keeps `warnings` for the report, logging each.
     mutating func warn(_ warnings: [String], logger: Logger) {
         for warning in warnings { logger.warning("\(warning)") }

@@ -8,16 +8,8 @@ extension ImportSession {
     func read(_ feed: FeedInput, index: Int, plan: ImportPlan, ledger: inout ImportLedger) throws -> [String] {
         plan.duplicates.sources.append(feed.name)
         guard let entity = plan.entities.first(where: { $0.name == feed.mapping.entity }) else { return [] }
-        let input = try MappedFeed(feed, entity: entity)
-        input.requiresFinalLineBreak = options.requireFinalLineBreak
+        let input = try open(feed, entity: entity, index: index, ledger: &ledger)
         let isChild = feed.mapping.childRecords != nil
-        if isChild {
-            input.rejectedParents = ledger.rejectedRecords
-            input.withheldParents = ledger.rejectedChildren.withheldRecords
-        } else {
-            (ledger.rejectedRecords, ledger.rejectedChildren.recordFeed, ledger.rejectedChildren.recordEntity) = ([], index, entity.name)
-            input.withheld = ledger.rejectedChildren.withheldRecords
-        }
         var rejected = input.withheld
         var children = ledger.rejectedChildren
         let source = input.source.name
@@ -27,15 +19,7 @@ extension ImportSession {
             entity: entity, batchSize: options.batchSize, sortRunBytes: options.sortRunBytes, filtersUnchanged: options.filtersUnchangedBeforeSorting,
             temporaryDirectory: options.temporaryDirectory ?? spoolDirectory, cancellation: cancellation))
         let end = try FeedReadAhead.read(input, batchSize: options.batchSize, onReject: { reject in
-            guard let record = reject.location.recordIndex else { return try plan.rejects.record(reject) }
-            guard isChild else {
-                rejected.insert(record)
-                return try plan.rejects.record(reject)
-            }
-            let (again, recordReject) = children.childRejected(reject, record: record)
-            if again { plan.rejects.scouting = true }
-            try plan.rejects.record(reject)
-            if let recordReject { try plan.rejects.record(recordReject) }
+            try Self.note(reject, isChild: isChild, rejected: &rejected, children: &children, rejects: plan.rejects)
         }) { batch, position in
             var batch = batch
             (batch.feed, batch.duplicates) = (index, feed.mapping.duplicates)
@@ -50,13 +34,38 @@ extension ImportSession {
         logger.info("read feed", metadata: ["source": "\(source)", "records": "\(end.records)", "rejected": "\(plan.rejects.counts[entity.name] ?? 0)"])
         if isChild { ledger.keptParents[entity.name, default: []] += end.keptParents } else { ledger.rejectedRecords = rejected }
         if !isChild { plan.guards.feedRead(source: source, entity: entity.name, records: end.records) }
-        ledger.phases.add("read", end.readingSeconds)
         onProgress?(ImportProgress(source: source, records: end.records, bytesRead: end.bytesRead, totalBytes: end.totalBytes))
-        ledger.absences += end.absences
-        ledger.rejectedKeys[entity.name, default: []] += end.rejectedKeys
-        ledger.unkeyedRejects[entity.name, default: 0] += end.unkeyedRejects
-        if !end.unmapped.isEmpty { ledger.unmapped.append((feed.mapping.name, source, end.unmapped)) }
+        ledger.absorb(end, entity: entity.name, mapping: feed.mapping.name, source: source)
         return end.warnings
+    }
+
+    /// Opens `feed` for reading: a feed of records withholding those the attempt before found with a
+    /// rejected child; a feed of children leaving out those of its records' rejected ones.
+    private func open(_ feed: FeedInput, entity: EntityDescription, index: Int, ledger: inout ImportLedger) throws -> sending MappedFeed {
+        let input = try MappedFeed(feed, entity: entity)
+        input.requiresFinalLineBreak = options.requireFinalLineBreak
+        if feed.mapping.childRecords != nil {
+            input.rejectedParents = ledger.rejectedRecords
+            input.withheldParents = ledger.rejectedChildren.withheldRecords
+        } else {
+            (ledger.rejectedRecords, ledger.rejectedChildren.recordFeed, ledger.rejectedChildren.recordEntity) = ([], index, entity.name)
+            input.withheld = ledger.rejectedChildren.withheldRecords
+        }
+        return input
+    }
+
+    /// Records `reject`: a record's own in `rejected`; a child's, as `RejectedChildren` says (the
+    /// attempt turns to scouting when the child's record was written).
+    private static func note(_ reject: Reject, isChild: Bool, rejected: inout Set<Int>, children: inout RejectedChildren, rejects: RunRejects) throws {
+        guard let record = reject.location.recordIndex else { return try rejects.record(reject) }
+        guard isChild else {
+            rejected.insert(record)
+            return try rejects.record(reject)
+        }
+        let (again, recordReject) = children.childRejected(reject, record: record)
+        if again { rejects.scouting = true }
+        try rejects.record(reject)
+        if let recordReject { try rejects.record(recordReject) }
     }
 
     /// `body`'s write of records of `source`: a record the store cannot hold is located in

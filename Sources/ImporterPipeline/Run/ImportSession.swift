@@ -139,14 +139,19 @@ public final class ImportSession {
             logger.info("phase times", metadata: ["seconds": "\(result.phases.description)"])
             return result
         } catch {
-            if let signal = cancellation?.raised { throw .interrupted(signal: signal) }
-            switch error {
-            case let error as ImportError: throw error
-            case let error as FeedError: throw .feed(error)
-            case let error as SpillError: throw .spill(directory: error.directory, reason: error.reason)
-            case let error as ModelError: throw .model(error)
-            default: throw .store(store.storeError(from: error))
-            }
+            throw importError(error)
+        }
+    }
+
+    /// `error`, as the import's: an interruption once a signal was raised.
+    private func importError(_ error: any Error) -> ImportError {
+        if let signal = cancellation?.raised { return .interrupted(signal: signal) }
+        switch error {
+        case let error as ImportError: return error
+        case let error as FeedError: return .feed(error)
+        case let error as SpillError: return .spill(directory: error.directory, reason: error.reason)
+        case let error as ModelError: return .model(error)
+        default: return .store(store.storeError(from: error))
         }
     }
 }
