@@ -39,6 +39,8 @@ public struct HistoryUndo {
         guard number > 0, number <= (try snapshot.history.lastTransactionNumber()) else { throw UndoError.noTransaction("there is no transaction \(number)") }
         let purged = try snapshot.history.purgedThrough()
         guard number > purged else { throw UndoError.purged(number: number, purgedThrough: purged) }
+        let later = try snapshot.history.transactions(after: number - 1, through: .max, limit: nil)
+        if later.first?.context == "migration" { throw UndoError.migration(number: number) }
         var planned: Set<Int64> = [number]
         var frontier = [number]
         let direct = try laterTouching(number, in: snapshot)
@@ -51,7 +53,22 @@ public struct HistoryUndo {
                 frontier.append(later)
             }
         }
+        if later.dropFirst().contains(where: { $0.context == "migration" }) {
+            for planned in planned { try checkAttributesExist(planned, in: snapshot) }
+        }
         return planned.sorted(by: >)
+    }
+
+    /// Refuses a transaction that updated an attribute a later migration removed (history still
+    /// reads it, the store no longer holds it): that change cannot be put back.
+    private func checkAttributesExist(_ number: Int64, in snapshot: StoreSnapshot) throws {
+        for (entity, _) in try entities(of: number, in: snapshot) {
+            let held = Set(entity.attributes.map(\.name))
+            try forEachChange(of: number, entity: entity, in: snapshot) { change in
+                guard change.type == .update, let removed = change.changed.first(where: { !held.contains($0.attribute) }) else { return }
+                throw UndoError.removedAttribute(number: number, entity: entity.name, attribute: removed.attribute)
+            }
+        }
     }
 
     private func token(_ number: Int64) -> Token { Token(storeID: storeID, transactionNumber: number) }

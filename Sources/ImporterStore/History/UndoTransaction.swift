@@ -34,6 +34,10 @@ public enum UndoError: Error, Sendable, Equatable, RemedialError {
     case noTransaction(String)
     /// Undoing would delete parents whose children a `deny` relationship keeps.
     case deniedDelete(parent: String, relationship: String, child: String, children: Int)
+    /// The transaction is a migration (`importer migrate`): migrating back undoes it.
+    case migration(number: Int64)
+    /// The transaction updated an attribute a later migration removed: its change cannot be put back.
+    case removedAttribute(number: Int64, entity: String, attribute: String)
 
     public func message(_ words: (Remedy) -> String) -> String {
         switch self {
@@ -47,6 +51,11 @@ public enum UndoError: Error, Sendable, Equatable, RemedialError {
             "no transaction to undo: \(what)"
         case .deniedDelete(let parent, let relationship, let child, let children):
             "undo would delete \(parent) records that still have \(children) \(child) record(s) (relationship '\(relationship)' of \(parent) is delete: deny); nothing was written"
+        case .migration(let number):
+            "transaction \(number) is a migration: it is undone by migrating back to the model it replaced "
+                + "(importer model versions lists them; --show N prints one for importer migrate --model); nothing was written"
+        case .removedAttribute(let number, let entity, let attribute):
+            "transaction \(number) cannot be undone: it changed \(entity).\(attribute), which a later migration removed; nothing was written"
         }
     }
 }
@@ -54,7 +63,7 @@ public enum UndoError: Error, Sendable, Equatable, RemedialError {
 extension UndoError: ExitStatusError {
     public var exitStatus: ExitStatus {
         switch self {
-        case .laterTransactions, .keyTaken, .deniedDelete: .badInput
+        case .laterTransactions, .keyTaken, .deniedDelete, .migration, .removedAttribute: .badInput
         case .purged: .expiredToken
         case .noTransaction: .usage
         }

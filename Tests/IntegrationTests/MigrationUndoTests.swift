@@ -1,0 +1,43 @@
+import Foundation
+import ImporterTestSupport
+import Testing
+
+/// Undo across a migration (issue 45.3): a transaction from before a rename is undone under the
+/// new names; one that changed an attribute a migration removed, and the migration itself, are
+/// refused (65) with the reason, nothing written.
+@Suite struct MigrationUndoTests {
+    @Test(arguments: ["sqlite", "postgres"]) func undoAcrossAMigration(backend: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = try RealFeedShapesTests.newStore(backend, in: directory)
+        let renamed = { (text: String) in
+            text.replacingOccurrences(of: "  - name: energy\n", with: "  - name: energy_kt\n    renamed-from: energy\n")
+                .replacingOccurrences(of: "tombstone: [date, energy,", with: "tombstone: [date, energy_kt,")
+                .replacingOccurrences(of: "attribute: energy\n", with: "attribute: energy_kt\n")
+        }
+        let (v1, v2) = try MigrationTests.models(in: directory, renamed)
+        let v3 = try directory.write("v3.yaml", try String(contentsOfFile: v2, encoding: .utf8)
+            .replacingOccurrences(of: "  - name: vx\n    type: real\n    doc: pre-entry velocity, Earth-centred x, km/s\n", with: "")
+            .replacingOccurrences(of: "  - attribute: vx\n    field: vx\n", with: ""))
+        #expect(try importer(["run", "--store", store, "--model", v1, sample("fireball-2024.json")]).status == 0)
+        #expect(try importer(["run", "--store", store, "--model", v1, "--max-updated", "100%", sample("fireball-vel-comp.json")]).status == 0)
+        func token(_ number: Int) throws -> String {
+            try importer(["query", "--store", store, "--raw", "SELECT token FROM importer_transaction WHERE number = \(number)"]).stdout
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        #expect(try importer(["migrate", "--store", store, "--model", v2]).status == 0)
+        // Transaction 2 from before the rename reads, and is undone, under the new name.
+        let undone = try importer(["undo", "--store", store, try token(2), "--dry-run"])
+        #expect(undone.status == 0 && undone.stdout.contains("energy_kt: 2.4 → 2.1"), "\(undone.stdout)\(undone.stderr)")
+        let migration = try importer(["undo", "--store", store, "--last"])
+        #expect(migration.status == 65 && migration.stderr.contains("transaction 3 is a migration: it is undone by migrating back"), "\(migration.stderr)")
+        #expect(try importer(["migrate", "--store", store, "--model", v3]).status == 0)
+        let export = try importer(["export", "--store", store, "--format", "csv"]).stdout
+        let removed = try importer(["undo", "--store", store, try token(2)])
+        #expect(removed.status == 65 && removed.stderr.contains("transaction 2 cannot be undone: it changed Fireball.vx, which a later migration removed"),
+                "\(removed.stderr)")
+        #expect(try importer(["export", "--store", store, "--format", "csv"]).stdout == export, "nothing written")
+        let transactions = try importer(["query", "--store", store, "--raw", "SELECT count(*) FROM importer_transaction"]).stdout
+        #expect(transactions == "4\n", "two runs, two migrations, no undo: \(transactions)")
+    }
+}
