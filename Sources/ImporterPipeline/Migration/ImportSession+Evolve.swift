@@ -24,10 +24,10 @@ extension ImportSession {
 
 extension MigrationStep {
     /// Whether registering the model's entities does it (as runs always have): a new entity, an
-    /// optional attribute, a new definition.
+    /// optional attribute, a new definition, a changed view (rebuilt by the run).
     var isDoneByRegistering: Bool {
         switch self {
-        case .addEntity, .changeDefinition: true
+        case .addEntity, .changeDefinition, .rebuildView: true
         case .addAttribute(_, let attribute, let fill): attribute.isOptional && fill == nil
         default: false
         }

@@ -29,15 +29,26 @@ public struct ModelMigration: Sendable {
         SHA256.hash(data: Array(text.utf8)).map { byte in (byte < 16 ? "0" : "") + String(byte, radix: 16) }.joined()
     }
 
-    /// The steps from what `store` holds to the model, for the entities named (all by default).
-    public func steps(from registered: [EntityDescription], entities names: [String]? = nil) -> [MigrationStep] {
+    /// The steps from what `store` holds to the model, for the entities named (all by default),
+    /// then the model's views whose definition differs from the store's `views` (`rebuildView`).
+    public func steps(from registered: [EntityDescription], entities names: [String]? = nil, views: [ViewDefinition] = []) -> [MigrationStep] {
         var scoped = model
         if let names { scoped.entities = model.entities.filter { names.contains($0.name) } }
-        return ModelDiff.steps(from: registered, to: scoped)
+        let steps = ModelDiff.steps(from: registered, to: scoped)
+        // A rename brings the views over it along (`renameAttribute`): compared once renamed.
+        let renamed = views.map { view in
+            steps.reduce(into: view) { view, step in
+                guard case .renameAttribute(view.entity, let from, let to) = step else { return }
+                view.groupBy = view.groupBy.map { $0 == from ? to : $0 }
+                for index in view.aggregates.indices where view.aggregates[index].attribute == from { view.aggregates[index].attribute = to }
+            }
+        }
+        let rebuilt = model.views.filter { view in registered.contains { $0.name == view.entity } && renamed.first { $0.name == view.name } != view }
+        return steps + rebuilt.map { .rebuildView($0.name) }
     }
 
-    /// Applies `steps` in `tx` as `author`, records the model's version with them, and brings the
-    /// model's views to their new definitions; returns the migration's transaction number.
+    /// Applies `steps` in `tx` as `author`, records the model's version with them, and rebuilds the
+    /// views whose definition changed; returns the migration's transaction number.
     public func apply(_ steps: [MigrationStep], author: String, in tx: StoreWriteTransaction, store: Store) throws -> Int64 {
         let touched = Set(steps.map(\.entity))
         let entities = model.entities.filter { touched.contains($0.name) || store.entity(named: $0.name) != nil }
@@ -48,6 +59,10 @@ public struct ModelMigration: Sendable {
         version.steps = steps.map(\.description)
         _ = try tx.records.registerModel(version)
         try store.reloadEntities()
+        if steps.contains(where: { if case .rebuildView = $0 { true } else { false } }) {
+            let installed = try tx.ensureViews(model.views, entities: store.entities)
+            _ = try ViewMaintainer(entities: store.entities).rebuild(installed, in: tx)
+        }
         return number
     }
 }

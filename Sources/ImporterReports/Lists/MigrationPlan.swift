@@ -40,6 +40,7 @@ public struct MigrationPlan {
         case .addAttribute: "stored records hold null; no record rewritten"
         case .renameAttribute: "no record rewritten; past changes, views and consumer filters read the new name"
         case .changeDefinition: "the definition is registered; no record rewritten"
+        case .rebuildView: "its rows are recomputed from the stored records"
         case .removeAttribute: "its column goes from the \(records) record(s); its past values stay in history"
         case .retypeAttribute(_, _, _, _, let invalid):
             "the values of \(records) stored record(s) and their past values in history are converted"

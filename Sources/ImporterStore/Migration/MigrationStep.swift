@@ -21,6 +21,8 @@ public enum MigrationStep: Sendable, Equatable {
     case changeTable(entity: String, from: String, to: String)
     /// Tombstone, drift or derived attributes changed: the definition is registered again.
     case changeDefinition(String)
+    /// A view whose definition changed (or a new one): its table is rebuilt from the stored records.
+    case rebuildView(String)
 
     /// What a retype does with a stored value that does not convert: refuse the migration (naming
     /// the records), store null, or store a value (`retype-invalid:` in the model).
@@ -32,7 +34,7 @@ public enum MigrationStep: Sendable, Equatable {
 
     public var entity: String {
         switch self {
-        case .addEntity(let name), .changeDefinition(let name): name
+        case .addEntity(let name), .changeDefinition(let name), .rebuildView(let name): name
         case .addAttribute(let entity, _, _), .renameAttribute(let entity, _, _), .removeAttribute(let entity, _),
              .retypeAttribute(let entity, _, _, _, _), .changeOptionality(let entity, _, _), .changeKey(let entity, _, _), .changeTable(let entity, _, _):
             entity
@@ -59,13 +61,14 @@ public enum MigrationStep: Sendable, Equatable {
         case .changeKey(let entity, let from, let to): "change the key of \(entity): (\(from.joined(separator: ", "))) → (\(to.joined(separator: ", ")))"
         case .changeTable(let entity, let from, let to): "move \(entity) from table \(from) to \(to)"
         case .changeDefinition(let name): "register the new definition of \(name) (tombstone, drift or derived attributes)"
+        case .rebuildView(let name): "rebuild view \(name) (its definition changed)"
         }
     }
 
     /// Why `importer migrate` cannot apply the step (nil when it can).
     public var refusal: String? {
         switch self {
-        case .addEntity, .renameAttribute, .changeDefinition, .removeAttribute: nil
+        case .addEntity, .renameAttribute, .changeDefinition, .removeAttribute, .rebuildView: nil
         case .addAttribute(_, let attribute, let fill):
             attribute.isOptional || fill != nil ? nil : "a required attribute needs a default: the value stored records take"
         case .changeOptionality(_, _, let required): required ? "making an attribute required is not supported yet" : nil
@@ -80,7 +83,7 @@ public enum MigrationStep: Sendable, Equatable {
     /// no stored record rewritten.
     public var isAutomatic: Bool {
         switch self {
-        case .addEntity, .renameAttribute, .changeDefinition: true
+        case .addEntity, .renameAttribute, .changeDefinition, .rebuildView: true
         case .addAttribute(_, let attribute, _): attribute.isOptional
         case .changeOptionality(_, _, let required): !required
         default: false

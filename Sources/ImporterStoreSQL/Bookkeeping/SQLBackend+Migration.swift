@@ -39,7 +39,7 @@ extension SQLBackend {
                 }
                 let required = entities.first { $0.name == name }?.attribute(named: attribute)?.isOptional == false
                 try retypeAttribute(attribute, of: entity, to: type, required: required, invalid: invalid)
-            case .addEntity, .changeDefinition, .changeOptionality, .changeKey, .changeTable:
+            case .addEntity, .changeDefinition, .changeOptionality, .changeKey, .changeTable, .rebuildView:
                 continue
             }
         }

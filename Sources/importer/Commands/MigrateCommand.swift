@@ -52,7 +52,7 @@ struct MigrateCommand: ParsableCommand {
             let output = OutputSink()
             var refused: MigrationStep?
             try store.inTransaction { (tx: StoreWriteTransaction) throws -> TransactionCompletion<Void> in
-                let steps = migration.steps(from: store.entities)
+                let steps = migration.steps(from: store.entities, views: try tx.snapshot.allViews())
                 var plan = try MigrationPlan(steps: steps, in: tx.snapshot, entities: store.entities)
                 refused = self.plan ? nil : steps.first { $0.refusal != nil }
                 guard !self.plan, !steps.isEmpty, refused == nil else {
