@@ -53,6 +53,12 @@ struct ExportCommand: ParsableCommand {
                 try store.reloadEntities()
                 let tree = try exportTree(of: store, in: snapshot)
                 let number = try point(of: store, in: snapshot)
+                // The past is read through today's model: said when a migration changed it since.
+                if let migration = try snapshot.records.registeredModels().first(where: { ($0.transaction ?? 0) > number && !$0.steps.isEmpty }),
+                   let at = migration.transaction {
+                    let steps = migration.steps.joined(separator: "; ")
+                    logger.warning("the records as of transaction \(number) are shown in today's model: migration \(at) (\(steps)) applies to the past too (renamed, converted and filled values; removed attributes are left out)")
+                }
                 let written = try RecordExport().write(tree, asOf: number, as: format, in: snapshot, to: files[0].sink)
                 for (entity, count) in written.orphans.sorted(by: { $0.key < $1.key }) {
                     logger.warning("\(count) \(entity) record(s) have no parent among the \(tree.entity.name) records and are not nested; export them with --entity \(entity)")
