@@ -1,7 +1,8 @@
 import ImporterModel
 
 /// Child entities suggested for the arrays of objects inside a parent's records (a station's
-/// `vehicle_types_available`): one entity each, keyed by the parent's key then its own: a field
+/// `vehicle_types_available`), or an XML record's repeated elements with structure (IANA's
+/// `<xref>`s): one entity each, keyed by the parent's key then its own: a field
 /// unique within every sampled parent's array (an identifier, or text), else the element's place
 /// (`key: position`, flagged in the notes).
 enum ChildSuggestion {
@@ -22,13 +23,14 @@ enum ChildSuggestion {
             guard var child = try? ModelSuggester.suggestEntity(perParent, paths: paths, positionKey: true) else { continue }
             child.entity.name = SampleGroup.unique(child.entity.name, in: &names, separator: "")
             child.entity.tableName = SampleGroup.unique(child.entity.tableName, in: &tables, separator: "_")
-            let (relationship, mapping, comments) = attach(&child, named: name, to: parent.entity)
+            let (relationship, mapping, comments) = attach(&child, named: name, records: perParent.first?.records, to: parent.entity)
             parent.mapping.children.append(mapping)
             parts.entities.append(child.entity)
             parts.relationships.append(relationship)
             parts.comments += comments
             let records = perParent.reduce(0) { $0 + $1.recordFields.count }
-            parts.notes.append("\(child.entity.name): a child entity, the \(records) object(s) of '\(name)' in \(perParent.count) sampled \(parent.entity.name) record(s), "
+            let what = perParent.first?.format == .xml ? "element(s)" : "object(s)"
+            parts.notes.append("\(child.entity.name): a child entity, the \(records) \(what) of '\(name)' in \(perParent.count) sampled \(parent.entity.name) record(s), "
                 + "keyed by (\(child.entity.uniqueKey.joined(separator: ", "))); each run replaces a \(parent.entity.name)'s children by its list")
             if relationship.key == .position {
                 parts.notes.append("WARNING: \(child.entity.name): no identifier is unique within each \(parent.entity.name)'s '\(name)' in the sample, so its children are keyed "
@@ -49,7 +51,8 @@ enum ChildSuggestion {
     /// Makes `child` the child of `parent`: the parent's key attributes first (a child field of
     /// the same name dropped), its own key kept when it names an identifier or text, else
     /// `position`. Returns the relationship, the parent mapping's `children` entry and its comments.
-    private static func attach(_ child: inout EntitySuggestion, named name: String, to parent: EntityDescription)
+    /// `records`: the list's path in a parent record (the JSON member's pointer by default).
+    private static func attach(_ child: inout EntitySuggestion, named name: String, records: String?, to parent: EntityDescription)
         -> (Relationship, ChildMapping, [String]) {
         let parentKey = parent.uniqueKey.compactMap(parent.attribute(named:)).map { AttributeDescription(name: $0.name, type: $0.type, isOptional: false) }
         let taken = Set(parentKey.map(\.name))
@@ -83,7 +86,7 @@ enum ChildSuggestion {
         child.entity.uniqueKey = parent.uniqueKey + own
         child.entity.tombstoneAttributes = child.entity.uniqueKey
         let relationship = Relationship(name: NameWords.snake([name]), parent: parent.name, child: child.entity.name,
-                                        records: JSONRecordFlattener.pointer([name]), key: key)
+                                        records: records ?? JSONRecordFlattener.pointer([name]), key: key)
         return (relationship, ChildMapping(relationship: relationship.name, fields: fields), kept.map { child.comments[$0] })
     }
 }

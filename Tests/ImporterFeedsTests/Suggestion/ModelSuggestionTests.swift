@@ -237,8 +237,11 @@ import Testing
         #expect(entity.attribute(named: "value")?.type == .integer)
         #expect(feed.fields.first { $0.attribute == "date" }?.field == "@date")
         #expect(entity.attribute(named: "date")?.type == .date)
-        let xref = try #require(feed.fields.first { $0.field == "r:xref/@data" })
-        #expect(xref.repeated == .all)
+        // The repeated <xref type data/> is a list of child records, its pairs kept together.
+        #expect(!feed.fields.contains { $0.field?.contains("xref") == true })
+        let relationship = try #require(model.relationships.first)
+        #expect(relationship.records == "/r:xref" && relationship.key == .attributes(["data"]) && relationship.child == "Xref")
+        #expect(feed.children.first?.fields.map(\.field) == ["@type", "@data"])
     }
 
     @Test func atomCategoriesByLabel() throws {

@@ -5,7 +5,10 @@
 /// attributes as `a:link/@href`. One that repeats within a record is either told apart by an
 /// attribute whose values differ within every record and are few across them (Atom's
 /// `<category label="Magnitude" term="…"/>` becomes `a:category[@label='Magnitude']/@term`), or,
-/// when nothing tells the occurrences apart, one field holding them all (`repeated: all`).
+/// when nothing tells the occurrences apart, one field holding them all (`repeated: all`). A
+/// repeated child of the record with structure (attributes or elements of its own) and nothing
+/// telling its occurrences apart is a list of child records instead (`children`): IANA's
+/// `<xref type="rfc" data="rfc905"/>`.
 struct XMLFieldPlan {
     /// At most this many distinct values for an attribute that tells occurrences apart.
     static let maximumLabels = 12
@@ -22,6 +25,8 @@ struct XMLFieldPlan {
         var attributeNames: [XMLName] = []
         var hasText = false
         var hasChildren = false
+        /// Whether the group's elements are the record's own children.
+        var isRecordLevel = false
     }
 
     private var groups: [String: Group] = [:]
@@ -58,6 +63,7 @@ struct XMLFieldPlan {
             guard let first = group.first else { continue }
             let path = prefix + first.name.description
             var stats = groups[path] ?? Group()
+            stats.isRecordLevel = prefix.isEmpty
             stats.maximumCount = max(stats.maximumCount, group.count)
             stats.records += 1
             var here = Set<String>()
@@ -98,6 +104,7 @@ struct XMLFieldPlan {
         for group in element.childGroups {
             guard let first = group.first else { continue }
             let groupPath = path + first.name.description
+            if path.isEmpty && isChildGroup(groupPath) { continue }
             let step = address + names.qualified(first.name)
             let stats = groups[groupPath] ?? Group()
             let local = first.name.localName
@@ -116,6 +123,29 @@ struct XMLFieldPlan {
                                                shortWords: 2, values: [.string(attribute.value)]))
                 }
             }
+        }
+    }
+
+    /// Whether the record-level group `path` holds child records: repeated, with structure, its
+    /// occurrences told apart by no label.
+    private func isChildGroup(_ path: String) -> Bool {
+        guard let stats = groups[path], stats.isRecordLevel else { return false }
+        return stats.maximumCount > 1 && labelAttribute[path] == nil && (!stats.attributeNames.isEmpty || stats.hasChildren)
+    }
+
+    /// The lists of child records of `record`: per child group, its local name, its path below the
+    /// record (`/default:xref`) and each occurrence's fields, addressed below the occurrence.
+    func children(of record: XMLSampleElement, names: XMLPrefixes) -> [(name: String, records: String, elements: [[SampledField]])] {
+        record.childGroups.compactMap { group in
+            guard let first = group.first, isChildGroup(first.name.description) else { return nil }
+            let elements = group.map { member -> [SampledField] in
+                var fields = member.attributes.map { attribute in
+                    SampledField(address: "@" + names.qualified(attribute.name), words: [attribute.name.localName], values: [.string(attribute.value)])
+                }
+                collect(member, path: first.name.description + "/", address: "", words: [], names: names, into: &fields)
+                return Self.merged(fields)
+            }
+            return (first.name.localName, "/" + names.qualified(first.name), elements)
         }
     }
 

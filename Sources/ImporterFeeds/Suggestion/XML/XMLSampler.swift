@@ -40,6 +40,18 @@ final class XMLSampler {
         sample.recordNoun = path.last.map { JSONSampler.singular($0.localName) }
         var plan = XMLFieldPlan(records: Array(records.prefix(limit)))
         sample.recordFields = records.prefix(limit).map { plan.fields(of: $0, names: names) }
+        for record in records.prefix(limit) {
+            for child in plan.children(of: record, names: names) {
+                var parent = FeedSample(format: .xml, records: child.records)
+                (parent.recordNoun, parent.namespaces, parent.recordFields) = (child.name, sample.namespaces, child.elements)
+                let list = child.name.hasSuffix("s") ? child.name : child.name + "s"
+                if let index = sample.children.firstIndex(where: { $0.name == list }) {
+                    sample.children[index].parents.append(parent)
+                } else {
+                    sample.children.append((list, [parent]))
+                }
+            }
+        }
         if records.count >= limit {
             let tail = XMLTailSampler(records: path, sampled: limit)
             try tail.read(XMLRecordsReader(source: ByteSource(path: self.path), mapping: Self.mapping), plan: &plan, names: names, into: &sample)
