@@ -26,3 +26,15 @@ package enum KeyListSQL {
         return "(" + balancedOr(terms[..<middle]) + " OR " + balancedOr(terms[middle...]) + ")"
     }
 }
+
+extension SyncWindow {
+    /// The condition that a record `e` lies in the window (`TRUE` for a window without bounds;
+    /// a null scope value is in none).
+    package var condition: String {
+        let column = "e.\"" + attribute.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        var terms = ["\(column) IS NOT NULL"]
+        if let from { terms.append("\(column) >= \(Expression.literal(from))") }
+        if let to { terms.append("\(column) <= \(Expression.literal(to))") }
+        return "(" + terms.joined(separator: " AND ") + ")"
+    }
+}

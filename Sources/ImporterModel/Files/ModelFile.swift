@@ -157,6 +157,7 @@ public enum ModelFile {
         }
         if feed.duplicates != .last { pairs.append(("duplicates", .string(feed.duplicates.rawValue))) }
         if feed.unmapped != .warn { pairs.append(("unmapped", .string(feed.unmapped.rawValue))) }
+        if let scope = feed.syncScope { pairs.append(("sync", .map([("scope", .string(scope))]))) }
         if feed.csv != CSVDialect() { pairs.append(("csv", tree(feed.csv))) }
         if let source = feed.source {
             pairs.append(("url", .string(source.url)))

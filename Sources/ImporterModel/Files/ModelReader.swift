@@ -218,7 +218,7 @@ struct ModelReader {
     }
 
     private mutating func feed(_ node: Node, _ path: String, entities: [EntityDescription]) -> FeedMapping? {
-        guard let fields = mapping(node, path, allowed: ["name", "entity", "format", "records", "namespaces", "duplicates", "unmapped", "url", "url-values", "headers", "parameters", "pages", "fields", "children", "csv", "doc"]),
+        guard let fields = mapping(node, path, allowed: ["name", "entity", "format", "records", "namespaces", "duplicates", "unmapped", "url", "url-values", "headers", "parameters", "pages", "fields", "children", "csv", "sync", "doc"]),
               let name = string(fields, "name", path, required: true, in: node) else { return nil }
         if let mark = node.mark { marks["feed \(name)"] = mark }
         let entity = string(fields, "entity", path, required: entities.count != 1, in: node) ?? entities.first?.name ?? ""
@@ -239,6 +239,9 @@ struct ModelReader {
         feed.duplicates = enumeration(fields, "duplicates", path, required: false, in: node) ?? .last
         feed.unmapped = enumeration(fields, "unmapped", path, required: false, in: node) ?? .warn
         feed.children = list(fields, "children", path).enumerated().compactMap { childMapping($1, "\(path).children[\($0)]", feed: name) }
+        if let syncNode = fields["sync"], let sync = mapping(syncNode, "\(path).sync", allowed: ["scope"]) {
+            feed.syncScope = string(sync, "scope", "\(path).sync", required: true, in: syncNode)
+        }
         if let recordsNode = fields["records"], format == .ndjson {
             problem(recordsNode, "\(path).records", "'records' is not used by ndjson feeds (each line is one record; envelopes holding "
                 + "the records are not read): remove it, or read the feed as json")

@@ -164,6 +164,9 @@ public struct FeedMapping: Sendable, Equatable {
     public var children: [ChildMapping] = []
     /// For a mapping `Model.childFeeds` derived: where its child records are in the parent's.
     public var childRecords: ChildRecords?
+    /// The attribute whose range the feed covers (`sync: {scope: date}`): a `--sync` deletes only
+    /// the stored records inside the window the run covers (`SyncWindow`).
+    public var syncScope: String?
 
     public init(name: String, entity: String, format: FeedFormat, records: String? = nil, namespaces: [String: String] = [:], fields: [FieldMapping]) {
         self.name = name
@@ -261,6 +264,15 @@ public struct Model: Sendable, Equatable {
                 }
                 if let problem = value.lag?.problem(for: attribute.type) {
                     problems.append("feed \(feed.name): url-values '\(value.name)': lag: \(problem)")
+                }
+            }
+            if let scope = feed.syncScope {
+                if let attribute = entity.attribute(named: scope) {
+                    if !SyncWindow.canScope(attribute.type) {
+                        problems.append("feed \(feed.name): sync: scope '\(scope)' is \(attribute.type.rawValue): a window needs a date, datetime, integer or real attribute")
+                    }
+                } else {
+                    problems.append("feed \(feed.name): sync: scope '\(scope)' is not an attribute of \(entity.name)")
                 }
             }
             for key in entity.uniqueKey where !feed.fields.contains(where: { $0.attribute == key }) {

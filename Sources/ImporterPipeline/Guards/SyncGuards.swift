@@ -12,6 +12,8 @@ final class SyncGuards {
     /// Records each entity held before the run (sync runs only).
     private var stored: [String: Int] = [:]
     private var emptyFeeds: [(source: String, entity: String)] = []
+    /// Per windowed entity, the records of its window (`windowed`).
+    private var windowHeld: [String: Int] = [:]
     /// Entities whose deletes are guarded in every run (children), and how to count what they
     /// hold: asked only once such an entity deleted something (a run that deletes nothing does not
     /// count a large table).
@@ -27,6 +29,12 @@ final class SyncGuards {
         for entity in entities where options.sync { stored[entity.name] = try recordCount(entity) }
     }
 
+    /// A windowed sync of `entity`: its guards count the `held` records of the window (the run's
+    /// inserts included, taken off when the deletes are weighed), not the whole entity's.
+    func windowed(_ entity: String, held: Int) {
+        windowHeld[entity] = held
+    }
+
     /// Notes a feed once read: `records` read from it, rejected ones included.
     func feedRead(source: String, entity: String, records: Int) {
         if options.sync, records == 0 { emptyFeeds.append((source, entity)) }
@@ -38,13 +46,13 @@ final class SyncGuards {
         var reasons: [Refusal] = []
         if options.sync, !options.allowEmpty {
             for feed in emptyFeeds {
-                let held = stored[feed.entity] ?? 0
+                let held = windowHeld[feed.entity] ?? stored[feed.entity] ?? 0
                 guard held > 0 else { continue }
                 reasons.append(.emptyFeed(source: feed.source, entity: feed.entity, held: held))
             }
         }
         for (entity, count, inserted) in deleted where options.sync || (children[entity] != nil && count > 0) {
-            let held = try stored[entity] ?? children[entity].map { try recordCount($0) + count - inserted } ?? 0
+            let held = try windowHeld[entity].map { $0 - inserted } ?? stored[entity] ?? children[entity].map { try recordCount($0) + count - inserted } ?? 0
             let limit = options.maxDelete.limit(stored: held)
             guard count > limit else { continue }
             let percent = held > 0 ? Int((Double(count) * 100 / Double(held)).rounded()) : 100

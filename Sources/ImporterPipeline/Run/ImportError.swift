@@ -54,7 +54,8 @@ public enum ImportError: Error, Sendable, RemedialError {
         case .sourceMoved(let name, let fetched, let now):
             return "'{\(name)}' was \(fetched) when the feed was fetched and is \(now) now: another run imported meanwhile; nothing was written, run again"
         case .syncOfIncrementalSource(let feed):
-            return "feed mapping '\(feed)' fetches only what is new since the store's last values (url-values), so it cannot sync: a sync would delete every record the answer leaves out"
+            return "feed mapping '\(feed)' fetches only what is new since the store's last values (url-values), so it cannot sync: a sync would delete every record the answer leaves out; "
+                + "declare the attribute whose range the answer covers (sync: {scope: date}) for a windowed sync"
         case .childrenFromStandardInput(let feed):
             return "feed mapping '\(feed)' reads children, so the document is read twice (once for its records, once for their children): "
                 + "give it as a file or a URL, not standard input (save it first: importer run … feed.json)"

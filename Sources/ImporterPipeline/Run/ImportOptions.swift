@@ -10,6 +10,10 @@ public struct ImportOptions: Sendable {
     public var context: String
     /// The feeds are full snapshots: stored records of their entities that no feed holds are deleted.
     public var sync = false
+    /// A windowed sync's bounds given on the command line (`--window-from`, `--window-to`), read
+    /// as the scope attribute's type; they override the window the feeds would set.
+    public var windowFrom: String?
+    public var windowTo: String?
     /// Records per upsert batch.
     public var batchSize = 8192
     /// Rejected records tolerated before the import fails.

@@ -41,6 +41,11 @@ struct ImportLedger {
     var keptParents: [String: [[Value]]] = [:]
     /// The record indices the last feed of parents rejected (its children's feeds leave theirs out).
     var rejectedRecords: Set<Int> = []
+    /// The URL values the run's feeds were fetched with (a windowed sync's requested window), the
+    /// range of each scoped entity's scope values read, and the windows its syncs covered.
+    var requestedWindows: [URLTemplate.Filled] = []
+    var scopeRanges: [String: ScopeRange] = [:]
+    var syncWindows: [SyncWindow] = []
     /// Records rejected for a child, withheld or found this attempt.
     var rejectedChildren: RejectedChildren
     /// Per entity, the keys of its rejected records (a sync keeps them), and how many rejected

@@ -27,6 +27,8 @@ public struct ImportResult: Sendable {
     public var fetched: [SourceFetch] = []
     /// Every feed is a URL whose source had not changed since its last import: nothing was read.
     public var notModified = false
+    /// The windows a windowed sync covered, per entity (`sync: {scope: …}`).
+    public var syncWindows: [SyncWindow] = []
     /// Per feed and attribute, the records that left out a field the feed supplies (stored as null).
     public var absences: [MappedFeed.FieldAbsence] = []
 

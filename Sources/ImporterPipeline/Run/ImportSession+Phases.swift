@@ -7,10 +7,12 @@ import ImporterViews
 
 /// An import in its transaction, as a script of named phases: plan, read, close, history, views.
 extension ImportSession {
-    func importAll(_ feeds: [FeedInput], fetched: [SourceFetch], withholding withheld: [Int: Set<Int>], in tx: StoreWriteTransaction) throws -> ImportAttempt {
+    func importAll(_ feeds: [FeedInput], fetched: [SourceFetch], filled: [URLTemplate.Filled], withholding withheld: [Int: Set<Int>],
+                   in tx: StoreWriteTransaction) throws -> ImportAttempt {
         try checkTimestamp(in: tx)
         let plan = try self.plan(feeds, in: tx)
         var ledger = ImportLedger(withholding: withheld)
+        ledger.requestedWindows = filled
         try readFeeds(feeds, plan: plan, ledger: &ledger)
         if plan.rejects.scouting { return .again(withholding: ledger.rejectedChildren.found) }
         try warnOfNewUnmapped(&ledger, in: tx)
@@ -19,12 +21,12 @@ extension ImportSession {
             + (try storms(plan.entities, counts: counts, of: plan.transaction, in: tx))
         guard refusals.isEmpty else {
             var result = ImportResult(transactionNumber: nil, entities: counts, rejects: plan.rejects.first)
-            (result.refusals, result.warnings) = (refusals, ledger.warnings)
+            (result.refusals, result.warnings, result.syncWindows) = (refusals, ledger.warnings, ledger.syncWindows)
             return .finished(result)
         }
         var result = try writeHistory(feeds, fetched: fetched, counts: counts, plan: plan, ledger: &ledger, in: tx)
         if options.replayViews { try ledger.phases.time("views") { try replayViews(into: &result, created: plan.createdViews, in: tx) } }
-        result.phases = ledger.phases
+        (result.phases, result.syncWindows) = (ledger.phases, ledger.syncWindows)
         return .finished(result)
     }
 
@@ -94,7 +96,18 @@ extension ImportSession {
             }
             do {
                 let keeping = ledger.rejectedKeys[entity.name] ?? []
-                ledger.deleted[entity.name, default: 0] += try ledger.phases.time("sync deletes") { try plan.transaction.deleteRecordsNotWritten(entity, keeping: keeping) }
+                let window = try syncWindow(of: entity, feeds: feeds, ledger: ledger)
+                if let window {
+                    ledger.syncWindows.append(window)
+                    plan.guards.windowed(entity.name, held: try plan.transaction.recordCount(entity, within: window))
+                } else if feeds.contains(where: { $0.mapping.entity == entity.name && $0.mapping.syncScope != nil }) {
+                    continue  // A scoped feed that read nothing covers no window: nothing to delete.
+                }
+                ledger.deleted[entity.name, default: 0] += try ledger.phases.time("sync deletes") {
+                    try plan.transaction.deleteRecordsNotWritten(entity, keeping: keeping, within: window)
+                }
+            } catch let error as ImportError {
+                throw error
             } catch {
                 throw refusedWrite(error, what: "the sync deletes of \(entity.name) (records no feed holds)")
             }

@@ -24,6 +24,7 @@ extension ImportSession {
             var batch = batch
             (batch.feed, batch.duplicates) = (index, feed.mapping.duplicates)
             if !plan.rejects.scouting { try writing(source) { try writer.add(batch) } }
+            if let position = scopePosition(of: feed, entity: entity, in: batch) { ScopeRange.widen(&ledger.scopeRanges[entity.name], over: batch, position: position) }
             try checkCancellation()
             onProgress?(ImportProgress(source: source, records: position.records, bytesRead: position.bytesRead, totalBytes: position.totalBytes))
         }
@@ -37,6 +38,13 @@ extension ImportSession {
         onProgress?(ImportProgress(source: source, records: end.records, bytesRead: end.bytesRead, totalBytes: end.totalBytes))
         ledger.absorb(end, entity: entity.name, mapping: feed.mapping.name, source: source)
         return end.warnings
+    }
+
+    /// Where a windowed sync's scope attribute is in `feed`'s batches (nil: not a windowed sync).
+    private func scopePosition(of feed: FeedInput, entity: EntityDescription, in batch: RecordBatch) -> Int? {
+        guard options.sync, feed.mapping.childRecords == nil, let scope = feed.mapping.syncScope,
+              let index = entity.attributes.firstIndex(where: { $0.name == scope }) else { return nil }
+        return batch.columns.firstIndex(of: index)
     }
 
     /// Opens `feed` for reading: a feed of records withholding those the attempt before found with a

@@ -78,10 +78,10 @@ public final class ImportSession {
     }
 
     /// The feeds with their URL values filled from the store (`URLTemplate`); a sync of such a
-    /// feed is refused.
+    /// feed is refused unless its mapping scopes it (`sync: {scope: …}`: a windowed sync).
     private func fillTemplates(_ feeds: [FeedInput]) throws(ImportError) -> ([FeedInput], [URLTemplate.Filled]) {
         guard feeds.contains(where: { !($0.mapping.source?.values.isEmpty ?? true) && $0.request != nil }) else { return (feeds, []) }
-        if options.sync, let feed = feeds.first(where: { !($0.mapping.source?.values.isEmpty ?? true) }) {
+        if options.sync, let feed = feeds.first(where: { !($0.mapping.source?.values.isEmpty ?? true) && $0.mapping.syncScope == nil }) {
             throw .syncOfIncrementalSource(feed: feed.mapping.name)
         }
         do {
@@ -117,7 +117,7 @@ public final class ImportSession {
             var again: [Int: Set<Int>]?
             var result = try store.inTransaction { tx in
                 try URLTemplate.check(filled, model: model, in: tx)
-                let attempt = try importAll(feeds, fetched: fetched, withholding: previous, in: tx)
+                let attempt = try importAll(feeds, fetched: fetched, filled: filled, withholding: previous, in: tx)
                 guard case .finished(var result) = attempt else {
                     if case .again(let found) = attempt { again = found }
                     return .rollback(ImportResult(transactionNumber: nil, entities: [], rejects: []))

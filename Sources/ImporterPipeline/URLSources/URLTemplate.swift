@@ -13,6 +13,8 @@ struct URLTemplate {
         var entity: String
         /// What the store held when the URL was fetched (null: the `initial` text was used).
         var stored: Value
+        /// The value sent, in the store's representation (the stored one moved by the look-back).
+        var cursor: Value = .null
     }
 
     /// A placeholder as it stands in a parsed URL (braces percent-encoded).
@@ -41,7 +43,7 @@ struct URLTemplate {
                     throw .model(.invalid("feed mapping '\(result[index].mapping.name)': the store holds no \(value.attribute) yet for '{\(value.name)}', and it has no 'initial'"))
                 }
                 text = text.replacingOccurrences(of: marker(value.name), with: QueryParameters.encoded(replacement))
-                filled.append(Filled(value: value, entity: entityName, stored: stored))
+                filled.append(Filled(value: value, entity: entityName, stored: stored, cursor: cursor))
             }
             guard let url = URL(string: text) else {
                 throw .model(.invalid("feed mapping '\(result[index].mapping.name)': the url with its values filled in is not a URL"))

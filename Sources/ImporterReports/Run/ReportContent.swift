@@ -36,6 +36,8 @@ public struct ReportContent {
     public var dryRun = false
     /// A run whose feeds are all URLs that had not changed since their last import.
     public var notModified = false
+    /// The windows a windowed sync covered (`sync: {scope: …}`).
+    public var syncWindows: [SyncWindow] = []
     /// The last transaction a range report covers (nil for a run): views shown beside it are as
     /// of the store's head, which a report of an older range says.
     public var through: Int64?
@@ -63,6 +65,7 @@ public struct ReportContent {
         }
         self.dryRun = dryRun
         notModified = result.notModified
+        syncWindows = result.syncWindows
         transactions = transaction.map { [$0] } ?? []
         totals = transaction?.totals ?? result.totals
         entities = transaction?.entities ?? result.entities

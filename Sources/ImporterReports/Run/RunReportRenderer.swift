@@ -20,6 +20,15 @@ public struct RunReportRenderer {
             json.field("transaction", transaction: content.transactions.first)
             json.field("dry_run", content.dryRun)
             if content.notModified { json.field("not_modified", true) }
+            if !content.syncWindows.isEmpty {
+                json.key("sync_windows")
+                json.beginArray()
+                for window in content.syncWindows {
+                    json.writePairs([("entity", .text(window.entity)), ("attribute", .text(window.attribute)), ("from", window.from ?? .null),
+                                     ("to", window.to ?? .null), ("origin", .text(window.origin))])
+                }
+                json.endArray()
+            }
             json.key("totals")
             json.writeCounts(content.totals)
             json.key("entities")
@@ -85,6 +94,7 @@ public struct RunReportRenderer {
             output.write("\(name): \(TextFormatting.counts(counts))\n")
         }
         for effect in content.views { output.write(TextFormatting.viewEffect(effect) + "\n") }
+        for window in content.syncWindows { output.write("Sync window: \(window)\n") }
         for warning in content.warnings { output.write("warning: \(warning)\n") }
         for reject in content.rejects.prefix(textChangeLimit) { output.write("rejected: \(reject)\n") }
         guard content.totals.changes > 0, !content.transactions.isEmpty else { return }

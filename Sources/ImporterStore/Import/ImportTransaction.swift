@@ -34,9 +34,12 @@ public protocol ImportClosing: AnyObject {
     /// unambiguously pairs with a record it inserted (see `KeyDrift`); returns how many.
     func reconcileDrift(_ entity: EntityDescription) throws -> Int
     /// Sync: deletes `entity`'s stored records that this import did not write, except those whose
-    /// key is in `keeping` (in the key's order: records the feed holds that the run rejected),
-    /// each recorded as a delete change with its tombstone; returns how many.
-    func deleteRecordsNotWritten(_ entity: EntityDescription, keeping: [[Value]]) throws -> Int
+    /// key is in `keeping` (in the key's order: records the feed holds that the run rejected), and,
+    /// for a windowed sync, those outside `window`; each recorded as a delete change with its
+    /// tombstone. Returns how many.
+    func deleteRecordsNotWritten(_ entity: EntityDescription, keeping: [[Value]], within window: SyncWindow?) throws -> Int
+    /// How many records of `entity` lie in `window` now (the run's writes included).
+    func recordCount(_ entity: EntityDescription, within window: SyncWindow) throws -> Int
     /// A relationship's snapshot: deletes the stored `child` records this import did not write
     /// whose `parent` record it wrote, except the children of the parents in `keeping` (their keys,
     /// in the parent key's order: parents whose array the feed left out); each a delete change

@@ -315,9 +315,15 @@ final class PostgresImportTransaction: ImportTransaction {
         return pairs.count
     }
 
-    func deleteRecordsNotWritten(_ entity: EntityDescription, keeping: [[Value]]) throws -> Int {
+    func deleteRecordsNotWritten(_ entity: EntityDescription, keeping: [[Value]], within window: SyncWindow?) throws -> Int {
         try apply(entity)
-        return try deleteRecords(entity, where: "\(unwritten(try run(entity))) AND \(KeyListSQL.none(of: keeping, columns: entity.uniqueKey))")
+        let condition = "\(unwritten(try run(entity))) AND \(KeyListSQL.none(of: keeping, columns: entity.uniqueKey))"
+        return try deleteRecords(entity, where: condition + (window.map { " AND " + $0.condition } ?? ""))
+    }
+
+    func recordCount(_ entity: EntityDescription, within window: SyncWindow) throws -> Int {
+        try apply(entity)
+        return Int(try store.connection.integer("SELECT count(*) FROM \(PostgresEntitySchema(entity: entity).table) AS e WHERE \(window.condition)"))
     }
 
     func deleteChildrenNotWritten(_ child: EntityDescription, parent: EntityDescription, keeping: [[Value]]) throws -> Int {

@@ -109,9 +109,13 @@ final class SQLiteImportTransaction: ImportTransaction {
         return count
     }
 
-    func deleteRecordsNotWritten(_ entity: EntityDescription, keeping: [[Value]]) throws -> Int {
+    func deleteRecordsNotWritten(_ entity: EntityDescription, keeping: [[Value]], within window: SyncWindow?) throws -> Int {
         let condition = "\(try run(entity).seen.unseenCondition) AND \(KeyListSQL.none(of: keeping, columns: entity.uniqueKey))"
-        return try history.deleteRecords(entity, where: condition, in: transaction)
+        return try history.deleteRecords(entity, where: condition + (window.map { " AND " + $0.condition } ?? ""), in: transaction)
+    }
+
+    func recordCount(_ entity: EntityDescription, within window: SyncWindow) throws -> Int {
+        Int(try store.connection.integer("SELECT count(*) FROM \(SQLiteEntitySchema.q(entity.tableName)) AS e WHERE \(window.condition)"))
     }
 
     func deleteChildrenNotWritten(_ child: EntityDescription, parent: EntityDescription, keeping: [[Value]]) throws -> Int {

@@ -51,6 +51,12 @@ struct RunCommand: ParsableCommand {
     @Flag(name: .long, help: "The feeds are a full snapshot: delete stored records that no feed holds (each delete is recorded with its tombstone).")
     var sync = false
 
+    @Option(name: .customLong("window-from"), help: ArgumentHelp("With --sync of a feed whose mapping declares sync: {scope: ATTRIBUTE}, delete only stored records whose scope value is this or later (a date, a date and time, a number), instead of the window the feed covers.", valueName: "value"))
+    var windowFrom: String?
+
+    @Option(name: .customLong("window-to"), help: ArgumentHelp("With --sync of a scoped feed, delete only stored records whose scope value is this or earlier.", valueName: "value"))
+    var windowTo: String?
+
     @Flag(name: .customLong("allow-empty"), help: "With --sync, let a feed with no records delete stored records (refused by default: an empty answer is a suspect).")
     var allowEmpty = false
 
@@ -114,6 +120,7 @@ struct RunCommand: ParsableCommand {
         if let author, author.isEmpty { throw ValidationError("--author must not be empty") }
         if let timestamp { _ = try DateArgument.parse(timestamp, option: "--timestamp") }
         guard maxRejects >= 0 else { throw ValidationError("--max-rejects must be 0 or more") }
+        if (windowFrom != nil || windowTo != nil) && !sync { throw ValidationError("--window-from and --window-to bound a --sync: give --sync too") }
         guard DeleteBound(parsing: maxDelete) != nil else { throw ValidationError("--max-delete: '\(maxDelete)' is not a count or a percentage (e.g. 500 or 50%)") }
         guard FetchDuration(parsing: deadline) != nil else { throw ValidationError("--deadline: '\(deadline)' is not a duration (e.g. 90s, 5m, 1h)") }
         guard ByteSize(parsing: sortMemory) != nil else { throw ValidationError("--sort-memory: '\(sortMemory)' is not a size (e.g. 64M)") }
@@ -175,6 +182,7 @@ struct RunCommand: ParsableCommand {
         options.allowUnframed = allowUnframed
         options.requireFinalLineBreak = requireFinalNewline
         options.maxDelete = DeleteBound(parsing: maxDelete) ?? .percent(50)
+        (options.windowFrom, options.windowTo) = (windowFrom, windowTo)
         options.maxNulled = DeleteBound(parsing: maxNulled) ?? .percent(50)
         options.maxUpdated = DeleteBound(parsing: maxUpdated) ?? .percent(50)
         options.refetch = refetch

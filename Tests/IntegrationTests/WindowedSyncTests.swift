@@ -1,0 +1,107 @@
+import Foundation
+import HTTPTestSupport
+import ImporterTestSupport
+import Synchronization
+import Testing
+
+/// Windowed sync (issue 46.2): a feed that covers part of an entity (`sync: {scope: date}`)
+/// deletes, under `--sync`, only the stored records of the window it covers that it no longer
+/// holds. A loopback API answers `date-min` queries from a catalogue that changes between runs.
+@Suite struct WindowedSyncTests {
+    /// The catalogue: date → energy. The API answers the events from `date-min` (a date) on.
+    static func answer(_ catalogue: [String: String], uri: String) -> String {
+        let since = URLComponents(string: uri)?.queryItems?.first { $0.name == "date-min" }?.value ?? ""
+        let rows = catalogue.filter { $0.key >= since }.sorted { $0.key < $1.key }
+            .map { #"["\#($0.key)", "\#($0.value)", "0.1", "10.0", "N", "20.0", "E", null, null]"# }
+        return #"{"signature": {"source": "NASA/JPL Fireball Data API", "version": "1.2"}, "count": "\#(rows.count)", "#
+            + #""fields": ["date", "energy", "impact-e", "lat", "lat-dir", "lon", "lon-dir", "alt", "vel"], "data": [\#(rows.joined(separator: ", "))]}"#
+    }
+
+    /// The built-in model reading the API incrementally, with a 30-day look-back and `date` as the
+    /// scope of a sync.
+    static func model(port: Int, in directory: TemporaryDirectory) throws -> String {
+        let text = try importer(["model", "show"]).stdout.replacingOccurrences(of: "- name: fireball-api\n", with: """
+            - name: fireball-api
+              url: "http://127.0.0.1:\(port)/fireball.api?date-min={since}"
+              url-values:
+                since: {max: date, format: date, initial: "2024-01-01", lag: 30d}
+              sync: {scope: date}
+
+            """)
+        return try directory.write("model.yaml", text)
+    }
+
+    static let first = [
+        "2024-01-10 10:00:00": "1.0", "2024-02-10 10:00:00": "2.0", "2024-03-10 10:00:00": "3.0",
+        "2024-05-25 10:00:00": "4.0", "2024-06-01 10:00:00": "5.0", "2024-06-10 10:00:00": "6.0", "2024-06-20 10:00:00": "7.0",
+    ]
+
+    @Test(arguments: ["sqlite", "postgres"]) func aDailyLookBackSyncsOnlyItsWindow(backend: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let catalogue = Mutex(Self.first)
+        let server = try TestHTTPServer { request in
+            .init(headers: [("Content-Type", "application/json")], text: Self.answer(catalogue.withLock { $0 }, uri: request.uri))
+        }
+        defer { server.stop() }
+        let store = try RealFeedShapesTests.newStore(backend, in: directory), model = try Self.model(port: server.port, in: directory)
+        let one = try importer(["run", "--store", store, "--model", model, "--sync", "--format", "json"])
+        #expect(one.status == 0 && ChildEntityTests.counts(one, "Fireball")["inserted"] == 7, "\(one.stdout)\(one.stderr)")
+        // Upstream: a revision and a delete inside the 30 days before 2024-06-20, an event
+        // back-filled there, one re-timed by a second, a new one; a delete and a revision before it.
+        catalogue.withLock { events in
+            events["2024-06-01 10:00:00"] = "5.5"
+            events["2024-06-10 10:00:00"] = nil
+            events["2024-05-30 08:00:00"] = "8.0"
+            events["2024-05-25 10:00:00"] = nil
+            events["2024-05-25 10:00:01"] = "4.0"
+            events["2024-07-01 10:00:00"] = "9.0"
+            events["2024-02-10 10:00:00"] = nil
+            events["2024-03-10 10:00:00"] = "3.5"
+        }
+        let two = try importer(["run", "--store", store, "--model", model, "--sync", "--format", "json"])
+        #expect(two.status == 0, "\(two.stdout)\(two.stderr)")
+        #expect(server.requests.last?.uri == "/fireball.api?date-min=2024-05-21", "30 days before the newest stored date")
+        #expect(ChildEntityTests.counts(two, "Fireball") == ["inserted": 2, "updated": 2, "deleted": 1, "unchanged": 1, "rejected": 0, "duplicates": 0, "rekeyed": 1],
+                "the revision, the re-timing, the back-fill and the new event, the delete inside the window: \(two.stdout)")
+        let window = ((two.json as? [String: Any])?["sync_windows"] as? [[String: Any]])?.first
+        #expect(window?["attribute"] as? String == "date" && window?["from"] as? String == "2024-05-21 10:00:00" && window?["to"] is NSNull, "\(two.stdout)")
+        let stored = try importer(["query", "--store", store, "--format", "csv", "SELECT date, energy FROM fireball ORDER BY date"]).stdout
+            .split(separator: "\r\n").dropFirst().map(String.init)
+        #expect(stored == [#""2024-01-10 10:00:00",1"#, #""2024-02-10 10:00:00",2"#, #""2024-03-10 10:00:00",3"#, #""2024-05-25 10:00:01",4"#,
+                           #""2024-05-30 08:00:00",8"#, #""2024-06-01 10:00:00",5.5"#, #""2024-06-20 10:00:00",7"#, #""2024-07-01 10:00:00",9"#],
+                "older records untouched (the revision and the delete before the window unseen): \(stored)")
+        // The window's delete is history like any other: undone, the event is back.
+        let undo = try importer(["undo", "--store", store, "--last"])
+        #expect(undo.status == 0 && undo.stdout.contains("+ Fireball 2024-06-10 10:00:00"), "\(undo.stdout)\(undo.stderr)")
+    }
+
+    /// The window on the command line overrides the feed's; the delete guard counts the records in
+    /// the window; an empty answer deletes nothing unless allowed; a source without a scope still
+    /// cannot sync.
+    @Test func guardsCountTheWindowAndTheCommandLineBoundsIt() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let catalogue = Mutex(Self.first)
+        let server = try TestHTTPServer { request in
+            .init(headers: [("Content-Type", "application/json")], text: Self.answer(catalogue.withLock { $0 }, uri: request.uri))
+        }
+        defer { server.stop() }
+        let store = directory.path("w.sqlite"), model = try Self.model(port: server.port, in: directory)
+        #expect(try importer(["run", "--store", store, "--model", model]).status == 0)
+        catalogue.withLock { events in
+            for date in ["2024-05-25 10:00:00", "2024-06-01 10:00:00", "2024-06-10 10:00:00"] { events[date] = nil }
+        }
+        let guarded = try importer(["run", "--store", store, "--model", model, "--sync"])
+        #expect(guarded.status == 65 && guarded.stderr.contains("would delete 3 of the 4 stored Fireball records (75%)"), "the window holds 4: \(guarded.stderr)")
+        let bounded = try importer(["run", "--store", store, "--model", model, "--sync", "--window-from", "2024-06-05", "--format", "json"])
+        #expect(bounded.status == 0 && ChildEntityTests.counts(bounded, "Fireball")["deleted"] == 1, "only 06-10 is in the window: \(bounded.stdout)\(bounded.stderr)")
+        #expect(bounded.stdout.contains(#""origin":"--window-from/--window-to""#), "\(bounded.stdout)")
+        catalogue.withLock { $0 = [:] }
+        let empty = try importer(["run", "--store", store, "--model", model, "--sync"])
+        #expect(empty.status == 65 && empty.stderr.contains("holds no records"), "\(empty.stderr)")
+        let unscoped = try directory.write("unscoped.yaml", try String(contentsOfFile: model, encoding: .utf8).replacingOccurrences(of: "  sync: {scope: date}\n", with: ""))
+        let refused = try importer(["run", "--store", store, "--model", unscoped, "--sync"])
+        #expect(refused.status == 64 && refused.stderr.contains("sync: {scope: date}"), "\(refused.stderr)")
+    }
+}
