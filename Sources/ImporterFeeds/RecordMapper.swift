@@ -11,6 +11,8 @@ public struct RecordMapper: Sendable {
     public let mapping: FeedMapping
     /// The field names to request from the reader, in slot order.
     public let requestedFields: [String]
+    /// The mapping's `delete-marker` and the slot of its field.
+    private let deleteMarker: (marker: DeleteMarker, slot: Int)?
     /// Per requested field: what several values of it in one record become.
     public let repeatedPolicies: [RepeatedValues]
 
@@ -121,8 +123,18 @@ public struct RecordMapper: Sendable {
         }
         self.allPlans = plans
         self.details = details
+        deleteMarker = mapping.deleteMarker.map { ($0, slot($0.field, .first)) }
         self.requestedFields = fields
         self.repeatedPolicies = policies
+    }
+
+    /// Whether `record` is marked deleted by the mapping's `delete-marker` (never without one).
+    public func isMarkedDeleted(_ record: RawRecord) -> Bool {
+        guard let (marker, slot) = deleteMarker else { return false }
+        switch record.slots[slot].kind {
+        case .absent, .null: return false
+        default: return marker.marks(record.text(of: slot))
+        }
     }
 
     /// A raw record for this mapper's requested fields, with their repeated-value policies.

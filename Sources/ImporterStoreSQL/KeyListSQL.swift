@@ -20,6 +20,16 @@ package enum KeyListSQL {
         return "NOT " + balancedOr(each[...])
     }
 
+    /// `e`'s `columns` hold one of `keys`: `IN` for a one-column key, else OR-ed as a balanced tree.
+    package static func any(of keys: [[Value]], columns: [String]) -> String {
+        guard !keys.isEmpty else { return "1 = 0" }
+        let names = columns.map { "e." + q($0) }
+        if names.count == 1, let name = names.first {
+            return "\(name) IN (" + keys.compactMap { $0.first.map(Expression.literal) }.joined(separator: ", ") + ")"
+        }
+        return balancedOr(keys.map { key in "(" + zip(names, key).map { "\($0) = \(Expression.literal($1))" }.joined(separator: " AND ") + ")" }[...])
+    }
+
     private static func balancedOr(_ terms: ArraySlice<String>) -> String {
         guard terms.count > 1 else { return terms.first ?? "(1 = 0)" }
         let middle = terms.startIndex + terms.count / 2

@@ -218,7 +218,7 @@ struct ModelReader {
     }
 
     private mutating func feed(_ node: Node, _ path: String, entities: [EntityDescription]) -> FeedMapping? {
-        guard let fields = mapping(node, path, allowed: ["name", "entity", "format", "records", "namespaces", "duplicates", "unmapped", "url", "url-values", "headers", "parameters", "pages", "fields", "children", "csv", "sync", "doc"]),
+        guard let fields = mapping(node, path, allowed: ["name", "entity", "format", "records", "namespaces", "duplicates", "unmapped", "url", "url-values", "headers", "parameters", "pages", "fields", "children", "csv", "sync", "delete-marker", "doc"]),
               let name = string(fields, "name", path, required: true, in: node) else { return nil }
         if let mark = node.mark { marks["feed \(name)"] = mark }
         let entity = string(fields, "entity", path, required: entities.count != 1, in: node) ?? entities.first?.name ?? ""
@@ -239,6 +239,12 @@ struct ModelReader {
         feed.duplicates = enumeration(fields, "duplicates", path, required: false, in: node) ?? .last
         feed.unmapped = enumeration(fields, "unmapped", path, required: false, in: node) ?? .warn
         feed.children = list(fields, "children", path).enumerated().compactMap { childMapping($1, "\(path).children[\($0)]", feed: name) }
+        if let markerNode = fields["delete-marker"], let marker = mapping(markerNode, "\(path).delete-marker", allowed: ["field", "values"]),
+           let field = string(marker, "field", "\(path).delete-marker", required: true, in: markerNode) {
+            let values = marker["values"]?.sequence?.compactMap(\.string) ?? []
+            if let valuesNode = marker["values"], valuesNode.sequence == nil { problem(valuesNode, "\(path).delete-marker.values", "expected a list of values") }
+            feed.deleteMarker = DeleteMarker(field: field, values: values)
+        }
         if let syncNode = fields["sync"], let sync = mapping(syncNode, "\(path).sync", allowed: ["scope"]) {
             feed.syncScope = string(sync, "scope", "\(path).sync", required: true, in: syncNode)
         }

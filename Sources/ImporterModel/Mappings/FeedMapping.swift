@@ -167,6 +167,8 @@ public struct FeedMapping: Sendable, Equatable {
     /// The attribute whose range the feed covers (`sync: {scope: date}`): a `--sync` deletes only
     /// the stored records inside the window the run covers (`SyncWindow`).
     public var syncScope: String?
+    /// The field that marks a record deleted upstream (`delete-marker:`).
+    public var deleteMarker: DeleteMarker?
 
     public init(name: String, entity: String, format: FeedFormat, records: String? = nil, namespaces: [String: String] = [:], fields: [FieldMapping]) {
         self.name = name

@@ -14,10 +14,11 @@ final class SyncGuards {
     private var emptyFeeds: [(source: String, entity: String)] = []
     /// Per windowed entity, the records of its window (`windowed`).
     private var windowHeld: [String: Int] = [:]
-    /// Entities whose deletes are guarded in every run (children), and how to count what they
+    /// Entities whose deletes are guarded in every run (children, and entities whose feeds marked
+    /// records deleted), and how to count what they
     /// hold: asked only once such an entity deleted something (a run that deletes nothing does not
     /// count a large table).
-    private let children: [String: EntityDescription]
+    private var children: [String: EntityDescription]
     private let recordCount: (EntityDescription) throws -> Int
 
     /// `recordCount`: how many records an entity holds (asked before a sync, and after a run for
@@ -33,6 +34,11 @@ final class SyncGuards {
     /// inserts included, taken off when the deletes are weighed), not the whole entity's.
     func windowed(_ entity: String, held: Int) {
         windowHeld[entity] = held
+    }
+
+    /// `entity` deleted records its feeds marked deleted: its deletes are guarded in this run.
+    func markedDeletes(of entity: EntityDescription) {
+        children[entity.name] = entity
     }
 
     /// Notes a feed once read: `records` read from it, rejected ones included.

@@ -28,6 +28,7 @@ enum FeedReadAhead {
         var unmapped: [UnmappedField] = []
         var rejectedKeys: [[Value]] = []
         var unkeyedRejects = 0
+        var markedKeys: [[Value]] = []
     }
 
     /// Reads `feed` ahead of the caller, handing each batch to `onBatch` and each reject to
@@ -58,7 +59,7 @@ enum FeedReadAhead {
             }
             var end = position()
             (end.warnings, end.absences, end.keptParents, end.unmapped) = (feed.warnings, feed.absences, feed.keptParents, feed.unmapped)
-            (end.rejectedKeys, end.unkeyedRejects) = (feed.rejectedKeys, feed.unkeyedRejects)
+            (end.rejectedKeys, end.unkeyedRejects, end.markedKeys) = (feed.rejectedKeys, feed.unkeyedRejects, feed.markedKeys)
             try queue.putEnd(end)
         } catch is ReadAheadQueue<Position>.Cancelled {
             return

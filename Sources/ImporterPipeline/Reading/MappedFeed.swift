@@ -56,6 +56,8 @@ public final class MappedFeed {
     public private(set) var rejectedKeys: [[Value]] = []
     /// Rejected records whose key could not be read: which stored records they stand for is unknown.
     public private(set) var unkeyedRejects = 0
+    /// The keys of the records the feed marked deleted (`delete-marker`), in the key's order.
+    public private(set) var markedKeys: [[Value]] = []
     /// Fields the records hold and the mapping does not read, once read to the end (`unmapped:`).
     public private(set) var unmapped: [UnmappedField] = []
     /// The parents without a child element (XML): empty lists, unless no parent has one.
@@ -173,9 +175,23 @@ public final class MappedFeed {
             return true
         }
         records += 1
+        if mapper.isMarkedDeleted(record) {
+            try markDeleted(record, mapper: mapper, onReject: onReject)
+            return true
+        }
         guard !withheld.isEmpty, withheld.contains(record.index) else { return false }
         keepRejected(record, mapper: mapper)
         return true
+    }
+
+    /// Notes the key of a record marked deleted; one whose key cannot be read is a reject (a
+    /// record is never deleted on a guess).
+    private func markDeleted(_ record: RawRecord, mapper: RecordMapper, onReject: (Reject) throws -> Void) throws {
+        if let key = mapper.values(of: mapper.entity.uniqueKey, in: record) { return markedKeys.append(key) }
+        var location = SourceLocation(source: source.name, line: record.line, column: record.column)
+        location.recordIndex = record.index
+        try onReject(Reject(location: location, entity: mapper.entity.name, attribute: nil,
+                            reason: "marked deleted (\(input.mapping.deleteMarker?.field ?? "delete-marker")), but its key cannot be read", rawValue: nil))
     }
 
     /// A child of a withheld parent is mapped, not written: its parent's reject names it.

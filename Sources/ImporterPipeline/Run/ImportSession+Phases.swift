@@ -78,6 +78,7 @@ extension ImportSession {
         try checkCancellation()
         if options.sync || plan.entities.contains(where: { model.drift(of: $0.name)?.on == .always }) { onPhase?(.sync) }
         for entity in plan.entities {
+            try deleteMarked(entity, plan: plan, ledger: &ledger)
             // Key drift is reconciled before sync deletes are decided (or in every run, when the
             // rule says so).
             if let drift = model.drift(of: entity.name), options.sync || drift.on == .always {
@@ -121,6 +122,23 @@ extension ImportSession {
         }
         ledger.warn(plan.duplicates.warnings, logger: logger)
         return counts
+    }
+
+    /// Deletes the records `entity`'s feeds marked deleted (`delete-marker`), before drift and sync
+    /// see them; a marked record the store does not hold is counted in a warning.
+    private func deleteMarked(_ entity: EntityDescription, plan: ImportPlan, ledger: inout ImportLedger) throws {
+        guard let keys = ledger.markedKeys[entity.name] else { return }
+        let deleted: Int
+        do {
+            deleted = try ledger.phases.time("sync deletes") { try plan.transaction.deleteRecords(entity, keys: keys) }
+        } catch {
+            throw refusedWrite(error, what: "the deletes of \(entity.name) records marked deleted")
+        }
+        ledger.deleted[entity.name, default: 0] += deleted
+        plan.guards.markedDeletes(of: entity)
+        if deleted < keys.count {
+            ledger.warn(["\(keys.count - deleted) \(entity.name) record(s) marked deleted are not in the store: nothing to delete"], logger: logger)
+        }
     }
 
     /// History: the transaction written with its metadata and changes (when anything changed), and

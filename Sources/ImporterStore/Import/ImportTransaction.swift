@@ -38,6 +38,10 @@ public protocol ImportClosing: AnyObject {
     /// for a windowed sync, those outside `window`; each recorded as a delete change with its
     /// tombstone. Returns how many.
     func deleteRecordsNotWritten(_ entity: EntityDescription, keeping: [[Value]], within window: SyncWindow?) throws -> Int
+    /// Deletes the stored records of `entity` whose keys are `keys` (records the feed marked
+    /// deleted: `delete-marker`), each a delete change with its tombstone; returns how many (a key
+    /// the store does not hold deletes nothing).
+    func deleteRecords(_ entity: EntityDescription, keys: [[Value]]) throws -> Int
     /// How many records of `entity` lie in `window` now (the run's writes included).
     func recordCount(_ entity: EntityDescription, within window: SyncWindow) throws -> Int
     /// A relationship's snapshot: deletes the stored `child` records this import did not write

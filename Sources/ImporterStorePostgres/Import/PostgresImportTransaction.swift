@@ -321,6 +321,11 @@ final class PostgresImportTransaction: ImportTransaction {
         return try deleteRecords(entity, where: condition + (window.map { " AND " + $0.condition } ?? ""))
     }
 
+    func deleteRecords(_ entity: EntityDescription, keys: [[Value]]) throws -> Int {
+        try apply(entity)
+        return try deleteRecords(entity, where: KeyListSQL.any(of: keys, columns: entity.uniqueKey))
+    }
+
     func recordCount(_ entity: EntityDescription, within window: SyncWindow) throws -> Int {
         try apply(entity)
         return Int(try store.connection.integer("SELECT count(*) FROM \(PostgresEntitySchema(entity: entity).table) AS e WHERE \(window.condition)"))

@@ -114,6 +114,10 @@ final class SQLiteImportTransaction: ImportTransaction {
         return try history.deleteRecords(entity, where: condition + (window.map { " AND " + $0.condition } ?? ""), in: transaction)
     }
 
+    func deleteRecords(_ entity: EntityDescription, keys: [[Value]]) throws -> Int {
+        try history.deleteRecords(entity, where: KeyListSQL.any(of: keys, columns: entity.uniqueKey), in: transaction)
+    }
+
     func recordCount(_ entity: EntityDescription, within window: SyncWindow) throws -> Int {
         Int(try store.connection.integer("SELECT count(*) FROM \(SQLiteEntitySchema.q(entity.tableName)) AS e WHERE \(window.condition)"))
     }

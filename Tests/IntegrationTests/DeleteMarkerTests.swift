@@ -1,0 +1,78 @@
+import Foundation
+import ImporterTestSupport
+import Testing
+
+/// Delete markers (issue 46.3): a record the feed marks deleted (`delete-marker:`) deletes the
+/// stored record of its key, with its tombstone, in any run; a marked record the store does not
+/// hold deletes nothing and is counted; one whose key cannot be read is a reject.
+@Suite struct DeleteMarkerTests {
+    static func model(format: String, marker: String) -> String {
+        """
+        entities:
+        - name: Ticket
+          key: [ticket_id]
+          tombstone: [ticket_id, title]
+          attributes:
+          - {name: ticket_id, type: text, required: true}
+          - {name: title, type: text}
+          - {name: points, type: integer}
+        feeds:
+        - name: tickets
+          entity: Ticket
+          format: \(format)
+          delete-marker: \(marker)
+          fields:
+          - {attribute: ticket_id, field: id}
+          - {attribute: title, field: title}
+          - {attribute: points, field: points}
+        """
+    }
+
+    static func rows(_ store: String) throws -> [Substring] {
+        try importer(["query", "--store", store, "--format", "csv", "SELECT ticket_id, title, points FROM ticket ORDER BY ticket_id"])
+            .stdout.split(separator: "\r\n").dropFirst().map { $0 }
+    }
+
+    @Test(arguments: ["sqlite", "postgres"]) func aJSONRecordMarkedDeletedIsADelete(backend: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = try RealFeedShapesTests.newStore(backend, in: directory)
+        let model = try directory.write("m.yaml", Self.model(format: "json", marker: "{field: deleted, values: [true]}"))
+        let first = try directory.write("1.json", #"[{"id": "T1", "title": "a", "points": 1}, {"id": "T2", "title": "b", "points": 2}, {"id": "T3", "title": "c", "points": 3}]"#)
+        #expect(try importer(["run", "--store", store, "--model", model, first]).status == 0)
+        let second = try directory.write("2.json", #"""
+            [{"id": "T1", "title": "a", "points": 5}, {"id": "T2", "deleted": true}, {"id": "T3", "title": "c", "points": 3, "deleted": false},
+             {"id": "T9", "deleted": true}, {"id": null, "deleted": true}]
+            """#)
+        let run = try importer(["run", "--store", store, "--model", model, "--max-rejects", "1", "--max-delete", "100%", "--format", "json", second])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(ChildEntityTests.counts(run, "Ticket") == ["inserted": 0, "updated": 1, "deleted": 1, "unchanged": 1, "rejected": 1, "duplicates": 0, "rekeyed": 0], "\(run.stdout)")
+        #expect(run.stdout.contains("1 Ticket record(s) marked deleted are not in the store: nothing to delete"), "T9: \(run.stdout)")
+        #expect(run.stdout.contains("marked deleted (deleted), but its key cannot be read"), "\(run.stdout)")
+        #expect(try Self.rows(store) == [#""T1","a",5"#, #""T3","c",3"#])
+        let history = try importer(["history", "--store", store, "--format", "ndjson"]).stdout
+        #expect(history.contains(#""type":"delete""#) && history.contains(#""title":"b""#), "the tombstone: \(history)")
+        let undo = try importer(["undo", "--store", store, "--last"])
+        let restored = try Self.rows(store)
+        #expect(undo.status == 0 && restored.contains(#""T2","b",2"#), "\(undo.stderr)\(restored)")
+    }
+
+    /// A CSV export's `deleted_at` column: any value marks the record deleted; a mass of them is
+    /// guarded as any delete is.
+    @Test func aCSVDeletedAtColumnMarksRecordsAndIsGuarded() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = directory.path("t.sqlite")
+        let model = try directory.write("m.yaml", Self.model(format: "csv", marker: "{field: deleted_at}"))
+        let first = try directory.write("1.csv", "id,title,points,deleted_at\nT1,a,1,\nT2,b,2,\nT3,c,3,\nT4,d,4,\n")
+        #expect(try importer(["run", "--store", store, "--model", model, first]).status == 0)
+        let one = try directory.write("2.csv", "id,title,points,deleted_at\nT1,a,1,\nT2,b,2,2024-06-01T10:00:00Z\n")
+        let run = try importer(["run", "--store", store, "--model", model, "--format", "json", one])
+        #expect(run.status == 0 && ChildEntityTests.counts(run, "Ticket")["deleted"] == 1, "\(run.stdout)\(run.stderr)")
+        #expect(try Self.rows(store) == [#""T1","a",1"#, #""T3","c",3"#, #""T4","d",4"#])
+        let most = try directory.write("3.csv", "id,title,points,deleted_at\nT1,a,1,yes\nT3,c,3,yes\nT4,d,4,yes\n")
+        let refused = try importer(["run", "--store", store, "--model", model, most])
+        #expect(refused.status == 65 && refused.stderr.contains("would delete 3 of the 3 stored Ticket records"), "\(refused.stderr)")
+        #expect(try Self.rows(store).count == 3, "nothing written")
+    }
+}
