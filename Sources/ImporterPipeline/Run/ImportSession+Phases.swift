@@ -90,28 +90,7 @@ extension ImportSession {
                 try closeChildren(entity, of: parent, relationship, plan: plan, ledger: &ledger)
                 continue
             }
-            guard options.sync else { continue }
-            if let unkeyed = ledger.unkeyedRejects[entity.name], unkeyed > 0 {
-                ledger.refusals.append(.unkeyedRejects(entity: entity.name, count: unkeyed))
-                continue
-            }
-            do {
-                let keeping = ledger.rejectedKeys[entity.name] ?? []
-                let window = try syncWindow(of: entity, feeds: feeds, ledger: ledger)
-                if let window {
-                    ledger.syncWindows.append(window)
-                    plan.guards.windowed(entity.name, held: try plan.transaction.recordCount(entity, within: window))
-                } else if feeds.contains(where: { $0.mapping.entity == entity.name && $0.mapping.syncScope != nil }) {
-                    continue  // A scoped feed that read nothing covers no window: nothing to delete.
-                }
-                ledger.deleted[entity.name, default: 0] += try ledger.phases.time("sync deletes") {
-                    try plan.transaction.deleteRecordsNotWritten(entity, keeping: keeping, within: window)
-                }
-            } catch let error as ImportError {
-                throw error
-            } catch {
-                throw refusedWrite(error, what: "the sync deletes of \(entity.name) (records no feed holds)")
-            }
+            if options.sync { try syncDeletes(entity, feeds: feeds, plan: plan, ledger: &ledger) }
         }
         onPhase?(.history)
         var counts: [(String, ChangeCounts)] = []
@@ -122,6 +101,31 @@ extension ImportSession {
         }
         ledger.warn(plan.duplicates.warnings, logger: logger)
         return counts
+    }
+
+    /// Sync: deletes `entity`'s stored records no feed holds (in its window, for a windowed sync),
+    /// keeping those of its rejects; refused when a reject's key could not be read.
+    private func syncDeletes(_ entity: EntityDescription, feeds: [FeedInput], plan: ImportPlan, ledger: inout ImportLedger) throws {
+        if let unkeyed = ledger.unkeyedRejects[entity.name], unkeyed > 0 {
+            return ledger.refusals.append(.unkeyedRejects(entity: entity.name, count: unkeyed))
+        }
+        do {
+            let keeping = ledger.rejectedKeys[entity.name] ?? []
+            let window = try syncWindow(of: entity, feeds: feeds, ledger: ledger)
+            if let window {
+                ledger.syncWindows.append(window)
+                plan.guards.windowed(entity.name, held: try plan.transaction.recordCount(entity, within: window))
+            } else if feeds.contains(where: { $0.mapping.entity == entity.name && $0.mapping.syncScope != nil }) {
+                return  // A scoped feed that read nothing covers no window: nothing to delete.
+            }
+            ledger.deleted[entity.name, default: 0] += try ledger.phases.time("sync deletes") {
+                try plan.transaction.deleteRecordsNotWritten(entity, keeping: keeping, within: window)
+            }
+        } catch let error as ImportError {
+            throw error
+        } catch {
+            throw refusedWrite(error, what: "the sync deletes of \(entity.name) (records no feed holds)")
+        }
     }
 
     /// Deletes the records `entity`'s feeds marked deleted (`delete-marker`), before drift and sync
