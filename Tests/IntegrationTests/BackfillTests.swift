@@ -45,6 +45,35 @@ import Testing
         #expect(try importer(["history", "--store", store, "--format", "ndjson"]).stdout == history)
         #expect(try importer(["run", "--store", store, "--timestamp", "yesterday-ish", sample("fireball-2024.json")]).status == 64)
     }
+
+    /// `timestamp-from:` reads each snapshot's time from its file name: a folder of
+    /// `fireball-YYYYMMDD.json` files imported oldest first without `--timestamp` is stamped with
+    /// their dates; a name the rule does not read is refused (64), naming the file.
+    @Test func theFileNameGivesTheSnapshotsTime() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = directory.path("f.sqlite")
+        let model = try directory.write("m.yaml", try importer(["model", "show"]).stdout.replacingOccurrences(of: "- name: fireball-api\n", with: """
+            - name: fireball-api
+              timestamp-from: {file-name: 'fireball-(\\d{8})\\.json', format: "%Y%m%d"}
+
+            """))
+        #expect(try importer(["model", "check", model]).status == 0)
+        for (day, feed) in [("20240301", "fireball-2024.json"), ("20240302", "fireball-2026.json")] {
+            let file = directory.path("fireball-\(day).json")
+            try FileManager.default.copyItem(atPath: sample(feed), toPath: file)
+            let run = try importer(["run", "--store", store, "--model", model, "--sync", "--max-delete", "100%", "--max-updated", "100%", file])
+            #expect(run.status == 0, "\(run.stderr)")
+        }
+        let stamps = try importer(["query", "--store", store, "--format", "csv", "SELECT timestamp FROM importer_transaction ORDER BY number"]).stdout
+        #expect(stamps.split(separator: "\r\n").dropFirst() == [#""2024-03-01T00:00:00.000Z""#, #""2024-03-02T00:00:00.000Z""#], "\(stamps)")
+        let undated = try directory.write("fireball-latest.json", try String(contentsOfFile: sample("fireball-2026.json"), encoding: .utf8))
+        let refused = try importer(["run", "--store", store, "--model", model, undated])
+        #expect(refused.status == 64 && refused.stderr.contains("fireball-latest.json: its name has no time that timestamp-from reads"), "\(refused.stderr)")
+        let bad = try directory.write("bad.yaml", try String(contentsOfFile: model, encoding: .utf8).replacingOccurrences(of: "(\\d{8})", with: "\\d{8}"))
+        let checked = try importer(["model", "check", bad])
+        #expect(checked.status == 78 && checked.stderr.contains("has no capture group (the time is the first group's text)"), "\(checked.stderr)")
+    }
 }
 
 /// The documented loop over one file's commits in a git repository, run as written (Docs/COMMANDS.md).

@@ -158,6 +158,9 @@ public enum ModelFile {
         if feed.duplicates != .last { pairs.append(("duplicates", .string(feed.duplicates.rawValue))) }
         if feed.unmapped != .warn { pairs.append(("unmapped", .string(feed.unmapped.rawValue))) }
         if let scope = feed.syncScope { pairs.append(("sync", .map([("scope", .string(scope))]))) }
+        if let time = feed.timestampFrom {
+            pairs.append(("timestamp-from", .map([("file-name", Tree.string(time.pattern))] + (time.format.map { [("format", Tree.string($0))] } ?? []))))
+        }
         if let marker = feed.deleteMarker {
             pairs.append(("delete-marker", .map([("field", Tree.string(marker.field))] + (marker.values.isEmpty ? [] : [("values", .list(marker.values.map(Tree.string)))]))))
         }

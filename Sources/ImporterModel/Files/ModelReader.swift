@@ -218,7 +218,7 @@ struct ModelReader {
     }
 
     private mutating func feed(_ node: Node, _ path: String, entities: [EntityDescription]) -> FeedMapping? {
-        guard let fields = mapping(node, path, allowed: ["name", "entity", "format", "records", "namespaces", "duplicates", "unmapped", "url", "url-values", "headers", "parameters", "pages", "fields", "children", "csv", "sync", "delete-marker", "doc"]),
+        guard let fields = mapping(node, path, allowed: ["name", "entity", "format", "records", "namespaces", "duplicates", "unmapped", "url", "url-values", "headers", "parameters", "pages", "fields", "children", "csv", "sync", "delete-marker", "timestamp-from", "doc"]),
               let name = string(fields, "name", path, required: true, in: node) else { return nil }
         if let mark = node.mark { marks["feed \(name)"] = mark }
         let entity = string(fields, "entity", path, required: entities.count != 1, in: node) ?? entities.first?.name ?? ""
@@ -244,6 +244,10 @@ struct ModelReader {
             let values = marker["values"]?.sequence?.compactMap(\.string) ?? []
             if let valuesNode = marker["values"], valuesNode.sequence == nil { problem(valuesNode, "\(path).delete-marker.values", "expected a list of values") }
             feed.deleteMarker = DeleteMarker(field: field, values: values)
+        }
+        if let timeNode = fields["timestamp-from"], let time = mapping(timeNode, "\(path).timestamp-from", allowed: ["file-name", "format"]),
+           let pattern = string(time, "file-name", "\(path).timestamp-from", required: true, in: timeNode) {
+            feed.timestampFrom = FileNameTime(pattern: pattern, format: string(time, "format", "\(path).timestamp-from", in: timeNode))
         }
         if let syncNode = fields["sync"], let sync = mapping(syncNode, "\(path).sync", allowed: ["scope"]) {
             feed.syncScope = string(sync, "scope", "\(path).sync", required: true, in: syncNode)

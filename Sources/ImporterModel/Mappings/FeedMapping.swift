@@ -169,6 +169,8 @@ public struct FeedMapping: Sendable, Equatable {
     public var syncScope: String?
     /// The field that marks a record deleted upstream (`delete-marker:`).
     public var deleteMarker: DeleteMarker?
+    /// Where an archived snapshot's time is in its file name (`timestamp-from:`).
+    public var timestampFrom: FileNameTime?
 
     public init(name: String, entity: String, format: FeedFormat, records: String? = nil, namespaces: [String: String] = [:], fields: [FieldMapping]) {
         self.name = name
@@ -268,6 +270,7 @@ public struct Model: Sendable, Equatable {
                     problems.append("feed \(feed.name): url-values '\(value.name)': lag: \(problem)")
                 }
             }
+            if let problem = feed.timestampFrom?.problem { problems.append("feed \(feed.name): timestamp-from: \(problem)") }
             if let scope = feed.syncScope {
                 if let attribute = entity.attribute(named: scope) {
                     if !SyncWindow.canScope(attribute.type) {

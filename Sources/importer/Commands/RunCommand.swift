@@ -144,7 +144,9 @@ struct RunCommand: ParsableCommand {
                 throw ValidationError("give at least one feed (a file, an http(s) URL, or - for standard input), or a --mapping that has a 'url'")
             }
             let inputs = try modelOptions.inputs(feeds, model: model, fetchLimits: fetchLimits)
-            let run = ImportRun(model: model, inputs: inputs, options: importOptions, rejectsPath: rejects,
+            var options = importOptions
+            options.timestamp = try options.timestamp ?? Self.snapshotTime(of: inputs)
+            let run = ImportRun(model: model, inputs: inputs, options: options, rejectsPath: rejects,
                                 storeExists: Store.isPostgres(storeOptions.path) || FileManager.default.fileExists(atPath: storeOptions.path))
             run.cancellation = InterruptHandler.current?.flag
             let logger = storeOptions.logging.makeLogger()
@@ -189,6 +191,24 @@ struct RunCommand: ParsableCommand {
         options.temporaryDirectory = temporaryDirectory
         options.sortRunBytes = ByteSize(parsing: sortMemory)?.bytes ?? options.sortRunBytes
         return options
+    }
+
+    /// The time the feeds' file names give (`timestamp-from:` of their mappings), nil when none has
+    /// the rule; a name the rule does not read, or two feeds of different times, are errors.
+    static func snapshotTime(of inputs: [FeedInput]) throws -> String? {
+        var found: (time: String, path: String)?
+        for input in inputs where input.request == nil {
+            guard let rule = input.mapping.timestampFrom else { continue }
+            guard let text = rule.time(inFileAt: input.path),
+                  let time = DateArgument.timestamp(text.replacingOccurrences(of: " ", with: "T") + (text.count == 19 ? "Z" : "")) else {
+                throw ValidationError("\(input.path): its name has no time that timestamp-from reads ('\(rule.pattern)'\(rule.format.map { ", format \($0)" } ?? "")); give --timestamp")
+            }
+            if let found, found.time != time {
+                throw ValidationError("\(found.path) and \(input.path) give different times (timestamp-from): import them in runs of their own")
+            }
+            found = (time, input.path)
+        }
+        return found?.time
     }
 
     /// The limits of fetching URL feeds the flags give.
