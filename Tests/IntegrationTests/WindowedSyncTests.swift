@@ -105,3 +105,29 @@ import Testing
         #expect(refused.status == 64 && refused.stderr.contains("sync: {scope: date}"), "\(refused.stderr)")
     }
 }
+
+/// The fault campaign on a windowed sync (issue 46.5): a store of 20,000 fireballs re-synced by a
+/// feed that revises, drops and adds records, deleting only inside `--window-from 2000-01-05`, is
+/// killed with SIGKILL at random points; each trial leaves the old store or the synced one.
+@Suite(.serialized) struct WindowedSyncFaultCampaignTests {
+    struct WindowStores: SQLiteFixtureStores {
+        var kind: String { "SQLite, windowed sync" }
+
+        func fixture(in directory: TemporaryDirectory) throws -> String {
+            let shown = try importer(["model", "show"]).stdout
+            _ = try directory.write("scoped.yaml", shown.replacingOccurrences(of: "- name: fireball-api\n", with: "- name: fireball-api\n  sync: {scope: date}\n"))
+            try GoldenStoreTests.feed(count: 20_000, reload: false).write(toFile: directory.path("first.json"), atomically: true, encoding: .utf8)
+            try GoldenStoreTests.feed(count: 20_000, reload: true).write(toFile: directory.path("reload.json"), atomically: true, encoding: .utf8)
+            let store = directory.path("fixture.sqlite")
+            let setup = try importer(["run", "--store", store, "--model", "scoped.yaml", "first.json"], directory: directory.url)
+            guard setup.status == 0 else { throw FaultCampaign.SetupError.failed(setup.stderr) }
+            return store
+        }
+    }
+
+    @Test func killedAtAnyPointLeavesTheOldOrTheSyncedStore() throws {
+        try FaultCampaign.run(CampaignOperation(name: "run --sync --window-from (windowed sync)", arguments: [
+            "run", "--model", "scoped.yaml", "--sync", "--window-from", "2000-01-05", "--max-delete", "100%", "--max-updated", "100%", "reload.json",
+        ]), on: WindowStores())
+    }
+}
