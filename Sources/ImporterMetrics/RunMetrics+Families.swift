@@ -1,3 +1,6 @@
+import Foundation
+import ImporterModel
+
 /// The metric families of a run's textfile, every sample labelled with the job's name under
 /// `importer_job`: never `job` (nor `instance`), which a scrape sets itself and renames a textfile's
 /// own to `exported_job`, so that alerts written on `job` would never match (node_exporter's
@@ -29,6 +32,17 @@ extension RunMetrics {
             for item in observed.absences { absent.add([job, .init("entity", item.entity), .init("attribute", item.attribute)], Double(item.records)) }
             families.append(absent)
         }
+        if !observed.syncWindows.isEmpty {
+            var window = MetricFamily(name: "importer_last_run_sync_window_bound",
+                                      help: "The bounds of the window the last windowed sync covered, by entity, scope attribute and bound (from, to); dates as Unix time.")
+            for item in observed.syncWindows {
+                for (bound, value) in [("from", item.from), ("to", item.to)] {
+                    guard let number = value.flatMap(Self.metricValue) else { continue }
+                    window.add([job, .init("entity", item.entity), .init("attribute", item.attribute), .init("bound", bound)], number)
+                }
+            }
+            families.append(window)
+        }
         families += fetchFamilies(job: job)
         if let delivered = observed.delivered {
             let labels = [job, MetricFamily.Label("consumer", delivered.consumer)]
@@ -40,6 +54,17 @@ extension RunMetrics {
         }
         families += Self.lagFamilies(consumerLags, leading: [job])
         return families
+    }
+
+    /// A window bound as a sample's value: a number as it is, a stored date or date and time
+    /// (`2024-05-21 10:00:00`, UTC) as Unix time.
+    static func metricValue(_ value: Value) -> Double? {
+        guard case .text(let text) = value else { return value.doubleValue }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = text.count > 10 ? "yyyy-MM-dd HH:mm:ss" : "yyyy-MM-dd"
+        return formatter.date(from: String(text.prefix(19)))?.timeIntervalSince1970
     }
 
     /// The URL feeds the last import fetched: HTTP status, bytes, attempts, and whether unchanged.

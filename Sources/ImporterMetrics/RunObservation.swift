@@ -1,4 +1,5 @@
 import ImporterFetch
+import ImporterModel
 import ImporterPipeline
 import ImporterStore
 
@@ -16,6 +17,8 @@ package struct RunObservation: Sendable {
     /// Per entity and attribute, an import's records that left out a field their feed supplies
     /// (summed over its feeds).
     package var absences: [(entity: String, attribute: String, records: Int)] = []
+    /// The windows an import's windowed syncs covered.
+    package var syncWindows: [SyncWindow] = []
     /// What a `deliver` handed on: the consumer, the transactions its receiver took, and those with
     /// nothing for it that were passed over.
     package var delivered: (consumer: String, transactions: Int, passedOver: Int)?
@@ -28,6 +31,7 @@ package struct RunObservation: Sendable {
         entities = result.entities.map { (name: $0.0, counts: $0.1) }
         fetched = result.fetched
         notModified = result.notModified
+        syncWindows = result.syncWindows
         absences = []
         for item in result.absences {
             if let index = absences.firstIndex(where: { $0.entity == item.entity && $0.attribute == item.attribute }) {

@@ -94,8 +94,12 @@ import Testing
         }
         let guarded = try importer(["run", "--store", store, "--model", model, "--sync"])
         #expect(guarded.status == 65 && guarded.stderr.contains("would delete 3 of the 4 stored Fireball records (75%)"), "the window holds 4: \(guarded.stderr)")
-        let bounded = try importer(["run", "--store", store, "--model", model, "--sync", "--window-from", "2024-06-05", "--format", "json"])
+        let metrics = directory.path("window.prom")
+        let bounded = try importer(["run", "--store", store, "--model", model, "--sync", "--window-from", "2024-06-05", "--format", "json", "--metrics-file", metrics])
         #expect(bounded.status == 0 && ChildEntityTests.counts(bounded, "Fireball")["deleted"] == 1, "only 06-10 is in the window: \(bounded.stdout)\(bounded.stderr)")
+        let samples = (try? String(contentsOfFile: metrics, encoding: .utf8)) ?? ""
+        #expect(samples.contains(#"entity="Fireball",attribute="date",bound="from"} 1717545600"#) && !samples.contains(#"bound="to""#),
+                "the window in the metrics, 2024-06-05 as Unix time: \(samples)")
         #expect(bounded.stdout.contains(#""origin":"--window-from/--window-to""#), "\(bounded.stdout)")
         catalogue.withLock { $0 = [:] }
         let empty = try importer(["run", "--store", store, "--model", model, "--sync"])
