@@ -18,10 +18,12 @@ struct BenchOptions {
     var onlyChildren = false
     /// Runs only the migration rows (`MigrationBenchmark`: a first load, then a migration).
     var onlyMigration = false
+    /// Runs only the windowed sync rows (`WindowBenchmark`).
+    var onlyWindow = false
     var help = false
 
     static let usage = """
-        usage: importer-bench [--records N] [--dir DIR] [--importer PATH] [--repeats N] [--no-postgres | --only-postgres | --only-url | --only-shuffled | --only-views | --only-children | --only-migration]
+        usage: importer-bench [--records N] [--dir DIR] [--importer PATH] [--repeats N] [--no-postgres | --only-postgres | --only-url | --only-shuffled | --only-views | --only-children | --only-migration | --only-window]
 
         End-to-end import figures beside a raw-SQLite baseline, the PostgreSQL store beside psql
         alone, the feed formats, and view replay.
@@ -54,6 +56,8 @@ struct BenchOptions {
                            each, nested beside flat)
           --only-migration run only the migration rows (a first load of N records, then a
                            migration renaming, filling and widening them)
+          --only-window    run only the windowed sync rows (the last 30 days of a store of N
+                           records re-synced, beside a full sync of those records)
           -h, --help       show this help
         """
 
@@ -81,6 +85,7 @@ struct BenchOptions {
             case "--only-views": onlyViews = true
             case "--only-children": onlyChildren = true
             case "--only-migration": onlyMigration = true
+            case "--only-window": onlyWindow = true
             case "-h", "--help": help = true
             default: throw BenchError.usage("unknown argument \(argument)")
             }

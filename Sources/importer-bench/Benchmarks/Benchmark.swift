@@ -46,6 +46,7 @@ enum Benchmark {
         if options.onlyViews { return try onlyViews(options, feed: base) }
         if options.onlyChildren { return print(try childEntities(options, directory: directory).render()) }
         if options.onlyMigration { return print(try migration(options, feed: base).render()) }
+        if options.onlyWindow { return print(try window(options, feed: base).render()) }
         try generator.writeFeed(changeFraction: 0.1, to: changed)
         if options.onlyShuffled { return print(try shuffledFeed(options, feed: base, changed: changed, records: n).render()) }
         print("importer benchmark: \(n) records; feed \((Double(size) / 1e6).formatted(1)) MB (API order, newest first); files in \(directory)")
@@ -87,6 +88,7 @@ enum Benchmark {
         let orderTable = try shuffledFeed(options, feed: base, changed: changed, records: n)
         let childTable = try childEntities(options, directory: directory)
         let migrationTable = try migration(options, feed: base)
+        let windowTable = try window(options, feed: base)
 
         // 3. Parsing alone; still no rows in memory, so peak RSS growth is the readers' own.
         let formatTable = try FormatBenchmark.table(formats, endToEnd: formatRuns, records: n, repeats: options.repeats)
@@ -101,7 +103,7 @@ enum Benchmark {
         print()
         var main = mainTable(baselines + importerRows, records: n, spawnerPeakKiB: spawnerPeakKiB)
         main.notes += ["importer's reports:"] + summaries
-        let sections = [main.render(), PhaseLog.table(importerRows).render(), render(postgres), formatTable.render(), urlTable.render(), orderTable.render(), childTable.render(), migrationTable.render(), viewReplay.table.render()]
+        let sections = [main.render(), PhaseLog.table(importerRows).render(), render(postgres), formatTable.render(), urlTable.render(), orderTable.render(), childTable.render(), migrationTable.render(), windowTable.render(), viewReplay.table.render()]
         print(sections.joined(separator: "\n\n"))
         guard viewReplay.passed else { throw BenchError.failed("view replay benchmark: a replayed view differs from its recomputation (see above)") }
         try check(postgres)
@@ -150,6 +152,13 @@ enum Benchmark {
         progress("migration: first load, then migrate")
         return MigrationBenchmark.table(try MigrationBenchmark.run(importer: options.importer, feed: feed, records: options.records,
                                                                    directory: options.directory, repeats: options.repeats))
+    }
+
+    /// The windowed sync rows: the last 30 days re-synced in a large store, beside a full sync.
+    static func window(_ options: BenchOptions, feed: String) throws -> BenchTable {
+        progress("windowed sync: a large store's last 30 days, beside a full sync of them")
+        return WindowBenchmark.table(try WindowBenchmark.run(importer: options.importer, feed: feed, records: options.records,
+                                                             directory: options.directory, repeats: max(options.repeats, 3)))
     }
 
     /// The PostgreSQL tables, or the line saying why there are none.
