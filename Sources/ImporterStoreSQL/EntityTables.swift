@@ -63,6 +63,22 @@ package struct EntityTables: Sendable {
         "CREATE INDEX \(q("importer_change_\(entity.tableName)_record")) ON \(changeTable) (\(recordID), \(transactionNumber)) WHERE \(type) <> 'insert'"
     }
 
+    /// The name of the index on `columns` (`indexes:`): the table's and a digest of the columns,
+    /// within PostgreSQL's 63 bytes.
+    package func indexName(_ columns: [String]) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in columns.joined(separator: "\u{0}").utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return "importer_idx_\(entity.tableName)_" + String(hash & 0xffff_ffff, radix: 16)
+    }
+
+    package func createIndex(_ columns: [String]) -> String {
+        "CREATE INDEX \(q(indexName(columns))) ON \(table) (\(columns.map(q).joined(separator: ", ")))"
+    }
+
+    package func dropIndex(_ columns: [String]) -> String {
+        "DROP INDEX \(q(indexName(columns)))"
+    }
+
     /// The statements that add an optional attribute to an existing store (the only model change
     /// that cannot lose data): its column in the entity table, and its value and old value in the
     /// change table.

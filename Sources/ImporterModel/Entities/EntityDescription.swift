@@ -19,6 +19,37 @@ public struct EntityDescription: Sendable, Equatable, Codable {
     public var derivedAttributes: [DerivedAttribute]
     /// A key attribute the source may move a little (reconciled as an update by `--sync`).
     public var drift: KeyDrift?
+    /// Secondary indexes (`indexes:`), each the attributes it orders records by; kept in the
+    /// registered definition only when there are some, so stores written without keep their text.
+    public var indexes: [[String]] = []
+
+    private enum CodingKeys: String, CodingKey {
+        case name, tableName, attributes, uniqueKey, tombstoneAttributes, derivedAttributes, drift, indexes
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        tableName = try container.decode(String.self, forKey: .tableName)
+        attributes = try container.decode([AttributeDescription].self, forKey: .attributes)
+        uniqueKey = try container.decode([String].self, forKey: .uniqueKey)
+        tombstoneAttributes = try container.decode([String].self, forKey: .tombstoneAttributes)
+        derivedAttributes = try container.decode([DerivedAttribute].self, forKey: .derivedAttributes)
+        drift = try container.decodeIfPresent(KeyDrift.self, forKey: .drift)
+        indexes = try container.decodeIfPresent([[String]].self, forKey: .indexes) ?? []
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .name)
+        try container.encode(tableName, forKey: .tableName)
+        try container.encode(attributes, forKey: .attributes)
+        try container.encode(uniqueKey, forKey: .uniqueKey)
+        try container.encode(tombstoneAttributes, forKey: .tombstoneAttributes)
+        try container.encode(derivedAttributes, forKey: .derivedAttributes)
+        try container.encodeIfPresent(drift, forKey: .drift)
+        if !indexes.isEmpty { try container.encode(indexes, forKey: .indexes) }
+    }
 
     public init(name: String, tableName: String, attributes: [AttributeDescription], uniqueKey: [String], tombstoneAttributes: [String],
                 derivedAttributes: [DerivedAttribute] = [], drift: KeyDrift? = nil) {
@@ -111,6 +142,13 @@ public struct EntityDescription: Sendable, Equatable, Codable {
             }
         }
         if let drift { problems += drift.problems(entity: self) }
+        for index in indexes {
+            if index.isEmpty { problems.append("entity \(name): an index names no attribute") }
+            for column in index where attribute(named: column) == nil {
+                problems.append("entity \(name): index (\(index.joined(separator: ", "))): '\(column)' is not a stored attribute")
+            }
+        }
+        if Set(indexes).count != indexes.count { problems.append("entity \(name): an index is declared twice") }
         for tombstone in tombstoneAttributes where attribute(named: tombstone) == nil {
             problems.append("entity \(name): tombstone attribute '\(tombstone)' is not declared")
         }

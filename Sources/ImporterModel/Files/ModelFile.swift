@@ -85,6 +85,7 @@ public enum ModelFile {
             ("key", .list(entity.uniqueKey.map(Tree.string))),
             ("tombstone", .list(entity.tombstoneAttributes.map(Tree.string))),
         ]
+        if !entity.indexes.isEmpty { pairs.append(("indexes", .list(entity.indexes.map { .list($0.map(Tree.string)) }))) }
         if let drift = entity.drift {
             var rule: [(String, Tree)] = [("attribute", .string(drift.attribute)),
                                           ("tolerance", .string(drift.toleranceText(for: entity.attribute(named: drift.attribute)?.type ?? .real)))]

@@ -161,7 +161,7 @@ struct ModelReader {
     }
 
     private mutating func entity(_ node: Node, _ path: String) -> EntityDescription? {
-        guard let fields = mapping(node, path, allowed: ["name", "table", "key", "tombstone", "drift", "attributes", "derived", "relationships", "doc"]),
+        guard let fields = mapping(node, path, allowed: ["name", "table", "key", "tombstone", "drift", "attributes", "derived", "relationships", "indexes", "doc"]),
               let name = string(fields, "name", path, required: true, in: node) else { return nil }
         if let mark = node.mark { marks["entity \(name)"] = mark }
         let attributes = list(fields, "attributes", path).enumerated().compactMap { index, item -> AttributeDescription? in
@@ -199,9 +199,18 @@ struct ModelReader {
         }
         let key = strings(fields, "key", path) ?? []
         if fields["key"] == nil { problem(node, path, "missing 'key' (the unique key's attributes)") }
-        return EntityDescription(name: name, tableName: string(fields, "table", path, in: node) ?? name.lowercased(),
-                                 attributes: attributes, uniqueKey: key, tombstoneAttributes: strings(fields, "tombstone", path) ?? key,
-                                 derivedAttributes: derived, drift: fields["drift"].flatMap { drift($0, "\(path).drift") })
+        var entity = EntityDescription(name: name, tableName: string(fields, "table", path, in: node) ?? name.lowercased(),
+                                       attributes: attributes, uniqueKey: key, tombstoneAttributes: strings(fields, "tombstone", path) ?? key,
+                                       derivedAttributes: derived, drift: fields["drift"].flatMap { drift($0, "\(path).drift") })
+        // `indexes: [[place], [time, mag]]`: each index the attributes it orders records by.
+        entity.indexes = list(fields, "indexes", path).enumerated().compactMap { index, item in
+            guard let columns = item.sequence?.compactMap(\.string), !columns.isEmpty else {
+                problem(item, "\(path).indexes[\(index)]", "expected a list of attributes, e.g. [place, time]")
+                return nil
+            }
+            return columns
+        }
+        return entity
     }
 
     /// `drift: {attribute: date, tolerance: 1s, agree: [energy]}`.

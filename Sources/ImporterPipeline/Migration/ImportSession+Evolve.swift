@@ -24,10 +24,10 @@ extension ImportSession {
 
 extension MigrationStep {
     /// Whether registering the model's entities does it (as runs always have): a new entity, an
-    /// optional attribute, a new definition, a changed view (rebuilt by the run).
+    /// optional attribute, a new definition, a changed view (rebuilt by the run), an index.
     var isDoneByRegistering: Bool {
         switch self {
-        case .addEntity, .changeDefinition, .rebuildView: true
+        case .addEntity, .changeDefinition, .rebuildView, .addIndex, .dropIndex: true
         case .addAttribute(_, let attribute, let fill): attribute.isOptional && fill == nil
         default: false
         }

@@ -23,6 +23,9 @@ public enum MigrationStep: Sendable, Equatable {
     case changeDefinition(String)
     /// A view whose definition changed (or a new one): its table is rebuilt from the stored records.
     case rebuildView(String)
+    /// A secondary index (`indexes:`) built, or dropped.
+    case addIndex(entity: String, columns: [String])
+    case dropIndex(entity: String, columns: [String])
 
     /// What a retype does with a stored value that does not convert: refuse the migration (naming
     /// the records), store null, or store a value (`retype-invalid:` in the model).
@@ -35,6 +38,7 @@ public enum MigrationStep: Sendable, Equatable {
     public var entity: String {
         switch self {
         case .addEntity(let name), .changeDefinition(let name), .rebuildView(let name): name
+        case .addIndex(let entity, _), .dropIndex(let entity, _): entity
         case .addAttribute(let entity, _, _), .renameAttribute(let entity, _, _), .removeAttribute(let entity, _),
              .retypeAttribute(let entity, _, _, _, _), .changeOptionality(let entity, _, _), .changeKey(let entity, _, _), .changeTable(let entity, _, _):
             entity
@@ -62,13 +66,15 @@ public enum MigrationStep: Sendable, Equatable {
         case .changeTable(let entity, let from, let to): "move \(entity) from table \(from) to \(to)"
         case .changeDefinition(let name): "register the new definition of \(name) (tombstone, drift or derived attributes)"
         case .rebuildView(let name): "rebuild view \(name) (its definition changed)"
+        case .addIndex(let entity, let columns): "add index on \(entity) (\(columns.joined(separator: ", ")))"
+        case .dropIndex(let entity, let columns): "drop index on \(entity) (\(columns.joined(separator: ", ")))"
         }
     }
 
     /// Why `importer migrate` cannot apply the step (nil when it can).
     public var refusal: String? {
         switch self {
-        case .addEntity, .renameAttribute, .changeDefinition, .removeAttribute, .rebuildView: nil
+        case .addEntity, .renameAttribute, .changeDefinition, .removeAttribute, .rebuildView, .addIndex, .dropIndex: nil
         case .addAttribute(_, let attribute, let fill):
             attribute.isOptional || fill != nil ? nil : "a required attribute needs a default: the value stored records take"
         case .changeOptionality(_, _, let required): required ? "making an attribute required is not supported yet" : nil
@@ -83,7 +89,7 @@ public enum MigrationStep: Sendable, Equatable {
     /// no stored record rewritten.
     public var isAutomatic: Bool {
         switch self {
-        case .addEntity, .renameAttribute, .changeDefinition, .rebuildView: true
+        case .addEntity, .renameAttribute, .changeDefinition, .rebuildView, .addIndex, .dropIndex: true
         case .addAttribute(_, let attribute, _): attribute.isOptional
         case .changeOptionality(_, _, let required): !required
         default: false

@@ -51,6 +51,9 @@ public enum ModelDiff {
         }
         let renamedKey = stored.uniqueKey.map { name in storedName.first { $0.value == name }?.key ?? name }
         if renamedKey != entity.uniqueKey { steps.append(.changeKey(entity: entity.name, from: stored.uniqueKey, to: entity.uniqueKey)) }
+        let renamedIndexes = stored.indexes.map { index in index.map { name in storedName.first { $0.value == name }?.key ?? name } }
+        for index in renamedIndexes where !entity.indexes.contains(index) { steps.append(.dropIndex(entity: entity.name, columns: index)) }
+        for index in entity.indexes where !renamedIndexes.contains(index) { steps.append(.addIndex(entity: entity.name, columns: index)) }
         if steps.isEmpty { steps.append(.changeDefinition(entity.name)) }
         return steps
     }

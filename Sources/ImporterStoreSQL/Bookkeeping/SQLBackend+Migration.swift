@@ -39,6 +39,12 @@ extension SQLBackend {
                 }
                 let required = entities.first { $0.name == name }?.attribute(named: attribute)?.isOptional == false
                 try retypeAttribute(attribute, of: entity, to: type, required: required, invalid: invalid)
+            case .addIndex(let name, let columns):
+                guard let entity = entities.first(where: { $0.name == name }) else { continue }
+                try executor.execute(tables(of: entity).createIndex(columns), [])
+            case .dropIndex(let name, let columns):
+                guard let entity = entities.first(where: { $0.name == name }) else { continue }
+                try executor.execute(tables(of: entity).dropIndex(columns), [])
             case .addEntity, .changeDefinition, .changeOptionality, .changeKey, .changeTable, .rebuildView:
                 continue
             }
@@ -92,6 +98,11 @@ extension SQLBackend {
             "ALTER TABLE \(tables.changeTable) RENAME COLUMN \(q(from)) TO \(q(to))",
             "ALTER TABLE \(tables.changeTable) RENAME COLUMN \(tables.old(from)) TO \(tables.old(to))",
         ] { try executor.execute(statement, []) }
+        // An index is named after its columns: one over the renamed column is made again under its new name.
+        for index in entity.indexes where index.contains(from) {
+            try executor.execute(tables.dropIndex(index), [])
+            try executor.execute(tables.createIndex(index.map { $0 == from ? to : $0 }), [])
+        }
         let listed = "replace(',' || \(tables.changed) || ',', \(p(1)), \(p(2)))"
         try executor.execute("""
             UPDATE \(tables.changeTable) SET \(tables.changed) = substr(\(listed), 2, length(\(listed)) - 2)

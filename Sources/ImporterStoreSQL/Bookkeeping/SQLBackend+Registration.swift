@@ -31,10 +31,14 @@ extension SQLBackend {
                 continue
             case .create:
                 for statement in createStatements(for: entity) { try executor.execute(statement, []) }
+                for index in entity.indexes { try executor.execute(tables(of: entity).createIndex(index), []) }
             case .update(let added):
                 for attribute in added {
                     for statement in addColumnStatements(for: attribute, of: entity) { try executor.execute(statement, []) }
                 }
+                let before = registered.first { $0.name == entity.name }?.indexes ?? []
+                for index in before where !entity.indexes.contains(index) { try executor.execute(tables(of: entity).dropIndex(index), []) }
+                for index in entity.indexes where !before.contains(index) { try executor.execute(tables(of: entity).createIndex(index), []) }
             }
             try executor.execute("""
                 INSERT INTO importer_entity ("name", "table_name", "definition", "registered_at") VALUES (\(p(1)), \(p(2)), \(p(3)), \(p(4)))
