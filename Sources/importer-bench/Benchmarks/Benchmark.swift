@@ -45,8 +45,7 @@ enum Benchmark {
         if options.onlyURL { return print(try urlFeed(options, feed: base, directory: directory, records: n).render()) }
         if options.onlyViews { return try onlyViews(options, feed: base) }
         if options.onlyChildren { return print(try childEntities(options, directory: directory).render()) }
-        if options.onlyMigration { return print(try migration(options, feed: base).render()) }
-        if options.onlyWindow { return print(try window(options, feed: base).render()) }
+        if options.onlyMigration || options.onlyWindow { return print(try (options.onlyMigration ? migration(options, feed: base) : window(options, feed: base)).render()) }
         try generator.writeFeed(changeFraction: 0.1, to: changed)
         if options.onlyShuffled { return print(try shuffledFeed(options, feed: base, changed: changed, records: n).render()) }
         print("importer benchmark: \(n) records; feed \((Double(size) / 1e6).formatted(1)) MB (API order, newest first); files in \(directory)")
