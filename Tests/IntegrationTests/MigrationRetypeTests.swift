@@ -72,4 +72,31 @@ import Testing
         let values = try importer(["query", "--store", store, "--format", "csv", "SELECT velocity, count(*) FROM fireball GROUP BY velocity ORDER BY velocity NULLS LAST"]).stdout
         #expect(values.split(separator: "\r\n").dropFirst() == ["-1,7", "16,1", ",2"], "18.3 and the others take the default, 16.0 converts: \(values)")
     }
+
+    /// `model suggest --store` (45.5) proposes the change a store's model needs for a feed that
+    /// changed: a retype its values need, an optional attribute for a new field; migrated, the feed
+    /// imports without a reject and the new field is stored.
+    @Test func aChangedFeedIsProposedAsAModelChange() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = directory.path("q.sqlite")
+        let first = try directory.write("quakes-1.json", #"[{"id": "a", "mag": 2, "place": "x"}, {"id": "b", "mag": 3, "place": "y"}]"#)
+        let second = try directory.write("quakes-2.json", #"[{"id": "a", "mag": 2.5, "place": "x", "alert": "green"}, {"id": "b", "mag": 3, "place": "y", "alert": null}]"#)
+        let model = try directory.write("v1.yaml", try importer(["model", "suggest", first]).stdout)
+        #expect(try importer(["run", "--store", store, "--model", model, first]).status == 0)
+        let unchanged = try importer(["model", "suggest", "--store", store, first])
+        #expect(unchanged.status == 0 && unchanged.stdout.hasPrefix("# The model maps every field of the feed with types its values fit: no change."), "\(unchanged.stdout)")
+        let proposed = try importer(["model", "suggest", "--store", store, second])
+        #expect(proposed.status == 0, "\(proposed.stderr)")
+        for line in ["# retype Quakes1.mag: integer → real (field 'mag' holds real values)", "# add optional attribute Quakes1.alert (text) for field 'alert'"] {
+            #expect(proposed.stdout.contains(line), "\(line): \(proposed.stdout)")
+        }
+        let v2 = try directory.write("v2.yaml", proposed.stdout)
+        #expect(try importer(["migrate", "--store", store, "--model", v2]).status == 0)
+        let run = try importer(["run", "--store", store, "--model", v2, "--format", "json", second])
+        #expect(run.status == 0 && ChildEntityTests.counts(run, "Quakes1")["updated"] == 1 && ChildEntityTests.counts(run, "Quakes1")["rejected"] == 0,
+                "\(run.stdout)\(run.stderr)")
+        let stored = try importer(["query", "--store", store, "--format", "csv", "SELECT mag, alert FROM quakes_1 ORDER BY source_id"]).stdout
+        #expect(stored.split(separator: "\r\n").dropFirst() == ["2.5,\"green\"", "3,"], "the real and the new field stored: \(stored)")
+    }
 }

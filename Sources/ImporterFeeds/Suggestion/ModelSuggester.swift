@@ -8,6 +8,12 @@ public struct ModelSuggestion: Sendable {
     public var notes: [String]
     /// Per field of the feed mapping, in order: its sample value and how often it was missing.
     public var comments: [String]
+
+    public init(model: Model, notes: [String], comments: [String]) {
+        self.model = model
+        self.notes = notes
+        self.comments = comments
+    }
 }
 
 /// Suggests a model that imports sample feeds without rejects: samples each feed (bounded), then

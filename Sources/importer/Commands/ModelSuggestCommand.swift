@@ -19,14 +19,18 @@ struct ModelSuggestCommand: ParsableCommand {
             (an id-like field first, the only required attribute) and a tombstone. \
             The YAML shows each field's sample value as a comment and notes what to check first. \
             Several FEEDs of one shape (snapshots) are sampled together; the key must be unique \
-            within each. Exits 65 when a feed cannot be parsed or has no records, 66 when it \
-            cannot be read.
+            within each. With --model FILE (or --store, the model the store was last written \
+            with), it prints that model changed for the feed instead: an optional attribute for \
+            each field no mapping reads, a retype where the values need a wider type; then \
+            `importer migrate --plan --model` shows what the store takes. Exits 65 when a feed \
+            cannot be parsed or has no records, 66 when it cannot be read.
 
             Examples:
               importer model suggest all_day.geojson > quakes.yaml
               importer model check quakes.yaml && importer run --model quakes.yaml all_day.geojson
               importer model suggest feed.atom --feed-format xml --sample 200
               importer model suggest day1.csv day2.csv --format json
+              importer model suggest --store quakes.sqlite today.geojson > quakes-v2.yaml
             """
     )
 
@@ -35,6 +39,10 @@ struct ModelSuggestCommand: ParsableCommand {
     @Option(name: .customLong("feed-format"), help: ArgumentHelp("How to read the feeds: json, ndjson, xml or csv (default: from the extension).", valueName: "format"))
     var feedFormat: FeedFormat?
     @Option(name: .long, help: ArgumentHelp("Records of each feed sampled for names and the key.", valueName: "n")) var sample = ModelSuggester.defaultSampleSize
+    @Option(name: .long, help: ArgumentHelp("Propose the change this model needs for the feeds, rather than a first model.", valueName: "file"), completion: .file())
+    var model: String?
+    @Option(name: .long, help: ArgumentHelp("Propose the change the model this store was last written with needs (when --model is not given).", valueName: "path"), completion: .file())
+    var store: String?
 
     func validate() throws {
         guard !feeds.isEmpty else { throw ValidationError("Give at least one sample FEED.") }
@@ -45,6 +53,17 @@ struct ModelSuggestCommand: ParsableCommand {
                 throw ValidationError("Cannot tell the format of \(feed) from its extension: give --feed-format json, ndjson, xml or csv.")
             }
         }
+    }
+
+    /// The model a change is proposed for: `--model`, else the store's latest version; nil for a
+    /// first model.
+    private func currentModel() throws -> Model? {
+        if let model { return try ModelFile.load(path: model) }
+        guard let store else { return nil }
+        let opened = try Store.open(store, schema: nil, options: Store.Options(busyTimeoutMilliseconds: 5000, create: false, readOnly: true))
+        let versions = try opened.read { (snapshot: StoreSnapshot) throws -> [StoredModel] in try snapshot.records.registeredModels() }
+        guard let latest = versions.last else { throw ValidationError("\(store) keeps no model version yet: give --model") }
+        return try ModelFile.parse(latest.text, name: "\(store) (model version \(versions.count))")
     }
 
     /// The format an extension suggests; `.geojson`, `.atom` and `.rss` too.
@@ -62,7 +81,12 @@ struct ModelSuggestCommand: ParsableCommand {
                 guard let format = feedFormat ?? Self.format(of: feed) else { return .usage }
                 samples.append(try ModelSuggester.sample(path: feed, format: format, limit: sample))
             }
-            let suggestion = try ModelSuggester.suggest(samples, paths: feeds)
+            var suggestion = try ModelSuggester.suggest(samples, paths: feeds)
+            if let current = try currentModel() {
+                let (changed, changes) = try ModelChangeSuggestion.propose(current, from: suggestion)
+                suggestion = ModelSuggestion(model: changed, notes: changes.isEmpty ? ["The model maps every field of the feed with types its values fit: no change."]
+                    : ["Proposed changes (check them, then: importer migrate --plan --model FILE):"] + changes, comments: [])
+            }
             let output = OutputSink()
             if format == .json {
                 for note in suggestion.notes.dropFirst(2) { FileHandle.standardError.write(Data("importer: note: \(note)\n".utf8)) }
