@@ -2,7 +2,7 @@ import ImporterModel
 
 /// A condition that a record `e`'s key (its `columns`) is none of a list of keys.
 package enum KeyListSQL {
-    private static func q(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+    fileprivate static func q(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
 
     /// `e`'s `columns` hold none of `keys` (each in the columns' order), as literals: one `NOT IN`
     /// list for a one-column key (the database searches it as a set), else the keys' conditions
@@ -41,7 +41,7 @@ extension SyncWindow {
     /// The condition that a record `e` lies in the window (`TRUE` for a window without bounds;
     /// a null scope value is in none).
     package var condition: String {
-        let column = "e.\"" + attribute.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        let column = "e." + KeyListSQL.q(attribute)
         var terms = ["\(column) IS NOT NULL"]
         if let from { terms.append("\(column) >= \(Expression.literal(from))") }
         if let to { terms.append("\(column) <= \(Expression.literal(to))") }

@@ -50,17 +50,9 @@ struct ScopeRange: Sendable {
                 range = ScopeRange(low: value, high: value)
                 continue
             }
-            if Self.less(value, current.low) { current.low = value }
-            if Self.less(current.high, value) { current.high = value }
+            if Value.compare(value, current.low) < 0 { current.low = value }
+            if Value.compare(current.high, value) < 0 { current.high = value }
             range = current
-        }
-    }
-
-    /// Numbers by value, text (canonical dates and times) by its characters.
-    static func less(_ a: Value, _ b: Value) -> Bool {
-        switch (a, b) {
-        case (.text(let x), .text(let y)): x < y
-        default: (a.doubleValue ?? 0) < (b.doubleValue ?? 0)
         }
     }
 }
