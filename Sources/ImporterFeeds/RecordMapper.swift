@@ -137,6 +137,12 @@ public struct RecordMapper: Sendable {
         }
     }
 
+    /// Whether `record` holds the `delete-marker` field at all (null included).
+    public func hasMarkerField(_ record: RawRecord) -> Bool {
+        guard let slot = deleteMarker?.slot else { return false }
+        return record.slots[slot].kind != .absent
+    }
+
     /// A raw record for this mapper's requested fields, with their repeated-value policies.
     public func makeRawRecord() -> RawRecord {
         RawRecord(slotCount: requestedFields.count, repeated: repeatedPolicies)

@@ -74,5 +74,9 @@ import Testing
         let refused = try importer(["run", "--store", store, "--model", model, most])
         #expect(refused.status == 65 && refused.stderr.contains("would delete 3 of the 3 stored Ticket records"), "\(refused.stderr)")
         #expect(try Self.rows(store).count == 3, "nothing written")
+        // A marker field no record holds is said, not taken for "nothing was deleted" in silence.
+        let renamed = try directory.write("4.csv", "id,title,points,removed_at\nT1,a,1,\n")
+        let warned = try importer(["run", "--store", store, "--model", model, renamed])
+        #expect(warned.status == 0 && warned.stderr.contains("no record has the delete-marker field 'deleted_at' (renamed upstream?)"), "\(warned.stderr)")
     }
 }

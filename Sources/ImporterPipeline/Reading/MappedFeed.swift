@@ -58,6 +58,8 @@ public final class MappedFeed {
     public private(set) var unkeyedRejects = 0
     /// The keys of the records the feed marked deleted (`delete-marker`), in the key's order.
     public private(set) var markedKeys: [[Value]] = []
+    /// Whether any record held the `delete-marker` field: a feed where none does is warned of.
+    private var markerFieldSeen = false
     /// Fields the records hold and the mapping does not read, once read to the end (`unmapped:`).
     public private(set) var unmapped: [UnmappedField] = []
     /// The parents without a child element (XML): empty lists, unless no parent has one.
@@ -175,6 +177,7 @@ public final class MappedFeed {
             return true
         }
         records += 1
+        if !markerFieldSeen, mapper.hasMarkerField(record) { markerFieldSeen = true }
         if mapper.isMarkedDeleted(record) {
             try markDeleted(record, mapper: mapper, onReject: onReject)
             return true
@@ -240,6 +243,9 @@ public final class MappedFeed {
             }
         }
         emptyLists = []
+        if let marker = input.mapping.deleteMarker, records > 0, !markerFieldSeen {
+            warnings.append("\(source.name): no record has the delete-marker field '\(marker.field)' (renamed upstream?): no record was taken as deleted")
+        }
         if childrenOfRejected > 0 {
             warnings.append("\(source.name): \(childrenOfRejected) \(mapper.entity.name) record(s) not written: their parent record was rejected")
         }
