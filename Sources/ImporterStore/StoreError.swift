@@ -42,8 +42,9 @@ public enum StoreError: Error, Sendable, RemedialError {
     /// in the source; or a feed's records, or the sync deletes), `reason` the database's words.
     /// The feed's fault as far as the store is concerned; nothing is imported.
     case refused(at: SourceLocation?, what: String, reason: String)
-    /// A migration's step (`what`) met stored values it cannot convert (`reason` names them).
-    case unconvertible(what: String, reason: String)
+    /// A migration's step (`what`) met stored values it cannot take (`reason` names them): values
+    /// that do not convert, nulls in an attribute made required, a new key held by several records.
+    case migrationRefused(what: String, reason: String)
     /// An error of the database with no more specific meaning for the store.
     case database(DatabaseError)
     /// Something the store guarantees did not hold, or it was used out of order: a bug.
@@ -79,7 +80,7 @@ public enum StoreError: Error, Sendable, RemedialError {
             "\(location): \(reason); nothing was imported"
         case .refused(let location, let what, let reason):
             "\(location.map { "\($0): " } ?? "")the store refused \(what): \(reason) (a constraint or trigger of the store that the model does not declare); nothing was imported"
-        case .unconvertible(let what, let reason):
+        case .migrationRefused(let what, let reason):
             "\(what): \(reason); nothing was changed"
         case .database(let error):
             error.description
@@ -143,7 +144,7 @@ extension StoreError: ExitStatusError {
         switch self {
         case .locked: .locked
         case .notFound: .noInput
-        case .notAnImporterStore, .notADatabase, .unstorable, .refused, .unconvertible: .badInput
+        case .notAnImporterStore, .notADatabase, .unstorable, .refused, .migrationRefused: .badInput
         case .newerSchema, .incompatibleModel: .storeUnusable
         case .unavailable: .unavailable
         case .invalidLocation, .invalidToken: .usage

@@ -47,7 +47,11 @@ public struct MigrationPlan {
         case .retypeAttribute(_, _, _, _, let invalid):
             "the values of \(records) stored record(s) and their past values in history are converted"
                 + (invalid == .refuse ? "; a value that does not convert refuses the migration, naming its record" : "")
-        default: "not done"
+        case .changeOptionality(_, _, true, _?): "the stored records holding null take the default; the migration's transaction records the step, not each record"
+        case .changeOptionality(_, _, true, nil): "a stored record holding null refuses the migration, naming it; no value rewritten"
+        case .changeOptionality: "no value rewritten"
+        case .changeKey: "records keep their ids and history; a key value stored records share refuses the migration, naming them"
+        case .changeTable: "not done"
         }
     }
 

@@ -16,7 +16,11 @@ public enum MigrationStep: Sendable, Equatable {
     /// Stored values, and past values in history, converted to the new type (`ValueConversion`);
     /// `invalid` says what a value that does not convert becomes.
     case retypeAttribute(entity: String, attribute: String, from: AttributeType, to: AttributeType, invalid: InvalidValues)
-    case changeOptionality(entity: String, attribute: String, required: Bool)
+    /// An attribute made required (stored nulls take `fill`, the attribute's `default:`, or refuse
+    /// the migration naming their records) or optional.
+    case changeOptionality(entity: String, attribute: String, required: Bool, fill: Value?)
+    /// A new unique key: refused when stored records share a value of it; records keep their ids
+    /// and history.
     case changeKey(entity: String, from: [String], to: [String])
     case changeTable(entity: String, from: String, to: String)
     /// Tombstone, drift or derived attributes changed: the definition is registered again.
@@ -40,7 +44,7 @@ public enum MigrationStep: Sendable, Equatable {
         case .addEntity(let name), .changeDefinition(let name), .rebuildView(let name): name
         case .addIndex(let entity, _), .dropIndex(let entity, _): entity
         case .addAttribute(let entity, _, _), .renameAttribute(let entity, _, _), .removeAttribute(let entity, _),
-             .retypeAttribute(let entity, _, _, _, _), .changeOptionality(let entity, _, _), .changeKey(let entity, _, _), .changeTable(let entity, _, _):
+             .retypeAttribute(let entity, _, _, _, _), .changeOptionality(let entity, _, _, _), .changeKey(let entity, _, _), .changeTable(let entity, _, _):
             entity
         }
     }
@@ -61,7 +65,8 @@ public enum MigrationStep: Sendable, Equatable {
                 case .value(let value): ", a value that does not convert becomes \(value)"
                 }
             }()
-        case .changeOptionality(let entity, let attribute, let required): "make \(entity).\(attribute) \(required ? "required" : "optional")"
+        case .changeOptionality(let entity, let attribute, let required, let fill):
+            "make \(entity).\(attribute) \(required ? "required" : "optional")" + (fill.map { ", stored nulls take \($0)" } ?? "")
         case .changeKey(let entity, let from, let to): "change the key of \(entity): (\(from.joined(separator: ", "))) → (\(to.joined(separator: ", ")))"
         case .changeTable(let entity, let from, let to): "move \(entity) from table \(from) to \(to)"
         case .changeDefinition(let name): "register the new definition of \(name) (tombstone, drift or derived attributes)"
@@ -74,24 +79,22 @@ public enum MigrationStep: Sendable, Equatable {
     /// Why `importer migrate` cannot apply the step (nil when it can).
     public var refusal: String? {
         switch self {
-        case .addEntity, .renameAttribute, .changeDefinition, .removeAttribute, .rebuildView, .addIndex, .dropIndex: nil
+        case .addEntity, .renameAttribute, .changeDefinition, .removeAttribute, .rebuildView, .addIndex, .dropIndex, .changeOptionality, .changeKey: nil
         case .addAttribute(_, let attribute, let fill):
             attribute.isOptional || fill != nil ? nil : "a required attribute needs a default: the value stored records take"
-        case .changeOptionality(_, _, let required): required ? "making an attribute required is not supported yet" : nil
         case .retypeAttribute(_, _, let from, let to, _):
             ValueConversion.isSupported(from: from, to: to) ? nil : "\(from.rawValue) values do not become \(to.rawValue) values"
-        case .changeKey: "changing the unique key is not supported yet"
         case .changeTable: "moving an entity to another table is not supported yet"
         }
     }
 
     /// Whether a run may apply it by itself (`run --migrate`): nothing to choose, nothing lost,
-    /// no stored record rewritten.
+    /// no stored value rewritten (making an attribute optional copies SQLite's table, values as they are).
     public var isAutomatic: Bool {
         switch self {
         case .addEntity, .renameAttribute, .changeDefinition, .rebuildView, .addIndex, .dropIndex: true
         case .addAttribute(_, let attribute, _): attribute.isOptional
-        case .changeOptionality(_, _, let required): !required
+        case .changeOptionality(_, _, let required, _): !required
         default: false
         }
     }

@@ -47,7 +47,10 @@ public enum ModelDiff {
                 steps.append(.retypeAttribute(entity: entity.name, attribute: attribute.name, from: old.type, to: attribute.type,
                                               invalid: invalidValues(model.evolution(of: attribute.name, in: entity.name), type: attribute.type)))
             }
-            if old.isOptional != attribute.isOptional { steps.append(.changeOptionality(entity: entity.name, attribute: attribute.name, required: !attribute.isOptional)) }
+            if old.isOptional != attribute.isOptional {
+                let fill = attribute.isOptional ? nil : model.evolution(of: attribute.name, in: entity.name)?.defaultValue(for: attribute.type)
+                steps.append(.changeOptionality(entity: entity.name, attribute: attribute.name, required: !attribute.isOptional, fill: fill))
+            }
         }
         let renamedKey = stored.uniqueKey.map { name in storedName.first { $0.value == name }?.key ?? name }
         if renamedKey != entity.uniqueKey { steps.append(.changeKey(entity: entity.name, from: stored.uniqueKey, to: entity.uniqueKey)) }

@@ -34,6 +34,26 @@ extension PostgresStore: SQLBackend {
         try applyMigration(steps, to: entities, metadata: metadata)
     }
 
+    /// A new key replaces the table's unique constraint; an attribute made required or optional
+    /// gains or loses its NOT NULL.
+    package func replaceConstraints(of entity: EntityDescription, changing steps: [MigrationStep]) throws {
+        let table = PostgresEntitySchema(entity: entity).table, q = PostgresDialect().quoted
+        for step in steps {
+            switch step {
+            case .changeKey(_, _, let key):
+                let constraints = try connection.rows("""
+                    SELECT c.conname FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid JOIN pg_namespace n ON n.oid = t.relnamespace
+                    WHERE n.nspname = current_schema() AND t.relname = $1 AND c.contype = 'u'
+                    """, [.text(entity.tableName)]).compactMap { $0.first?.stringValue }
+                for name in constraints { try connection.execute("ALTER TABLE \(table) DROP CONSTRAINT \(q(name))") }
+                try connection.execute("ALTER TABLE \(table) ADD UNIQUE (\(key.map(q).joined(separator: ", ")))")
+            case .changeOptionality(_, let attribute, let required, _):
+                try connection.execute("ALTER TABLE \(table) ALTER COLUMN \(q(attribute)) \(required ? "SET" : "DROP") NOT NULL")
+            default: continue
+            }
+        }
+    }
+
     package func reloadEntities() throws(StoreError) {
         try mapErrors { entities = try registeredEntities() }
     }

@@ -49,6 +49,11 @@ extension SQLBackend {
                 continue
             }
         }
+        for entity in entities where registered.contains(where: { $0.name == entity.name }) {
+            var renames: [String: String] = [:]
+            for case .renameAttribute(entity.name, let from, let to) in steps { renames[from] = to }
+            try changeConstraints(of: entity, steps: steps, renames: renames)
+        }
         // The definitions now match the tables: written as they are, then new entities created.
         for entity in entities where registered.contains(where: { $0.name == entity.name }) {
             try executor.execute(#"UPDATE importer_entity SET "definition" = \#(p(1)), "registered_at" = \#(p(2)) WHERE "name" = \#(p(3))"#,

@@ -131,7 +131,7 @@ struct Offenders {
     func check(required: Bool, invalid: MigrationStep.InvalidValues, what: String) throws {
         guard count > 0, invalid == .refuse || (invalid == .null && required) else { return }
         let remedy = required ? "retype-invalid: default with a default: value" : "retype-invalid: null, or default with a default: value"
-        throw StoreError.unconvertible(what: what, reason: "\(count) stored or past value(s) do not convert: "
+        throw StoreError.migrationRefused(what: what, reason: "\(count) stored or past value(s) do not convert: "
             + examples.joined(separator: "; ") + (count > examples.count ? "; …" : "") + ". Fix them, or say what they become in the model (\(remedy))")
     }
 }

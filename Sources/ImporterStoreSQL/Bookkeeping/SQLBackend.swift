@@ -24,6 +24,9 @@ package protocol SQLBackend: StoreIdentity, StoreTransactions {
     var storesRekeyedCounts: Bool { get }
     /// Whether the store has `importer_source` (stores of an older schema opened read-only do not).
     var storesSourceStates: Bool { get }
+    /// Gives `entity`'s table the constraints `steps` change (its unique key, its NOT NULL
+    /// columns), as `entity` declares them; the stored records already satisfy them.
+    func replaceConstraints(of entity: EntityDescription, changing steps: [MigrationStep]) throws
 }
 
 extension SQLBackend {

@@ -102,3 +102,26 @@ extension EntityTables {
         try connection.integer("SELECT seq FROM sqlite_sequence WHERE name = ?1", [.text(tableName)])
     }
 }
+
+extension EntityTables {
+    /// The statements that give the entity table `entity`'s constraints (its unique key, its NOT
+    /// NULL columns), which SQLite cannot alter in place: a copy of the table made with them takes
+    /// its place, rows with their ids, its AUTOINCREMENT sequence (ids are never reused), its
+    /// guard, and `indexes` (the `CREATE INDEX` text of the table's own indexes) as they were.
+    func rebuildStatements(indexes: [String]) -> [String] {
+        var staged = entity
+        staged.tableName = "importer_rebuild_" + entity.tableName
+        let copy = EntityTables(entity: staged)
+        let columns = (["\"id\""] + names).joined(separator: ", ")
+        let name = entity.tableName.replacingOccurrences(of: "'", with: "''"), stagedName = staged.tableName.replacingOccurrences(of: "'", with: "''")
+        return [
+            copy.createTable,
+            "INSERT INTO \(copy.table) (\(columns)) SELECT \(columns) FROM \(table) ORDER BY \"id\"",
+            "DELETE FROM sqlite_sequence WHERE name = '\(stagedName)'",
+            "INSERT INTO sqlite_sequence (name, seq) SELECT '\(stagedName)', seq FROM sqlite_sequence WHERE name = '\(name)'",
+            "DROP TABLE \(table)",
+            "ALTER TABLE \(copy.table) RENAME TO \(table)",
+            createDeleteGuard,
+        ] + indexes
+    }
+}

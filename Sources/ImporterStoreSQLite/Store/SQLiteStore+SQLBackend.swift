@@ -35,6 +35,14 @@ extension SQLiteStore: SQLBackend {
     package func ensureEntities(_ entities: [EntityDescription]) throws {
         self.entities = try registerEntities(entities)
     }
+
+    /// SQLite alters no constraint in place: the table is rebuilt with `entity`'s
+    /// (`EntityTables.rebuildStatements`), whatever `steps` changed.
+    package func replaceConstraints(of entity: EntityDescription, changing steps: [MigrationStep]) throws {
+        let indexes = try connection.rows("SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ?1 AND sql IS NOT NULL ORDER BY name",
+                                          [.text(entity.tableName)]).compactMap { $0.first?.stringValue }
+        for statement in SQLiteEntitySchema(entity: entity).rebuildStatements(indexes: indexes) { try connection.execute(statement) }
+    }
 }
 
 extension SQLiteStore: StoreBackend {

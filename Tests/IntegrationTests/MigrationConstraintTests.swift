@@ -1,0 +1,125 @@
+import Foundation
+import ImporterTestSupport
+import Testing
+
+/// Constraint steps of `importer migrate` (issue 45.2): a new unique key, an attribute made
+/// required or optional. Stored records are checked against the new constraint first: a key value
+/// records share, or a null in an attribute made required without a `default:`, refuses the
+/// migration (65) naming the records, store untouched; otherwise records keep their ids and history.
+@Suite struct MigrationConstraintTests {
+    /// Seismic stations keyed by their code, until the feed starts listing stations of another
+    /// network under codes it already has: the key becomes (network, code).
+    static let model = """
+        entities:
+        - name: Station
+          table: station
+          key: [code]
+          attributes:
+          - name: network
+            type: text
+            required: true
+          - name: code
+            type: text
+            required: true
+          - name: name
+            type: text
+            required: true
+          - name: elevation
+            type: integer
+        feeds:
+        - name: stations
+          entity: Station
+          format: ndjson
+          fields:
+          - attribute: network
+            field: network
+          - attribute: code
+            field: code
+          - attribute: name
+            field: name
+          - attribute: elevation
+            field: elevation
+
+        """
+
+    static func station(_ network: String, _ code: String, _ name: String, _ elevation: Int?) -> String {
+        #"{"network":"\#(network)","code":"\#(code)","name":"\#(name)","elevation":\#(elevation.map(String.init) ?? "null")}"# + "\n"
+    }
+
+    static let day1 = station("IU", "ANMO", "Albuquerque", 1820) + station("IU", "COLA", "College Outpost", 200) + station("IU", "HRV", "Harvard", nil)
+    static let day2 = station("IU", "ANMO", "Albuquerque", 1820) + station("IU", "COLA", "College Outpost", 205) + station("IU", "HRV", "Harvard", nil)
+
+    @Test(arguments: ["sqlite", "postgres"]) func aNewKeyKeepsIdsAndHistory(backend: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = try RealFeedShapesTests.newStore(backend, in: directory)
+        let v1 = try directory.write("v1.yaml", Self.model)
+        let v2 = try directory.write("v2.yaml", Self.model.replacingOccurrences(of: "key: [code]", with: "key: [network, code]"))
+        for (day, text) in [Self.day1, Self.day2].enumerated() {
+            #expect(try importer(["run", "--store", store, "--model", v1, try directory.write("day\(day + 1).ndjson", text)]).status == 0)
+        }
+        let ids = try importer(["query", "--store", store, "--format", "csv", "SELECT id, network, code FROM station ORDER BY id"]).stdout
+        let plan = try importer(["migrate", "--store", store, "--model", v2, "--plan"])
+        #expect(plan.status == 0 && plan.stdout.contains("change the key of Station: (code) → (network, code): records keep their ids and history"),
+                "\(plan.stdout)\(plan.stderr)")
+        let migrated = try importer(["migrate", "--store", store, "--model", v2])
+        #expect(migrated.status == 0 && migrated.stdout.contains("Migrated: transaction 3"), "\(migrated.stdout)\(migrated.stderr)")
+        #expect(try importer(["query", "--store", store, "--format", "csv", "SELECT id, network, code FROM station ORDER BY id"]).stdout == ids)
+        // The record's timeline, under its new key, is the one it had.
+        let timeline = try importer(["history", "--store", store, "--key", "IU, COLA", "--format", "ndjson"])
+        #expect(timeline.status == 0 && timeline.stdout.contains(#""elevation":{"old":200,"new":205}"#), "\(timeline.stdout)\(timeline.stderr)")
+        // A station of another network under a code the store holds is a new record, not an update.
+        let day3 = try directory.write("day3.ndjson", Self.day2 + Self.station("II", "ANMO", "Albuquerque II", 1740))
+        let run = try importer(["run", "--store", store, "--model", v2, day3])
+        #expect(run.status == 0 && run.stdout.contains("Station: 1 inserted, 0 updated"), "\(run.stdout)\(run.stderr)")
+        #expect(try importer(["undo", "--store", store, "--last"]).status == 0)
+        #expect(try importer(["query", "--store", store, "--raw", "SELECT count(*) FROM station"]).stdout == "3\n")
+    }
+
+    /// A key the stored records share is refused, naming the shared values and the records by
+    /// their old key; nothing changes.
+    @Test(arguments: ["sqlite", "postgres"]) func aKeyRecordsShareIsRefused(backend: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = try RealFeedShapesTests.newStore(backend, in: directory)
+        let v1 = try directory.write("v1.yaml", Self.model.replacingOccurrences(of: "key: [code]", with: "key: [network, code]"))
+        let byName = try directory.write("v2.yaml", Self.model.replacingOccurrences(of: "key: [code]", with: "key: [name]"))
+        let feed = try directory.write("day.ndjson", Self.day1 + Self.station("II", "ANMO", "Albuquerque", 1740) + Self.station("II", "HRV", "Harvard", 10))
+        #expect(try importer(["run", "--store", store, "--model", v1, feed]).status == 0)
+        let export = try importer(["export", "--store", store, "--format", "csv"]).stdout
+        let history = try importer(["history", "--store", store, "--format", "ndjson"]).stdout
+        let refused = try importer(["migrate", "--store", store, "--model", byName])
+        #expect(refused.status == 65, "\(refused.stdout)\(refused.stderr)")
+        #expect(refused.stderr.contains("change the key of Station: (network, code) → (name): 2 value(s) of the new key are held by more than one stored record: "
+            + "(Albuquerque) by (II, ANMO) and (IU, ANMO); (Harvard) by (II, HRV) and (IU, HRV)"), "\(refused.stderr)")
+        #expect(try importer(["export", "--store", store, "--format", "csv"]).stdout == export)
+        #expect(try importer(["history", "--store", store, "--format", "ndjson"]).stdout == history)
+    }
+
+    /// An attribute made required: stored nulls refuse the migration (naming the records) unless
+    /// the model gives a default they take. Made optional again, a null is stored (the table's NOT
+    /// NULL goes with it).
+    @Test(arguments: ["sqlite", "postgres"]) func requiredAndOptionalAgain(backend: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = try RealFeedShapesTests.newStore(backend, in: directory)
+        let v1 = try directory.write("v1.yaml", Self.model)
+        let elevation = "  - name: elevation\n    type: integer\n"
+        let required = try directory.write("v2.yaml", Self.model.replacingOccurrences(of: elevation, with: elevation + "    required: true\n"))
+        let filled = try directory.write("v3.yaml", Self.model.replacingOccurrences(of: elevation, with: elevation + "    required: true\n    default: 0\n"))
+        #expect(try importer(["run", "--store", store, "--model", v1, try directory.write("day1.ndjson", Self.day1)]).status == 0)
+        let refused = try importer(["migrate", "--store", store, "--model", required])
+        #expect(refused.status == 65 && refused.stderr.contains("make Station.elevation required: 1 stored record(s) hold null: (HRV). Give the attribute a default:"),
+                "\(refused.stderr)")
+        #expect(try importer(["query", "--store", store, "--raw", "SELECT count(*) FROM station WHERE elevation IS NULL"]).stdout == "1\n")
+        let migrated = try importer(["migrate", "--store", store, "--model", filled])
+        #expect(migrated.status == 0, "\(migrated.stdout)\(migrated.stderr)")
+        #expect(try importer(["query", "--store", store, "--raw", "SELECT elevation FROM station WHERE code = 'HRV'"]).stdout == "0\n")
+        let null = try importer(["run", "--store", store, "--model", filled, try directory.write("day2.ndjson", Self.day2)])
+        #expect(null.status == 65 && null.stderr.contains("elevation"), "a required attribute refuses a null: \(null.stdout)\(null.stderr)")
+        // Back to optional: a run may migrate by itself, and the null is stored.
+        let optional = try importer(["run", "--store", store, "--model", v1, "--migrate", "--max-updated", "100%", try directory.write("day2.ndjson", Self.day2)])
+        #expect(optional.status == 0 && optional.stdout.contains("elevation: 0 → null") && optional.stdout.contains("elevation: 200 → 205"),
+                "\(optional.stdout)\(optional.stderr)")
+    }
+}
