@@ -71,6 +71,9 @@ extension Model {
     /// does not read as the attribute's type.
     func evolutionProblems() -> [String] {
         var problems: [String] = []
+        for (name, old) in renamedEntities.sorted(by: { $0.key < $1.key }) where entity(named: old) != nil {
+            problems.append("entity \(name) is renamed from '\(old)', which the model still declares")
+        }
         for evolution in evolutions {
             guard let entity = entity(named: evolution.entity), let attribute = entity.attribute(named: evolution.attribute) else { continue }
             if let old = evolution.renamedFrom, entity.attribute(named: old) != nil {

@@ -71,16 +71,16 @@ public enum ModelFile {
     static func tree(_ model: Model) -> Tree {
         .map([
             ("entities", .list(model.entities.map { entity in
-                tree(entity, relationships: model.relationships.filter { $0.parent == entity.name }, evolutions: model.evolutions.filter { $0.entity == entity.name })
+                tree(entity, relationships: model.relationships.filter { $0.parent == entity.name }, evolutions: model.evolutions.filter { $0.entity == entity.name },
+                     renamedFrom: model.renamedEntities[entity.name])
             })),
             ("feeds", .list(model.feeds.map(tree))),
             ("views", .list(model.views.map(tree))),
         ])
     }
 
-    private static func tree(_ entity: EntityDescription, relationships: [Relationship], evolutions: [AttributeEvolution]) -> Tree {
-        var pairs: [(String, Tree)] = [
-            ("name", .string(entity.name)),
+    private static func tree(_ entity: EntityDescription, relationships: [Relationship], evolutions: [AttributeEvolution], renamedFrom: String?) -> Tree {
+        var pairs: [(String, Tree)] = [("name", .string(entity.name))] + (renamedFrom.map { [("renamed-from", Tree.string($0))] } ?? []) + [
             ("table", .string(entity.tableName)),
             ("key", .list(entity.uniqueKey.map(Tree.string))),
             ("tombstone", .list(entity.tombstoneAttributes.map(Tree.string))),

@@ -9,6 +9,8 @@ struct ModelReader {
     private var marks: [String: Mark] = [:]
     /// The attributes' `renamed-from:` and `default:`, as read.
     private var evolutions: [AttributeEvolution] = []
+    /// The entities' `renamed-from:`, by their new name.
+    private var renamedEntities: [String: String] = [:]
 
     init(name: String) {
         self.name = name
@@ -157,12 +159,15 @@ struct ModelReader {
         let declared = entityNodes.enumerated().flatMap { relationships(of: $1, "entities[\($0)]") }
         let feeds = list(top, "feeds", "model").enumerated().compactMap { feed($1, "feeds[\($0)]", entities: entities) }
         let views = list(top, "views", "model").enumerated().compactMap { view($1, "views[\($0)]", entities: entities) }
-        return Model(entities: entities, feeds: feeds, views: views, relationships: declared, evolutions: evolutions)
+        var model = Model(entities: entities, feeds: feeds, views: views, relationships: declared, evolutions: evolutions)
+        model.renamedEntities = renamedEntities
+        return model
     }
 
     private mutating func entity(_ node: Node, _ path: String) -> EntityDescription? {
-        guard let fields = mapping(node, path, allowed: ["name", "table", "key", "tombstone", "drift", "attributes", "derived", "relationships", "indexes", "doc"]),
+        guard let fields = mapping(node, path, allowed: ["name", "renamed-from", "table", "key", "tombstone", "drift", "attributes", "derived", "relationships", "indexes", "doc"]),
               let name = string(fields, "name", path, required: true, in: node) else { return nil }
+        if let old = string(fields, "renamed-from", path, in: node) { renamedEntities[name] = old }
         if let mark = node.mark { marks["entity \(name)"] = mark }
         let attributes = list(fields, "attributes", path).enumerated().compactMap { index, item -> AttributeDescription? in
             let itemPath = "\(path).attributes[\(index)]"

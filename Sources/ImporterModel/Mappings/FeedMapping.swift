@@ -199,6 +199,8 @@ public struct Model: Sendable, Equatable {
     public var relationships: [Relationship]
     /// How attributes came to be (`renamed-from:`, `default:`), for migrating a store.
     public var evolutions: [AttributeEvolution]
+    /// Entities renamed (`renamed-from:` on the entity): the store's name of each, by its new name.
+    public var renamedEntities: [String: String] = [:]
 
     public init(entities: [EntityDescription], feeds: [FeedMapping], views: [ViewDefinition] = [], relationships: [Relationship] = [],
                 evolutions: [AttributeEvolution] = []) {

@@ -38,12 +38,14 @@ public struct ModelMigration: Sendable {
         // A rename brings the views over it along (`renameAttribute`): compared once renamed.
         let renamed = views.map { view in
             steps.reduce(into: view) { view, step in
+                if case .renameEntity(view.entity, let to) = step { view.entity = to }
                 guard case .renameAttribute(view.entity, let from, let to) = step else { return }
                 view.groupBy = view.groupBy.map { $0 == from ? to : $0 }
                 for index in view.aggregates.indices where view.aggregates[index].attribute == from { view.aggregates[index].attribute = to }
             }
         }
-        let rebuilt = model.views.filter { view in registered.contains { $0.name == view.entity } && renamed.first { $0.name == view.name } != view }
+        let held = Set(registered.map(\.name) + steps.compactMap { if case .renameEntity(_, let to) = $0 { to } else { nil } })
+        let rebuilt = model.views.filter { view in held.contains(view.entity) && renamed.first { $0.name == view.name } != view }
         return steps + rebuilt.map { .rebuildView($0.name) }
     }
 

@@ -51,7 +51,8 @@ public struct MigrationPlan {
         case .changeOptionality(_, _, true, nil): "a stored record holding null refuses the migration, naming it; no value rewritten"
         case .changeOptionality: "no value rewritten"
         case .changeKey: "records keep their ids and history; a key value stored records share refuses the migration, naming them"
-        case .changeTable: "not done"
+        case .renameEntity: "no record rewritten; past transactions, views, consumer filters, relationships and rejects read the new name"
+        case .changeTable: "the tables are renamed, their indexes with them; no record rewritten"
         }
     }
 

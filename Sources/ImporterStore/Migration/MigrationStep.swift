@@ -5,6 +5,9 @@ import ImporterModel
 public enum MigrationStep: Sendable, Equatable {
     /// A new entity: its tables are created.
     case addEntity(String)
+    /// `renamed-from:` on an entity: its history, views, consumer filters, relationships and
+    /// rejects take the new name (its table is `changeTable`'s).
+    case renameEntity(from: String, to: String)
     /// A new attribute; `fill` is the value stored records take (`default:`), none for an
     /// optional attribute they leave null.
     case addAttribute(entity: String, attribute: AttributeDescription, fill: Value?)
@@ -22,6 +25,7 @@ public enum MigrationStep: Sendable, Equatable {
     /// A new unique key: refused when stored records share a value of it; records keep their ids
     /// and history.
     case changeKey(entity: String, from: [String], to: [String])
+    /// The entity's table and change table renamed, their indexes and guard with them.
     case changeTable(entity: String, from: String, to: String)
     /// Tombstone, drift or derived attributes changed: the definition is registered again.
     case changeDefinition(String)
@@ -41,7 +45,7 @@ public enum MigrationStep: Sendable, Equatable {
 
     public var entity: String {
         switch self {
-        case .addEntity(let name), .changeDefinition(let name), .rebuildView(let name): name
+        case .addEntity(let name), .changeDefinition(let name), .rebuildView(let name), .renameEntity(_, let name): name
         case .addIndex(let entity, _), .dropIndex(let entity, _): entity
         case .addAttribute(let entity, _, _), .renameAttribute(let entity, _, _), .removeAttribute(let entity, _),
              .retypeAttribute(let entity, _, _, _, _), .changeOptionality(let entity, _, _, _), .changeKey(let entity, _, _), .changeTable(let entity, _, _):
@@ -53,6 +57,7 @@ public enum MigrationStep: Sendable, Equatable {
     public var description: String {
         switch self {
         case .addEntity(let name): "add entity \(name)"
+        case .renameEntity(let from, let to): "rename entity \(from) → \(to)"
         case .addAttribute(let entity, let attribute, let fill):
             "add \(attribute.isOptional ? "optional" : "required") attribute \(entity).\(attribute.name) (\(attribute.type.rawValue))" + (fill.map { ", stored records take \($0)" } ?? "")
         case .renameAttribute(let entity, let from, let to): "rename \(entity).\(from) → \(to)"
@@ -68,7 +73,7 @@ public enum MigrationStep: Sendable, Equatable {
         case .changeOptionality(let entity, let attribute, let required, let fill):
             "make \(entity).\(attribute) \(required ? "required" : "optional")" + (fill.map { ", stored nulls take \($0)" } ?? "")
         case .changeKey(let entity, let from, let to): "change the key of \(entity): (\(from.joined(separator: ", "))) → (\(to.joined(separator: ", ")))"
-        case .changeTable(let entity, let from, let to): "move \(entity) from table \(from) to \(to)"
+        case .changeTable(let entity, let from, let to): "rename the table of \(entity): \(from) → \(to)"
         case .changeDefinition(let name): "register the new definition of \(name) (tombstone, drift or derived attributes)"
         case .rebuildView(let name): "rebuild view \(name) (its definition changed)"
         case .addIndex(let entity, let columns): "add index on \(entity) (\(columns.joined(separator: ", ")))"
@@ -79,12 +84,12 @@ public enum MigrationStep: Sendable, Equatable {
     /// Why `importer migrate` cannot apply the step (nil when it can).
     public var refusal: String? {
         switch self {
-        case .addEntity, .renameAttribute, .changeDefinition, .removeAttribute, .rebuildView, .addIndex, .dropIndex, .changeOptionality, .changeKey: nil
+        case .addEntity, .renameAttribute, .changeDefinition, .removeAttribute, .rebuildView, .addIndex, .dropIndex, .changeOptionality, .changeKey,
+             .renameEntity, .changeTable: nil
         case .addAttribute(_, let attribute, let fill):
             attribute.isOptional || fill != nil ? nil : "a required attribute needs a default: the value stored records take"
         case .retypeAttribute(_, _, let from, let to, _):
             ValueConversion.isSupported(from: from, to: to) ? nil : "\(from.rawValue) values do not become \(to.rawValue) values"
-        case .changeTable: "moving an entity to another table is not supported yet"
         }
     }
 
@@ -92,7 +97,7 @@ public enum MigrationStep: Sendable, Equatable {
     /// no stored value rewritten (making an attribute optional copies SQLite's table, values as they are).
     public var isAutomatic: Bool {
         switch self {
-        case .addEntity, .renameAttribute, .changeDefinition, .rebuildView, .addIndex, .dropIndex: true
+        case .addEntity, .renameAttribute, .changeDefinition, .rebuildView, .addIndex, .dropIndex, .renameEntity, .changeTable: true
         case .addAttribute(_, let attribute, _): attribute.isOptional
         case .changeOptionality(_, _, let required, _): !required
         default: false

@@ -6,8 +6,10 @@ import ImporterModel
 public enum ModelDiff {
     public static func steps(from registered: [EntityDescription], to model: Model) -> [MigrationStep] {
         model.entities.flatMap { entity -> [MigrationStep] in
-            guard let stored = registered.first(where: { $0.name == entity.name }) else { return [.addEntity(entity.name)] }
-            return steps(from: stored, to: entity, model: model)
+            if let stored = registered.first(where: { $0.name == entity.name }) { return steps(from: stored, to: entity, model: model) }
+            guard let old = model.renamedEntities[entity.name], var stored = registered.first(where: { $0.name == old }) else { return [.addEntity(entity.name)] }
+            stored.name = entity.name
+            return [.renameEntity(from: old, to: entity.name)] + steps(from: stored, to: entity, model: model)
         }
     }
 

@@ -34,6 +34,9 @@ extension PostgresStore: SQLBackend {
         try applyMigration(steps, to: entities, metadata: metadata)
     }
 
+    /// The guard trigger is named alike on every table: it moves with its table.
+    package func renameGuard(of entity: EntityDescription, to renamed: EntityDescription) throws {}
+
     /// A new key replaces the table's unique constraint; an attribute made required or optional
     /// gains or loses its NOT NULL.
     package func replaceConstraints(of entity: EntityDescription, changing steps: [MigrationStep]) throws {

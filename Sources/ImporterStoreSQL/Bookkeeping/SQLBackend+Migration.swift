@@ -12,9 +12,16 @@ extension SQLBackend {
         if let refused = steps.first(where: { $0.refusal != nil }) {
             throw StoreError.incompatibleModel(entity: refused.entity, reason: "\(refused.description): \(refused.refusal ?? "")")
         }
-        let registered = try registeredEntities()
+        var registered = try registeredEntities()
         for step in steps {
             switch step {
+            case .renameEntity(let from, let to):
+                try renameEntity(from: from, to: to)
+                for index in registered.indices where registered[index].name == from { registered[index].name = to }
+            case .changeTable(let name, _, let table):
+                guard let index = registered.firstIndex(where: { $0.name == name }) else { continue }
+                try renameTable(of: registered[index], to: table)
+                registered[index].tableName = table
             case .renameAttribute(let name, let from, let to):
                 guard let entity = registered.first(where: { $0.name == name }) else { continue }
                 try renameAttribute(of: entity, from: from, to: to)
@@ -45,7 +52,7 @@ extension SQLBackend {
             case .dropIndex(let name, let columns):
                 guard let entity = entities.first(where: { $0.name == name }) else { continue }
                 try executor.execute(tables(of: entity).dropIndex(columns), [])
-            case .addEntity, .changeDefinition, .changeOptionality, .changeKey, .changeTable, .rebuildView:
+            case .addEntity, .changeDefinition, .changeOptionality, .changeKey, .rebuildView:
                 continue
             }
         }

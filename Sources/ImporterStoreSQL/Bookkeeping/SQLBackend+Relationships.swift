@@ -30,7 +30,7 @@ extension SQLBackend {
         try setMetadata([(key: Self.relationshipsKey, value: .text(try Self.sortedJSON(merged)))])
     }
 
-    private static var relationshipsKey: String { "relationships" }
+    static var relationshipsKey: String { "relationships" }
 
     package func knownUnmappedFields(of mapping: String) throws -> [String] {
         guard let json = try metadata("unmapped:" + mapping)?.stringValue else { return [] }

@@ -36,6 +36,12 @@ extension SQLiteStore: SQLBackend {
         self.entities = try registerEntities(entities)
     }
 
+    /// The delete guard is named after the table: made again under the new name.
+    package func renameGuard(of entity: EntityDescription, to renamed: EntityDescription) throws {
+        try connection.execute("DROP TRIGGER \(SQLiteEntitySchema(entity: entity).deleteGuardName)")
+        try connection.execute(SQLiteEntitySchema(entity: renamed).createDeleteGuard)
+    }
+
     /// SQLite alters no constraint in place: the table is rebuilt with `entity`'s
     /// (`EntityTables.rebuildStatements`), whatever `steps` changed.
     package func replaceConstraints(of entity: EntityDescription, changing steps: [MigrationStep]) throws {
