@@ -281,6 +281,9 @@ public struct Model: Sendable, Equatable {
                 } else {
                     problems.append("feed \(feed.name): sync: scope '\(scope)' is not an attribute of \(entity.name)")
                 }
+                if entity.attribute(named: scope) != nil, !feed.fields.contains(where: { $0.attribute == scope }) {
+                    problems.append("feed \(feed.name): sync: scope '\(scope)' is not mapped by a field of the feed (its records would be in no window)")
+                }
             }
             for key in entity.uniqueKey where !feed.fields.contains(where: { $0.attribute == key }) {
                 problems.append("feed \(feed.name): the unique key attribute '\(key)' of \(entity.name) is not mapped")
