@@ -252,10 +252,9 @@ public struct RecordMapper: Sendable {
             location.column = Int(slot.column)
             raw = record.text(of: plan.slot)
         }
-        if let field = detail.mapping.field {
-            location.path = path(of: field, in: record)
-            if childrenPointers != nil { location.recordIndex = record.parentIndex }
-        }
+        if let field = detail.mapping.field { location.path = path(of: field, in: record) }
+        // A child's reject names its record (the one a bad child rejects), not its place in its parent.
+        if mapping.childRecords != nil { location.recordIndex = record.parentIndex }
         return Reject(location: location, entity: entity.name, attribute: detail.attribute.name, reason: reason, rawValue: raw)
     }
 
