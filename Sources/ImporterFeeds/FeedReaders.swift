@@ -10,6 +10,7 @@ public enum FeedReaders {
         if let children = mapping.childRecords, mapping.format == .xml {
             let reader = try XMLRecordsReader(source: source, mapping: mapping)
             reader.childPath = children.path
+            reader.childEnclosing = children.enclosing
             return reader
         }
         switch mapping.format {

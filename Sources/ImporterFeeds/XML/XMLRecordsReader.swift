@@ -95,6 +95,8 @@ public final class XMLRecordsReader: RecordReader {
     var ancestors: [AncestorField] = []
     /// Child mode (`childPath` set before `open`): the children read from the current parent.
     public var childPath: String?
+    /// With `childPath`: the paths of the elements between the record and the children's parents.
+    public var childEnclosing: [String] = []
     var children: XMLChildRecords?
     /// Elements of the records no field reads (record mode only).
     var unmapped = XMLUnmappedElements()
@@ -215,7 +217,7 @@ public final class XMLRecordsReader: RecordReader {
             interned.append(nil)
         }
         var childSteps: [XMLFieldTree.Step]?
-        if let path = children?.path { childSteps = try internChildren(path, namespaces: namespaces) }
+        if let path = children?.paths.first { childSteps = try internChildren(path, namespaces: namespaces) }
         tree = XMLFieldTree(fields: interned, children: childSteps)
         counts = Array(repeating: 0, count: tree.children.count)
         return FeedHeader(supplied: Array(repeating: true, count: fields.count))

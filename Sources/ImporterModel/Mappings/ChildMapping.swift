@@ -129,9 +129,6 @@ extension Model {
                 problems.append("feed \(feed.name): children '\(children.relationship)' is not a relationship of \(entityName)")
                 continue
             }
-            if !children.children.isEmpty && feed.format == .xml {
-                problems.append("feed \(feed.name): children '\(children.relationship)': children of children are read from json and ndjson feeds only, not yet from xml")
-            }
             problems += childMappingProblems(children.children, of: relationship.child, feed: feed)
             guard feed.format == .json || feed.format == .ndjson || feed.format == .xml else {
                 problems.append("feed \(feed.name): children '\(children.relationship)' need a json, ndjson or xml feed (\(feed.format.rawValue) children are not read yet)")
