@@ -1,24 +1,23 @@
 import Foundation
 import ImporterTestSupport
+import PostgresTestSupport
 import Testing
 
 /// The fault campaign on child entities: a run whose stations' lists are snapshots (children
 /// inserted, updated, deleted because a list no longer holds them, and cascaded with a station
 /// `--sync` deletes) is killed with SIGKILL at random points; each trial leaves the old state or
-/// the new one, parents and children alike (`FaultCampaign`).
+/// the new one, parents and children alike (`FaultCampaign`), on both backends.
 @Suite(.serialized) struct ChildFaultCampaignTests {
-    /// A SQLite store of stations and their vehicles (`SampleData/models/gbfs-station-status.yaml`).
-    struct ChildStores: SQLiteFixtureStores {
-        var kind: String { "SQLite, child entities" }
+    /// Stations and their vehicles (`SampleData/models/gbfs-station-status.yaml`).
+    struct Children: CampaignFixture {
+        var name: String { "child entities" }
+        var setup: [[String]] { [["run", "--model", "gbfs.yaml", "first.json"]] }
+        var lockProbe: [String] { ["run", "--dry-run", "--model", "gbfs.yaml", "first.json"] }
 
-        func fixture(in directory: TemporaryDirectory) throws -> String {
+        func writeInputs(in directory: TemporaryDirectory) throws {
             try FileManager.default.copyItem(atPath: sample("models/gbfs-station-status.yaml"), toPath: directory.path("gbfs.yaml"))
             try Self.feed(stations: 4_000, revision: 0).write(toFile: directory.path("first.json"), atomically: true, encoding: .utf8)
             try Self.feed(stations: 3_800, revision: 1).write(toFile: directory.path("reload.json"), atomically: true, encoding: .utf8)
-            let store = directory.path("fixture.sqlite")
-            let setup = try importer(["run", "--store", store, "--model", "gbfs.yaml", "first.json"], directory: directory.url)
-            guard setup.status == 0 else { throw SetupError.failed(setup.stderr) }
-            return store
         }
 
         /// `stations` stations, each listing up to four vehicle types in an order that changes with
@@ -35,13 +34,16 @@ import Testing
             }
             return #"{"data": {"stations": ["# + records.joined(separator: ",\n") + "]}}"
         }
-
-        enum SetupError: Error { case failed(String) }
     }
 
+    static let operation = CampaignOperation(name: "run --sync with children",
+                                             arguments: ["run", "--model", "gbfs.yaml", "--sync", "--max-delete", "100%", "--max-updated", "100%", "reload.json"])
+
     @Test func killedAtAnyPointLeavesTheOldOrTheNewParentsAndChildren() throws {
-        let operation = CampaignOperation(name: "run --sync with children",
-                                          arguments: ["run", "--model", "gbfs.yaml", "--sync", "--max-delete", "100%", "--max-updated", "100%", "reload.json"])
-        try FaultCampaign.run(operation, on: ChildStores())
+        try FaultCampaign.run(Self.operation, on: SQLiteRecipeStores(recipe: Children()))
+    }
+
+    @Test func killedAtAnyPointLeavesTheOldOrTheNewParentsAndChildrenOnPostgreSQL() throws {
+        try FaultCampaign.run(Self.operation, on: PostgresRecipeStores(recipe: Children(), cluster: try PostgresTestCluster.start()))
     }
 }

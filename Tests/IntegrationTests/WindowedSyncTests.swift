@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTestSupport
 import ImporterTestSupport
+import PostgresTestSupport
 import Synchronization
 import Testing
 
@@ -112,26 +113,31 @@ import Testing
 
 /// The fault campaign on a windowed sync (issue 46.5): a store of 20,000 fireballs re-synced by a
 /// feed that revises, drops and adds records, deleting only inside `--window-from 2000-01-05`, is
-/// killed with SIGKILL at random points; each trial leaves the old store or the synced one.
+/// killed with SIGKILL at random points; each trial leaves the old store or the synced one, on both
+/// backends.
 @Suite(.serialized) struct WindowedSyncFaultCampaignTests {
-    struct WindowStores: SQLiteFixtureStores {
-        var kind: String { "SQLite, windowed sync" }
+    struct Window: CampaignFixture {
+        var name: String { "windowed sync" }
+        var setup: [[String]] { [["run", "--model", "scoped.yaml", "first.json"]] }
+        var lockProbe: [String] { ["run", "--dry-run", "--model", "scoped.yaml", "first.json"] }
 
-        func fixture(in directory: TemporaryDirectory) throws -> String {
+        func writeInputs(in directory: TemporaryDirectory) throws {
             let shown = try importer(["model", "show"]).stdout
             _ = try directory.write("scoped.yaml", shown.replacingOccurrences(of: "- name: fireball-api\n", with: "- name: fireball-api\n  sync: {scope: date}\n"))
             try GoldenStoreTests.feed(count: 20_000, reload: false).write(toFile: directory.path("first.json"), atomically: true, encoding: .utf8)
             try GoldenStoreTests.feed(count: 20_000, reload: true).write(toFile: directory.path("reload.json"), atomically: true, encoding: .utf8)
-            let store = directory.path("fixture.sqlite")
-            let setup = try importer(["run", "--store", store, "--model", "scoped.yaml", "first.json"], directory: directory.url)
-            guard setup.status == 0 else { throw FaultCampaign.SetupError.failed(setup.stderr) }
-            return store
         }
     }
 
+    static let operation = CampaignOperation(name: "run --sync --window-from (windowed sync)", arguments: [
+        "run", "--model", "scoped.yaml", "--sync", "--window-from", "2000-01-05", "--max-delete", "100%", "--max-updated", "100%", "reload.json",
+    ])
+
     @Test func killedAtAnyPointLeavesTheOldOrTheSyncedStore() throws {
-        try FaultCampaign.run(CampaignOperation(name: "run --sync --window-from (windowed sync)", arguments: [
-            "run", "--model", "scoped.yaml", "--sync", "--window-from", "2000-01-05", "--max-delete", "100%", "--max-updated", "100%", "reload.json",
-        ]), on: WindowStores())
+        try FaultCampaign.run(Self.operation, on: SQLiteRecipeStores(recipe: Window()))
+    }
+
+    @Test func killedAtAnyPointLeavesTheOldOrTheSyncedStoreOnPostgreSQL() throws {
+        try FaultCampaign.run(Self.operation, on: PostgresRecipeStores(recipe: Window(), cluster: try PostgresTestCluster.start()))
     }
 }
