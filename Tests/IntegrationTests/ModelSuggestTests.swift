@@ -261,4 +261,37 @@ import Testing
         let suggested = try counts(model, directory.path("suggested.sqlite")), written = try counts(sample("models/iana-xrefs.yaml"), directory.path("written.sqlite"))
         #expect(suggested == written && suggested.first?.hasPrefix("0 ") == true, "\(suggested) against \(written)")
     }
+
+    /// Lists inside child records are suggested as children of children (44.7), in XML and JSON;
+    /// a child's own identifier named like its parent's key (QuakeML's `publicID` at every level)
+    /// is kept under the child's name, and is its key. The suggested QuakeML model imports both
+    /// snapshots with the per-entity counts of the hand-written one.
+    @Test func listsInsideChildrenBecomeChildrenOfChildren() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let suggest = try importer(["model", "suggest", sample("xml/quakeml-1.xml")])
+        #expect(suggest.status == 0, "\(suggest.stderr)")
+        for line in ["keyed by (public_id, origin_public_id)", "keyed by (public_id, origin_public_id, arrival_public_id)",
+                     "records: \"/q2:arrival\"", "key: [arrival_public_id]", "- attribute: origin_public_id\n      field: \"@publicID\""] {
+            #expect(suggest.stdout.contains(line), "\(line): \(suggest.stdout)")
+        }
+        #expect(!suggest.stdout.contains("repeated: all"), "an arrival's fields stay together: \(suggest.stdout)")
+        let model = try directory.write("model.yaml", suggest.stdout)
+        func counts(_ model: String, _ store: String) throws -> [String] {
+            try ["xml/quakeml-1.xml", "xml/quakeml-2.xml"].map { feed in
+                let run = try importer(["run", "--store", store, "--model", model, "--sync", "--max-delete", "100%", "--format", "json", sample(feed)])
+                return "\(run.status) " + ["Event", "Origin", "Arrival"].map { entity in
+                    let counts = ChildEntityTests.counts(run, entity)
+                    return ["inserted", "updated", "deleted", "unchanged"].map { "\(counts[$0] ?? -1)" }.joined(separator: "/")
+                }.joined(separator: " ")
+            }
+        }
+        let suggested = try counts(model, directory.path("suggested.sqlite"))
+        let written = try counts(sample("models/quakeml-origins.yaml"), directory.path("written.sqlite"))
+        #expect(suggested == written && suggested.first == "0 3/0/0/0 4/0/0/0 7/0/0/0", "\(suggested) against \(written)")
+        let orders = try directory.write("orders.json", #"[{"id": "o1", "lines": [{"sku": "a", "parts": [{"part": "x", "n": 2}, {"part": "y", "n": 1}]}]}, {"id": "o2", "lines": [{"sku": "a", "parts": [{"part": "x", "n": 1}]}]}]"#)
+        let json = try importer(["model", "suggest", orders])
+        #expect(json.stdout.contains("Part: a child entity, the 3 object(s) of 'parts' in 2 sampled Line record(s), keyed by (source_id, sku, part)")
+                && !json.stdout.contains("not mapped"), "\(json.stdout)")
+    }
 }

@@ -65,8 +65,8 @@ final class JSONSampler {
         return sample
     }
 
-    /// A sampled record's members that are arrays of objects (one level: the record's own), each
-    /// a child sample of the record's elements; a record without the member adds an empty one.
+    /// A sampled record's members that are arrays of objects, each a child sample of the record's
+    /// elements, with the arrays of objects of those elements in turn (children of children).
     static func collectChildren(of members: [(String, JSONSampleValue)], into children: inout [(name: String, parents: [FeedSample])]) {
         for (name, value) in members {
             guard case .array(let elements) = value, !elements.isEmpty else { continue }
@@ -79,7 +79,9 @@ final class JSONSampler {
             parent.recordNoun = singular(name)
             var skipped = Set<String>()
             parent.recordFields = objects.map { JSONRecordFlattener.fields(of: $0, skipped: &skipped) }
-            parent.skipped = skipped.sorted().map { "\($0): an array of objects or arrays (not mapped)" }
+            for object in objects { collectChildren(of: object, into: &parent.children) }
+            let lists = Set(parent.children.map { JSONRecordFlattener.pointer([$0.name]) })
+            parent.skipped = skipped.subtracting(lists).sorted().map { "\($0): an array of objects or arrays (not mapped)" }
             if let index = children.firstIndex(where: { $0.name == name }) {
                 children[index].parents.append(parent)
             } else {

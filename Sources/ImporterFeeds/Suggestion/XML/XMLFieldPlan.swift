@@ -8,7 +8,8 @@
 /// when nothing tells the occurrences apart, one field holding them all (`repeated: all`). A
 /// repeated child of the record with structure (attributes or elements of its own) and nothing
 /// telling its occurrences apart is a list of child records instead (`children`): IANA's
-/// `<xref type="rfc" data="rfc905"/>`.
+/// `<xref type="rfc" data="rfc905"/>`; so is such a child of a child record (children of
+/// children: a QuakeML origin's `<arrival>`s).
 struct XMLFieldPlan {
     /// At most this many distinct values for an attribute that tells occurrences apart.
     static let maximumLabels = 12
@@ -25,8 +26,8 @@ struct XMLFieldPlan {
         var attributeNames: [XMLName] = []
         var hasText = false
         var hasChildren = false
-        /// Whether the group's elements are the record's own children.
-        var isRecordLevel = false
+        /// The group path of the elements holding the group's (nil: the record).
+        var parentPath: String?
     }
 
     private var groups: [String: Group] = [:]
@@ -63,7 +64,7 @@ struct XMLFieldPlan {
             guard let first = group.first else { continue }
             let path = prefix + first.name.description
             var stats = groups[path] ?? Group()
-            stats.isRecordLevel = prefix.isEmpty
+            stats.parentPath = prefix.isEmpty ? nil : String(prefix.dropLast())
             stats.maximumCount = max(stats.maximumCount, group.count)
             stats.records += 1
             var here = Set<String>()
@@ -104,7 +105,7 @@ struct XMLFieldPlan {
         for group in element.childGroups {
             guard let first = group.first else { continue }
             let groupPath = path + first.name.description
-            if path.isEmpty && isChildGroup(groupPath) { continue }
+            if isChildGroup(groupPath) { continue }
             let step = address + names.qualified(first.name)
             let stats = groups[groupPath] ?? Group()
             let local = first.name.localName
@@ -126,26 +127,38 @@ struct XMLFieldPlan {
         }
     }
 
-    /// Whether the record-level group `path` holds child records: repeated, with structure, its
-    /// occurrences told apart by no label.
+    /// Whether the group `path` holds child records: repeated, with structure, its occurrences
+    /// told apart by no label, held by the record or by the elements of a child group.
     private func isChildGroup(_ path: String) -> Bool {
-        guard let stats = groups[path], stats.isRecordLevel else { return false }
-        return stats.maximumCount > 1 && labelAttribute[path] == nil && (!stats.attributeNames.isEmpty || stats.hasChildren)
+        guard let stats = groups[path] else { return false }
+        guard stats.maximumCount > 1 && labelAttribute[path] == nil && (!stats.attributeNames.isEmpty || stats.hasChildren) else { return false }
+        return stats.parentPath.map(isChildGroup) ?? true
     }
 
-    /// The lists of child records of `record`: per child group, its local name, its path below the
-    /// record (`/default:xref`) and each occurrence's fields, addressed below the occurrence.
-    func children(of record: XMLSampleElement, names: XMLPrefixes) -> [(name: String, records: String, elements: [[SampledField]])] {
-        record.childGroups.compactMap { group in
-            guard let first = group.first, isChildGroup(first.name.description) else { return nil }
+    /// A list of child records: its local name, its path below its parent element (`/default:xref`),
+    /// its group path in the plan, its elements and each one's fields, addressed below it.
+    struct ChildList {
+        var name: String
+        var records: String
+        var path: String
+        var members: [XMLSampleElement]
+        var elements: [[SampledField]]
+    }
+
+    /// The lists of child records of `element`, a record (`prefix` empty) or an element of the
+    /// child group whose path `prefix` is (with its `/`).
+    func children(of element: XMLSampleElement, prefix: String = "", names: XMLPrefixes) -> [ChildList] {
+        element.childGroups.compactMap { group in
+            guard let first = group.first, isChildGroup(prefix + first.name.description) else { return nil }
+            let path = prefix + first.name.description
             let elements = group.map { member -> [SampledField] in
                 var fields = member.attributes.map { attribute in
                     SampledField(address: "@" + names.qualified(attribute.name), words: [attribute.name.localName], values: [.string(attribute.value)])
                 }
-                collect(member, path: first.name.description + "/", address: "", words: [], names: names, into: &fields)
+                collect(member, path: path + "/", address: "", words: [], names: names, into: &fields)
                 return Self.merged(fields)
             }
-            return (first.name.localName, "/" + names.qualified(first.name), elements)
+            return ChildList(name: first.name.localName, records: "/" + names.qualified(first.name), path: path, members: group, elements: elements)
         }
     }
 

@@ -40,23 +40,31 @@ final class XMLSampler {
         sample.recordNoun = path.last.map { JSONSampler.singular($0.localName) }
         var plan = XMLFieldPlan(records: Array(records.prefix(limit)))
         sample.recordFields = records.prefix(limit).map { plan.fields(of: $0, names: names) }
-        for record in records.prefix(limit) {
-            for child in plan.children(of: record, names: names) {
-                var parent = FeedSample(format: .xml, records: child.records)
-                (parent.recordNoun, parent.namespaces, parent.recordFields) = (child.name, sample.namespaces, child.elements)
-                let list = child.name.hasSuffix("s") ? child.name : child.name + "s"
-                if let index = sample.children.firstIndex(where: { $0.name == list }) {
-                    sample.children[index].parents.append(parent)
-                } else {
-                    sample.children.append((list, [parent]))
-                }
-            }
-        }
+        Self.collectChildren(of: Array(records.prefix(limit)), prefix: "", plan: plan, names: names, into: &sample.children)
         if records.count >= limit {
             let tail = XMLTailSampler(records: path, sampled: limit)
             try tail.read(XMLRecordsReader(source: ByteSource(path: self.path), mapping: Self.mapping), plan: &plan, names: names, into: &sample)
         }
         return sample
+    }
+
+    /// The child lists of `elements` (the records, or the elements of the child group at `prefix`),
+    /// each element's list a sample of its own, with the lists of its elements in turn.
+    private static func collectChildren(of elements: [XMLSampleElement], prefix: String, plan: XMLFieldPlan, names: XMLPrefixes,
+                                        into children: inout [(name: String, parents: [FeedSample])]) {
+        for element in elements {
+            for child in plan.children(of: element, prefix: prefix, names: names) {
+                var parent = FeedSample(format: .xml, records: child.records)
+                (parent.recordNoun, parent.namespaces, parent.recordFields) = (child.name, names.declarations, child.elements)
+                collectChildren(of: child.members, prefix: child.path + "/", plan: plan, names: names, into: &parent.children)
+                let list = child.name.hasSuffix("s") ? child.name : child.name + "s"
+                if let index = children.firstIndex(where: { $0.name == list }) {
+                    children[index].parents.append(parent)
+                } else {
+                    children.append((list, [parent]))
+                }
+            }
+        }
     }
 
     private func note(prefix: UnsafePointer<xmlChar>?, namespace: String?) {
