@@ -79,4 +79,26 @@ import Testing
         let warned = try importer(["run", "--store", store, "--model", model, renamed])
         #expect(warned.status == 0 && warned.stderr.contains("no record has the delete-marker field 'deleted_at' (renamed upstream?)"), "\(warned.stderr)")
     }
+
+    /// More marks than a run keeps in memory (10,000: the rest are spilled to a temporary file
+    /// and read back in chunks): every one deletes its record, in the order read; the marks of
+    /// records the store does not hold are counted exactly.
+    @Test(arguments: ["sqlite", "postgres"]) func marksBeyondMemoryAreAllApplied(backend: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = try RealFeedShapesTests.newStore(backend, in: directory)
+        let model = try directory.write("m.yaml", Self.model(format: "ndjson", marker: "{field: deleted_at}"))
+        let first = try directory.write("1.ndjson", (0..<25_000).map { #"{"id": "T\#($0)", "title": "t", "points": \#($0)}"# }.joined(separator: "\n") + "\n")
+        #expect(try importer(["run", "--store", store, "--model", model, first]).status == 0)
+        // Every record whose number is not a multiple of 5 is marked deleted, and 1,000 unknown ones.
+        let marks = (0..<25_000).map { $0 % 5 == 0 ? #"{"id": "T\#($0)", "title": "t", "points": \#($0)}"# : #"{"id": "T\#($0)", "deleted_at": "2026-11-29"}"# }
+            + (0..<1_000).map { #"{"id": "X\#($0)", "deleted_at": "2026-11-29"}"# }
+        let second = try directory.write("2.ndjson", marks.joined(separator: "\n") + "\n")
+        let run = try importer(["run", "--store", store, "--model", model, "--max-delete", "100%", "--format", "json", second])
+        #expect(run.status == 0 && ChildEntityTests.counts(run, "Ticket")["deleted"] == 20_000, "\(run.stdout.prefix(2_000))\(run.stderr)")
+        #expect(run.stdout.contains("1000 Ticket record(s) marked deleted are not in the store"), "\(run.stdout.prefix(2_000))")
+        let left = try importer(["query", "--store", store, "--raw", "SELECT count(*) FROM ticket WHERE points % 5 = 0"]).stdout
+        let all = try importer(["query", "--store", store, "--raw", "SELECT count(*) FROM ticket"]).stdout
+        #expect(left == "5000\n" && all == "5000\n", "\(left) \(all)")
+    }
 }

@@ -28,7 +28,7 @@ enum FeedReadAhead {
         var unmapped: [UnmappedField] = []
         var rejectedKeys: [[Value]] = []
         var unkeyedRejects = 0
-        var markedKeys: [[Value]] = []
+        var markedKeys: MarkedKeys?
     }
 
     /// Reads `feed` ahead of the caller, handing each batch to `onBatch` and each reject to

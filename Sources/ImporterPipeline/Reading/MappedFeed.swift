@@ -56,8 +56,10 @@ public final class MappedFeed {
     public private(set) var rejectedKeys: [[Value]] = []
     /// Rejected records whose key could not be read: which stored records they stand for is unknown.
     public private(set) var unkeyedRejects = 0
-    /// The keys of the records the feed marked deleted (`delete-marker`), in the key's order.
-    public private(set) var markedKeys: [[Value]] = []
+    /// The keys of the records the feed marked deleted (`delete-marker`), once one is.
+    private(set) var markedKeys: MarkedKeys?
+    /// Where marked keys beyond those kept in memory are spilled.
+    var spoolDirectory = NSTemporaryDirectory()
     /// Whether any record held the `delete-marker` field: a feed where none does is warned of.
     private var markerFieldSeen = false
     /// Fields the records hold and the mapping does not read, once read to the end (`unmapped:`).
@@ -190,7 +192,10 @@ public final class MappedFeed {
     /// Notes the key of a record marked deleted; one whose key cannot be read is a reject (a
     /// record is never deleted on a guess).
     private func markDeleted(_ record: RawRecord, mapper: RecordMapper, onReject: (Reject) throws -> Void) throws {
-        if let key = mapper.values(of: mapper.entity.uniqueKey, in: record) { return markedKeys.append(key) }
+        if let key = mapper.values(of: mapper.entity.uniqueKey, in: record) {
+            if markedKeys == nil { markedKeys = MarkedKeys(directory: spoolDirectory) }
+            return try markedKeys?.append(key) ?? ()
+        }
         var location = SourceLocation(source: source.name, line: record.line, column: record.column)
         location.recordIndex = record.index
         try onReject(Reject(location: location, entity: mapper.entity.name, attribute: nil,

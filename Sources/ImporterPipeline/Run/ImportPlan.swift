@@ -52,8 +52,8 @@ struct ImportLedger {
     /// records had no readable key (a sync cannot tell which stored records they are).
     var rejectedKeys: [String: [[Value]]] = [:]
     var unkeyedRejects: [String: Int] = [:]
-    /// Per entity, the keys of the records its feeds marked deleted (`delete-marker`).
-    var markedKeys: [String: [[Value]]] = [:]
+    /// Per entity, the keys of the records its feeds marked deleted (`delete-marker`), per feed.
+    var markedKeys: [String: [MarkedKeys]] = [:]
     /// Records each entity's close deleted (sync, snapshot and cascade deletes).
     var deleted: [String: Int] = [:]
     /// Records each entity's close re-keyed (key drift).
@@ -74,7 +74,7 @@ struct ImportLedger {
         absences += end.absences
         rejectedKeys[entity, default: []] += end.rejectedKeys
         unkeyedRejects[entity, default: 0] += end.unkeyedRejects
-        if !end.markedKeys.isEmpty { markedKeys[entity, default: []] += end.markedKeys }
+        if let marked = end.markedKeys { markedKeys[entity, default: []].append(marked) }
         if !end.unmapped.isEmpty { unmapped.append((mapping, source, end.unmapped)) }
     }
 

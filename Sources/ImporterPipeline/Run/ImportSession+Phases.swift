@@ -131,17 +131,20 @@ extension ImportSession {
     /// Deletes the records `entity`'s feeds marked deleted (`delete-marker`), before drift and sync
     /// see them; a marked record the store does not hold is counted in a warning.
     private func deleteMarked(_ entity: EntityDescription, plan: ImportPlan, ledger: inout ImportLedger) throws {
-        guard let keys = ledger.markedKeys[entity.name] else { return }
-        let deleted: Int
+        guard let marked = ledger.markedKeys[entity.name] else { return }
+        var deleted = 0
+        let keys = marked.reduce(0) { $0 + $1.count }
         do {
-            deleted = try ledger.phases.time("sync deletes") { try plan.transaction.deleteRecords(entity, keys: keys) }
+            try ledger.phases.time("sync deletes") {
+                for feed in marked { try feed.forEachChunk { chunk in deleted += try plan.transaction.deleteRecords(entity, keys: chunk) } }
+            }
         } catch {
             throw refusedWrite(error, what: "the deletes of \(entity.name) records marked deleted")
         }
         ledger.deleted[entity.name, default: 0] += deleted
         plan.guards.markedDeletes(of: entity)
-        if deleted < keys.count {
-            ledger.warn(["\(keys.count - deleted) \(entity.name) record(s) marked deleted are not in the store: nothing to delete"], logger: logger)
+        if deleted < keys {
+            ledger.warn(["\(keys - deleted) \(entity.name) record(s) marked deleted are not in the store: nothing to delete"], logger: logger)
         }
     }
 

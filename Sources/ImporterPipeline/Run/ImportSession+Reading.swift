@@ -52,6 +52,7 @@ extension ImportSession {
     private func open(_ feed: FeedInput, entity: EntityDescription, index: Int, ledger: inout ImportLedger) throws -> sending MappedFeed {
         let input = try MappedFeed(feed, entity: entity)
         input.requiresFinalLineBreak = options.requireFinalLineBreak
+        input.spoolDirectory = options.temporaryDirectory ?? spoolDirectory
         if feed.mapping.childRecords != nil {
             input.rejectedParents = ledger.rejectedRecords
             input.withheldParents = ledger.rejectedChildren.withheldRecords
