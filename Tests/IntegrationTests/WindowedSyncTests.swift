@@ -109,6 +109,24 @@ import Testing
         let refused = try importer(["run", "--store", store, "--model", unscoped, "--sync"])
         #expect(refused.status == 64 && refused.stderr.contains("sync: {scope: date}"), "\(refused.stderr)")
     }
+
+    /// Key drift pairs only stored records inside the window: an event just before the window
+    /// (within the 1 s tolerance of a new one just inside it) is not the feed's to re-key; it stays,
+    /// and the new one is inserted. Both backends.
+    @Test(arguments: ["sqlite", "postgres"]) func driftStaysInsideTheWindow(backend: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = try RealFeedShapesTests.newStore(backend, in: directory)
+        let model = try SyncInputErrorTests.model(directory, "scoped.yaml", SyncInputErrorTests.scoped("date"))
+        let first = try directory.write("1.json", Self.answer(["2024-06-04 23:59:59": "1.0", "2024-06-10 10:00:00": "2.0"], uri: "/"))
+        #expect(try importer(["run", "--store", store, "--model", model, first]).status == 0)
+        let second = try directory.write("2.json", Self.answer(["2024-06-05 00:00:00": "3.0", "2024-06-10 10:00:00": "2.0"], uri: "/"))
+        let run = try importer(["run", "--store", store, "--model", model, "--sync", "--window-from", "2024-06-05", "--format", "json", second])
+        #expect(run.status == 0 && ChildEntityTests.counts(run, "Fireball") == ["inserted": 1, "updated": 0, "deleted": 0, "unchanged": 1, "rejected": 0, "duplicates": 0, "rekeyed": 0],
+                "\(run.stdout)\(run.stderr)")
+        let stored = try importer(["query", "--store", store, "--format", "csv", "SELECT date, energy FROM fireball ORDER BY date"]).stdout
+        #expect(stored.split(separator: "\r\n").dropFirst() == [#""2024-06-04 23:59:59",1"#, #""2024-06-05 00:00:00",3"#, #""2024-06-10 10:00:00",2"#], "\(stored)")
+    }
 }
 
 /// The fault campaign on a windowed sync (issue 46.5): a store of 20,000 fireballs re-synced by a

@@ -84,7 +84,10 @@ extension ImportSession {
             if let drift = model.drift(of: entity.name), options.sync || drift.on == .always {
                 var drifting = entity
                 drifting.drift = drift
-                ledger.rekeyed[entity.name] = try ledger.phases.time("drift") { try plan.transaction.reconcileDrift(drifting) }
+                // A windowed sync pairs only stored records inside its window: those outside it are
+                // not the feed's to move (and on a large store, not to be read).
+                let window = options.sync ? try syncWindow(of: entity, feeds: feeds, ledger: ledger) : nil
+                ledger.rekeyed[entity.name] = try ledger.phases.time("drift") { try plan.transaction.reconcileDrift(drifting, within: window) }
             }
             if let relationship = model.relationship(toChild: entity.name), let parent = plan.entities.first(where: { $0.name == relationship.parent }) {
                 try closeChildren(entity, of: parent, relationship, plan: plan, ledger: &ledger)

@@ -31,8 +31,9 @@ public protocol ImportWriting: AnyObject {
 /// change counts, then the history transaction.
 public protocol ImportClosing: AnyObject {
     /// Key drift (`entity.drift`): re-keys each stored record this import did not write that
-    /// unambiguously pairs with a record it inserted (see `KeyDrift`); returns how many.
-    func reconcileDrift(_ entity: EntityDescription) throws -> Int
+    /// unambiguously pairs with a record it inserted (see `KeyDrift`), of those in `window` when
+    /// there is one (a windowed sync); returns how many.
+    func reconcileDrift(_ entity: EntityDescription, within window: SyncWindow?) throws -> Int
     /// Sync: deletes `entity`'s stored records that this import did not write, except those whose
     /// key is in `keeping` (in the key's order: records the feed holds that the run rejected), and,
     /// for a windowed sync, those outside `window`; each recorded as a delete change with its

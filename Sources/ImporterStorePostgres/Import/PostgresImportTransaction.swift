@@ -292,7 +292,7 @@ final class PostgresImportTransaction: ImportTransaction {
         pendingRejects.removeAll()
     }
 
-    func reconcileDrift(_ entity: EntityDescription) throws -> Int {
+    func reconcileDrift(_ entity: EntityDescription, within window: SyncWindow?) throws -> Int {
         guard let drift = entity.drift else { return 0 }
         try apply(entity)
         let run = try run(entity)
@@ -301,7 +301,8 @@ final class PostgresImportTransaction: ImportTransaction {
         let connection = store.connection
         let inserted = KeyDriftPairing.candidates(try connection.rows(rekey.candidates(inserted: true), [.integer(run.lastIDBefore)]))
         guard !inserted.isEmpty else { return 0 }
-        let gone = KeyDriftPairing.candidates(try connection.rows(rekey.candidates(inserted: false), [.integer(run.lastIDBefore)]))
+        let gone = KeyDriftPairing.candidates(try connection.rows(rekey.candidates(inserted: false) + (window.map { " AND " + $0.condition } ?? ""),
+                                                                  [.integer(run.lastIDBefore)]))
         let pairs = KeyDriftPairing.pairs(gone, inserted, tolerance: drift.tolerance)
         guard !pairs.isEmpty else { return 0 }
         try connection.execute(rekey.createPairs)

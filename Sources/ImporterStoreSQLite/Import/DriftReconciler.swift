@@ -14,6 +14,8 @@ struct DriftReconciler {
     let drift: KeyDrift
     /// The stored records the run wrote (a re-keyed one is marked as written).
     let seen: SeenRecords
+    /// A windowed sync's window: stored records outside it do not pair.
+    var window: SyncWindow?
 
     typealias Candidate = KeyDriftPairing.Candidate
 
@@ -21,14 +23,14 @@ struct DriftReconciler {
     /// run's feeds supplied. Records above `seen.lastIDBefore` are the run's inserts.
     func reconcile(supplied: [Int]) throws -> Int {
         let lastIDBefore = seen.lastIDBefore
-        let table = SQLIdentifier.quoted(entity.tableName)
+        let table = SQLIdentifier.quoted(entity.tableName) + " AS e"
         let matchColumns = entity.uniqueKey.filter { $0 != drift.attribute } + drift.agree
         let select = "SELECT \"id\", \(SQLIdentifier.quoted(drift.attribute))" + matchColumns.map { ", " + SQLIdentifier.quoted($0) }.joined()
         // Nothing stored before the run, or nothing inserted by it: nothing can pair.
         guard lastIDBefore > 0 else { return 0 }
         let insertedCount = try connection.integer("SELECT count(*) FROM \(table) WHERE \"id\" > ?1", [.integer(lastIDBefore)])
         guard insertedCount > 0 else { return 0 }
-        let unseen = "\"id\" <= ?1 AND \(seen.unseenCondition)"
+        let unseen = "\"id\" <= ?1 AND \(seen.unseenCondition)" + (window.map { " AND " + $0.condition } ?? "")
         let inRun = "\"id\" > ?1"
         // Load the smaller side whole (few inserts: the usual reload), the other only around it.
         let gone: [Candidate]
@@ -70,7 +72,7 @@ struct DriftReconciler {
     /// each when the drifting attribute leads the key's index and `others` are few (a scan with the
     /// unseen test costs time in proportion to the stored records (figures: Docs/PERFORMANCE.md, "Measurements behind the code")), else one scan.
     private func candidates(near others: [Candidate], select: String, condition: String, lastIDBefore: Int64) throws -> [Candidate] {
-        let table = SQLIdentifier.quoted(entity.tableName)
+        let table = SQLIdentifier.quoted(entity.tableName) + " AS e"
         guard entity.uniqueKey.first == drift.attribute, others.count <= Self.nearLimit,
               let type = entity.attribute(named: drift.attribute)?.type else {
             return try candidates("\(select) FROM \(table) WHERE \(condition)", [.integer(lastIDBefore)])

@@ -100,11 +100,11 @@ final class SQLiteImportTransaction: ImportTransaction {
         try writer.insert(reject, at: timestamp)
     }
 
-    func reconcileDrift(_ entity: EntityDescription) throws -> Int {
+    func reconcileDrift(_ entity: EntityDescription, within window: SyncWindow?) throws -> Int {
         guard let drift = entity.drift else { return 0 }
         let supplied = Set(try run(entity).upserters.keys.joined()).sorted()
-        let count = try DriftReconciler(connection: store.connection, capture: store.capture, entity: entity, drift: drift, seen: try run(entity).seen)
-            .reconcile(supplied: supplied)
+        let count = try DriftReconciler(connection: store.connection, capture: store.capture, entity: entity, drift: drift, seen: try run(entity).seen,
+                                        window: window).reconcile(supplied: supplied)
         rekeyed[entity.name, default: 0] += count
         return count
     }
