@@ -103,10 +103,12 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let store = try RealFeedShapesTests.newStore(backend, in: directory)
-        let v1 = try directory.write("v1.yaml", Self.model)
+        // A view counts stations by elevation: the filled nulls move its groups (rebuilt by the migration).
+        let model = Self.model + "views:\n- name: by_elevation\n  entity: Station\n  group-by: [elevation]\n  aggregates:\n  - {name: stations, function: count}\n"
+        let v1 = try directory.write("v1.yaml", model)
         let elevation = "  - name: elevation\n    type: integer\n"
-        let required = try directory.write("v2.yaml", Self.model.replacingOccurrences(of: elevation, with: elevation + "    required: true\n"))
-        let filled = try directory.write("v3.yaml", Self.model.replacingOccurrences(of: elevation, with: elevation + "    required: true\n    default: 0\n"))
+        let required = try directory.write("v2.yaml", model.replacingOccurrences(of: elevation, with: elevation + "    required: true\n"))
+        let filled = try directory.write("v3.yaml", model.replacingOccurrences(of: elevation, with: elevation + "    required: true\n    default: 0\n"))
         #expect(try importer(["run", "--store", store, "--model", v1, try directory.write("day1.ndjson", Self.day1)]).status == 0)
         let refused = try importer(["migrate", "--store", store, "--model", required])
         #expect(refused.status == 65 && refused.stderr.contains("make Station.elevation required: 1 stored record(s) hold null: (HRV). Give the attribute a default:"),
@@ -115,11 +117,39 @@ import Testing
         let migrated = try importer(["migrate", "--store", store, "--model", filled])
         #expect(migrated.status == 0, "\(migrated.stdout)\(migrated.stderr)")
         #expect(try importer(["query", "--store", store, "--raw", "SELECT elevation FROM station WHERE code = 'HRV'"]).stdout == "0\n")
+        #expect(migrated.stdout.contains("rebuild view by_elevation"), "\(migrated.stdout)")
+        let verify = try importer(["views", "verify", "--store", store])
+        #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
         let null = try importer(["run", "--store", store, "--model", filled, try directory.write("day2.ndjson", Self.day2)])
         #expect(null.status == 65 && null.stderr.contains("elevation"), "a required attribute refuses a null: \(null.stdout)\(null.stderr)")
         // Back to optional: a run may migrate by itself, and the null is stored.
         let optional = try importer(["run", "--store", store, "--model", v1, "--migrate", "--max-updated", "100%", try directory.write("day2.ndjson", Self.day2)])
         #expect(optional.status == 0 && optional.stdout.contains("elevation: 0 → null") && optional.stdout.contains("elevation: 200 → 205"),
                 "\(optional.stdout)\(optional.stderr)")
+    }
+
+    /// Steps that meet in one migration, on both backends: the key loses an attribute the model
+    /// removes (after the new key replaced the old, which SQLite's table copy needs), an indexed
+    /// attribute is retyped (its index built again), and the table is renamed in case only.
+    @Test(arguments: ["sqlite", "postgres"]) func aKeyAttributeRemovedAnIndexedOneRetypedAndATableRenamed(backend: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = try RealFeedShapesTests.newStore(backend, in: directory)
+        let indexed = Self.model.replacingOccurrences(of: "key: [code]", with: "key: [network, code]\n  indexes: [[elevation]]")
+        let v2 = indexed.replacingOccurrences(of: "key: [network, code]", with: "key: [code]")
+            .replacingOccurrences(of: "  - name: network\n    type: text\n    required: true\n", with: "")
+            .replacingOccurrences(of: "  - attribute: network\n    field: network\n", with: "")
+            .replacingOccurrences(of: "  - name: elevation\n    type: integer\n", with: "  - name: elevation\n    type: real\n")
+            .replacingOccurrences(of: "  table: station\n", with: "  table: Station\n")
+        let (first, second) = (try directory.write("v1.yaml", indexed), try directory.write("v2.yaml", v2))
+        #expect(try importer(["run", "--store", store, "--model", first, try directory.write("day1.ndjson", Self.day1)]).status == 0)
+        let migrated = try importer(["migrate", "--store", store, "--model", second])
+        #expect(migrated.status == 0, "\(migrated.stdout)\(migrated.stderr)")
+        let rows = try importer(["query", "--store", store, "--format", "csv", #"SELECT code, elevation FROM "Station" ORDER BY code"#]).stdout
+        #expect(rows.split(separator: "\r\n").dropFirst() == [#""ANMO",1820"#, #""COLA",200"#, #""HRV","#], "\(rows)")
+        let history = try importer(["history", "--store", store, "--format", "ndjson"]).stdout
+        #expect(history.contains(#""network":"IU""#), "the removed key attribute's past values stay in history: \(history)")
+        let again = try importer(["run", "--store", store, "--model", second, try directory.write("day2.ndjson", Self.day2)])
+        #expect(again.status == 0 && again.stdout.contains("elevation: 200 → 205"), "\(again.stdout)\(again.stderr)")
     }
 }

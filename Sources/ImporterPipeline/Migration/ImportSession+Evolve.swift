@@ -3,12 +3,14 @@ import ImporterStore
 
 extension ImportSession {
     /// Brings the store to the model for the entities `names` the run writes, before it registers
-    /// them: what registering does by itself (new entities, optional attributes) is left to it;
-    /// any other step is applied by `--migrate` when it is automatic (a rename), else the run is
-    /// refused naming the steps and `importer migrate`. Then records the model's version.
+    /// them: what registering does by itself (new entities, optional attributes) is left to it
+    /// when that is all; any other step is applied by `--migrate` when it is automatic (a rename),
+    /// with the registering ones (the migration writes the definitions registering compares), else
+    /// the run is refused naming the steps and `importer migrate`. Then records the model's version.
     func evolve(_ names: [String], in tx: StoreWriteTransaction) throws {
         let migration = ModelMigration(model: model, source: options.modelSource)
-        let steps = migration.steps(from: store.entities, entities: names).filter { !$0.isDoneByRegistering }
+        let all = migration.steps(from: store.entities, entities: names)
+        let steps = all.filter { !$0.isDoneByRegistering }
         if let first = steps.first {
             guard options.migrate, steps.allSatisfy(\.isAutomatic) else {
                 let listed = steps.map(\.description).joined(separator: "; ")
@@ -16,7 +18,7 @@ extension ImportSession {
                     + "(see the plan with `importer migrate --plan --model FILE`, apply it with `importer migrate --model FILE`"
                     + (steps.allSatisfy(\.isAutomatic) ? ", or run with --migrate)" : ")"))
             }
-            _ = try migration.apply(steps, author: options.author, in: tx, store: store)
+            _ = try migration.apply(all, author: options.author, in: tx, store: store)
         }
         _ = try tx.records.registerModel(migration.stored)
     }

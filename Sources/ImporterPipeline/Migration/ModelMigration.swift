@@ -45,7 +45,15 @@ public struct ModelMigration: Sendable {
             }
         }
         let held = Set(registered.map(\.name) + steps.compactMap { if case .renameEntity(_, let to) = $0 { to } else { nil } })
-        let rebuilt = model.views.filter { view in held.contains(view.entity) && renamed.first { $0.name == view.name } != view }
+        // A view whose definition changed, or that reads values the migration fills without change rows.
+        let filled = Set(steps.compactMap { step -> String? in
+            if case .changeOptionality(let entity, let attribute, true, _?) = step { return entity + "." + attribute }
+            return nil
+        })
+        let rebuilt = model.views.filter { view in
+            held.contains(view.entity) && (renamed.first { $0.name == view.name } != view
+                || (view.groupBy + view.aggregates.compactMap(\.attribute)).contains { filled.contains(view.entity + "." + $0) })
+        }
         return steps + rebuilt.map { .rebuildView($0.name) }
     }
 
@@ -61,9 +69,12 @@ public struct ModelMigration: Sendable {
         version.steps = steps.map(\.description)
         _ = try tx.records.registerModel(version)
         try store.reloadEntities()
-        if steps.contains(where: { if case .rebuildView = $0 { true } else { false } }) {
+        let named = Set(steps.compactMap { step -> String? in if case .rebuildView(let name) = step { name } else { nil } })
+        if !named.isEmpty {
+            // Installed anew when their definition changed; rebuilt as they are when the migration filled values they read.
             let installed = try tx.ensureViews(model.views, entities: store.entities)
-            _ = try ViewMaintainer(entities: store.entities).rebuild(installed, in: tx)
+            let rebuilt = installed + model.views.filter { named.contains($0.name) && !installed.contains($0) }
+            _ = try ViewMaintainer(entities: store.entities).rebuild(rebuilt, in: tx)
         }
         return number
     }

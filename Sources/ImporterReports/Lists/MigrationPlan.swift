@@ -40,7 +40,7 @@ public struct MigrationPlan {
         case .addAttribute: "stored records hold null; no record rewritten"
         case .renameAttribute: "no record rewritten; past changes, views and consumer filters read the new name"
         case .changeDefinition: "the definition is registered; no record rewritten"
-        case .rebuildView: "its rows are recomputed from the stored records"
+        case .rebuildView: "its definition changed, or it reads values the migration fills: its rows are recomputed from the stored records"
         case .addIndex: "the index is built over the \(records) stored record(s); no record rewritten"
         case .dropIndex: "the index is dropped; no record rewritten"
         case .removeAttribute: "its column goes from the \(records) record(s); its past values stay in history"

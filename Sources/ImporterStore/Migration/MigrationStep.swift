@@ -29,7 +29,8 @@ public enum MigrationStep: Sendable, Equatable {
     case changeTable(entity: String, from: String, to: String)
     /// Tombstone, drift or derived attributes changed: the definition is registered again.
     case changeDefinition(String)
-    /// A view whose definition changed (or a new one): its table is rebuilt from the stored records.
+    /// A view whose definition changed (or a new one), or that reads values the migration fills
+    /// without change rows: its table is rebuilt from the stored records.
     case rebuildView(String)
     /// A secondary index (`indexes:`) built, or dropped.
     case addIndex(entity: String, columns: [String])
@@ -75,9 +76,26 @@ public enum MigrationStep: Sendable, Equatable {
         case .changeKey(let entity, let from, let to): "change the key of \(entity): (\(from.joined(separator: ", "))) → (\(to.joined(separator: ", ")))"
         case .changeTable(let entity, let from, let to): "rename the table of \(entity): \(from) → \(to)"
         case .changeDefinition(let name): "register the new definition of \(name) (tombstone, drift or derived attributes)"
-        case .rebuildView(let name): "rebuild view \(name) (its definition changed)"
+        case .rebuildView(let name): "rebuild view \(name)"
         case .addIndex(let entity, let columns): "add index on \(entity) (\(columns.joined(separator: ", ")))"
         case .dropIndex(let entity, let columns): "drop index on \(entity) (\(columns.joined(separator: ", ")))"
+        }
+    }
+
+    /// Where the step runs in a migration (`applyMigration`): renames first, then dropped indexes,
+    /// removed, added and retyped attributes, added indexes; the rest (constraints, views,
+    /// definitions) after.
+    public var phase: Int {
+        switch self {
+        case .renameEntity: 0
+        case .changeTable: 1
+        case .renameAttribute: 2
+        case .dropIndex: 3
+        case .removeAttribute: 4
+        case .addAttribute: 5
+        case .retypeAttribute: 6
+        case .addIndex: 7
+        case .addEntity, .changeDefinition, .changeOptionality, .changeKey, .rebuildView: 8
         }
     }
 

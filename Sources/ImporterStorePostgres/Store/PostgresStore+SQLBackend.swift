@@ -34,6 +34,12 @@ extension PostgresStore: SQLBackend {
         try applyMigration(steps, to: entities, metadata: metadata)
     }
 
+    package func columnExists(_ column: String, in table: String) throws -> Bool {
+        try connection.integer("""
+            SELECT count(*) FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1 AND column_name = $2
+            """, [.text(table), .text(column)]) > 0
+    }
+
     /// The guard trigger is named alike on every table: it moves with its table.
     package func renameGuard(of entity: EntityDescription, to renamed: EntityDescription) throws {}
 

@@ -49,8 +49,13 @@ extension SQLBackend {
         let old = tables(of: entity), new = tables(of: renamed), q = dialect.quoted
         try executor.execute("DROP INDEX \(q("importer_change_\(entity.tableName)_record"))", [])
         for index in entity.indexes { try executor.execute(old.dropIndex(index), []) }
-        try executor.execute("ALTER TABLE \(old.table) RENAME TO \(new.table)", [])
-        try executor.execute("ALTER TABLE \(old.changeTable) RENAME TO \(new.changeTable)", [])
+        // Through a name of its own: SQLite's names ignore case, so `Stations` → `stations` directly
+        // would meet itself.
+        let staged = q("importer_renaming")
+        for (from, to) in [(old.table, new.table), (old.changeTable, new.changeTable)] {
+            try executor.execute("ALTER TABLE \(from) RENAME TO \(staged)", [])
+            try executor.execute("ALTER TABLE \(staged) RENAME TO \(to)", [])
+        }
         try executor.execute(new.createChangeIndex, [])
         for index in entity.indexes { try executor.execute(new.createIndex(index), []) }
         try executor.execute(#"UPDATE importer_entity SET "table_name" = \#(p(1)) WHERE "name" = \#(p(2))"#, [.text(table), .text(entity.name)])

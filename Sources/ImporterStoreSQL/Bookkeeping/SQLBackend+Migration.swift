@@ -8,58 +8,27 @@ import ImporterStore
 extension SQLBackend {
     /// `RecordWriting.migrate`, each backend's with what it needs around it (SQLite: its
     /// transaction state open, as its guards require of every write to an entity table).
+    ///
+    /// Steps run in an order that keeps every statement valid on both backends (`MigrationStep.phase`):
+    /// entity and table renames, attribute renames, dropped indexes, removed attributes, added and
+    /// retyped ones, added indexes, then the constraints (a new key, optionality); an attribute of
+    /// the old key goes after the new key replaced it (SQLite drops no column of a UNIQUE constraint).
     package func applyMigration(_ steps: [MigrationStep], to entities: [EntityDescription], metadata: TransactionMetadata) throws -> Int64 {
         if let refused = steps.first(where: { $0.refusal != nil }) {
             throw StoreError.incompatibleModel(entity: refused.entity, reason: "\(refused.description): \(refused.refusal ?? "")")
         }
         var registered = try registeredEntities()
-        for step in steps {
-            switch step {
-            case .renameEntity(let from, let to):
-                try renameEntity(from: from, to: to)
-                for index in registered.indices where registered[index].name == from { registered[index].name = to }
-            case .changeTable(let name, _, let table):
-                guard let index = registered.firstIndex(where: { $0.name == name }) else { continue }
-                try renameTable(of: registered[index], to: table)
-                registered[index].tableName = table
-            case .renameAttribute(let name, let from, let to):
-                guard let entity = registered.first(where: { $0.name == name }) else { continue }
-                try renameAttribute(of: entity, from: from, to: to)
-            case .addAttribute(let name, let attribute, let fill):
-                guard let entity = entities.first(where: { $0.name == name }) else { continue }
-                for statement in addColumnStatements(for: attribute, of: entity) { try executor.execute(statement, []) }
-                if let fill {
-                    try executor.execute("UPDATE \(tables(of: entity).table) SET \(dialect.quoted(attribute.name)) = \(p(1))", [fill])
-                }
-            case .removeAttribute(let name, let attribute):
-                guard let entity = registered.first(where: { $0.name == name }), let removed = entity.attribute(named: attribute) else { continue }
-                try removeAttribute(removed, of: entity)
-            case .retypeAttribute(let name, let attribute, _, let type, let invalid):
-                guard var entity = registered.first(where: { $0.name == name }) else { continue }
-                entity.attributes = entity.attributes.map { stored in
-                    // Renamed by an earlier step of this migration: the registered definition still has the old name.
-                    let renamed = steps.first { if case .renameAttribute(name, stored.name, _) = $0 { true } else { false } }
-                    guard case .renameAttribute(_, _, let to)? = renamed else { return stored }
-                    var attribute = stored
-                    attribute.name = to
-                    return attribute
-                }
-                let required = entities.first { $0.name == name }?.attribute(named: attribute)?.isOptional == false
-                try retypeAttribute(attribute, of: entity, to: type, required: required, invalid: invalid)
-            case .addIndex(let name, let columns):
-                guard let entity = entities.first(where: { $0.name == name }) else { continue }
-                try executor.execute(tables(of: entity).createIndex(columns), [])
-            case .dropIndex(let name, let columns):
-                guard let entity = entities.first(where: { $0.name == name }) else { continue }
-                try executor.execute(tables(of: entity).dropIndex(columns), [])
-            case .addEntity, .changeDefinition, .changeOptionality, .changeKey, .rebuildView:
-                continue
-            }
+        var afterConstraints: [(entity: EntityDescription, attribute: AttributeDescription)] = []
+        for step in steps.enumerated().sorted(by: { ($0.element.phase, $0.offset) < ($1.element.phase, $1.offset) }).map(\.element) {
+            try apply(step, of: steps, to: entities, registered: &registered, removingLater: &afterConstraints)
         }
         for entity in entities where registered.contains(where: { $0.name == entity.name }) {
             var renames: [String: String] = [:]
             for case .renameAttribute(entity.name, let from, let to) in steps { renames[from] = to }
             try changeConstraints(of: entity, steps: steps, renames: renames)
+        }
+        for (entity, attribute) in afterConstraints {
+            try removeAttribute(attribute, of: entity, dropping: try columnExists(attribute.name, in: entity.tableName))
         }
         // The definitions now match the tables: written as they are, then new entities created.
         for entity in entities where registered.contains(where: { $0.name == entity.name }) {
@@ -72,14 +41,79 @@ extension SQLBackend {
         return number
     }
 
-    /// Drops `attribute`'s column from `entity`'s table; its change table keeps it, retired, so
-    /// history still shows its past values. Refused while a registered view reads it.
-    private func removeAttribute(_ attribute: AttributeDescription, of entity: EntityDescription) throws {
+    /// Applies one step to the tables (`registered`: the store's definitions, renames applied as
+    /// they are made); an attribute of the old key to remove is left for after the constraints.
+    private func apply(_ step: MigrationStep, of steps: [MigrationStep], to entities: [EntityDescription], registered: inout [EntityDescription],
+                       removingLater: inout [(entity: EntityDescription, attribute: AttributeDescription)]) throws {
+        func stored(_ name: String) -> EntityDescription? { registered.first { $0.name == name } }
+        func target(_ name: String) -> EntityDescription? { entities.first { $0.name == name } }
+        switch step {
+        case .renameEntity(let from, let to):
+            try renameEntity(from: from, to: to)
+            for index in registered.indices where registered[index].name == from { registered[index].name = to }
+        case .changeTable(let name, _, let table):
+            guard let index = registered.firstIndex(where: { $0.name == name }) else { return }
+            try renameTable(of: registered[index], to: table)
+            registered[index].tableName = table
+        case .renameAttribute(let name, let from, let to):
+            guard let entity = stored(name) else { return }
+            try renameAttribute(of: entity, from: from, to: to)
+        case .addAttribute(let name, let attribute, let fill):
+            guard let entity = target(name) else { return }
+            for statement in addColumnStatements(for: attribute, of: entity) { try executor.execute(statement, []) }
+            if let fill { try executor.execute("UPDATE \(tables(of: entity).table) SET \(dialect.quoted(attribute.name)) = \(p(1))", [fill]) }
+        case .removeAttribute(let name, let attribute):
+            guard let entity = stored(name), let removed = entity.attribute(named: attribute) else { return }
+            if entity.uniqueKey.contains(attribute) { return removingLater.append((entity, removed)) }
+            try removeAttribute(removed, of: entity)
+        case .retypeAttribute(let name, let attribute, _, let type, let invalid):
+            guard let entity = stored(name).map({ Self.renamed($0, by: steps) }) else { return }
+            let required = target(name)?.attribute(named: attribute)?.isOptional == false
+            try withoutIndexes(on: attribute, of: entity, keeping: target(name)?.indexes ?? []) {
+                try retypeAttribute(attribute, of: entity, to: type, required: required, invalid: invalid)
+            }
+        case .addIndex(let name, let columns):
+            guard let entity = target(name) else { return }
+            try executor.execute(tables(of: entity).createIndex(columns), [])
+        case .dropIndex(let name, let columns):
+            guard let entity = target(name) else { return }
+            try executor.execute(tables(of: entity).dropIndex(columns), [])
+        case .addEntity, .changeDefinition, .changeOptionality, .changeKey, .rebuildView:
+            return
+        }
+    }
+
+    /// `entity` (as registered) with the attribute renames of `steps` applied to its attributes
+    /// and indexes (a retype follows the renames of its migration).
+    private static func renamed(_ entity: EntityDescription, by steps: [MigrationStep]) -> EntityDescription {
+        var renamed = entity
+        for case .renameAttribute(entity.name, let from, let to) in steps {
+            for index in renamed.attributes.indices where renamed.attributes[index].name == from { renamed.attributes[index].name = to }
+            renamed.indexes = renamed.indexes.map { $0.map { $0 == from ? to : $0 } }
+        }
+        return renamed
+    }
+
+    /// Runs `body` with the secondary indexes over `attribute` dropped (SQLite drops no indexed
+    /// column, and a retype replaces it), then builds again those the model keeps (`keeping`).
+    private func withoutIndexes(on attribute: String, of entity: EntityDescription, keeping: [[String]], _ body: () throws -> Void) throws {
+        let covering = entity.indexes.filter { $0.contains(attribute) }
+        for index in covering {
+            try executor.execute(tables(of: entity).dropIndex(index).replacingOccurrences(of: "DROP INDEX ", with: "DROP INDEX IF EXISTS "), [])
+        }
+        try body()
+        for index in covering where keeping.contains(index) { try executor.execute(tables(of: entity).createIndex(index), []) }
+    }
+
+    /// Drops `attribute`'s column from `entity`'s table (unless `dropping` is false: SQLite's copy
+    /// of the table for a new key left it out); its change table keeps it, retired, so history
+    /// still shows its past values. Refused while a registered view reads it.
+    private func removeAttribute(_ attribute: AttributeDescription, of entity: EntityDescription, dropping: Bool = true) throws {
         for view in try registeredViews() where view.entity == entity.name
             && (view.groupBy.contains(attribute.name) || view.aggregates.contains { $0.attribute == attribute.name }) {
             throw StoreError.incompatibleModel(entity: entity.name, reason: "remove attribute \(entity.name).\(attribute.name): view \(view.name) reads it")
         }
-        try executor.execute("ALTER TABLE \(tables(of: entity).table) DROP COLUMN \(dialect.quoted(attribute.name))", [])
+        if dropping { try executor.execute("ALTER TABLE \(tables(of: entity).table) DROP COLUMN \(dialect.quoted(attribute.name))", []) }
         let retired = try retiredAttributes(of: entity.name) + [attribute]
         try setMetadata([(key: "retired:" + entity.name, value: .text(String(decoding: try JSONEncoder().encode(retired), as: UTF8.self)))])
     }

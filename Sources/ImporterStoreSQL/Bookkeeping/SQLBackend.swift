@@ -27,6 +27,8 @@ package protocol SQLBackend: StoreIdentity, StoreTransactions {
     /// Gives `entity`'s table the constraints `steps` change (its unique key, its NOT NULL
     /// columns), as `entity` declares them; the stored records already satisfy them.
     func replaceConstraints(of entity: EntityDescription, changing steps: [MigrationStep]) throws
+    /// Whether `table` has a column `column` (exactly so named).
+    func columnExists(_ column: String, in table: String) throws -> Bool
     /// Gives the guard of `entity`'s table, renamed to `renamed`'s, the name it has in a new store.
     func renameGuard(of entity: EntityDescription, to renamed: EntityDescription) throws
 }

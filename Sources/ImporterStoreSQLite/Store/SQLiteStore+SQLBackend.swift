@@ -36,6 +36,10 @@ extension SQLiteStore: SQLBackend {
         self.entities = try registerEntities(entities)
     }
 
+    package func columnExists(_ column: String, in table: String) throws -> Bool {
+        try connection.integer("SELECT count(*) FROM pragma_table_info(?1) WHERE name = ?2", [.text(table), .text(column)]) > 0
+    }
+
     /// The delete guard is named after the table: made again under the new name.
     package func renameGuard(of entity: EntityDescription, to renamed: EntityDescription) throws {
         try connection.execute("DROP TRIGGER \(SQLiteEntitySchema(entity: entity).deleteGuardName)")
