@@ -71,8 +71,29 @@ import Testing
         try Data(CrashTests.largeFeed(count: 40_000, offset: 1, shuffled: true).utf8).write(to: URL(fileURLWithPath: directory.path("large.json")))
         let run = try importer(["run", "--store", store, "--temp-dir", disk, "--sort-memory", "128K", directory.path("large.json")])
         #expect(run.status == 74, "\(run.stderr)")
-        #expect(run.stderr.contains("cannot sort the feed through temporary files in \(disk): No space left on device"), "\(run.stderr)")
+        #expect(run.stderr.contains("cannot write the run's temporary files in \(disk): No space left on device"), "\(run.stderr)")
         #expect(run.stderr.contains("--temp-dir DIR"), "\(run.stderr)")
+        #expect(try StoreDigest.of(store) == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: disk).isEmpty)
+    }
+
+    /// The disk of `--temp-dir` fills while the keys of records marked deleted are spilled: exit
+    /// 74 naming the directory, the store as it was, nothing left on the disk.
+    @Test(.enabled(if: canMountTmpfs, "mounting a tmpfs needs root and a system that allows it")) func aFullDiskWhileKeepingMarkedKeysFailsWith74() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let disk = directory.path("disk")
+        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
+        try #require(Self.mountTmpfs(at: disk, size: "256k"), "mounting a tmpfs at \(disk)")
+        defer { Self.unmount(disk) }
+        let store = directory.path("s.sqlite")
+        let model = try directory.write("m.yaml", DeleteMarkerTests.model(format: "ndjson", marker: "{field: deleted_at}"))
+        try #require(try importer(["run", "--store", store, "--model", model, try directory.write("1.ndjson", #"{"id": "T1", "title": "t", "points": 1}"# + "\n")]).status == 0)
+        let before = try StoreDigest.of(store)
+        let marks = (0..<40_000).map { #"{"id": "ticket-number-\#($0)", "deleted_at": "2026-11-29"}"# }.joined(separator: "\n") + "\n"
+        let run = try importer(["run", "--store", store, "--model", model, "--temp-dir", disk, try directory.write("2.ndjson", marks)])
+        #expect(run.status == 74 && run.stderr.contains("cannot write the run's temporary files in \(disk): the keys of records marked deleted: No space left on device"),
+                "\(run.stderr)")
         #expect(try StoreDigest.of(store) == before)
         #expect(try FileManager.default.contentsOfDirectory(atPath: disk).isEmpty)
     }

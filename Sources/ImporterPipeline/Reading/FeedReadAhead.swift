@@ -59,7 +59,7 @@ enum FeedReadAhead {
             }
             var end = position()
             (end.warnings, end.absences, end.keptParents, end.unmapped) = (feed.warnings, feed.absences, feed.keptParents, feed.unmapped)
-            (end.rejectedKeys, end.unkeyedRejects, end.markedKeys) = (feed.rejectedKeys, feed.unkeyedRejects, feed.markedKeys)
+            (end.rejectedKeys, end.unkeyedRejects, end.markedKeys) = (feed.rejectedKeys, feed.unkeyedRejects, feed.takeMarkedKeys())
             try queue.putEnd(end)
         } catch is ReadAheadQueue<Position>.Cancelled {
             return

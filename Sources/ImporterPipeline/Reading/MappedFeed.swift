@@ -60,6 +60,16 @@ public final class MappedFeed {
     private(set) var markedKeys: MarkedKeys?
     /// Where marked keys beyond those kept in memory are spilled.
     var spoolDirectory = NSTemporaryDirectory()
+
+    deinit {
+        markedKeys?.close()
+    }
+
+    /// The marked keys, moved out: their spill file is the caller's to close.
+    func takeMarkedKeys() -> MarkedKeys? {
+        defer { markedKeys = nil }
+        return markedKeys
+    }
     /// Whether any record held the `delete-marker` field: a feed where none does is warned of.
     private var markerFieldSeen = false
     /// Fields the records hold and the mapping does not read, once read to the end (`unmapped:`).
@@ -194,7 +204,8 @@ public final class MappedFeed {
     private func markDeleted(_ record: RawRecord, mapper: RecordMapper, onReject: (Reject) throws -> Void) throws {
         if let key = mapper.values(of: mapper.entity.uniqueKey, in: record) {
             if markedKeys == nil { markedKeys = MarkedKeys(directory: spoolDirectory) }
-            return try markedKeys?.append(key) ?? ()
+            try markedKeys?.append(key)
+            return
         }
         var location = SourceLocation(source: source.name, line: record.line, column: record.column)
         location.recordIndex = record.index

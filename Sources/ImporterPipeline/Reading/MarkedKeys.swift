@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import ImporterKeyOrder
 import ImporterModel
 import ImporterSupport
 
@@ -8,9 +9,9 @@ import ImporterSupport
 /// lines, read back a chunk at a time when their deletes run. Memory stays bounded however many
 /// records a feed marks.
 ///
-/// Ownership: filled by one feed's reader, then handed (moved, never shared) to the run that
-/// deletes them; hence `@unchecked Sendable`.
-final class MarkedKeys: @unchecked Sendable {
+/// Ownership: the spill file's descriptor has one owner at a time, the feed's reader, then the run
+/// that deletes the keys (`MappedFeed.takeMarkedKeys` moves it), which `close`s it once.
+struct MarkedKeys: Sendable {
     static let memoryLimit = 10_000
     static let namePrefix = "importer-marked"
     let directory: String
@@ -23,17 +24,28 @@ final class MarkedKeys: @unchecked Sendable {
         self.directory = directory
     }
 
-    deinit {
-        if descriptor >= 0 { close(descriptor) }
+    /// Closes the spill file (by its last owner, once).
+    mutating func close() {
+        if descriptor >= 0 { Glibc.close(descriptor) }
+        descriptor = -1
     }
 
-    func append(_ key: [Value]) throws {
+    mutating func append(_ key: [Value]) throws {
         pending.append(key)
         count += 1
         if pending.count >= Self.memoryLimit { try spill() }
     }
 
-    private func spill() throws {
+    /// Writes the keys in memory to the file; a failure (a full disk) is a `SpillError`.
+    private mutating func spill() throws {
+        do {
+            try write()
+        } catch let failure as UnnamedFile.Failure {
+            throw SpillError(directory: directory, reason: "the keys of records marked deleted: " + failure.reason)
+        }
+    }
+
+    private mutating func write() throws {
         if descriptor < 0 { descriptor = try UnnamedFile.create(in: directory, prefix: Self.namePrefix) }
         let encoder = JSONEncoder()
         var bytes = Data()

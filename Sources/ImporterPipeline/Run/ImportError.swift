@@ -67,7 +67,7 @@ public enum ImportError: Error, Sendable, RemedialError {
                 + "and \(format) cut at a line boundary reads as whole: it cannot drive a sync, whose deletes would follow the cut; "
                 + "nothing was written (\(words(.allowUnframed)))"
         case .spill(let directory, let reason):
-            return "cannot sort the feed through temporary files in \(directory): \(reason); nothing was written "
+            return "cannot write the run's temporary files in \(directory): \(reason); nothing was written "
                 + "(free space there, or give \(words(.temporaryDirectory)))"
         }
     }

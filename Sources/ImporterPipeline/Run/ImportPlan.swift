@@ -68,6 +68,17 @@ struct ImportLedger {
         for phase in ["read", "read wait"] { phases.add(phase, 0) }
     }
 
+    /// Closes the spill files of the marked keys (once their deletes ran, or the run failed).
+    mutating func closeMarkedKeys() {
+        markedKeys = markedKeys.mapValues { feeds in
+            feeds.map { feed in
+                var feed = feed
+                feed.close()
+                return feed
+            }
+        }
+    }
+
     /// Takes what the reading of a feed of `entity` gathered besides its warnings.
     mutating func absorb(_ end: FeedReadAhead.Position, entity: String, mapping: String, source: String) {
         phases.add("read", end.readingSeconds)

@@ -12,6 +12,7 @@ extension ImportSession {
         try checkTimestamp(in: tx)
         let plan = try self.plan(feeds, in: tx)
         var ledger = ImportLedger(withholding: withheld)
+        defer { ledger.closeMarkedKeys() }
         ledger.requestedWindows = filled
         try readFeeds(feeds, plan: plan, ledger: &ledger)
         if plan.rejects.scouting { return .again(withholding: ledger.rejectedChildren.found) }
