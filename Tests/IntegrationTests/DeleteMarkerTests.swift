@@ -101,4 +101,30 @@ import Testing
         let all = try importer(["query", "--store", store, "--raw", "SELECT count(*) FROM ticket"]).stdout
         #expect(left == "5000\n" && all == "5000\n", "\(left) \(all)")
     }
+
+    /// Consumers see a window's deletes and a marker's deletes like any other (46.5): delivered
+    /// as deletes with their tombstones, the records outside the window untouched and unsent.
+    @Test(arguments: ["sqlite", "postgres"]) func consumersReceiveWindowAndMarkerDeletes(backend: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = try RealFeedShapesTests.newStore(backend, in: directory)
+        let model = try directory.write("m.yaml", Self.model(format: "ndjson", marker: "{field: deleted, values: [true]}")
+            .replacingOccurrences(of: "  delete-marker:", with: "  sync: {scope: points}\n  delete-marker:"))
+        let first = try directory.write("1.ndjson", (1...5).map { #"{"id": "T\#($0)", "title": "t\#($0)", "points": \#($0)}"# }.joined(separator: "\n") + "\n")
+        #expect(try importer(["run", "--store", store, "--model", model, first]).status == 0)
+        #expect(try importer(["consumers", "add", "mailer", "--entity", "Ticket", "--from", "now", "--store", store]).status == 0)
+        // Points 3 and up: T3 kept, T4 marked deleted, T5 gone from the window; T1 and T2 outside it.
+        let second = try directory.write("2.ndjson", #"{"id": "T3", "title": "t3", "points": 3}"# + "\n" + #"{"id": "T4", "deleted": true}"# + "\n")
+        let run = try importer(["run", "--store", store, "--model", model, "--sync", "--window-from", "3", "--max-delete", "100%", "--format", "json", second])
+        #expect(run.status == 0 && ChildEntityTests.counts(run, "Ticket")["deleted"] == 2, "\(run.stdout)\(run.stderr)")
+        let received = directory.path("received.json")
+        let delivered = try importer(["deliver", "--consumer", "mailer", "--exec", "cat >> '\(received)'", "--store", store])
+        #expect(delivered.status == 0, "\(delivered.stderr)")
+        let body = (try? String(contentsOfFile: received, encoding: .utf8)) ?? ""
+        let changes = body.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .flatMap { $0["changes"] as? [[String: Any]] ?? [] }
+        #expect(changes.map { "\($0["type"] ?? "") \(($0["key"] as? [String: Any])?["ticket_id"] ?? "")" }.sorted() == ["delete T4", "delete T5"], "\(body)")
+        #expect(body.contains(#""title":"t4""#) && body.contains(#""title":"t5""#), "the tombstones: \(body)")
+        #expect(try Self.rows(store) == [#""T1","t1",1"#, #""T2","t2",2"#, #""T3","t3",3"#])
+    }
 }
