@@ -90,31 +90,6 @@ import Testing
         #expect(try vehicles(store).filter { !$0.hasPrefix(#""m"#) } == rows)
     }
 
-    /// Any order of the children, and of their members, is no change (trials over a seeded
-    /// shuffle of every array and object of the first snapshot).
-    @Test func aReorderedListIsNoChange() throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.cleanup() }
-        let store = directory.path("gbfs.sqlite")
-        #expect(try importer(["run", "--store", store, "--model", Self.model, sample("gbfs/station-status-1.json")]).status == 0)
-        let document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: sample("gbfs/station-status-1.json")))) as? [String: Any])
-        var generator = SplitMix64(seed: 44)
-        for trial in 0..<4 {
-            var data = try #require(document["data"] as? [String: Any])
-            let stations = try #require(data["stations"] as? [[String: Any]])
-            data["stations"] = stations.shuffled(using: &generator).map { station -> [String: Any] in
-                var station = station
-                if let list = station["vehicle_types_available"] as? [[String: Any]] { station["vehicle_types_available"] = list.shuffled(using: &generator) }
-                return station
-            }
-            var shuffled = document
-            shuffled["data"] = data
-            let feed = try directory.write("shuffled-\(trial).json", String(decoding: try JSONSerialization.data(withJSONObject: shuffled), as: UTF8.self))
-            let run = try importer(["run", "--store", store, "--model", Self.model, feed])
-            #expect(run.status == 0 && run.stdout.hasPrefix("No changes."), "trial \(trial): \(run.stdout)\(run.stderr)")
-        }
-    }
-
     /// A station gone from a `--sync` snapshot takes its vehicles with it (cascade), each a
     /// delete with its key; `undo --last` brings both back. `deny` refuses the run (65) with the
     /// store untouched; `nullify` keeps the children.
