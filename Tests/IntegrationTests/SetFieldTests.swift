@@ -1,10 +1,11 @@
 import ImporterTestSupport
 import Foundation
+import PostgresTestSupport
 import Testing
 
 /// A podcast feed whose cast list comes in another order every week: as a set (`repeated: set`) a
 /// re-ordering is no change and an added voice exactly one update; as a list (`repeated: all`)
-/// every re-ordered episode is an update.
+/// every re-ordered episode is an update. Both backends.
 @Suite struct SetFieldTests {
     static func feed(_ episodes: [(String, [String])]) -> String {
         "<rss xmlns:itunes=\"http://www.itunes.com/dtds/podcast-1.0.dtd\"><channel><title>Cast</title>\n"
@@ -38,15 +39,17 @@ import Testing
         (result.json as? [String: Any])?["totals"] as? [String: Any] ?? [:]
     }
 
-    @Test func aReorderedCastIsNoChangeAsASet() throws {
+    @Test(arguments: ["sqlite", "postgres"]) func aReorderedCastIsNoChangeAsASet(backend: String) throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let week1 = try directory.write("week1.xml", Self.feed([("e1", ["Ana", "Bo", "Cy"]), ("e2", ["Dee", "Ed"]), ("e3", ["Flo"])]))
         // Every list re-ordered; e3 gains a voice.
         let week2 = try directory.write("week2.xml", Self.feed([("e1", ["Cy", "Ana", "Bo"]), ("e2", ["Ed", "Dee"]), ("e3", ["Gus", "Flo"])]))
+        var stores: [String: String] = [:]
         for (repeated, updated) in [("set", 1), ("all", 3)] {
             let model = try directory.write("\(repeated).yaml", Self.model(repeated))
-            let store = directory.path("\(repeated).sqlite")
+            let store = backend == "postgres" ? try PostgresTestCluster.start().newStoreURL() : directory.path("\(repeated).sqlite")
+            stores[repeated] = store
             let first = try importer(["run", "--store", store, "--model", model, "--format", "json", week1])
             #expect(first.status == 0 && totals(first)["inserted"] as? Int == 3, "\(first.stdout)\(first.stderr)")
             // As a list, every re-ordered episode is an update: the mass-update guard must be told.
@@ -54,7 +57,7 @@ import Testing
             #expect(second.status == 0, "\(second.stderr)")
             #expect(totals(second)["updated"] as? Int == updated && totals(second)["unchanged"] as? Int == 3 - updated, "\(repeated): \(second.stdout)")
         }
-        let cast = try importer(["query", "--store", directory.path("set.sqlite"), "--format", "csv", "SELECT guid, voices FROM episode ORDER BY guid"])
+        let cast = try importer(["query", "--store", try #require(stores["set"]), "--format", "csv", "SELECT guid, voices FROM episode ORDER BY guid"])
         #expect(cast.stdout.split(separator: "\r\n").dropFirst() == [#""e1","[""Ana"",""Bo"",""Cy""]""#, #""e2","[""Dee"",""Ed""]""#,
                                                                     #""e3","[""Flo"",""Gus""]""#], "\(cast.stdout)")
     }
