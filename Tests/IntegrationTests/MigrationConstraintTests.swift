@@ -1,5 +1,6 @@
 import Foundation
 import ImporterTestSupport
+import PostgresTestSupport
 import Testing
 
 /// Constraint steps of `importer migrate` (issue 45.2): a new unique key, an attribute made
@@ -151,5 +152,38 @@ import Testing
         #expect(history.contains(#""network":"IU""#), "the removed key attribute's past values stay in history: \(history)")
         let again = try importer(["run", "--store", store, "--model", second, try directory.write("day2.ndjson", Self.day2)])
         #expect(again.status == 0 && again.stdout.contains("elevation: 200 → 205"), "\(again.stdout)\(again.stderr)")
+    }
+
+    /// A key attribute retyped (text codes become integers): the store's unique key follows, the
+    /// records keep their ids and history, and codes that would convert to one key (`7`, `07`)
+    /// refuse the migration (65), named, store untouched. Both backends.
+    @Test(arguments: ["sqlite", "postgres"]) func aKeyAttributeIsRetyped(backend: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = try RealFeedShapesTests.newStore(backend, in: directory)
+        let v1 = try directory.write("v1.yaml", Self.model)
+        let v2 = try directory.write("v2.yaml", Self.model.replacingOccurrences(of: "  - name: code\n    type: text\n", with: "  - name: code\n    type: integer\n"))
+        let codes = ["7", "12", "30"].map { Self.station("IU", $0, "s" + $0, 100) }.joined()
+        #expect(try importer(["run", "--store", store, "--model", v1, try directory.write("day1.ndjson", codes)]).status == 0)
+        let revised = ["7", "12", "30"].map { Self.station("IU", $0, "s" + $0, $0 == "12" ? 120 : 100) }.joined()
+        #expect(try importer(["run", "--store", store, "--model", v1, try directory.write("day2.ndjson", revised)]).status == 0)
+        let ids = try importer(["query", "--store", store, "--format", "csv", "SELECT id, code FROM station ORDER BY id"]).stdout
+        let migrated = try importer(["migrate", "--store", store, "--model", v2])
+        #expect(migrated.status == 0, "\(migrated.stdout)\(migrated.stderr)")
+        let ordered = try importer(["query", "--store", store, "--format", "csv", "SELECT code FROM station ORDER BY code"]).stdout
+        #expect(ordered.split(separator: "\r\n").dropFirst() == ["7", "12", "30"], "ordered as numbers now: \(ordered)")
+        #expect(try importer(["query", "--store", store, "--format", "csv", "SELECT id, code FROM station ORDER BY id"]).stdout == ids.replacingOccurrences(of: "\"", with: "")
+            .replacingOccurrences(of: "id,code", with: "\"id\",\"code\""), "ids kept")
+        let timeline = try importer(["history", "--store", store, "--key", "12", "--format", "ndjson"]).stdout
+        #expect(timeline.contains(#""elevation":{"old":100,"new":120}"#), "\(timeline)")
+        let again = try importer(["run", "--store", store, "--model", v2, try directory.write("day3.ndjson", revised + Self.station("IU", "44", "s44", 1))])
+        #expect(again.status == 0 && again.stdout.contains("Station: 1 inserted, 0 updated"), "the unique key works under the new type: \(again.stdout)\(again.stderr)")
+        let other = backend == "postgres" ? try PostgresTestCluster.start().newStoreURL() : directory.path("other.sqlite")
+        let clash = ["7", "07"].map { Self.station("IU", $0, "s" + $0, 1) }.joined()
+        #expect(try importer(["run", "--store", other, "--model", v1, try directory.write("clash.ndjson", clash)]).status == 0)
+        let refused = try importer(["migrate", "--store", other, "--model", v2])
+        #expect(refused.status == 65 && refused.stderr.contains("retype Station.code: text → integer: converted, the key would be shared: (7) by 2 records"),
+                "\(refused.stderr)")
+        #expect(try importer(["query", "--store", other, "--raw", "SELECT count(*) FROM station WHERE code = '07'"]).stdout == "1\n")
     }
 }

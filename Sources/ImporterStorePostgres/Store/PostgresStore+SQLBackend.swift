@@ -40,6 +40,22 @@ extension PostgresStore: SQLBackend {
             """, [.text(table), .text(column)]) > 0
     }
 
+    /// A column of the new type takes the old one's place (dropping it drops the unique
+    /// constraint), then the constraint and NOT NULL are made again.
+    package func replaceKeyColumn(_ name: String, of entity: EntityDescription, type: AttributeType, scratch: String) throws {
+        let schema = PostgresEntitySchema(entity: entity), q = PostgresDialect().quoted
+        let converted = q(scratch + "_value"), column = q(name), table = schema.table
+        for statement in [
+            "ALTER TABLE \(table) ADD COLUMN \(converted) \(PostgresDialect().columnType(type))",
+            "UPDATE \(table) SET \(converted) = r.\"value\" FROM \(q(scratch)) AS r WHERE r.\"id\" = \(table).\"id\"",
+            "ALTER TABLE \(table) DROP COLUMN \(column)",
+            "ALTER TABLE \(table) RENAME COLUMN \(converted) TO \(column)",
+            "ALTER TABLE \(table) ALTER COLUMN \(column) SET NOT NULL",
+            "ALTER TABLE \(table) ADD UNIQUE (\(entity.uniqueKey.map(q).joined(separator: ", ")))",
+            "DROP TABLE \(q(scratch))",
+        ] { try connection.execute(statement) }
+    }
+
     /// The guard trigger is named alike on every table: it moves with its table.
     package func renameGuard(of entity: EntityDescription, to renamed: EntityDescription) throws {}
 

@@ -29,8 +29,10 @@ extension SQLBackend {
                          invalid: MigrationStep.InvalidValues) throws {
         guard let attribute = entity.attribute(named: name) else { return }
         let what = "retype \(entity.name).\(name): \(attribute.type.rawValue) → \(type.rawValue)"
-        if entity.uniqueKey.contains(name) {
-            throw StoreError.incompatibleModel(entity: entity.name, reason: "\(what): retyping a key attribute is not supported yet")
+        let isKey = entity.uniqueKey.contains(name)
+        if isKey, let related = try registeredRelationships().first(where: { $0.parent == entity.name || $0.child == entity.name }) {
+            throw StoreError.incompatibleModel(entity: entity.name, reason: "\(what): retyping a key attribute of an entity with "
+                + (related.parent == entity.name ? "children (\(related.child))" : "a parent (\(related.parent))") + " is not supported yet")
         }
         if type != .integer && type != .real, let view = try registeredViews().first(where: { $0.entity == entity.name
             && ($0.groupBy.contains(name) || $0.aggregates.contains { $0.attribute == name }) }) {
@@ -44,7 +46,13 @@ extension SQLBackend {
             try convert(column, into: RetypedColumn.scratch + "_\(index)", from: attribute.type, to: type, invalid: invalid, offenders: &offenders, executor)
         }
         try offenders.check(required: required, invalid: invalid, what: what)
-        for (index, column) in columns.enumerated() { try replace(column, with: RetypedColumn.scratch + "_\(index)", type: type, executor) }
+        if isKey { try checkConvertedKey(name, of: entity, scratch: RetypedColumn.scratch + "_0", what: what) }
+        for (index, column) in columns.enumerated() {
+            // The key's column carries the table's unique constraint: the backend replaces it with the constraint.
+            if isKey && index == 0 { try replaceKeyColumn(name, of: entity, type: type, scratch: RetypedColumn.scratch + "_0") } else {
+                try replace(column, with: RetypedColumn.scratch + "_\(index)", type: type, executor)
+            }
+        }
     }
 
     private func retypedColumns(_ name: String, of entity: EntityDescription) -> [RetypedColumn] {
@@ -97,6 +105,21 @@ extension SQLBackend {
             if pending.count >= 2 * 500 { try flush() }
         }
         try flush()
+    }
+
+    /// Refuses (65) a retype of key attribute `name` under which stored records would share a key
+    /// (text `7` and `07` both the integer 7), naming the first shared values.
+    private func checkConvertedKey(_ name: String, of entity: EntityDescription, scratch: String, what: String) throws {
+        let q = dialect.quoted
+        let key = entity.uniqueKey.map { $0 == name ? "r.\(q("value"))" : "e.\(q($0))" }.joined(separator: ", ")
+        let shared = try executor.rows("""
+            SELECT \(key), count(*) FROM \(tables(of: entity).table) AS e JOIN \(q(scratch)) AS r ON r.\(q("id")) = e.\(q("id"))
+            GROUP BY \(key) HAVING count(*) > 1 ORDER BY min(e.\(q("id"))) LIMIT 10
+            """, [])
+        guard !shared.isEmpty else { return }
+        let named = shared.map { row in "(" + row.dropLast().map(\.description).joined(separator: ", ") + ") by \(row.last?.description ?? "?") records" }
+        throw StoreError.migrationRefused(what: what, reason: "converted, the key would be shared: " + named.joined(separator: "; ")
+            + (shared.count == 10 ? "; …" : "") + ". Change those records first, or keep the type")
     }
 
     /// Puts a new column holding `scratch`'s values in `column`'s place.

@@ -46,6 +46,24 @@ extension SQLiteStore: SQLBackend {
         try connection.execute(SQLiteEntitySchema(entity: renamed).createDeleteGuard)
     }
 
+    /// The table is copied with the column of the new type, its values from `scratch`
+    /// (`EntityTables.rebuildStatements`); its other columns as the table has them now (the
+    /// migration's other steps may have added, removed or retyped some).
+    package func replaceKeyColumn(_ name: String, of entity: EntityDescription, type: AttributeType, scratch: String) throws {
+        var retyped = entity
+        retyped.attributes = try connection.rows("SELECT name, type, \"notnull\" FROM pragma_table_info(?1) ORDER BY cid", [.text(entity.tableName)])
+            .compactMap { row -> AttributeDescription? in
+                guard let column = row.first?.stringValue, column != "id", column != SQLiteEntitySchema.guardColumn else { return nil }
+                let stored = AttributeType.allCases.first { $0.sqlType == row[1].stringValue } ?? .text
+                return AttributeDescription(name: column, type: column == name ? type : stored, isOptional: row[2].integerValue == 0)
+            }
+        let indexes = try connection.rows("SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ?1 AND sql IS NOT NULL ORDER BY name",
+                                          [.text(entity.tableName)]).compactMap { $0.first?.stringValue }
+        let schema = SQLiteEntitySchema(entity: retyped)
+        for statement in schema.rebuildStatements(indexes: indexes, taking: (name, scratch)) { try connection.execute(statement) }
+        try connection.execute("DROP TABLE \(SQLiteEntitySchema.q(scratch))")
+    }
+
     /// SQLite alters no constraint in place: the table is rebuilt with `entity`'s
     /// (`EntityTables.rebuildStatements`), whatever `steps` changed.
     package func replaceConstraints(of entity: EntityDescription, changing steps: [MigrationStep]) throws {
