@@ -5,12 +5,12 @@ import Testing
 /// History backfilled from archived snapshots (issue 46.4): five dated snapshots imported oldest
 /// first with `--timestamp`, each `--sync`; `export --as-of` each next day gives that snapshot's
 /// store, `history --key` a record's true timeline; an out-of-order stamp is refused (65), the
-/// store untouched.
+/// store untouched. Both backends.
 @Suite struct BackfillTests {
-    @Test func fiveDatedSnapshotsBecomeTheirHistory() throws {
+    @Test(arguments: ["sqlite", "postgres"]) func fiveDatedSnapshotsBecomeTheirHistory(backend: String) throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
-        let store = directory.path("f.sqlite")
+        let store = try RealFeedShapesTests.newStore(backend, in: directory)
         let day2 = try String(contentsOfFile: sample("fireball-2026.json"), encoding: .utf8)
         // Day 3 revises an energy; day 4 drops the oldest event; day 5 revises it again.
         let day3 = day2.replacingOccurrences(of: #"["2024-07-21 08:12:05","2.4""#, with: #"["2024-07-21 08:12:05","2.6""#)

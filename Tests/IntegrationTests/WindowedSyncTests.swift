@@ -79,8 +79,8 @@ import Testing
 
     /// The window on the command line overrides the feed's; the delete guard counts the records in
     /// the window; an empty answer deletes nothing unless allowed; a source without a scope still
-    /// cannot sync.
-    @Test func guardsCountTheWindowAndTheCommandLineBoundsIt() throws {
+    /// cannot sync; each refusal writes nothing. Both backends.
+    @Test(arguments: ["sqlite", "postgres"]) func guardsCountTheWindowAndTheCommandLineBoundsIt(backend: String) throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let catalogue = Mutex(Self.first)
@@ -88,13 +88,15 @@ import Testing
             .init(headers: [("Content-Type", "application/json")], text: Self.answer(catalogue.withLock { $0 }, uri: request.uri))
         }
         defer { server.stop() }
-        let store = directory.path("w.sqlite"), model = try Self.model(port: server.port, in: directory)
+        let store = try RealFeedShapesTests.newStore(backend, in: directory), model = try Self.model(port: server.port, in: directory)
         #expect(try importer(["run", "--store", store, "--model", model]).status == 0)
         catalogue.withLock { events in
             for date in ["2024-05-25 10:00:00", "2024-06-01 10:00:00", "2024-06-10 10:00:00"] { events[date] = nil }
         }
+        let history = try importer(["history", "--store", store, "--format", "ndjson"]).stdout
         let guarded = try importer(["run", "--store", store, "--model", model, "--sync"])
         #expect(guarded.status == 65 && guarded.stderr.contains("would delete 3 of the 4 stored Fireball records (75%)"), "the window holds 4: \(guarded.stderr)")
+        #expect(try importer(["history", "--store", store, "--format", "ndjson"]).stdout == history, "the refused run wrote nothing")
         let metrics = directory.path("window.prom")
         let bounded = try importer(["run", "--store", store, "--model", model, "--sync", "--window-from", "2024-06-05", "--format", "json", "--metrics-file", metrics])
         #expect(bounded.status == 0 && ChildEntityTests.counts(bounded, "Fireball")["deleted"] == 1, "only 06-10 is in the window: \(bounded.stdout)\(bounded.stderr)")
