@@ -71,4 +71,20 @@ import Testing
         let check = try importer(["model", "check", twice])
         #expect(check.status == 78 && check.stderr.contains("entity Station is renamed from 'StationVehicle', which the model still declares"), "\(check.stderr)")
     }
+
+    /// A key step on an entity in a relationship is refused (78), named, store untouched: the
+    /// children's keys hold the parent's.
+    @Test func keyStepsOnARelationshipAreRefused() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = directory.path("s.sqlite")
+        #expect(try importer(["run", "--store", store, "--model", ChildEntityTests.model, sample("gbfs/station-status-1.json")]).status == 0)
+        let export = try importer(["export", "--store", store, "--format", "ndjson"]).stdout
+        let retyped = try directory.write("v2.yaml", try String(contentsOfFile: ChildEntityTests.model, encoding: .utf8)
+            .replacingOccurrences(of: "{name: station_id, type: text, required: true}", with: "{name: station_id, type: integer, required: true}"))
+        let refused = try importer(["migrate", "--store", store, "--model", retyped])
+        #expect(refused.status == 78 && refused.stderr.contains("retyping a key attribute of an entity with children (StationVehicle) is not supported yet"),
+                "\(refused.stdout)\(refused.stderr)")
+        #expect(try importer(["export", "--store", store, "--format", "ndjson"]).stdout == export)
+    }
 }
