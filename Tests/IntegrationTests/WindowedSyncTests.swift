@@ -112,6 +112,27 @@ import Testing
         #expect(refused.status == 64 && refused.stderr.contains("sync: {scope: date}"), "\(refused.stderr)")
     }
 
+    /// A file feed's window is its own range of the scope: a month's export syncs that month,
+    /// deleting what it no longer holds there and nothing before or after it. Both backends.
+    @Test(arguments: ["sqlite", "postgres"]) func aFileFeedSyncsItsOwnRange(backend: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = try RealFeedShapesTests.newStore(backend, in: directory)
+        let model = try SyncInputErrorTests.model(directory, "scoped.yaml", SyncInputErrorTests.scoped("date"))
+        let all = ["2024-01-05 10:00:00": "1.0", "2024-02-05 10:00:00": "2.0", "2024-03-10 10:00:00": "3.0", "2024-04-01 10:00:00": "4.0",
+                   "2024-05-01 10:00:00": "5.0", "2024-06-01 10:00:00": "6.0"]
+        #expect(try importer(["run", "--store", store, "--model", model, try directory.write("all.json", Self.answer(all, uri: "/"))]).status == 0)
+        let spring = try directory.write("spring.json", Self.answer(["2024-03-10 10:00:00": "3.5", "2024-05-01 10:00:00": "5.0"], uri: "/"))
+        let run = try importer(["run", "--store", store, "--model", model, "--sync", "--max-delete", "100%", "--format", "json", spring])
+        #expect(run.status == 0 && ChildEntityTests.counts(run, "Fireball") == ["inserted": 0, "updated": 1, "deleted": 1, "unchanged": 1, "rejected": 0, "duplicates": 0, "rekeyed": 0],
+                "\(run.stdout)\(run.stderr)")
+        let window = ((run.json as? [String: Any])?["sync_windows"] as? [[String: Any]])?.first
+        #expect(window?["from"] as? String == "2024-03-10 10:00:00" && window?["to"] as? String == "2024-05-01 10:00:00"
+                && window?["origin"] as? String == "the feed's own range", "\(run.stdout)")
+        let stored = try importer(["query", "--store", store, "--format", "csv", "SELECT date FROM fireball ORDER BY date"]).stdout
+        #expect(stored.split(separator: "\r\n").count == 6, "April's event deleted, the others kept: \(stored)")
+    }
+
     /// Key drift pairs only stored records inside the window: an event just before the window
     /// (within the 1 s tolerance of a new one just inside it) is not the feed's to re-key; it stays,
     /// and the new one is inserted. Both backends.
