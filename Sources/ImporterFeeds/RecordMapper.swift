@@ -12,7 +12,7 @@ public struct RecordMapper: Sendable {
     /// The field names to request from the reader, in slot order.
     public let requestedFields: [String]
     /// The mapping's `delete-marker` and the slot of its field.
-    private let deleteMarker: (marker: DeleteMarker, slot: Int)?
+    let deleteMarker: (marker: DeleteMarker, slot: Int)?
     /// Per requested field: what several values of it in one record become.
     public let repeatedPolicies: [RepeatedValues]
 
@@ -126,21 +126,6 @@ public struct RecordMapper: Sendable {
         deleteMarker = mapping.deleteMarker.map { ($0, slot($0.field, .first)) }
         self.requestedFields = fields
         self.repeatedPolicies = policies
-    }
-
-    /// Whether `record` is marked deleted by the mapping's `delete-marker` (never without one).
-    public func isMarkedDeleted(_ record: RawRecord) -> Bool {
-        guard let (marker, slot) = deleteMarker else { return false }
-        switch record.slots[slot].kind {
-        case .absent, .null: return false
-        default: return marker.marks(record.text(of: slot))
-        }
-    }
-
-    /// Whether `record` holds the `delete-marker` field at all (null included).
-    public func hasMarkerField(_ record: RawRecord) -> Bool {
-        guard let slot = deleteMarker?.slot else { return false }
-        return record.slots[slot].kind != .absent
     }
 
     /// A raw record for this mapper's requested fields, with their repeated-value policies.

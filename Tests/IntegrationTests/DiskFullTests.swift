@@ -7,6 +7,14 @@ import Testing
 /// A store on a full disk: the run fails with 74 and the store keeps its last committed state.
 /// Needs a small tmpfs (mount as root); skipped, and shown as skipped, where mounting is not allowed.
 @Suite struct DiskFullTests {
+    /// A tmpfs of `size` mounted at `disk` in `directory` (the caller unmounts it).
+    static func mountedDisk(in directory: TemporaryDirectory, size: String) throws -> String {
+        let disk = directory.path("disk")
+        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
+        try #require(mountTmpfs(at: disk, size: size), "mounting a tmpfs at \(disk)")
+        return disk
+    }
+
     static func mountTmpfs(at path: String, size: String) -> Bool {
         let mount = Process()
         mount.executableURL = URL(fileURLWithPath: "/bin/mount")
@@ -39,9 +47,7 @@ import Testing
     @Test(.enabled(if: canMountTmpfs, "mounting a tmpfs needs root and a system that allows it")) func aFullDiskFailsWith74AndKeepsTheStore() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
-        let disk = directory.path("disk")
-        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
-        try #require(Self.mountTmpfs(at: disk, size: "4m"), "mounting a tmpfs at \(disk)")
+        let disk = try Self.mountedDisk(in: directory, size: "4m")
         defer { Self.unmount(disk) }
         let store = disk + "/s.sqlite"
         try #require(try importer(["run", "--store", store, sample("fireball-2024.json")]).status == 0)
@@ -61,9 +67,7 @@ import Testing
     @Test(.enabled(if: canMountTmpfs, "mounting a tmpfs needs root and a system that allows it")) func aFullDiskWhileSortingFailsWith74AndKeepsTheStore() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
-        let disk = directory.path("disk")
-        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
-        try #require(Self.mountTmpfs(at: disk, size: "256k"), "mounting a tmpfs at \(disk)")
+        let disk = try Self.mountedDisk(in: directory, size: "256k")
         defer { Self.unmount(disk) }
         let store = directory.path("s.sqlite")
         try #require(try importer(["run", "--store", store, sample("fireball-2024.json")]).status == 0)
@@ -82,9 +86,7 @@ import Testing
     @Test(.enabled(if: canMountTmpfs, "mounting a tmpfs needs root and a system that allows it")) func aFullDiskWhileKeepingMarkedKeysFailsWith74() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
-        let disk = directory.path("disk")
-        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
-        try #require(Self.mountTmpfs(at: disk, size: "256k"), "mounting a tmpfs at \(disk)")
+        let disk = try Self.mountedDisk(in: directory, size: "256k")
         defer { Self.unmount(disk) }
         let store = directory.path("s.sqlite")
         let model = try directory.write("m.yaml", DeleteMarkerTests.model(format: "ndjson", marker: "{field: deleted_at}"))
@@ -104,9 +106,7 @@ import Testing
     @Test(.enabled(if: canMountTmpfs, "mounting a tmpfs needs root and a system that allows it")) func aFullTemporaryDiskOnAPostgreSQLFirstLoadFailsWith74() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
-        let disk = directory.path("disk")
-        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
-        try #require(Self.mountTmpfs(at: disk, size: "64k"), "mounting a tmpfs at \(disk)")
+        let disk = try Self.mountedDisk(in: directory, size: "64k")
         defer { Self.unmount(disk) }
         let cluster = try PostgresTestCluster.start()
         let url = try cluster.newStoreURL()

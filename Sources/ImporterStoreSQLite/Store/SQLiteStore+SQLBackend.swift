@@ -57,18 +57,23 @@ extension SQLiteStore: SQLBackend {
                 let stored = AttributeType.allCases.first { $0.sqlType == row[1].stringValue } ?? .text
                 return AttributeDescription(name: column, type: column == name ? type : stored, isOptional: row[2].integerValue == 0)
             }
-        let indexes = try connection.rows("SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ?1 AND sql IS NOT NULL ORDER BY name",
-                                          [.text(entity.tableName)]).compactMap { $0.first?.stringValue }
+        let indexes = try ownIndexes(of: entity.tableName)
         let schema = SQLiteEntitySchema(entity: retyped)
         for statement in schema.rebuildStatements(indexes: indexes, taking: (name, scratch)) { try connection.execute(statement) }
         try connection.execute("DROP TABLE \(SQLiteEntitySchema.q(scratch))")
     }
 
+    /// The `CREATE INDEX` text of `table`'s own indexes (not those of its constraints), to make
+    /// them again on a copy of the table.
+    private func ownIndexes(of table: String) throws -> [String] {
+        try connection.rows("SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ?1 AND sql IS NOT NULL ORDER BY name", [.text(table)])
+            .compactMap { $0.first?.stringValue }
+    }
+
     /// SQLite alters no constraint in place: the table is rebuilt with `entity`'s
     /// (`EntityTables.rebuildStatements`), whatever `steps` changed.
     package func replaceConstraints(of entity: EntityDescription, changing steps: [MigrationStep]) throws {
-        let indexes = try connection.rows("SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ?1 AND sql IS NOT NULL ORDER BY name",
-                                          [.text(entity.tableName)]).compactMap { $0.first?.stringValue }
+        let indexes = try ownIndexes(of: entity.tableName)
         for statement in SQLiteEntitySchema(entity: entity).rebuildStatements(indexes: indexes) { try connection.execute(statement) }
     }
 }
