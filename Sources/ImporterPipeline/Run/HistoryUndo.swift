@@ -152,6 +152,10 @@ public struct HistoryUndo {
             if counts.deleted > 0 {
                 try forEachChange(of: number, entity: entity, in: snapshot) { change in
                     guard change.type == .delete else { return }
+                    // A later migration may have made an attribute required that this delete's image lacks.
+                    if let missing = entity.attributes.first(where: { !$0.isOptional && (change.value($0.name) ?? .null) == .null }) {
+                        throw UndoError.unrecordedValue(number: number, entity: entity.name, key: change.keyDescription, attribute: missing.name)
+                    }
                     try undo.reinsert(entity, id: change.recordID, values: change.values.filter { entity.attribute(named: $0.0) != nil })
                 }
             }

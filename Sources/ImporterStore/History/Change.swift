@@ -52,7 +52,6 @@ public struct Change: Sendable, Equatable {
         values.first { $0.0 == attribute }?.1
     }
 
-    /// The key as display text: the values joined with ", ".
     /// True for an update that moved the record's key (key drift): the record kept its identity.
     public var isRekey: Bool {
         type == .update && changed.contains { change in key.contains { $0.0 == change.attribute } }
@@ -63,6 +62,7 @@ public struct Change: Sendable, Equatable {
         key.map { name, value in (changed.first { $0.attribute == name }?.old ?? value).description }.joined(separator: ", ")
     }
 
+    /// The key as display text: the values joined with ", ".
     public var keyDescription: String {
         key.map { $0.1.description }.joined(separator: ", ")
     }

@@ -38,6 +38,9 @@ public enum UndoError: Error, Sendable, Equatable, RemedialError {
     case migration(number: Int64)
     /// The transaction updated an attribute a later migration removed: its change cannot be put back.
     case removedAttribute(number: Int64, entity: String, attribute: String)
+    /// The transaction deleted a record whose image lacks an attribute a later migration made
+    /// required (or added): putting it back would store a value nobody read.
+    case unrecordedValue(number: Int64, entity: String, key: String, attribute: String)
 
     public func message(_ words: (Remedy) -> String) -> String {
         switch self {
@@ -56,6 +59,8 @@ public enum UndoError: Error, Sendable, Equatable, RemedialError {
                 + "(importer model versions lists them; --show N prints one for importer migrate --model); nothing was written"
         case .removedAttribute(let number, let entity, let attribute):
             "transaction \(number) cannot be undone: it changed \(entity).\(attribute), which a later migration removed; nothing was written"
+        case .unrecordedValue(let number, let entity, let key, let attribute):
+            "transaction \(number) cannot be undone: it deleted \(entity) \(key), whose \(attribute) (required since a later migration) it did not record; nothing was written"
         }
     }
 }
@@ -63,7 +68,7 @@ public enum UndoError: Error, Sendable, Equatable, RemedialError {
 extension UndoError: ExitStatusError {
     public var exitStatus: ExitStatus {
         switch self {
-        case .laterTransactions, .keyTaken, .deniedDelete, .migration, .removedAttribute: .badInput
+        case .laterTransactions, .keyTaken, .deniedDelete, .migration, .removedAttribute, .unrecordedValue: .badInput
         case .purged: .expiredToken
         case .noTransaction: .usage
         }

@@ -36,7 +36,10 @@ extension SQLBackend {
     /// holding one.
     private func makeRequired(_ attribute: String, of entity: EntityDescription, fill: Value?) throws {
         let table = tables(of: entity).table, column = dialect.quoted(attribute)
-        if let fill { return try executor.execute("UPDATE \(table) SET \(column) = \(p(1)) WHERE \(column) IS NULL", [fill]) }
+        if let fill {
+            try executor.execute("UPDATE \(table) SET \(column) = \(p(1)) WHERE \(column) IS NULL", [fill])
+            return try fillHistory(attribute, of: entity, with: fill)
+        }
         let count = try executor.integer("SELECT count(*) FROM \(table) WHERE \(column) IS NULL")
         guard count > 0 else { return }
         let key = entity.uniqueKey.map(dialect.quoted).joined(separator: ", ")
