@@ -30,7 +30,8 @@ public struct ModelMigration: Sendable {
     }
 
     /// The steps from what `store` holds to the model, for the entities named (all by default),
-    /// then the model's views whose definition differs from the store's `views` (`rebuildView`).
+    /// and the model's views whose definition differs from the store's `views` (`rebuildView`),
+    /// in the order a migration runs them.
     public func steps(from registered: [EntityDescription], entities names: [String]? = nil, views: [ViewDefinition] = []) -> [MigrationStep] {
         var scoped = model
         if let names { scoped.entities = model.entities.filter { names.contains($0.name) } }
@@ -46,15 +47,18 @@ public struct ModelMigration: Sendable {
         }
         let held = Set(registered.map(\.name) + steps.compactMap { if case .renameEntity(_, let to) = $0 { to } else { nil } })
         // A view whose definition changed, or that reads values the migration fills without change rows.
-        let filled = Set(steps.compactMap { step -> String? in
-            if case .changeOptionality(let entity, let attribute, true, _?) = step { return entity + "." + attribute }
-            return nil
+        let filled = Set(steps.flatMap { step -> [String] in
+            if case .changeOptionality(let entity, let attribute, true, _?) = step { return [entity + "." + attribute] }
+            if case .takeParentKey(let entity, let link) = step { return link.attributes.map { entity + "." + $0 } }
+            return []
         })
         let rebuilt = model.views.filter { view in
             held.contains(view.entity) && (renamed.first { $0.name == view.name } != view
                 || (view.groupBy + view.aggregates.compactMap(\.attribute)).contains { filled.contains(view.entity + "." + $0) })
         }
-        return steps + rebuilt.map { .rebuildView($0.name) }
+        // Listed in the order the migration runs them (`MigrationStep.phase`).
+        return (steps + rebuilt.map { .rebuildView($0.name) }).enumerated()
+            .sorted { ($0.element.phase, $0.offset) < ($1.element.phase, $1.offset) }.map(\.element)
     }
 
     /// Applies `steps` in `tx` as `author`, records the model's version with them, and rebuilds the
@@ -64,6 +68,9 @@ public struct ModelMigration: Sendable {
         let entities = model.entities.filter { touched.contains($0.name) || store.entity(named: $0.name) != nil }
         let metadata = TransactionMetadata(author: author, context: "migration", sources: [source])
         let number = try tx.records.migrate(steps, to: entities, metadata: metadata)
+        // The relationships as the model declares them (a child's own key may have changed).
+        let names = Set(entities.map(\.name))
+        try tx.records.registerRelationships(model.relationships.filter { names.contains($0.child) && names.contains($0.parent) })
         var version = stored
         version.transaction = number
         version.steps = steps.map(\.description)

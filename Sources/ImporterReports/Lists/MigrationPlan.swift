@@ -30,13 +30,14 @@ public struct MigrationPlan {
     private static func rewrites(_ step: MigrationStep) -> Bool {
         if case .addAttribute(_, _, let fill?) = step { return !fill.isNull }
         if case .retypeAttribute = step { return true }
+        if case .takeParentKey = step { return true }
         return false
     }
 
     private static func effect(_ step: MigrationStep, records: Int) -> String {
         switch step {
         case .addEntity: "its tables are created"
-        case .addAttribute(_, _, let fill?): "\(records) stored record(s) take \(fill); the migration's transaction records the step, not each record"
+        case .addAttribute(_, _, let fill?): "\(records) stored record(s) take \(fill), and deleted ones' images in history; the migration's transaction records the step, not each record"
         case .addAttribute: "stored records hold null; no record rewritten"
         case .renameAttribute: "no record rewritten; past changes, views and consumer filters read the new name"
         case .changeDefinition: "the definition is registered; no record rewritten"
@@ -47,7 +48,8 @@ public struct MigrationPlan {
         case .retypeAttribute(_, _, _, _, let invalid):
             "the values of \(records) stored record(s) and their past values in history are converted"
                 + (invalid == .refuse ? "; a value that does not convert refuses the migration, naming its record" : "")
-        case .changeOptionality(_, _, true, _?): "the stored records holding null take the default; the migration's transaction records the step, not each record"
+        case .changeOptionality(_, _, true, _?): "the stored records holding null take the default, and deleted ones' images in history; the migration's transaction records the step, not each record"
+        case .takeParentKey: "\(records) stored record(s) and their past changes take their parent's values, found by its old key; one holding another value refuses the migration, naming it"
         case .changeOptionality(_, _, true, nil): "a stored record holding null refuses the migration, naming it; no value rewritten"
         case .changeOptionality: "no value rewritten"
         case .changeKey: "records keep their ids and history; a key value stored records share refuses the migration, naming them"

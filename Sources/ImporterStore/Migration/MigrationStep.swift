@@ -25,6 +25,9 @@ public enum MigrationStep: Sendable, Equatable {
     /// A new unique key: refused when stored records share a value of it; records keep their ids
     /// and history.
     case changeKey(entity: String, from: [String], to: [String])
+    /// A child entity takes the attributes its parent's new key adds from its parent record,
+    /// found by the parent's old key (a child's key begins with its parent's: `Relationship`).
+    case takeParentKey(entity: String, link: ParentKeyLink)
     /// The entity's table and change table renamed, their indexes and guard with them.
     case changeTable(entity: String, from: String, to: String)
     /// Tombstone, drift or derived attributes changed: the definition is registered again.
@@ -46,7 +49,7 @@ public enum MigrationStep: Sendable, Equatable {
 
     public var entity: String {
         switch self {
-        case .addEntity(let name), .changeDefinition(let name), .rebuildView(let name), .renameEntity(_, let name): name
+        case .addEntity(let name), .changeDefinition(let name), .rebuildView(let name), .renameEntity(_, let name), .takeParentKey(let name, _): name
         case .addIndex(let entity, _), .dropIndex(let entity, _): entity
         case .addAttribute(let entity, _, _), .renameAttribute(let entity, _, _), .removeAttribute(let entity, _),
              .retypeAttribute(let entity, _, _, _, _), .changeOptionality(let entity, _, _, _), .changeKey(let entity, _, _), .changeTable(let entity, _, _):
@@ -75,6 +78,9 @@ public enum MigrationStep: Sendable, Equatable {
             "make \(entity).\(attribute) \(required ? "required" : "optional")" + (fill.map { ", stored nulls take \($0)" } ?? "")
         case .changeKey(let entity, let from, let to): "change the key of \(entity): (\(from.joined(separator: ", "))) → (\(to.joined(separator: ", ")))"
         case .changeTable(let entity, let from, let to): "rename the table of \(entity): \(from) → \(to)"
+        case .takeParentKey(let entity, let link):
+            "\(entity) takes \(link.attributes.joined(separator: ", ")) from its \(link.parent) (found by \(link.parentColumns.joined(separator: ", ")))"
+                + (link.fills.contains { $0 != nil } ? ", one without a stored \(link.parent) takes its default" : "")
         case .changeDefinition(let name): "register the new definition of \(name) (tombstone, drift or derived attributes)"
         case .rebuildView(let name): "rebuild view \(name)"
         case .addIndex(let entity, let columns): "add index on \(entity) (\(columns.joined(separator: ", ")))"
@@ -83,8 +89,8 @@ public enum MigrationStep: Sendable, Equatable {
     }
 
     /// Where the step runs in a migration (`applyMigration`): renames first, then dropped indexes,
-    /// removed, added and retyped attributes, added indexes; the rest (constraints, views,
-    /// definitions) after.
+    /// removed, added and retyped attributes, added indexes, children taking their parents' new
+    /// key (parents first: `ModelDiff` lists them so); the rest (constraints, views, definitions) after.
     public var phase: Int {
         switch self {
         case .renameEntity: 0
@@ -95,7 +101,8 @@ public enum MigrationStep: Sendable, Equatable {
         case .addAttribute: 5
         case .retypeAttribute: 6
         case .addIndex: 7
-        case .addEntity, .changeDefinition, .changeOptionality, .changeKey, .rebuildView: 8
+        case .takeParentKey: 8
+        case .addEntity, .changeDefinition, .changeOptionality, .changeKey, .rebuildView: 9
         }
     }
 
@@ -103,7 +110,7 @@ public enum MigrationStep: Sendable, Equatable {
     public var refusal: String? {
         switch self {
         case .addEntity, .renameAttribute, .changeDefinition, .removeAttribute, .rebuildView, .addIndex, .dropIndex, .changeOptionality, .changeKey,
-             .renameEntity, .changeTable: nil
+             .renameEntity, .changeTable, .takeParentKey: nil
         case .addAttribute(_, let attribute, let fill):
             attribute.isOptional || fill != nil ? nil : "a required attribute needs a default: the value stored records take"
         case .retypeAttribute(_, _, let from, let to, _):
@@ -120,5 +127,27 @@ public enum MigrationStep: Sendable, Equatable {
         case .changeOptionality(_, _, let required, _): !required
         default: false
         }
+    }
+}
+
+/// How a child entity takes the attributes its parent's new key adds (`MigrationStep.takeParentKey`).
+public struct ParentKeyLink: Sendable, Equatable {
+    public var parent: String
+    /// The attributes of the parent's new key the child takes, in that key's order.
+    public var attributes: [String]
+    /// The parent's old key, named as the parent's columns are when the step runs (renames
+    /// applied), and the child's columns holding it, in the same order.
+    public var parentColumns: [String]
+    public var childColumns: [String]
+    /// Per attribute, what a child without a stored parent takes (its `default:`); none refuses
+    /// the migration, naming those children.
+    public var fills: [Value?]
+
+    public init(parent: String, attributes: [String], parentColumns: [String], childColumns: [String], fills: [Value?]) {
+        self.parent = parent
+        self.attributes = attributes
+        self.parentColumns = parentColumns
+        self.childColumns = childColumns
+        self.fills = fills
     }
 }

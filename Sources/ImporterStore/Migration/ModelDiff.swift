@@ -5,12 +5,38 @@ import ImporterModel
 /// does not declare are left as they are (a model may map some of a store's entities only).
 public enum ModelDiff {
     public static func steps(from registered: [EntityDescription], to model: Model) -> [MigrationStep] {
-        model.entities.flatMap { entity -> [MigrationStep] in
+        let perEntity = model.entities.flatMap { entity -> [MigrationStep] in
             if let stored = registered.first(where: { $0.name == entity.name }) { return steps(from: stored, to: entity, model: model) }
-            guard let old = model.renamedEntities[entity.name], var stored = registered.first(where: { $0.name == old }) else { return [.addEntity(entity.name)] }
-            stored.name = entity.name
+            guard let old = model.renamedEntities[entity.name], let stored = held(entity, in: registered, model: model) else { return [.addEntity(entity.name)] }
             return [.renameEntity(from: old, to: entity.name)] + steps(from: stored, to: entity, model: model)
         }
+        return ParentKeys.link(perEntity, from: registered, to: model)
+    }
+
+    /// The store's definition of the model's `entity` (under its old name when it is renamed, given the new one).
+    static func held(_ entity: EntityDescription, in registered: [EntityDescription], model: Model) -> EntityDescription? {
+        if let stored = registered.first(where: { $0.name == entity.name }) { return stored }
+        guard let old = model.renamedEntities[entity.name], var stored = registered.first(where: { $0.name == old }) else { return nil }
+        stored.name = entity.name
+        return stored
+    }
+
+    /// The store's name of each of `entity`'s attributes it holds: its own, or the one it is renamed from.
+    static func storedNames(_ stored: EntityDescription, _ entity: EntityDescription, model: Model) -> [String: String] {
+        var names: [String: String] = [:]
+        for attribute in entity.attributes {
+            if stored.attribute(named: attribute.name) != nil {
+                names[attribute.name] = attribute.name
+            } else if let old = model.evolution(of: attribute.name, in: entity.name)?.renamedFrom, stored.attribute(named: old) != nil {
+                names[attribute.name] = old
+            }
+        }
+        return names
+    }
+
+    /// A stored attribute's name once the migration's renames are applied.
+    static func renamed(_ name: String, by storedNames: [String: String]) -> String {
+        storedNames.first { $0.value == name }?.key ?? name
     }
 
     /// What a retype does with values that do not convert, as the model's `retype-invalid:` says.
@@ -27,15 +53,9 @@ public enum ModelDiff {
         guard stored != entity else { return [] }
         var steps: [MigrationStep] = []
         if stored.tableName != entity.tableName { steps.append(.changeTable(entity: entity.name, from: stored.tableName, to: entity.tableName)) }
-        // The store's name of each model attribute: its own, or the one it is renamed from.
-        var storedName: [String: String] = [:]
+        let storedName = storedNames(stored, entity, model: model)
         for attribute in entity.attributes {
-            if stored.attribute(named: attribute.name) != nil {
-                storedName[attribute.name] = attribute.name
-            } else if let old = model.evolution(of: attribute.name, in: entity.name)?.renamedFrom, stored.attribute(named: old) != nil {
-                storedName[attribute.name] = old
-                steps.append(.renameAttribute(entity: entity.name, from: old, to: attribute.name))
-            }
+            if let old = storedName[attribute.name], old != attribute.name { steps.append(.renameAttribute(entity: entity.name, from: old, to: attribute.name)) }
         }
         let kept = Set(storedName.values)
         for old in stored.attributes where !kept.contains(old.name) { steps.append(.removeAttribute(entity: entity.name, attribute: old.name)) }
@@ -54,9 +74,9 @@ public enum ModelDiff {
                 steps.append(.changeOptionality(entity: entity.name, attribute: attribute.name, required: !attribute.isOptional, fill: fill))
             }
         }
-        let renamedKey = stored.uniqueKey.map { name in storedName.first { $0.value == name }?.key ?? name }
+        let renamedKey = stored.uniqueKey.map { renamed($0, by: storedName) }
         if renamedKey != entity.uniqueKey { steps.append(.changeKey(entity: entity.name, from: stored.uniqueKey, to: entity.uniqueKey)) }
-        let renamedIndexes = stored.indexes.map { index in index.map { name in storedName.first { $0.value == name }?.key ?? name } }
+        let renamedIndexes = stored.indexes.map { index in index.map { renamed($0, by: storedName) } }
         for index in renamedIndexes where !entity.indexes.contains(index) { steps.append(.dropIndex(entity: entity.name, columns: index)) }
         for index in entity.indexes where !renamedIndexes.contains(index) { steps.append(.addIndex(entity: entity.name, columns: index)) }
         if steps.isEmpty { steps.append(.changeDefinition(entity.name)) }

@@ -18,12 +18,6 @@ extension SQLBackend {
             }
         }
         guard !mine.isEmpty else { return }
-        let relationships = try registeredRelationships()
-        for step in mine {
-            guard case .changeKey = step, let related = relationships.first(where: { $0.parent == entity.name || $0.child == entity.name }) else { continue }
-            throw StoreError.incompatibleModel(entity: entity.name, reason: "\(step.description): changing the key of an entity with "
-                + (related.parent == entity.name ? "children (\(related.child))" : "a parent (\(related.parent))") + " is not supported yet")
-        }
         for case .changeOptionality(_, let attribute, true, let fill) in mine { try makeRequired(attribute, of: entity, fill: fill) }
         for case .changeKey(_, let from, let to) in mine {
             try checkUnique(to, of: entity, labelledBy: from.compactMap { renames[$0] ?? $0 }.filter { entity.attribute(named: $0) != nil },
@@ -70,7 +64,7 @@ extension SQLBackend {
             + ". Choose a key the stored records do not share, or change the records first")
     }
 
-    private static func label(_ values: [Value]) -> String {
+    static func label(_ values: [Value]) -> String {
         "(" + values.map(\.description).joined(separator: ", ") + ")"
     }
 }

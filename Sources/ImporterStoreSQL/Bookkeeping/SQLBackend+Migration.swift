@@ -11,13 +11,15 @@ extension SQLBackend {
     ///
     /// Steps run in an order that keeps every statement valid on both backends (`MigrationStep.phase`):
     /// entity and table renames, attribute renames, dropped indexes, removed attributes, added and
-    /// retyped ones, added indexes, then the constraints (a new key, optionality); an attribute of
+    /// retyped ones, added indexes, children taking their parents' new key, then the constraints
+    /// (a new key, optionality); an attribute of
     /// the old key goes after the new key replaced it (SQLite drops no column of a UNIQUE constraint).
     package func applyMigration(_ steps: [MigrationStep], to entities: [EntityDescription], metadata: TransactionMetadata) throws -> Int64 {
         if let refused = steps.first(where: { $0.refusal != nil }) {
             throw StoreError.incompatibleModel(entity: refused.entity, reason: "\(refused.description): \(refused.refusal ?? "")")
         }
         var registered = try registeredEntities()
+        try checkRelatedKeys(steps, entities: entities, registered: registered)
         var afterConstraints: [(entity: EntityDescription, attribute: AttributeDescription)] = []
         for step in steps.enumerated().sorted(by: { ($0.element.phase, $0.offset) < ($1.element.phase, $1.offset) }).map(\.element) {
             try apply(step, of: steps, to: entities, registered: &registered, removingLater: &afterConstraints)
@@ -81,6 +83,9 @@ extension SQLBackend {
         case .dropIndex(let name, let columns):
             guard let entity = target(name) else { return }
             try executor.execute(tables(of: entity).dropIndex(columns), [])
+        case .takeParentKey(let name, let link):
+            guard let child = target(name), let parent = target(link.parent) else { return }
+            try takeParentKey(link, of: child, parent: parent)
         case .addEntity, .changeDefinition, .changeOptionality, .changeKey, .rebuildView:
             return
         }

@@ -30,10 +30,6 @@ extension SQLBackend {
         guard let attribute = entity.attribute(named: name) else { return }
         let what = "retype \(entity.name).\(name): \(attribute.type.rawValue) → \(type.rawValue)"
         let isKey = entity.uniqueKey.contains(name)
-        if isKey, let related = try registeredRelationships().first(where: { $0.parent == entity.name || $0.child == entity.name }) {
-            throw StoreError.incompatibleModel(entity: entity.name, reason: "\(what): retyping a key attribute of an entity with "
-                + (related.parent == entity.name ? "children (\(related.child))" : "a parent (\(related.parent))") + " is not supported yet")
-        }
         if type != .integer && type != .real, let view = try registeredViews().first(where: { $0.entity == entity.name
             && ($0.groupBy.contains(name) || $0.aggregates.contains { $0.attribute == name }) }) {
             throw StoreError.incompatibleModel(entity: entity.name, reason: "\(what): view \(view.name) reads it")
