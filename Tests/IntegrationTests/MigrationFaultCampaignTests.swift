@@ -8,7 +8,8 @@ import Testing
 /// renamed Bolide in a table of that name, energy_kt made required with a default: an attribute
 /// renamed, every record filled, stored and past values converted into a new column, the tables
 /// renamed and, on SQLite, the entity table copied) is killed with SIGKILL at random points; each
-/// trial leaves the old store or the migrated one, on both backends.
+/// trial leaves the old store or the migrated one, on both backends; so does a store of stations
+/// and their vehicles whose parent key gains an attribute.
 @Suite(.serialized) struct MigrationFaultCampaignTests {
     static let operation = CampaignOperation(name: "migrate (renames, fill, retype, required)", arguments: ["migrate", "--model", "v2.yaml"])
 
@@ -32,6 +33,39 @@ import Testing
             try model.write(toFile: directory.path("v2.yaml"), atomically: true, encoding: .utf8)
             try GoldenStoreTests.feed(count: 20_000, reload: false).write(toFile: directory.path("first.json"), atomically: true, encoding: .utf8)
         }
+    }
+
+    static let parentKey = CampaignOperation(name: "migrate (a parent's wider key taken by its children)", arguments: ["migrate", "--model", "v2.yaml"])
+
+    /// 5,000 stations with two vehicles each, a second run deleting a tenth with their vehicles;
+    /// the stations' key gains `system_id`, which every vehicle and every past change of one takes
+    /// from its station (SQLite copies both tables for their new keys).
+    struct ParentKeyMigration: CampaignFixture {
+        var name: String { "migrate a parent's key" }
+        var setup: [[String]] { [["run", "--model", "v1.yaml", "first.json"], ["run", "--model", "v1.yaml", "--sync", "--max-delete", "100%", "--max-updated", "100%", "second.json"]] }
+        var lockProbe: [String] { ["migrate", "--dry-run", "--model", "v2.yaml"] }
+
+        static func feed(stations: Int, skipping skip: (Int) -> Bool, count: (Int) -> Int) -> String {
+            let rows = (0..<stations).filter { !skip($0) }.map { station in
+                #"{"station_id": "S\#(station)", "num_bikes_available": \#(count(station)), "vehicle_types_available": [{"vehicle_type_id": "bike", "count": \#(count(station))}, {"vehicle_type_id": "ebike", "count": 1}]}"#
+            }
+            return #"{"data": {"stations": ["# + rows.joined(separator: ",\n") + "]}}"
+        }
+
+        func writeInputs(in directory: TemporaryDirectory) throws {
+            try String(contentsOfFile: ChildEntityTests.model, encoding: .utf8).write(toFile: directory.path("v1.yaml"), atomically: true, encoding: .utf8)
+            try MigrationRelationshipKeyTests.systems().write(toFile: directory.path("v2.yaml"), atomically: true, encoding: .utf8)
+            try Self.feed(stations: 5_000, skipping: { _ in false }, count: { $0 % 7 }).write(toFile: directory.path("first.json"), atomically: true, encoding: .utf8)
+            try Self.feed(stations: 5_000, skipping: { $0 % 10 == 3 }, count: { $0 % 5 }).write(toFile: directory.path("second.json"), atomically: true, encoding: .utf8)
+        }
+    }
+
+    @Test func killedAtAnyPointOfAParentKeyLeavesTheOldOrTheMigratedStore() throws {
+        try FaultCampaign.run(Self.parentKey, on: SQLiteRecipeStores(recipe: ParentKeyMigration()))
+    }
+
+    @Test func killedAtAnyPointOfAParentKeyLeavesTheOldOrTheMigratedStoreOnPostgreSQL() throws {
+        try FaultCampaign.run(Self.parentKey, on: PostgresRecipeStores(recipe: ParentKeyMigration(), cluster: try PostgresTestCluster.start()))
     }
 
     @Test func killedAtAnyPointLeavesTheOldOrTheMigratedStore() throws {
