@@ -20,10 +20,9 @@ extension SQLBackend {
             throw StoreError.migrationRefused(what: what, reason: "stored \(child.name) records hold another value than their \(parent.name)'s: "
                 + conflicts.map(Self.label).joined(separator: ", ") + ". Change those records first, or keep the key")
         }
-        let taken = link.attributes.map { "\(q($0)) = (SELECT p.\(q($0)) FROM \(parentTable) AS p WHERE \(join(link, child: childTable)))" }
-        try executor.execute("""
-            UPDATE \(childTable) SET \(taken.joined(separator: ", ")) WHERE EXISTS (SELECT 1 FROM \(parentTable) AS p WHERE \(join(link, child: childTable)))
-            """, [])
+        // A join (`UPDATE … FROM`), which PostgreSQL hashes, rather than a subquery per record.
+        let taken = link.attributes.map { "\(q($0)) = p.\(q($0))" }.joined(separator: ", ")
+        try executor.execute("UPDATE \(childTable) SET \(taken) FROM \(parentTable) AS p WHERE \(join(link, child: childTable))", [])
         for (name, fill) in zip(link.attributes, link.fills) {
             if let fill { try executor.execute("UPDATE \(childTable) SET \(q(name)) = \(p(1)) WHERE \(q(name)) IS NULL", [fill]) }
         }
@@ -50,12 +49,13 @@ extension SQLBackend {
         let q = dialect.quoted, childTables = tables(of: child), parentTables = tables(of: parent), column = q(name)
         let changes = childTables.changeTable, scratch = q("importer_parent_key")
         let keyColumns = link.parentColumns.map(q).joined(separator: ", ")
+        let unset = "\(changes).\(column) IS NULL"
         for statement in [
-            "UPDATE \(changes) SET \(column) = (SELECT r.\(column) FROM \(childTables.table) AS r WHERE r.\"id\" = \(changes).\(childTables.recordID)) WHERE \(column) IS NULL",
-            "UPDATE \(changes) SET \(column) = (SELECT p.\(column) FROM \(parentTables.table) AS p WHERE \(join(link, child: changes))) WHERE \(column) IS NULL",
+            "UPDATE \(changes) SET \(column) = r.\(column) FROM \(childTables.table) AS r WHERE r.\"id\" = \(changes).\(childTables.recordID) AND \(unset)",
+            "UPDATE \(changes) SET \(column) = p.\(column) FROM \(parentTables.table) AS p WHERE \(join(link, child: changes)) AND \(unset)",
             "CREATE TEMPORARY TABLE \(scratch) AS SELECT \(keyColumns), max(\(column)) AS \(column) FROM \(parentTables.changeTable) WHERE \(column) IS NOT NULL GROUP BY \(keyColumns)",
             "CREATE INDEX \(q("importer_parent_key_index")) ON \(scratch) (\(keyColumns))",
-            "UPDATE \(changes) SET \(column) = (SELECT p.\(column) FROM \(scratch) AS p WHERE \(join(link, child: changes))) WHERE \(column) IS NULL",
+            "UPDATE \(changes) SET \(column) = p.\(column) FROM \(scratch) AS p WHERE \(join(link, child: changes)) AND \(unset)",
             "DROP TABLE \(scratch)",
         ] { try executor.execute(statement, []) }
         if let fill { try fillHistory(name, of: child, with: fill) }
