@@ -10,6 +10,9 @@ public struct AttributeEvolution: Sendable, Equatable {
     /// The value stored records take when the attribute is added (`default:`), as the model file
     /// writes it; read with the attribute's type (`defaultValue(for:)`).
     public var defaultText: String?
+    /// Or what each stored record's value is computed from (`default: {expression: …}`): an
+    /// expression over the entity's other attributes.
+    public var defaultExpression: Expression?
 
     public init(entity: String, attribute: String, renamedFrom: String? = nil, defaultText: String? = nil) {
         self.entity = entity
@@ -62,6 +65,19 @@ public struct AttributeEvolution: Sendable, Equatable {
 }
 
 extension Model {
+    /// What is wrong with `expression` as `attribute`'s default: an attribute it reads that the
+    /// entity does not have (or the attribute itself), a value of another type.
+    static func expressionProblems(_ expression: Expression, of attribute: AttributeDescription, in entity: EntityDescription) -> [String] {
+        let subject = "entity \(entity.name): attribute \(attribute.name): default expression '\(expression.text)'"
+        let types = Dictionary(entity.attributes.filter { $0.name != attribute.name }.map { ($0.name, $0.type) }, uniquingKeysWith: { first, _ in first })
+        var problems = expression.problems(types: types).map { "\(subject): \($0)" }
+        if expression.attributes.contains(attribute.name) { problems.append("\(subject) reads the attribute it fills") }
+        if let type = expression.type(in: types), type != attribute.type, !(type == .integer && attribute.type == .real) {
+            problems.append("\(subject) gives \(type.rawValue) values, not \(attribute.type.rawValue)")
+        }
+        return problems
+    }
+
     /// The evolution noted for `attribute` of `entity`, if any.
     public func evolution(of attribute: String, in entity: String) -> AttributeEvolution? {
         evolutions.first { $0.entity == entity && $0.attribute == attribute }
@@ -83,7 +99,10 @@ extension Model {
                 problems.append("entity \(entity.name): attribute \(attribute.name): default '\(text)' does not read as \(attribute.type.rawValue)")
             }
             if evolution.invalid == .default, evolution.defaultText == nil {
-                problems.append("entity \(entity.name): attribute \(attribute.name): retype-invalid: default needs a default: value")
+                problems.append("entity \(entity.name): attribute \(attribute.name): retype-invalid: default needs a default: value (a constant)")
+            }
+            if let expression = evolution.defaultExpression {
+                problems += Self.expressionProblems(expression, of: attribute, in: entity)
             }
         }
         return problems

@@ -101,6 +101,7 @@ public enum ModelFile {
                 let evolution = evolutions.first { $0.attribute == attribute.name }
                 if let old = evolution?.renamedFrom { pairs.append(("renamed-from", .string(old))) }
                 if let fill = evolution?.defaultText { pairs.append(("default", .string(fill))) }
+                if let computed = evolution?.defaultExpression { pairs.append(("default", .map([("expression", .string(computed.text))]))) }
                 if let invalid = evolution?.invalid { pairs.append(("retype-invalid", .string(invalid.rawValue))) }
                 return .map(pairs)
             })),

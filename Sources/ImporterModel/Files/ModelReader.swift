@@ -164,6 +164,17 @@ struct ModelReader {
         return model
     }
 
+    /// `default: {expression: "…"}`: the expression each stored record's value is computed from.
+    private mutating func defaultExpression(_ node: Node, _ path: String) -> Expression? {
+        guard let fields = mapping(node, path, allowed: ["expression"]), let text = string(fields, "expression", path, required: true, in: node) else { return nil }
+        do {
+            return try ExpressionParser.parse(text)
+        } catch {
+            problem(fields["expression"], "\(path).expression", "\(error)")
+            return nil
+        }
+    }
+
     private mutating func entity(_ node: Node, _ path: String) -> EntityDescription? {
         guard let fields = mapping(node, path, allowed: ["name", "renamed-from", "table", "key", "tombstone", "drift", "attributes", "derived", "relationships", "indexes", "doc"]),
               let name = string(fields, "name", path, required: true, in: node) else { return nil }
@@ -175,9 +186,11 @@ struct ModelReader {
                   let attributeName = string(attribute, "name", itemPath, required: true, in: item) else { return nil }
             if let mark = item.mark { marks["entity \(name) \(attributeName)"] = mark }
             let renamedFrom = string(attribute, "renamed-from", itemPath, in: item), fill = attribute["default"].flatMap { $0.scalar != nil ? $0.string : nil }
+            let computed = attribute["default"].flatMap { $0.mapping != nil ? defaultExpression($0, "\(itemPath).default") : nil }
             let invalid: AttributeEvolution.InvalidValues? = enumeration(attribute, "retype-invalid", itemPath, required: false, in: item)
-            if renamedFrom != nil || fill != nil || invalid != nil {
+            if renamedFrom != nil || fill != nil || computed != nil || invalid != nil {
                 var evolution = AttributeEvolution(entity: name, attribute: attributeName, renamedFrom: renamedFrom, defaultText: fill)
+                evolution.defaultExpression = computed
                 evolution.invalid = invalid
                 evolutions.append(evolution)
             }

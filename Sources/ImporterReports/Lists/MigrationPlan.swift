@@ -28,7 +28,7 @@ public struct MigrationPlan {
     }
 
     private static func rewrites(_ step: MigrationStep) -> Bool {
-        if case .addAttribute(_, _, let fill?) = step { return !fill.isNull }
+        if case .addAttribute(_, _, let fill?) = step { return fill != .value(.null) }
         if case .retypeAttribute = step { return true }
         if case .takeParentKey = step { return true }
         return false

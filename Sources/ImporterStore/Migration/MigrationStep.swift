@@ -10,7 +10,7 @@ public enum MigrationStep: Sendable, Equatable {
     case renameEntity(from: String, to: String)
     /// A new attribute; `fill` is the value stored records take (`default:`), none for an
     /// optional attribute they leave null.
-    case addAttribute(entity: String, attribute: AttributeDescription, fill: Value?)
+    case addAttribute(entity: String, attribute: AttributeDescription, fill: Fill?)
     /// `renamed-from:`: the column, its history, views and consumer filters take the new name.
     case renameAttribute(entity: String, from: String, to: String)
     /// The column goes from the entity's table; its past values stay in history (a retired
@@ -21,7 +21,7 @@ public enum MigrationStep: Sendable, Equatable {
     case retypeAttribute(entity: String, attribute: String, from: AttributeType, to: AttributeType, invalid: InvalidValues)
     /// An attribute made required (stored nulls take `fill`, the attribute's `default:`, or refuse
     /// the migration naming their records) or optional.
-    case changeOptionality(entity: String, attribute: String, required: Bool, fill: Value?)
+    case changeOptionality(entity: String, attribute: String, required: Bool, fill: Fill?)
     /// A new unique key: refused when stored records share a value of it; records keep their ids
     /// and history.
     case changeKey(entity: String, from: [String], to: [String])
@@ -38,6 +38,20 @@ public enum MigrationStep: Sendable, Equatable {
     /// A secondary index (`indexes:`) built, or dropped.
     case addIndex(entity: String, columns: [String])
     case dropIndex(entity: String, columns: [String])
+
+    /// What stored records take (`default:`): a constant, or an expression over the record's
+    /// other attributes, computed for each.
+    public enum Fill: Sendable, Equatable, CustomStringConvertible {
+        case value(Value)
+        case expression(Expression)
+
+        public var description: String {
+            switch self {
+            case .value(let value): value.description
+            case .expression(let expression): "the value of \(expression.text)"
+            }
+        }
+    }
 
     /// What a retype does with a stored value that does not convert: refuse the migration (naming
     /// the records), store null, or store a value (`retype-invalid:` in the model).

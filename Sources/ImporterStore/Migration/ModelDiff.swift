@@ -39,6 +39,11 @@ public enum ModelDiff {
         storedNames.first { $0.value == name }?.key ?? name
     }
 
+    /// What stored records take, as the model's `default:` says (a constant, or an expression).
+    static func fill(_ evolution: AttributeEvolution?, type: AttributeType) -> MigrationStep.Fill? {
+        evolution?.defaultExpression.map(MigrationStep.Fill.expression) ?? evolution?.defaultValue(for: type).map(MigrationStep.Fill.value)
+    }
+
     /// What a retype does with values that do not convert, as the model's `retype-invalid:` says.
     static func invalidValues(_ evolution: AttributeEvolution?, type: AttributeType) -> MigrationStep.InvalidValues {
         switch evolution?.invalid {
@@ -61,8 +66,7 @@ public enum ModelDiff {
         for old in stored.attributes where !kept.contains(old.name) { steps.append(.removeAttribute(entity: entity.name, attribute: old.name)) }
         for attribute in entity.attributes {
             guard let name = storedName[attribute.name], let old = stored.attribute(named: name) else {
-                let fill = model.evolution(of: attribute.name, in: entity.name)?.defaultValue(for: attribute.type)
-                steps.append(.addAttribute(entity: entity.name, attribute: attribute, fill: fill))
+                steps.append(.addAttribute(entity: entity.name, attribute: attribute, fill: fill(model.evolution(of: attribute.name, in: entity.name), type: attribute.type)))
                 continue
             }
             if old.type != attribute.type {
@@ -70,7 +74,7 @@ public enum ModelDiff {
                                               invalid: invalidValues(model.evolution(of: attribute.name, in: entity.name), type: attribute.type)))
             }
             if old.isOptional != attribute.isOptional {
-                let fill = attribute.isOptional ? nil : model.evolution(of: attribute.name, in: entity.name)?.defaultValue(for: attribute.type)
+                let fill = attribute.isOptional ? nil : fill(model.evolution(of: attribute.name, in: entity.name), type: attribute.type)
                 steps.append(.changeOptionality(entity: entity.name, attribute: attribute.name, required: !attribute.isOptional, fill: fill))
             }
         }

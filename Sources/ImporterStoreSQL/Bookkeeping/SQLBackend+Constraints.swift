@@ -28,19 +28,10 @@ extension SQLBackend {
 
     /// Fills `attribute`'s stored nulls with `fill`, or refuses (65) naming the first ten records
     /// holding one.
-    private func makeRequired(_ attribute: String, of entity: EntityDescription, fill: Value?) throws {
-        let table = tables(of: entity).table, column = dialect.quoted(attribute)
-        if let fill {
-            try executor.execute("UPDATE \(table) SET \(column) = \(p(1)) WHERE \(column) IS NULL", [fill])
-            return try fillHistory(attribute, of: entity, with: fill)
-        }
-        let count = try executor.integer("SELECT count(*) FROM \(table) WHERE \(column) IS NULL")
-        guard count > 0 else { return }
-        let key = entity.uniqueKey.map(dialect.quoted).joined(separator: ", ")
-        let first = try executor.rows("SELECT \(key) FROM \(table) WHERE \(column) IS NULL ORDER BY \"id\" LIMIT 10", [])
-        throw StoreError.migrationRefused(what: "make \(entity.name).\(attribute) required", reason: "\(count) stored record(s) hold null: "
-            + first.map(Self.label).joined(separator: ", ") + (count > first.count ? ", …" : "")
-            + ". Give the attribute a default: (the value they take), or keep it optional")
+    private func makeRequired(_ attribute: String, of entity: EntityDescription, fill: MigrationStep.Fill?) throws {
+        let what = "make \(entity.name).\(attribute) required"
+        if let fill { return try self.fill(attribute, of: entity, with: fill, onlyNulls: true, what: what) }
+        try refuseNulls(attribute, of: entity, what: what, remedy: "Give the attribute a default: (the value they take), or keep it optional")
     }
 
     /// Refuses (65) a key `columns` that stored records share, naming the first shared values and

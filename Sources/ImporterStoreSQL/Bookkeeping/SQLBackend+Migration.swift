@@ -63,10 +63,7 @@ extension SQLBackend {
         case .addAttribute(let name, let attribute, let fill):
             guard let entity = target(name) else { return }
             for statement in addColumnStatements(for: attribute, of: entity) { try executor.execute(statement, []) }
-            if let fill {
-                try executor.execute("UPDATE \(tables(of: entity).table) SET \(dialect.quoted(attribute.name)) = \(p(1))", [fill])
-                try fillHistory(attribute.name, of: entity, with: fill)
-            }
+            if let fill { try self.fill(attribute.name, of: entity, with: fill, onlyNulls: false, what: step.description) }
         case .removeAttribute(let name, let attribute):
             guard let entity = stored(name), let removed = entity.attribute(named: attribute) else { return }
             if entity.uniqueKey.contains(attribute) { return removingLater.append((entity, removed)) }

@@ -58,7 +58,7 @@ extension SQLBackend {
             "UPDATE \(changes) SET \(column) = p.\(column) FROM \(scratch) AS p WHERE \(join(link, child: changes)) AND \(unset)",
             "DROP TABLE \(scratch)",
         ] { try executor.execute(statement, []) }
-        if let fill { try fillHistory(name, of: child, with: fill) }
+        if let fill { try fillHistory(name, of: child, with: .value(fill)) }
     }
 
     /// Refuses (78) a migration whose key steps would leave a child's key not beginning with its

@@ -1,0 +1,52 @@
+import ImporterModel
+import ImporterStore
+
+/// The values a migration fills (`default:`, a constant or an expression over each record's other
+/// attributes), in the stored records and in history: a record's change rows hold whole images
+/// (an insert's, a delete's, an update's after-image), so a value the migration gives stored
+/// records is also given to the images that lack it where history needs it. Otherwise `undo` of
+/// a delete from before the migration would put back a record without a required value, and
+/// `history --key` under a key the migration widened would not find the record's past.
+extension SQLBackend {
+    /// Gives `entity`'s stored records `fill` as `attribute`'s value (those holding null only,
+    /// with `onlyNulls`), and their change rows (`fillHistory`); a required attribute an
+    /// expression gives null refuses the migration (65), naming the records.
+    func fill(_ attribute: String, of entity: EntityDescription, with fill: MigrationStep.Fill, onlyNulls: Bool, what: String) throws {
+        let table = tables(of: entity).table, column = dialect.quoted(attribute), (value, parameters) = sql(fill)
+        try executor.execute("UPDATE \(table) SET \(column) = \(value)" + (onlyNulls ? " WHERE \(column) IS NULL" : ""), parameters)
+        if entity.attribute(named: attribute)?.isOptional == false, case .expression(let expression) = fill {
+            try refuseNulls(attribute, of: entity, what: what, remedy: "Its default \(expression.text) gives null for them: "
+                + "make it give a value (coalesce(…, a constant)), or keep the attribute optional")
+        }
+        try fillHistory(attribute, of: entity, with: fill)
+    }
+
+    /// Refuses (65) while stored records of `entity` hold null in `attribute`, naming the first ten.
+    func refuseNulls(_ attribute: String, of entity: EntityDescription, what: String, remedy: String) throws {
+        let table = tables(of: entity).table, column = dialect.quoted(attribute)
+        let count = try executor.integer("SELECT count(*) FROM \(table) WHERE \(column) IS NULL")
+        guard count > 0 else { return }
+        let key = entity.uniqueKey.map(dialect.quoted).joined(separator: ", ")
+        let first = try executor.rows("SELECT \(key) FROM \(table) WHERE \(column) IS NULL ORDER BY \"id\" LIMIT 10", [])
+        throw StoreError.migrationRefused(what: what, reason: "\(count) stored record(s) hold null: "
+            + first.map(Self.label).joined(separator: ", ") + (count > first.count ? ", …" : "") + ". " + remedy)
+    }
+
+    /// Gives `attribute`'s nulls in `entity`'s change rows `fill`: every row's when the attribute
+    /// is part of the entity's key (`entity` as the model defines it: the records' identity in
+    /// history), only deletes' images otherwise (an insert's image stays what the feed said). An
+    /// expression reads the row's own image.
+    func fillHistory(_ attribute: String, of entity: EntityDescription, with fill: MigrationStep.Fill) throws {
+        let tables = tables(of: entity), column = dialect.quoted(attribute), (value, parameters) = sql(fill)
+        let rows = entity.uniqueKey.contains(attribute) ? "" : " AND \(tables.type) = 'delete'"
+        try executor.execute("UPDATE \(tables.changeTable) SET \(column) = \(value) WHERE \(column) IS NULL\(rows)", parameters)
+    }
+
+    /// `fill` as SQL over a row's columns, and its parameters.
+    private func sql(_ fill: MigrationStep.Fill) -> (String, [Value]) {
+        switch fill {
+        case .value(let value): (p(1), [value])
+        case .expression(let expression): (expression.sql(dialect), [])
+        }
+    }
+}
