@@ -105,3 +105,81 @@ import Testing
         #expect(try importer(["export", "--store", store, "--format", "ndjson"]).stdout == export)
     }
 }
+
+/// `removed-entities:` (issue 45.2): the entity's table goes, with the views over it; its past
+/// changes stay in history (listed, purged with the rest); undo of one is refused (65); a new
+/// entity in its table, or a parent removed without its children, is refused (78). Both backends.
+@Suite struct MigrationEntityRemovalTests {
+    /// The GBFS model without its vehicles: stations only, StationVehicle removed.
+    static func stationsOnly() throws -> String {
+        let text = try String(contentsOfFile: ChildEntityTests.model, encoding: .utf8)
+        // The entities up to StationVehicle, the feed up to its children; no view (it read the vehicles).
+        guard let vehicles = text.range(of: "- name: StationVehicle\n"), let feeds = text.range(of: "feeds:\n"),
+              let children = text.range(of: "  children:\n") else { return "" }
+        return String(text[..<vehicles.lowerBound]).replacingOccurrences(of: "  relationships:\n  - {name: vehicles, entity: StationVehicle, records: /vehicle_types_available, key: [vehicle_type_id], delete: cascade}\n", with: "")
+            + "removed-entities: [StationVehicle]\n" + String(text[feeds.lowerBound..<children.lowerBound])
+    }
+
+    @Test(arguments: ["sqlite", "postgres"]) func aRemovedEntityLeavesItsHistory(backend: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = try RealFeedShapesTests.newStore(backend, in: directory)
+        for day in 1...2 {
+            #expect(try importer(["run", "--store", store, "--model", ChildEntityTests.model, sample("gbfs/station-status-\(day).json")]).status == 0)
+        }
+        let before = try importer(["history", "--store", store, "--format", "ndjson"]).stdout
+        let v2 = try directory.write("v2.yaml", try Self.stationsOnly())
+        #expect(try importer(["model", "check", v2]).status == 0)
+        let plan = try importer(["migrate", "--store", store, "--model", v2, "--plan"])
+        #expect(plan.stdout.contains("remove entity StationVehicle: its table and 13 record(s) go"), "\(plan.stdout)\(plan.stderr)")
+        let migrated = try importer(["migrate", "--store", store, "--model", v2])
+        #expect(migrated.status == 0, "\(migrated.stdout)\(migrated.stderr)")
+        #expect(try importer(["query", "--store", store, "SELECT count(*) FROM station_vehicle"]).status != 0, "the table is gone")
+        #expect(try importer(["views", "list", "--store", store]).stdout.contains("No views."), "the view over it went with it")
+        // The past changes read as they did (without their parent, the relationship having gone).
+        let vehicles = { (text: String) in text.split(separator: "\n").filter { $0.contains(#""entity":"StationVehicle""#) }
+            .map { $0.replacingOccurrences(of: #","parent":\{[^{}]*\{[^{}]*\}\}"#, with: "", options: .regularExpression) } }
+        let after = try importer(["history", "--store", store, "--format", "ndjson"]).stdout
+        #expect(vehicles(after).count == 18 && vehicles(after) == vehicles(before), "\(after)")
+        let undo = try importer(["undo", "--store", store, try MigrationRelationshipKeyTests.token(2, store)])
+        #expect(undo.status == 65 && undo.stderr.contains("transaction 2 cannot be undone: it changed entity StationVehicle, which a later migration removed"), "\(undo.stderr)")
+        let run = try importer(["run", "--store", store, "--model", v2, sample("gbfs/station-status-2.json")])
+        #expect(run.status == 0 && run.stdout.hasPrefix("No changes."), "\(run.stdout)\(run.stderr)")
+        // Its history is purged with the rest (the view no longer holds it back).
+        let purge = try importer(["history", "purge", "--store", store, "--before", try MigrationRelationshipKeyTests.token(3, store), "--force", "--format", "json"])
+        #expect(purge.status == 0 && (purge.json as? [String: Any])?["transactions"] as? Int == 3, "\(purge.stdout)\(purge.stderr)")
+        #expect(try importer(["query", "--store", store, "--raw", "SELECT count(*) FROM importer_change_station_vehicle"]).stdout == "0\n")
+        // Its table keeps its history's name: a new entity there is refused.
+        let again = try importer(["run", "--store", store, "--model", ChildEntityTests.model, sample("gbfs/station-status-2.json")])
+        #expect(again.status == 78 && again.stderr.contains("entity StationVehicle (table 'station_vehicle') was removed by a migration"), "\(again.stderr)")
+    }
+
+    @Test func aParentRemovedWithoutItsChildrenIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = directory.path("s.sqlite")
+        #expect(try importer(["run", "--store", store, "--model", sample("models/orders-lines-parts.yaml"), try directory.write("1.json", #"[{"id":"o1","lines":[{"sku":"s1","qty":1}]}]"#)]).status == 0)
+        let export = try importer(["export", "--store", store, "--entity", "Line", "--format", "ndjson"]).stdout
+        let v2 = try directory.write("v2.yaml", """
+            entities:
+            - name: Line
+              key: [order_id, sku]
+              attributes:
+              - {name: order_id, type: text, required: true}
+              - {name: sku, type: text, required: true}
+              - {name: qty, type: integer}
+            removed-entities: [Order]
+            feeds:
+            - name: lines
+              entity: Line
+              format: ndjson
+              fields:
+              - {attribute: order_id, field: order}
+              - {attribute: sku, field: sku}
+              - {attribute: qty, field: qty}
+            """)
+        let refused = try importer(["migrate", "--store", store, "--model", v2])
+        #expect(refused.status == 78 && refused.stderr.contains("remove entity Order: its children Line (relationship 'lines') would stay"), "\(refused.stderr)")
+        #expect(try importer(["export", "--store", store, "--entity", "Line", "--format", "ndjson"]).stdout == export)
+    }
+}

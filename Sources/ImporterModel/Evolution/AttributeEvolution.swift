@@ -90,6 +90,9 @@ extension Model {
         for (name, old) in renamedEntities.sorted(by: { $0.key < $1.key }) where entity(named: old) != nil {
             problems.append("entity \(name) is renamed from '\(old)', which the model still declares")
         }
+        for name in removedEntities where entity(named: name) != nil || renamedEntities.values.contains(name) {
+            problems.append("removed-entities: \(name) is removed, but the model still declares it (or renames it)")
+        }
         for evolution in evolutions {
             guard let entity = entity(named: evolution.entity), let attribute = entity.attribute(named: evolution.attribute) else { continue }
             if let old = evolution.renamedFrom, entity.attribute(named: old) != nil {

@@ -69,14 +69,12 @@ public enum ModelFile {
     }
 
     static func tree(_ model: Model) -> Tree {
-        .map([
-            ("entities", .list(model.entities.map { entity in
-                tree(entity, relationships: model.relationships.filter { $0.parent == entity.name }, evolutions: model.evolutions.filter { $0.entity == entity.name },
-                     renamedFrom: model.renamedEntities[entity.name])
-            })),
-            ("feeds", .list(model.feeds.map(tree))),
-            ("views", .list(model.views.map(tree))),
-        ])
+        let entities = ("entities", Tree.list(model.entities.map { entity in
+            tree(entity, relationships: model.relationships.filter { $0.parent == entity.name }, evolutions: model.evolutions.filter { $0.entity == entity.name },
+                 renamedFrom: model.renamedEntities[entity.name])
+        }))
+        let removed = model.removedEntities.isEmpty ? [] : [("removed-entities", Tree.list(model.removedEntities.map(Tree.string)))]
+        return .map([entities] + removed + [("feeds", .list(model.feeds.map(tree))), ("views", .list(model.views.map(tree)))])
     }
 
     private static func tree(_ entity: EntityDescription, relationships: [Relationship], evolutions: [AttributeEvolution], renamedFrom: String?) -> Tree {

@@ -152,7 +152,7 @@ struct ModelReader {
     // MARK: The model
 
     mutating func model(_ root: Node) -> Model? {
-        guard let top = mapping(root, "model", allowed: ["entities", "feeds", "views"]) else { return nil }
+        guard let top = mapping(root, "model", allowed: ["entities", "removed-entities", "feeds", "views"]) else { return nil }
         let entityNodes = list(top, "entities", "model")
         let entities = entityNodes.enumerated().compactMap { entity($1, "entities[\($0)]") }
         if top["entities"] == nil { problem(root, "model", "missing 'entities'") }
@@ -161,6 +161,7 @@ struct ModelReader {
         let views = list(top, "views", "model").enumerated().compactMap { view($1, "views[\($0)]", entities: entities) }
         var model = Model(entities: entities, feeds: feeds, views: views, relationships: declared, evolutions: evolutions)
         model.renamedEntities = renamedEntities
+        model.removedEntities = strings(top, "removed-entities", "model") ?? []
         return model
     }
 

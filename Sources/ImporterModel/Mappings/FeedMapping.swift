@@ -201,6 +201,9 @@ public struct Model: Sendable, Equatable {
     public var evolutions: [AttributeEvolution]
     /// Entities renamed (`renamed-from:` on the entity): the store's name of each, by its new name.
     public var renamedEntities: [String: String] = [:]
+    /// Entities the store holds that the model removes (`removed-entities:`): their tables go,
+    /// their history stays (a model that leaves an entity out otherwise leaves it as it is).
+    public var removedEntities: [String] = []
 
     public init(entities: [EntityDescription], feeds: [FeedMapping], views: [ViewDefinition] = [], relationships: [Relationship] = [],
                 evolutions: [AttributeEvolution] = []) {

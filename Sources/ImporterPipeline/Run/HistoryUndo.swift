@@ -89,7 +89,7 @@ public struct HistoryUndo {
         let transaction = try snapshot.history.transactions(after: number - 1, through: number, limit: nil).first
         return try (transaction?.entities ?? []).filter { $0.1.changes > 0 }.sorted { $0.0 < $1.0 }.map { name, counts in
             guard let entity = self.entities.first(where: { $0.name == name }) else {
-                throw UndoError.noTransaction("transaction \(number) changed entity \(name), which the store no longer holds")
+                throw UndoError.removedEntity(number: number, entity: name)
             }
             return (entity, counts)
         }

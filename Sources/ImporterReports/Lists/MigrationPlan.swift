@@ -45,6 +45,7 @@ public struct MigrationPlan {
         case .addIndex: "the index is built over the \(records) stored record(s); no record rewritten"
         case .dropIndex: "the index is dropped; no record rewritten"
         case .removeAttribute: "its column goes from the \(records) record(s); its past values stay in history"
+        case .removeEntity: "its table and \(records) record(s) go; its past changes stay in history (undo of one is refused)"
         case .retypeAttribute(_, _, _, _, let invalid):
             "the values of \(records) stored record(s) and their past values in history are converted"
                 + (invalid == .refuse ? "; a value that does not convert refuses the migration, naming its record" : "")

@@ -41,6 +41,8 @@ public enum UndoError: Error, Sendable, Equatable, RemedialError {
     /// The transaction deleted a record whose image lacks an attribute a later migration made
     /// required (or added): putting it back would store a value nobody read.
     case unrecordedValue(number: Int64, entity: String, key: String, attribute: String)
+    /// The transaction changed records of an entity a later migration removed.
+    case removedEntity(number: Int64, entity: String)
 
     public func message(_ words: (Remedy) -> String) -> String {
         switch self {
@@ -59,6 +61,8 @@ public enum UndoError: Error, Sendable, Equatable, RemedialError {
                 + "(importer model versions lists them; --show N prints one for importer migrate --model); nothing was written"
         case .removedAttribute(let number, let entity, let attribute):
             "transaction \(number) cannot be undone: it changed \(entity).\(attribute), which a later migration removed; nothing was written"
+        case .removedEntity(let number, let entity):
+            "transaction \(number) cannot be undone: it changed entity \(entity), which a later migration removed (its history stays); nothing was written"
         case .unrecordedValue(let number, let entity, let key, let attribute):
             "transaction \(number) cannot be undone: it deleted \(entity) \(key), whose \(attribute) (required since a later migration) it did not record; nothing was written"
         }
@@ -68,7 +72,7 @@ public enum UndoError: Error, Sendable, Equatable, RemedialError {
 extension UndoError: ExitStatusError {
     public var exitStatus: ExitStatus {
         switch self {
-        case .laterTransactions, .keyTaken, .deniedDelete, .migration, .removedAttribute, .unrecordedValue: .badInput
+        case .laterTransactions, .keyTaken, .deniedDelete, .migration, .removedAttribute, .unrecordedValue, .removedEntity: .badInput
         case .purged: .expiredToken
         case .noTransaction: .usage
         }

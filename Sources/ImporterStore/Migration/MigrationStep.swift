@@ -13,6 +13,9 @@ public enum MigrationStep: Sendable, Equatable {
     case addAttribute(entity: String, attribute: AttributeDescription, fill: Fill?)
     /// `renamed-from:`: the column, its history, views and consumer filters take the new name.
     case renameAttribute(entity: String, from: String, to: String)
+    /// `removed-entities:`: the entity's table goes; its change table and definition stay, so
+    /// history still reads its past changes.
+    case removeEntity(String)
     /// The column goes from the entity's table; its past values stay in history (a retired
     /// attribute of the change table).
     case removeAttribute(entity: String, attribute: String)
@@ -63,7 +66,7 @@ public enum MigrationStep: Sendable, Equatable {
 
     public var entity: String {
         switch self {
-        case .addEntity(let name), .changeDefinition(let name), .rebuildView(let name), .renameEntity(_, let name), .takeParentKey(let name, _): name
+        case .addEntity(let name), .changeDefinition(let name), .rebuildView(let name), .renameEntity(_, let name), .takeParentKey(let name, _), .removeEntity(let name): name
         case .addIndex(let entity, _), .dropIndex(let entity, _): entity
         case .addAttribute(let entity, _, _), .renameAttribute(let entity, _, _), .removeAttribute(let entity, _),
              .retypeAttribute(let entity, _, _, _, _), .changeOptionality(let entity, _, _, _), .changeKey(let entity, _, _), .changeTable(let entity, _, _):
@@ -76,6 +79,7 @@ public enum MigrationStep: Sendable, Equatable {
         switch self {
         case .addEntity(let name): "add entity \(name)"
         case .renameEntity(let from, let to): "rename entity \(from) → \(to)"
+        case .removeEntity(let name): "remove entity \(name)"
         case .addAttribute(let entity, let attribute, let fill):
             "add \(attribute.isOptional ? "optional" : "required") attribute \(entity).\(attribute.name) (\(attribute.type.rawValue))" + (fill.map { ", stored records take \($0)" } ?? "")
         case .renameAttribute(let entity, let from, let to): "rename \(entity).\(from) → \(to)"
@@ -111,7 +115,7 @@ public enum MigrationStep: Sendable, Equatable {
         case .changeTable: 1
         case .renameAttribute: 2
         case .dropIndex: 3
-        case .removeAttribute: 4
+        case .removeAttribute, .removeEntity: 4
         case .addAttribute: 5
         case .retypeAttribute: 6
         case .addIndex: 7
@@ -124,7 +128,7 @@ public enum MigrationStep: Sendable, Equatable {
     public var refusal: String? {
         switch self {
         case .addEntity, .renameAttribute, .changeDefinition, .removeAttribute, .rebuildView, .addIndex, .dropIndex, .changeOptionality, .changeKey,
-             .renameEntity, .changeTable, .takeParentKey: nil
+             .renameEntity, .changeTable, .takeParentKey, .removeEntity: nil
         case .addAttribute(_, let attribute, let fill):
             attribute.isOptional || fill != nil ? nil : "a required attribute needs a default: the value stored records take"
         case .retypeAttribute(_, _, let from, let to, _):

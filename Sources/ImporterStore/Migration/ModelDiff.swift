@@ -10,7 +10,8 @@ public enum ModelDiff {
             guard let old = model.renamedEntities[entity.name], let stored = held(entity, in: registered, model: model) else { return [.addEntity(entity.name)] }
             return [.renameEntity(from: old, to: entity.name)] + steps(from: stored, to: entity, model: model)
         }
-        return ParentKeys.link(perEntity, from: registered, to: model)
+        let removed = model.removedEntities.filter { name in registered.contains { $0.name == name } }.map(MigrationStep.removeEntity)
+        return removed + ParentKeys.link(perEntity, from: registered, to: model)
     }
 
     /// The store's definition of the model's `entity` (under its old name when it is renamed, given the new one).

@@ -22,9 +22,12 @@ extension PostgresStore {
         let order = Dictionary(uniqueKeysWithValues: entities.enumerated().map { ($0.element.name, $0.offset) })
         // Each entity as its change rows are read (retired attributes included), looked up once.
         var reading: [String: EntityDescription] = [:]
+        // A removed entity's past changes are history too.
+        let retired = try retiredEntities()
         let sorted = ranges.sorted { (Self.int($0[0]), order[$0[2].stringValue ?? ""] ?? 0) < (Self.int($1[0]), order[$1[2].stringValue ?? ""] ?? 0) }
         for row in sorted {
-            guard filter.includes(author: row[1].stringValue ?? ""), let entity = entity(named: row[2].stringValue ?? ""),
+            let name = row[2].stringValue ?? ""
+            guard filter.includes(author: row[1].stringValue ?? ""), let entity = entity(named: name) ?? retired.first(where: { $0.name == name }),
                   filter.includes(entity: entity.name) else { continue }
             if reading[entity.name] == nil { reading[entity.name] = try historyEntity(entity) }
             let read = reading[entity.name] ?? entity

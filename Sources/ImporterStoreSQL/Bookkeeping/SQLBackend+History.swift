@@ -78,7 +78,7 @@ extension SQLBackend {
         try mapErrors {
             let sql = executor
             var changes = 0
-            for entity in entities {
+            for entity in try entities + retiredEntities() {
                 guard let last = try sql.scalar("""
                     SELECT max("last_change_id") FROM importer_transaction_entity WHERE "entity" = \(p(1)) AND "transaction_number" <= \(p(2))
                     """, [.text(entity.name), .integer(through)])?.integerValue else { continue }

@@ -83,6 +83,9 @@ extension SQLBackend {
         case .takeParentKey(let name, let link):
             guard let child = target(name), let parent = target(link.parent) else { return }
             try takeParentKey(link, of: child, parent: parent)
+        case .removeEntity(let name):
+            try removeEntity(name, removing: Set(steps.compactMap { if case .removeEntity(let removed) = $0 { removed } else { nil } }))
+            registered.removeAll { $0.name == name }
         case .addEntity, .changeDefinition, .changeOptionality, .changeKey, .rebuildView:
             return
         }

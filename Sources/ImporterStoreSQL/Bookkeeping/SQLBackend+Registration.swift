@@ -30,6 +30,7 @@ extension SQLBackend {
             case .upToDate:
                 continue
             case .create:
+                try checkNotRetired(entity)
                 for statement in createStatements(for: entity) { try executor.execute(statement, []) }
                 for index in entity.indexes { try executor.execute(tables(of: entity).createIndex(index), []) }
             case .update(let added):

@@ -22,7 +22,8 @@ extension SQLiteStore {
                 if !filter.includes(author: row.string(at: 1) ?? "") { skipped.insert(row.int64(at: 0)) }
             }
         }
-        var cursors = try entities.filter { filter.includes(entity: $0.name) }.map {
+        // A removed entity's past changes are history too.
+        var cursors = try (entities + retiredEntities()).filter { filter.includes(entity: $0.name) }.map {
             try ChangeCursor(connection: connection, entity: try historyEntity($0), columns: changeColumns, changeIDs: try changeRange(of: $0.name, after: after, through: through))
         }
         while true {
