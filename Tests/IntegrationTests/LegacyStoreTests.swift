@@ -103,6 +103,32 @@ import Testing
         #expect(again.status == 0, "\(again.stderr)")
     }
 
+    /// The release before's store, which kept no model version, migrated by this one (issue 45):
+    /// a rename and a required attribute with a default in one transaction; the old changes read
+    /// under the new name, the delete from before undone takes the default, the views verify.
+    @Test func aSQLiteStoreOfTheLastReleaseIsMigrated() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        for name in ["store.sqlite", "model.yaml", "day2.csv"] {
+            try FileManager.default.copyItem(atPath: Self.fixture.appendingPathComponent(name).path, toPath: directory.path(name))
+        }
+        let store = directory.path("store.sqlite")
+        let v2 = try directory.write("v2.yaml", try String(contentsOfFile: directory.path("model.yaml"), encoding: .utf8)
+            .replacingOccurrences(of: "  - {name: magnitude, type: real}", with: "  - {name: mag, renamed-from: magnitude, type: real}\n  - {name: source, type: text, required: true, default: legacy}")
+            .replacingOccurrences(of: "case when magnitude >= 5", with: "case when mag >= 5")
+            .replacingOccurrences(of: "{attribute: magnitude, field: mag}", with: "{attribute: mag, field: mag}")
+            .replacingOccurrences(of: "attribute: magnitude}", with: "attribute: mag}"))
+        let migrated = try importer(["migrate", "--store", store, "--model", v2])
+        #expect(migrated.status == 0 && migrated.stdout.contains("Migrated: transaction 3"), "\(migrated.stdout)\(migrated.stderr)")
+        #expect(try Self.history(store) == Self.recordedHistory.map { $0.replacingOccurrences(of: "magnitude", with: "mag") })
+        #expect(try importer(["views", "verify", "--store", store]).status == 0)
+        let rerun = try importer(["run", "--store", store, "--model", v2, "day2.csv"], directory: directory.url)
+        #expect(rerun.status == 0 && rerun.stdout.hasPrefix("No changes."), "\(rerun.stdout)\(rerun.stderr)")
+        let token = try MigrationRelationshipKeyTests.token(2, store)
+        #expect(try importer(["undo", "--store", store, token, "--dry-run"]).stdout.contains("+ Quake C  place=Gamma mag="), "the delete from before comes back")
+        #expect(try importer(["undo", "--store", store, token, "--dry-run"]).stdout.contains("source=legacy"))
+    }
+
     /// Every change in history as "type key [attribute old→new…]".
     static func history(_ store: String) throws -> [String] {
         let history = try importer(["history", "--store", store, "--format", "json"])
