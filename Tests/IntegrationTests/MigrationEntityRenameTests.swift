@@ -152,6 +152,11 @@ import Testing
         // Its table keeps its history's name: a new entity there is refused.
         let again = try importer(["run", "--store", store, "--model", ChildEntityTests.model, sample("gbfs/station-status-2.json")])
         #expect(again.status == 78 && again.stderr.contains("entity StationVehicle (table 'station_vehicle') was removed by a migration"), "\(again.stderr)")
+        // Nor may another entity be renamed to it.
+        let renamed = try directory.write("v3.yaml", try Self.stationsOnly().replacingOccurrences(of: "- name: Station\n", with: "- name: StationVehicle\n  renamed-from: Station\n")
+            .replacingOccurrences(of: "removed-entities: [StationVehicle]\n", with: "").replacingOccurrences(of: "entity: Station\n", with: "entity: StationVehicle\n"))
+        let refused = try importer(["migrate", "--store", store, "--model", renamed])
+        #expect(refused.status == 78 && refused.stderr.contains("entity StationVehicle (table 'station_vehicle') was removed by a migration"), "\(refused.stdout)\(refused.stderr)")
     }
 
     @Test func aParentRemovedWithoutItsChildrenIsRefused() throws {

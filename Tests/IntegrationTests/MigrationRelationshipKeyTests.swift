@@ -210,3 +210,39 @@ import Testing
         #expect(try importer(["export", "--store", store, "--format", "ndjson"]).stdout == export, "store untouched")
     }
 }
+
+/// Fills that depend on other steps of the migration: a parent's key attribute that was optional,
+/// made required with a `default:`, is filled before its children take it; a `default:` expression
+/// reads an attribute the same migration retypes, as retyped.
+@Suite struct MigrationFillOrderTests {
+    @Test(arguments: ["sqlite", "postgres"]) func childrenTakeTheParentsFilledValue(backend: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = try RealFeedShapesTests.newStore(backend, in: directory)
+        let v1 = try directory.write("v1.yaml", try String(contentsOfFile: ChildEntityTests.model, encoding: .utf8)
+            .replacingOccurrences(of: "  key: [station_id]\n  attributes:\n", with: "  key: [station_id]\n  attributes:\n  - {name: system_id, type: text}\n")
+            .replacingOccurrences(of: "  - {attribute: station_id, field: station_id}\n", with: "  - {attribute: system_id, field: system_id}\n  - {attribute: station_id, field: station_id}\n"))
+        #expect(try importer(["run", "--store", store, "--model", v1, sample("gbfs/station-status-1.json")]).status == 0)
+        let v2 = try directory.write("v2.yaml", try MigrationRelationshipKeyTests.systems(childDefault: "unknown"))
+        let migrated = try importer(["migrate", "--store", store, "--model", v2])
+        #expect(migrated.status == 0 && migrated.stdout.contains("make Station.system_id required, stored nulls take oslo"), "\(migrated.stdout)\(migrated.stderr)")
+        let systems = try importer(["query", "--store", store, "--format", "csv", "SELECT DISTINCT system_id FROM station_vehicle"]).stdout
+        #expect(systems.split(separator: "\r\n").dropFirst() == [#""oslo""#], "the vehicles took their stations' filled value: \(systems)")
+    }
+
+    @Test(arguments: ["sqlite", "postgres"]) func anExpressionReadsWhatTheMigrationRetyped(backend: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = try RealFeedShapesTests.newStore(backend, in: directory)
+        let v1 = MigrationUndoFillTests.v1.replacingOccurrences(of: "  - {name: name, type: text}\n", with: "  - {name: name, type: text}\n  - {name: level, type: text}\n")
+            .replacingOccurrences(of: "  - {attribute: name, field: name}\n", with: "  - {attribute: name, field: name}\n  - {attribute: level, field: level}\n")
+        #expect(try importer(["run", "--store", store, "--model", try directory.write("v1.yaml", v1),
+                              try directory.write("1.ndjson", #"{"code":"A","name":"a","level":"3"}"# + "\n" + #"{"code":"B","name":"b","level":"12"}"# + "\n")]).status == 0)
+        let v2 = v1.replacingOccurrences(of: "  - {name: name, type: text}\n  - {name: level, type: text}\n",
+                                         with: "  - {name: name, type: text}\n  - {name: twice, type: integer, required: true, default: {expression: \"coalesce(level * 2, 0)\"}}\n  - {name: level, type: integer}\n")
+        let migrated = try importer(["migrate", "--store", store, "--model", try directory.write("v2.yaml", v2)])
+        #expect(migrated.status == 0, "\(migrated.stdout)\(migrated.stderr)")
+        let rows = try importer(["query", "--store", store, "--format", "csv", "SELECT code, level, twice FROM station ORDER BY code"]).stdout
+        #expect(rows.split(separator: "\r\n").dropFirst() == [#""A",3,6"#, #""B",12,24"#], "\(rows)")
+    }
+}

@@ -34,7 +34,11 @@ public struct ModelMigration: Sendable {
     /// in the order a migration runs them.
     public func steps(from registered: [EntityDescription], entities names: [String]? = nil, views: [ViewDefinition] = []) -> [MigrationStep] {
         var scoped = model
-        if let names { scoped.entities = model.entities.filter { names.contains($0.name) } }
+        if let names {
+            // A run's steps are those of the entities it writes: it removes none.
+            scoped.entities = model.entities.filter { names.contains($0.name) }
+            scoped.removedEntities = []
+        }
         let steps = ModelDiff.steps(from: registered, to: scoped)
         // A rename brings the views over it along (`renameAttribute`): compared once renamed.
         let renamed = views.map { view in

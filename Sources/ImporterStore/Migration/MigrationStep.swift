@@ -119,10 +119,14 @@ public enum MigrationStep: Sendable, Equatable {
         case .addAttribute: 5
         case .retypeAttribute: 6
         case .addIndex: 7
-        case .takeParentKey: 8
+        case .takeParentKey: Self.takeParentKeyPhase
         case .addEntity, .changeDefinition, .changeOptionality, .changeKey, .rebuildView: 9
         }
     }
+
+    /// The phase of children taking their parent's new key: the values the migration fills are
+    /// filled before it.
+    public static let takeParentKeyPhase = 8
 
     /// Why `importer migrate` cannot apply the step (nil when it can).
     public var refusal: String? {
@@ -159,9 +163,9 @@ public struct ParentKeyLink: Sendable, Equatable {
     public var childColumns: [String]
     /// Per attribute, what a child without a stored parent takes (its `default:`); none refuses
     /// the migration, naming those children.
-    public var fills: [Value?]
+    public var fills: [MigrationStep.Fill?]
 
-    public init(parent: String, attributes: [String], parentColumns: [String], childColumns: [String], fills: [Value?]) {
+    public init(parent: String, attributes: [String], parentColumns: [String], childColumns: [String], fills: [MigrationStep.Fill?]) {
         self.parent = parent
         self.attributes = attributes
         self.parentColumns = parentColumns

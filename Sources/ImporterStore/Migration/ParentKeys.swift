@@ -20,7 +20,7 @@ enum ParentKeys {
             let link = ParentKeyLink(
                 parent: parent.name, attributes: added, parentColumns: oldKey,
                 childColumns: storedChild.uniqueKey.prefix(oldKey.count).map { ModelDiff.renamed($0, by: childNames) },
-                fills: added.map { name in child.attribute(named: name).flatMap { model.evolution(of: name, in: child.name)?.defaultValue(for: $0.type) } })
+                fills: added.map { name in child.attribute(named: name).flatMap { ModelDiff.fill(model.evolution(of: name, in: child.name), type: $0.type) } })
             steps.append(.takeParentKey(entity: child.name, link: link))
         }
         return steps

@@ -19,11 +19,12 @@ extension PostgresStore {
             JOIN importer_transaction_entity e ON e."transaction_number" = t."number"
             WHERE t."number" > $1 AND t."number" <= $2 AND e."first_change_id" IS NOT NULL ORDER BY t."number"
             """, [.integer(after), .integer(through)])
-        let order = Dictionary(uniqueKeysWithValues: entities.enumerated().map { ($0.element.name, $0.offset) })
+        var order = Dictionary(uniqueKeysWithValues: entities.enumerated().map { ($0.element.name, $0.offset) })
         // Each entity as its change rows are read (retired attributes included), looked up once.
         var reading: [String: EntityDescription] = [:]
-        // A removed entity's past changes are history too.
+        // A removed entity's past changes are history too, after the others' in a transaction (as on SQLite).
         let retired = try retiredEntities()
+        for (index, entity) in retired.enumerated() where order[entity.name] == nil { order[entity.name] = entities.count + index }
         let sorted = ranges.sorted { (Self.int($0[0]), order[$0[2].stringValue ?? ""] ?? 0) < (Self.int($1[0]), order[$1[2].stringValue ?? ""] ?? 0) }
         for row in sorted {
             let name = row[2].stringValue ?? ""

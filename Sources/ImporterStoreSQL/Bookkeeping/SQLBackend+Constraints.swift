@@ -26,12 +26,12 @@ extension SQLBackend {
         try replaceConstraints(of: entity, changing: mine)
     }
 
-    /// Fills `attribute`'s stored nulls with `fill`, or refuses (65) naming the first ten records
-    /// holding one.
+    /// Refuses (65) stored nulls of `attribute`, naming the first ten records holding one, when
+    /// the model gives no `default:` (one it gives filled them: `fillStoredValues`).
     private func makeRequired(_ attribute: String, of entity: EntityDescription, fill: MigrationStep.Fill?) throws {
-        let what = "make \(entity.name).\(attribute) required"
-        if let fill { return try self.fill(attribute, of: entity, with: fill, onlyNulls: true, what: what) }
-        try refuseNulls(attribute, of: entity, what: what, remedy: "Give the attribute a default: (the value they take), or keep it optional")
+        guard fill == nil else { return }
+        try refuseNulls(attribute, of: entity, what: "make \(entity.name).\(attribute) required",
+                        remedy: "Give the attribute a default: (the value they take), or keep it optional")
     }
 
     /// Refuses (65) a key `columns` that stored records share, naming the first shared values and

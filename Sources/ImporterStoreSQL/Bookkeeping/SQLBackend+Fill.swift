@@ -42,8 +42,31 @@ extension SQLBackend {
         try executor.execute("UPDATE \(tables.changeTable) SET \(column) = \(value) WHERE \(column) IS NULL\(rows)", parameters)
     }
 
+    /// The fills that wait for the columns to be as the model says (renamed, added, retyped): the
+    /// stored nulls of attributes made required take their constant `default:`, then expressions
+    /// fill their attributes, in the model's order; before children take their parent's key (which
+    /// may be one of them).
+    func fillStoredValues(_ steps: [MigrationStep], entities: [EntityDescription]) throws {
+        func entity(_ name: String) -> EntityDescription? { entities.first { $0.name == name } }
+        for case .changeOptionality(let name, let attribute, true, .value(let value)?) in steps {
+            guard let entity = entity(name) else { continue }
+            try fill(attribute, of: entity, with: .value(value), onlyNulls: true, what: "make \(name).\(attribute) required")
+        }
+        for step in steps {
+            switch step {
+            case .addAttribute(let name, let attribute, .expression(let expression)?):
+                guard let entity = entity(name) else { continue }
+                try fill(attribute.name, of: entity, with: .expression(expression), onlyNulls: false, what: step.description)
+            case .changeOptionality(let name, let attribute, true, .expression(let expression)?):
+                guard let entity = entity(name) else { continue }
+                try fill(attribute, of: entity, with: .expression(expression), onlyNulls: true, what: step.description)
+            default: continue
+            }
+        }
+    }
+
     /// `fill` as SQL over a row's columns, and its parameters.
-    private func sql(_ fill: MigrationStep.Fill) -> (String, [Value]) {
+    func sql(_ fill: MigrationStep.Fill) -> (String, [Value]) {
         switch fill {
         case .value(let value): (p(1), [value])
         case .expression(let expression): (expression.sql(dialect), [])

@@ -21,7 +21,13 @@ extension SQLBackend {
         var registered = try registeredEntities()
         try checkRelatedKeys(steps, entities: entities, registered: registered)
         var afterConstraints: [(entity: EntityDescription, attribute: AttributeDescription)] = []
-        for step in steps.enumerated().sorted(by: { ($0.element.phase, $0.offset) < ($1.element.phase, $1.offset) }).map(\.element) {
+        let ordered = steps.enumerated().sorted(by: { ($0.element.phase, $0.offset) < ($1.element.phase, $1.offset) }).map(\.element)
+        for step in ordered where step.phase < MigrationStep.takeParentKeyPhase {
+            try apply(step, of: steps, to: entities, registered: &registered, removingLater: &afterConstraints)
+        }
+        // Values filled once the columns are as the model says, before children take their parent's key.
+        try fillStoredValues(steps, entities: entities)
+        for step in ordered where step.phase >= MigrationStep.takeParentKeyPhase {
             try apply(step, of: steps, to: entities, registered: &registered, removingLater: &afterConstraints)
         }
         for entity in entities where registered.contains(where: { $0.name == entity.name }) {
@@ -51,10 +57,12 @@ extension SQLBackend {
         func target(_ name: String) -> EntityDescription? { entities.first { $0.name == name } }
         switch step {
         case .renameEntity(let from, let to):
+            if let renamed = target(to) { try checkNotRetired(renamed) }
             try renameEntity(from: from, to: to)
             for index in registered.indices where registered[index].name == from { registered[index].name = to }
         case .changeTable(let name, _, let table):
             guard let index = registered.firstIndex(where: { $0.name == name }) else { return }
+            if let renamed = target(name) { try checkNotRetired(renamed) }
             try renameTable(of: registered[index], to: table)
             registered[index].tableName = table
         case .renameAttribute(let name, let from, let to):
@@ -63,7 +71,8 @@ extension SQLBackend {
         case .addAttribute(let name, let attribute, let fill):
             guard let entity = target(name) else { return }
             for statement in addColumnStatements(for: attribute, of: entity) { try executor.execute(statement, []) }
-            if let fill { try self.fill(attribute.name, of: entity, with: fill, onlyNulls: false, what: step.description) }
+            // An expression reads the other attributes as the migration leaves them: filled later (`fillStoredValues`).
+            if case .value? = fill, let fill { try self.fill(attribute.name, of: entity, with: fill, onlyNulls: false, what: step.description) }
         case .removeAttribute(let name, let attribute):
             guard let entity = stored(name), let removed = entity.attribute(named: attribute) else { return }
             if entity.uniqueKey.contains(attribute) { return removingLater.append((entity, removed)) }

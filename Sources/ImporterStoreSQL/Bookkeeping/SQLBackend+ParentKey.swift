@@ -12,7 +12,7 @@ extension SQLBackend {
         let q = dialect.quoted, childTable = tables(of: child).table, parentTable = tables(of: parent).table
         let what = MigrationStep.takeParentKey(entity: child.name, link: link).description
         let label = (link.childColumns + child.uniqueKey.dropFirst(parent.uniqueKey.count)).map { "c." + q($0) }.joined(separator: ", ")
-        let differs = link.attributes.map { "(c.\(q($0)) IS NOT NULL AND c.\(q($0)) <> p.\(q($0)))" }.joined(separator: " OR ")
+        let differs = link.attributes.map { "(c.\(q($0)) IS NOT NULL AND (p.\(q($0)) IS NULL OR c.\(q($0)) <> p.\(q($0))))" }.joined(separator: " OR ")
         let conflicts = try executor.rows("""
             SELECT \(label) FROM \(childTable) AS c JOIN \(parentTable) AS p ON \(join(link, child: "c")) WHERE \(differs) ORDER BY c."id" LIMIT 10
             """, [])
@@ -24,7 +24,9 @@ extension SQLBackend {
         let taken = link.attributes.map { "\(q($0)) = p.\(q($0))" }.joined(separator: ", ")
         try executor.execute("UPDATE \(childTable) SET \(taken) FROM \(parentTable) AS p WHERE \(join(link, child: childTable))", [])
         for (name, fill) in zip(link.attributes, link.fills) {
-            if let fill { try executor.execute("UPDATE \(childTable) SET \(q(name)) = \(p(1)) WHERE \(q(name)) IS NULL", [fill]) }
+            guard let fill else { continue }
+            let (value, parameters) = sql(fill)
+            try executor.execute("UPDATE \(childTable) SET \(q(name)) = \(value) WHERE \(q(name)) IS NULL", parameters)
         }
         let missing = link.attributes.map { "c.\(q($0)) IS NULL" }.joined(separator: " OR ")
         let orphans = try executor.integer("SELECT count(*) FROM \(childTable) AS c WHERE \(missing)")
@@ -45,7 +47,7 @@ extension SQLBackend {
     /// Gives `name`'s nulls in the child's change rows: a stored record's value; for a record
     /// deleted since, its parent's, stored or as the parent's change rows last held it (a parent
     /// deleted with its children); else `fill`.
-    private func takeInHistory(_ name: String, link: ParentKeyLink, of child: EntityDescription, parent: EntityDescription, fill: Value?) throws {
+    private func takeInHistory(_ name: String, link: ParentKeyLink, of child: EntityDescription, parent: EntityDescription, fill: MigrationStep.Fill?) throws {
         let q = dialect.quoted, childTables = tables(of: child), parentTables = tables(of: parent), column = q(name)
         let changes = childTables.changeTable, scratch = q("importer_parent_key")
         let keyColumns = link.parentColumns.map(q).joined(separator: ", ")
@@ -58,7 +60,7 @@ extension SQLBackend {
             "UPDATE \(changes) SET \(column) = p.\(column) FROM \(scratch) AS p WHERE \(join(link, child: changes)) AND \(unset)",
             "DROP TABLE \(scratch)",
         ] { try executor.execute(statement, []) }
-        if let fill { try fillHistory(name, of: child, with: .value(fill)) }
+        if let fill { try fillHistory(name, of: child, with: fill) }
     }
 
     /// Refuses (78) a migration whose key steps would leave a child's key not beginning with its
@@ -67,6 +69,8 @@ extension SQLBackend {
         let keyed = Set(steps.compactMap { step -> String? in
             switch step {
             case .changeKey(let entity, _, _): entity
+            case .renameAttribute(let entity, _, let attribute):
+                entities.first { $0.name == entity }?.uniqueKey.contains(attribute) == true ? entity : nil
             case .retypeAttribute(let entity, let attribute, _, _, _):
                 (entities + registered).first { $0.name == entity }?.uniqueKey.contains(attribute) == true ? entity : nil
             default: nil
@@ -78,7 +82,8 @@ extension SQLBackend {
         func definition(_ name: String) -> EntityDescription? {
             entities.first { $0.name == (renames[name] ?? name) } ?? registered.first { $0.name == name }
         }
-        for relationship in try registeredRelationships() {
+        let removed = Set(steps.compactMap { if case .removeEntity(let name) = $0 { name } else { nil } })
+        for relationship in try registeredRelationships() where !removed.contains(relationship.child) {
             guard let parent = definition(relationship.parent), let child = definition(relationship.child),
                   keyed.contains(parent.name) || keyed.contains(child.name) else { continue }
             let holds = child.uniqueKey.prefix(parent.uniqueKey.count).elementsEqual(parent.uniqueKey)
