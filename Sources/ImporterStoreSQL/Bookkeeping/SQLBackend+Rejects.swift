@@ -78,6 +78,10 @@ extension SQLBackend {
             counts.records.append(Int(try executor.integer("SELECT count(*) FROM \(tables.table)")))
             counts.changes += Int(try executor.integer("SELECT count(*) FROM \(tables.changeTable)"))
         }
+        // A removed entity's past changes are history still.
+        for entity in try retiredEntities() {
+            counts.changes += Int(try executor.integer("SELECT count(*) FROM \(tables(of: entity).changeTable)"))
+        }
         let row = try executor.rows(#"SELECT count(*), coalesce(min("number"), 0), coalesce(max("number"), 0) FROM importer_transaction"#, []).first ?? []
         counts.transactions = Int(row.first?.integerValue ?? 0)
         counts.oldestTransaction = row.count > 1 ? row[1].integerValue ?? 0 : 0
