@@ -60,6 +60,10 @@ package protocol SQLDialect: Sendable {
     var registrationOrder: String { get }
     /// The definition of `registrationOrder`'s column, when the table must declare it.
     var registrationColumn: String? { get }
+    /// Whether a column added with a constant DEFAULT holds it in every existing row without
+    /// rewriting them, the DEFAULT then droppable (PostgreSQL 11 on); SQLite keeps a DEFAULT in
+    /// the table's definition, so a fill there is an UPDATE.
+    var addsFilledColumnsInPlace: Bool { get }
 }
 
 extension SQLDialect {

@@ -36,6 +36,7 @@ struct PostgresDialect: SQLDialect {
     func metadataValue(_ integer: Int64) -> Value { .text(String(integer)) }
     var registrationOrder: String { #""position""# }
     var registrationColumn: String? { #""position" bigint GENERATED ALWAYS AS IDENTITY"# }
+    var addsFilledColumnsInPlace: Bool { true }
 
     /// The integers bound as one array parameter: one statement text whatever their number.
     func isOneOf(_ column: String, _ integers: [Int64], parameter: Int) -> (condition: String, arguments: [Value]) {

@@ -21,6 +21,23 @@ extension SQLBackend {
         try fillHistory(attribute, of: entity, with: fill)
     }
 
+    /// Adds `attribute` holding `value` in every stored record (and, for a key attribute, in every
+    /// change row; otherwise in deletes' images) without rewriting them, where the dialect can
+    /// (`addsFilledColumnsInPlace`): the column is added with the value as its DEFAULT, which is
+    /// then dropped, so the rows written from now on hold what runs write.
+    func addColumn(_ attribute: AttributeDescription, of entity: EntityDescription, holding value: Value) throws {
+        let tables = tables(of: entity), column = dialect.quoted(attribute.name), type = dialect.columnType(attribute.type)
+        let literal: String = ImporterModel.Expression.literal(value)
+        func filled(_ table: String) -> [String] {
+            ["ALTER TABLE \(table) ADD COLUMN \(column) \(type) DEFAULT \(literal)", "ALTER TABLE \(table) ALTER COLUMN \(column) DROP DEFAULT"]
+        }
+        let isKey = entity.uniqueKey.contains(attribute.name)
+        let statements = filled(tables.table) + (isKey ? filled(tables.changeTable) : ["ALTER TABLE \(tables.changeTable) ADD COLUMN \(column) \(type)"])
+            + ["ALTER TABLE \(tables.changeTable) ADD COLUMN \(tables.old(attribute.name)) \(type)"]
+        for statement in statements { try executor.execute(statement, []) }
+        if !isKey { try fillHistory(attribute.name, of: entity, with: .value(value)) }
+    }
+
     /// Refuses (65) while stored records of `entity` hold null in `attribute`, naming the first ten.
     func refuseNulls(_ attribute: String, of entity: EntityDescription, what: String, remedy: String) throws {
         let table = tables(of: entity).table, column = dialect.quoted(attribute)

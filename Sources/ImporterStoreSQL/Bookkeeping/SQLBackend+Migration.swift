@@ -70,6 +70,7 @@ extension SQLBackend {
             try renameAttribute(of: entity, from: from, to: to)
         case .addAttribute(let name, let attribute, let fill):
             guard let entity = target(name) else { return }
+            if case .value(let value)? = fill, dialect.addsFilledColumnsInPlace { return try addColumn(attribute, of: entity, holding: value) }
             for statement in addColumnStatements(for: attribute, of: entity) { try executor.execute(statement, []) }
             // An expression reads the other attributes as the migration leaves them: filled later (`fillStoredValues`).
             if case .value? = fill, let fill { try self.fill(attribute.name, of: entity, with: fill, onlyNulls: false, what: step.description) }

@@ -35,6 +35,7 @@ struct SQLiteDialect: SQLDialect {
     func metadataValue(_ integer: Int64) -> Value { .integer(integer) }
     var registrationOrder: String { "rowid" }
     var registrationColumn: String? { nil }
+    var addsFilledColumnsInPlace: Bool { false }
 
     func isOneOf(_ column: String, _ integers: [Int64], parameter: Int) -> (condition: String, arguments: [Value]) {
         ("\(column) IN (\(integers.map(String.init).joined(separator: ", ")))", [])
