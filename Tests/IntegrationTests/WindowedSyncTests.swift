@@ -80,6 +80,25 @@ import Testing
     /// The window on the command line overrides the feed's; the delete guard counts the records in
     /// the window; an empty answer deletes nothing unless allowed; a source without a scope still
     /// cannot sync; each refusal writes nothing. Both backends.
+    /// A look-back never reaches before `initial`: the first run's records span ten days, so 30
+    /// days before the newest would ask for December, which a first run from `initial` never read
+    /// (the store would hold what it holds by the runs' schedule, not by the catalogue).
+    @Test func theLookBackStopsAtInitial() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let catalogue = ["2023-12-20 10:00:00": "0.5", "2024-01-02 10:00:00": "1.0", "2024-01-10 10:00:00": "2.0"]
+        let asked = Mutex<[String]>([])
+        let server = try TestHTTPServer { request in
+            asked.withLock { $0.append(URLComponents(string: request.uri)?.queryItems?.first { $0.name == "date-min" }?.value ?? "") }
+            return .init(headers: [("Content-Type", "application/json")], text: Self.answer(catalogue, uri: request.uri))
+        }
+        defer { server.stop() }
+        let store = directory.path("s.sqlite"), model = try Self.model(port: server.port, in: directory)
+        for _ in 0..<2 { #expect(try importer(["run", "--store", store, "--model", model, "--sync"]).status == 0) }
+        #expect(asked.withLock { $0 } == ["2024-01-01", "2024-01-01"], "\(asked.withLock { $0 })")
+        #expect(try DailyWindowedSyncTests.stored(store) == [#""2024-01-02 10:00:00",1"#, #""2024-01-10 10:00:00",2"#])
+    }
+
     @Test(arguments: ["sqlite", "postgres"]) func guardsCountTheWindowAndTheCommandLineBoundsIt(backend: String) throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
