@@ -146,11 +146,19 @@ enum Benchmark {
                                                                  repeats: options.repeats))
     }
 
-    /// The migration rows: a first load, then a migration renaming, filling and widening it.
+    /// The migration rows: a first load, then a migration renaming, filling and widening it; on
+    /// SQLite, then on a throwaway PostgreSQL cluster when its binaries are installed.
     static func migration(_ options: BenchOptions, feed: String) throws -> BenchTable {
-        progress("migration: first load, then migrate")
-        return MigrationBenchmark.table(try MigrationBenchmark.run(importer: options.importer, feed: feed, records: options.records,
-                                                                   directory: options.directory, repeats: options.repeats))
+        progress("migration: first load, then migrate (SQLite)")
+        let sqlite = try MigrationBenchmark.run(importer: options.importer, feed: feed, records: options.records, directory: options.directory, repeats: options.repeats)
+        guard !options.noPostgres else { return MigrationBenchmark.table([sqlite], skipped: "asked with --no-postgres") }
+        guard let binaries = PostgresBinaries.find() else { return MigrationBenchmark.table([sqlite], skipped: "no PostgreSQL server binaries") }
+        progress("migration: first load, then migrate (PostgreSQL)")
+        let cluster = try BenchPostgresCluster(binaries: binaries, benchDirectory: options.directory)
+        defer { cluster.stop() }
+        let postgres = try MigrationBenchmark.run(importer: options.importer, feed: feed, records: options.records, directory: options.directory,
+                                                  repeats: options.repeats, stores: .postgres(cluster))
+        return MigrationBenchmark.table([sqlite, postgres])
     }
 
     /// The windowed sync rows: the last 30 days re-synced in a large store, beside a full sync.
