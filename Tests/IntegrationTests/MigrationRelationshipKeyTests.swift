@@ -246,3 +246,20 @@ import Testing
         #expect(rows.split(separator: "\r\n").dropFirst() == [#""A",3,6"#, #""B",12,24"#], "\(rows)")
     }
 }
+
+/// A child attribute the store already held, made required with a `default:` and part of its
+/// parent's new key: the child takes its parent's value, the default only where it has no parent.
+@Suite struct MigrationTakenDefaultTests {
+    @Test func aHeldChildAttributeTakesItsParentsValueBeforeItsDefault() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = directory.path("s.sqlite")
+        let v1 = try directory.write("v1.yaml", try String(contentsOfFile: ChildEntityTests.model, encoding: .utf8)
+            .replacingOccurrences(of: "  - {name: count, type: integer, required: true}\n", with: "  - {name: count, type: integer, required: true}\n  - {name: system_id, type: text}\n"))
+        #expect(try importer(["run", "--store", store, "--model", v1, sample("gbfs/station-status-1.json")]).status == 0)
+        let migrated = try importer(["migrate", "--store", store, "--model", try directory.write("v2.yaml", try MigrationRelationshipKeyTests.systems(childDefault: "unknown"))])
+        #expect(migrated.status == 0, "\(migrated.stdout)\(migrated.stderr)")
+        let systems = try importer(["query", "--store", store, "--format", "csv", "SELECT DISTINCT system_id FROM station_vehicle"]).stdout
+        #expect(systems.split(separator: "\r\n").dropFirst() == [#""oslo""#], "\(systems)")
+    }
+}

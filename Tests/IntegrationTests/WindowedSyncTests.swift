@@ -97,6 +97,14 @@ import Testing
         for _ in 0..<2 { #expect(try importer(["run", "--store", store, "--model", model, "--sync"]).status == 0) }
         #expect(asked.withLock { $0 } == ["2024-01-01", "2024-01-01"], "\(asked.withLock { $0 })")
         #expect(try DailyWindowedSyncTests.stored(store) == [#""2024-01-02 10:00:00",1"#, #""2024-01-10 10:00:00",2"#])
+        // An initial in ISO 8601 bounds it the same; so does one raised later, look-back or not.
+        let iso = try String(contentsOfFile: model, encoding: .utf8).replacingOccurrences(of: #"initial: "2024-01-01""#, with: #"initial: "2024-01-01T00:00:00Z""#)
+        let isoStore = directory.path("iso.sqlite")
+        for _ in 0..<2 { #expect(try importer(["run", "--store", isoStore, "--model", try directory.write("iso.yaml", iso), "--sync"]).status == 0) }
+        let raised = iso.replacingOccurrences(of: #"initial: "2024-01-01T00:00:00Z", lag: 30d"#, with: #"initial: "2024-01-20""#)
+        let again = try importer(["run", "--store", isoStore, "--model", try directory.write("raised.yaml", raised)])
+        #expect(raised != iso && again.status == 0, "\(again.stderr)")
+        #expect(asked.withLock { $0 }.suffix(3) == ["2024-01-01T00:00:00Z", "2024-01-01", "2024-01-20"], "\(asked.withLock { $0 })")
     }
 
     @Test(arguments: ["sqlite", "postgres"]) func guardsCountTheWindowAndTheCommandLineBoundsIt(backend: String) throws {

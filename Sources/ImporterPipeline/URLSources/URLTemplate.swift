@@ -93,20 +93,33 @@ struct URLTemplate {
     /// past `initial` (where the store's range starts), so what a store holds does not depend on
     /// how often it ran: a look-back from a first run's records would otherwise reach before it.
     private static func lookBack(_ value: URLValue, from stored: Value, entity name: String, model: Model) throws(ImportError) -> Value {
-        guard let lag = value.lag, !stored.isNull, let attribute = model.entity(named: name)?.attribute(named: value.attribute) else { return stored }
-        guard let shifted = lag.shift(stored, type: attribute.type, forward: value.extreme == .min) else {
-            throw .model(.invalid("url-values '\(value.name)': lag \(lag) cannot move \(value.attribute)'s stored value \(stored)"))
+        guard !stored.isNull, let attribute = model.entity(named: name)?.attribute(named: value.attribute) else { return stored }
+        var shifted = stored
+        if let lag = value.lag {
+            guard let moved = lag.shift(stored, type: attribute.type, forward: value.extreme == .min) else {
+                throw .model(.invalid("url-values '\(value.name)': lag \(lag) cannot move \(value.attribute)'s stored value \(stored)"))
+            }
+            shifted = moved
         }
         guard let initial = value.initial, let start = Self.start(initial, type: attribute.type) else { return shifted }
         let beyond = value.extreme == .max ? Value.compare(shifted, start) < 0 : Value.compare(shifted, start) > 0
         return beyond ? start : shifted
     }
 
-    /// `initial` as a stored value of `type` (a date bounds a date and time at its midnight), or nil.
+    /// `initial` as a stored value of `type`, or nil: a date bounds a date and time at its
+    /// midnight; a date and time in ISO 8601 (`2024-01-01T06:30:00Z`, fractions) is read to the
+    /// second, a date's part alone bounds a date.
     private static func start(_ initial: String, type: AttributeType) -> Value? {
         if let value = AttributeEvolution.value(of: initial, as: type) { return value }
-        guard type == .datetime, case .text(let day)? = AttributeEvolution.value(of: initial, as: .date) else { return nil }
-        return .text(day + " 00:00:00")
+        switch type {
+        case .date: return AttributeEvolution.value(of: String(initial.prefix(10)), as: .date)
+        case .datetime:
+            let seconds = String(initial.replacingOccurrences(of: "T", with: " ").prefix(19))
+            if let value = AttributeEvolution.value(of: seconds, as: .datetime) { return value }
+            guard case .text(let day)? = AttributeEvolution.value(of: String(initial.prefix(10)), as: .date) else { return nil }
+            return .text(day + " 00:00:00")
+        default: return nil
+        }
     }
 
     private static func current(_ value: URLValue, entity name: String, model: Model,

@@ -59,25 +59,36 @@ extension SQLBackend {
         try executor.execute("UPDATE \(tables.changeTable) SET \(column) = \(value) WHERE \(column) IS NULL\(rows)", parameters)
     }
 
-    /// The fills that wait for the columns to be as the model says (renamed, added, retyped): the
-    /// stored nulls of attributes made required take their constant `default:`, then expressions
-    /// fill their attributes, in the model's order; before children take their parent's key (which
-    /// may be one of them).
+    /// The values a migration fills once the columns are as the model says (renamed, added,
+    /// retyped), entity by entity, parents before their children: an entity's attributes made
+    /// required take their constant `default:`, then it takes what its parent's new key adds
+    /// (`takeParentKey`), then its `default:` expressions are computed (they may read either). An
+    /// attribute a child takes from its parent takes its own default only where it has no parent.
     func fillStoredValues(_ steps: [MigrationStep], entities: [EntityDescription]) throws {
         func entity(_ name: String) -> EntityDescription? { entities.first { $0.name == name } }
-        for case .changeOptionality(let name, let attribute, true, .value(let value)?) in steps {
-            guard let entity = entity(name) else { continue }
-            try fill(attribute, of: entity, with: .value(value), onlyNulls: true, what: "make \(name).\(attribute) required")
+        let links = steps.compactMap { step -> (child: String, link: ParentKeyLink)? in
+            if case .takeParentKey(let child, let link) = step { (child, link) } else { nil }
         }
-        for step in steps {
-            switch step {
-            case .addAttribute(let name, let attribute, .expression(let expression)?):
-                guard let entity = entity(name) else { continue }
-                try fill(attribute.name, of: entity, with: .expression(expression), onlyNulls: false, what: step.description)
-            case .changeOptionality(let name, let attribute, true, .expression(let expression)?):
-                guard let entity = entity(name) else { continue }
-                try fill(attribute, of: entity, with: .expression(expression), onlyNulls: true, what: step.description)
-            default: continue
+        var children: [String] = []
+        for link in links where !children.contains(link.child) { children.append(link.child) }
+        for name in entities.map(\.name).filter({ !children.contains($0) }) + children {
+            guard let target = entity(name) else { continue }
+            let taken = Set(links.filter { $0.child == name }.flatMap(\.link.attributes))
+            for case .changeOptionality(name, let attribute, true, .value(let value)?) in steps where !taken.contains(attribute) {
+                try fill(attribute, of: target, with: .value(value), onlyNulls: true, what: "make \(name).\(attribute) required")
+            }
+            for (_, link) in links.filter({ $0.child == name }) {
+                guard let parent = entity(link.parent) else { continue }
+                try takeParentKey(link, of: target, parent: parent)
+            }
+            for step in steps {
+                switch step {
+                case .addAttribute(name, let attribute, .expression(let expression)?) where !taken.contains(attribute.name):
+                    try fill(attribute.name, of: target, with: .expression(expression), onlyNulls: false, what: step.description)
+                case .changeOptionality(name, let attribute, true, .expression(let expression)?) where !taken.contains(attribute):
+                    try fill(attribute, of: target, with: .expression(expression), onlyNulls: true, what: step.description)
+                default: continue
+                }
             }
         }
     }

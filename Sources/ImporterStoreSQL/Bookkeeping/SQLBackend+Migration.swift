@@ -25,7 +25,7 @@ extension SQLBackend {
         for step in ordered where step.phase < MigrationStep.takeParentKeyPhase {
             try apply(step, of: steps, to: entities, registered: &registered, removingLater: &afterConstraints)
         }
-        // Values filled once the columns are as the model says, before children take their parent's key.
+        // Values filled once the columns are as the model says, parents before children.
         try fillStoredValues(steps, entities: entities)
         for step in ordered where step.phase >= MigrationStep.takeParentKeyPhase {
             try apply(step, of: steps, to: entities, registered: &registered, removingLater: &afterConstraints)
@@ -90,9 +90,8 @@ extension SQLBackend {
         case .dropIndex(let name, let columns):
             guard let entity = target(name) else { return }
             try executor.execute(tables(of: entity).dropIndex(columns), [])
-        case .takeParentKey(let name, let link):
-            guard let child = target(name), let parent = target(link.parent) else { return }
-            try takeParentKey(link, of: child, parent: parent)
+        case .takeParentKey:
+            return // done with the fills, in their order (`fillStoredValues`)
         case .removeEntity(let name):
             try removeEntity(name, removing: Set(steps.compactMap { if case .removeEntity(let removed) = $0 { removed } else { nil } }))
             registered.removeAll { $0.name == name }

@@ -154,7 +154,10 @@ enum Benchmark {
         guard !options.noPostgres else { return MigrationBenchmark.table([sqlite], skipped: "asked with --no-postgres") }
         guard let binaries = PostgresBinaries.find() else { return MigrationBenchmark.table([sqlite], skipped: "no PostgreSQL server binaries") }
         progress("migration: first load, then migrate (PostgreSQL)")
-        let cluster = try BenchPostgresCluster(binaries: binaries, benchDirectory: options.directory)
+        let cluster: BenchPostgresCluster
+        do { cluster = try BenchPostgresCluster(binaries: binaries, benchDirectory: options.directory) } catch {
+            return MigrationBenchmark.table([sqlite], skipped: "the throwaway cluster did not start: \(error)")
+        }
         defer { cluster.stop() }
         let postgres = try MigrationBenchmark.run(importer: options.importer, feed: feed, records: options.records, directory: options.directory,
                                                   repeats: options.repeats, stores: .postgres(cluster))
