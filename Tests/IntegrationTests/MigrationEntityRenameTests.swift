@@ -159,6 +159,16 @@ import Testing
         #expect(refused.status == 78 && refused.stderr.contains("entity StationVehicle (table 'station_vehicle') was removed by a migration"), "\(refused.stdout)\(refused.stderr)")
     }
 
+    /// A model that removes an entity it still declares, or renames one to it, is refused by
+    /// `model check` (78), named.
+    @Test func aRemovedEntityTheModelStillDeclaresIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let both = try directory.write("both.yaml", try Self.stationsOnly().replacingOccurrences(of: "removed-entities: [StationVehicle]", with: "removed-entities: [Station]"))
+        let check = try importer(["model", "check", both])
+        #expect(check.status == 78 && check.stderr.contains("removed-entities: Station is removed, but the model still declares it (or renames it)"), "\(check.stderr)")
+    }
+
     @Test func aParentRemovedWithoutItsChildrenIsRefused() throws {
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
