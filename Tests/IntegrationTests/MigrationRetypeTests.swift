@@ -73,6 +73,41 @@ import Testing
         #expect(values.split(separator: "\r\n").dropFirst() == ["-1,7", "16,1", ",2"], "18.3 and the others take the default, 16.0 converts: \(values)")
     }
 
+    /// Each distinct value is converted once, found again by what the database holds: PostgreSQL's
+    /// -0 (equal to 0 there, "-0.0" as text) keeps its sign, as SQLite's store (which keeps a -0 as
+    /// 0) keeps its 0; a text longer than an ordinary index entry is found, and becomes null by
+    /// `retype-invalid: null` after a refusal that names it.
+    @Test(arguments: ["sqlite", "postgres"]) func distinctValuesAreConvertedAsStored(backend: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = try RealFeedShapesTests.newStore(backend, in: directory)
+        let long = String(repeating: "fast ", count: 1_000)
+        func feed(_ velocities: [String]) -> String {
+            let rows = velocities.enumerated().map { #"["2024-01-0\#($0.offset + 1) 00:00:00", "1.5", "0.1", "1.0", "N", "2.0", "E", "30.0", "\#($0.element)"]"# }
+            return #"{"signature": {"source": "NASA/JPL Fireball Data API", "version": "1.2"}, "count": "\#(velocities.count)", "#
+                + #""fields": ["date", "energy", "impact-e", "lat", "lat-dir", "lon", "lon-dir", "alt", "vel"], "data": [\#(rows.joined(separator: ", "))]}"#
+        }
+        let (v1, text) = try MigrationTests.models(in: directory) { Self.velocityAsText($0) }
+        #expect(try importer(["run", "--store", store, "--model", v1, try directory.write("signs.json", feed(["-0.0", "0.0", "12.5"]))]).status == 0)
+        #expect(try importer(["migrate", "--store", store, "--model", text]).status == 0)
+        let signs = try importer(["query", "--store", store, "--format", "csv", "SELECT velocity FROM fireball ORDER BY date"]).stdout
+        let zero = backend == "postgres" ? "\"-0.0\"" : "\"0.0\""
+        #expect(signs.split(separator: "\r\n").dropFirst() == [zero[...], "\"0.0\"", "\"12.5\""], "\(signs)")
+
+        let long2 = try directory.write("long.json", feed(["\(long)", "7.5"]).replacingOccurrences(of: "2024-01-0", with: "2025-01-0"))
+        #expect(try importer(["run", "--store", store, "--model", text, long2]).status == 0)
+        let real = try directory.write("real.yaml", try String(contentsOfFile: v1, encoding: .utf8))
+        let refused = try importer(["migrate", "--store", store, "--model", real])
+        #expect(refused.status == 65 && refused.stderr.contains("2 stored or past value(s) do not convert: (2025-01-01 00:00:00) 'fast fast")
+                && refused.stderr.contains("fast …' does not read as real") && refused.stderr.count < 1_000, "\(refused.stderr)")
+        let nulled = try directory.write("nulled.yaml", try String(contentsOfFile: v1, encoding: .utf8)
+            .replacingOccurrences(of: "  - name: velocity\n    type: real\n", with: "  - name: velocity\n    type: real\n    retype-invalid: null\n"))
+        let migrated = try importer(["migrate", "--store", store, "--model", nulled])
+        #expect(migrated.status == 0, "\(migrated.stderr)")
+        let values = try importer(["query", "--store", store, "--format", "csv", "SELECT date, velocity FROM fireball WHERE date > '2025' ORDER BY date"]).stdout
+        #expect(values.split(separator: "\r\n").dropFirst() == ["\"2025-01-01 00:00:00\",", "\"2025-01-02 00:00:00\",7.5"], "\(values)")
+    }
+
     /// `model suggest --store` (45.5) proposes the change a store's model needs for a feed that
     /// changed: a retype its values need, an optional attribute for a new field; migrated, the feed
     /// imports without a reject and the new field is stored.

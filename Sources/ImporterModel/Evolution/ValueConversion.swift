@@ -21,7 +21,7 @@ public enum ValueConversion {
         switch (value, to) {
         case (.text(let text), _):
             return AttributeEvolution.value(of: from == .date && to == .datetime ? text + " 00:00:00" : text, as: to)
-                .map(Result.success) ?? .failure(Failure(reason: "'\(text)' does not read as \(to.rawValue)"))
+                .map(Result.success) ?? .failure(Failure(reason: "'\(shown(text))' does not read as \(to.rawValue)"))
         case (.integer(let number), .text):
             return .success(.text(from == .boolean ? (number == 0 ? "false" : "true") : String(number)))
         case (.integer(let number), .real): return .success(.real(Double(number)))
@@ -36,6 +36,11 @@ public enum ValueConversion {
         default:
             return .failure(Failure(reason: "\(value) cannot become \(to.rawValue)"))
         }
+    }
+
+    /// A text as a refusal quotes it: its first 60 characters.
+    private static func shown(_ text: String) -> String {
+        text.count > 60 ? text.prefix(60) + "…" : text
     }
 
     /// Why a value does not convert.

@@ -27,9 +27,12 @@ package protocol SQLBackend: StoreIdentity, StoreTransactions {
     /// Gives `entity`'s table the constraints `steps` change (its unique key, its NOT NULL
     /// columns), as `entity` declares them; the stored records already satisfy them.
     func replaceConstraints(of entity: EntityDescription, changing steps: [MigrationStep]) throws
-    /// Puts the converted values of key attribute `name` (the temporary table `scratch`: row id →
-    /// value, dropped after) in its column, now of `type`, with the table's unique key and NOT NULL.
-    func replaceKeyColumn(_ name: String, of entity: EntityDescription, type: AttributeType, scratch: String) throws
+    /// Gives `columns` of `table` (of type `from`) the type `to`, each value replaced by the one
+    /// `RetypeMap.converted` holds for its `SQLDialect.retypeKey`, null where it holds none. `key`:
+    /// the entity and its key attribute, when `table` is the entity's and `columns` that attribute's
+    /// (its unique key and NOT NULL stay).
+    func rewriteRetyped(_ columns: [String], in table: String, from: AttributeType, to: AttributeType,
+                        key: (entity: EntityDescription, attribute: String)?) throws
     /// Whether `table` has a column `column` (exactly so named).
     func columnExists(_ column: String, in table: String) throws -> Bool
     /// Gives the guard of `entity`'s table, renamed to `renamed`'s, the name it has in a new store.

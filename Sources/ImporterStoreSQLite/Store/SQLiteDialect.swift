@@ -36,6 +36,9 @@ struct SQLiteDialect: SQLDialect {
     var registrationOrder: String { "rowid" }
     var registrationColumn: String? { nil }
     var addsFilledColumnsInPlace: Bool { false }
+    /// SQLite stores a -0 real as 0: equal values are the same value.
+    func retypeKey(_ column: String, type: AttributeType) -> String { column }
+    func lookupIndex(_ name: String, on table: String, column: String) -> String { "CREATE INDEX \(quoted(name)) ON \(table) (\(column))" }
 
     func isOneOf(_ column: String, _ integers: [Int64], parameter: Int) -> (condition: String, arguments: [Value]) {
         ("\(column) IN (\(integers.map(String.init).joined(separator: ", ")))", [])

@@ -108,15 +108,15 @@ extension EntityTables {
     /// NULL columns), which SQLite cannot alter in place: a copy of the table made with them takes
     /// its place, rows with their ids, its AUTOINCREMENT sequence (ids are never reused), its
     /// guard, and `indexes` (the `CREATE INDEX` text of the table's own indexes) as they were.
-    /// `taking`: an attribute whose values come from a table of row ids and converted values (a
-    /// retyped key attribute), instead of its column.
+    /// `taking`: an attribute whose values come from a table of its values (`key`) and their
+    /// converted ones (`new`), instead of its column (a retyped key attribute, `RetypeMap`).
     func rebuildStatements(indexes: [String], taking converted: (attribute: String, table: String)? = nil) -> [String] {
         var staged = entity
         staged.tableName = "importer_rebuild_" + entity.tableName
         let copy = EntityTables(entity: staged)
         let columns = (["\"id\""] + names).joined(separator: ", ")
-        let sources = (["e.\"id\""] + entity.attributes.map { $0.name == converted?.attribute ? "r.\"value\"" : "e." + Self.q($0.name) }).joined(separator: ", ")
-        let from = "\(table) AS e" + (converted.map { " LEFT JOIN \(Self.q($0.table)) AS r ON r.\"id\" = e.\"id\"" } ?? "")
+        let sources = (["e.\"id\""] + entity.attributes.map { $0.name == converted?.attribute ? "r.\"new\"" : "e." + Self.q($0.name) }).joined(separator: ", ")
+        let from = "\(table) AS e" + (converted.map { " LEFT JOIN \(Self.q($0.table)) AS r ON r.\"key\" = e.\(Self.q($0.attribute))" } ?? "")
         let name = entity.tableName.replacingOccurrences(of: "'", with: "''"), stagedName = staged.tableName.replacingOccurrences(of: "'", with: "''")
         return [
             copy.createTable,

@@ -46,10 +46,16 @@ extension SQLiteStore: SQLBackend {
         try connection.execute(SQLiteEntitySchema(entity: renamed).createDeleteGuard)
     }
 
-    /// The table is copied with the column of the new type, its values from `scratch`
-    /// (`EntityTables.rebuildStatements`); its other columns as the table has them now (the
-    /// migration's other steps may have added, removed or retyped some).
-    package func replaceKeyColumn(_ name: String, of entity: EntityDescription, type: AttributeType, scratch: String) throws {
+    /// SQLite cannot change a column's type: each column is replaced by a new one
+    /// (`replaceRetypedColumn`); the key's, which carries the unique constraint, by a copy of the
+    /// table (`SQLiteEntitySchema.rebuildStatements`) with its other columns as the table has them
+    /// now (the migration's other steps may have added, removed or retyped some).
+    package func rewriteRetyped(_ columns: [String], in table: String, from: AttributeType, to type: AttributeType,
+                                key: (entity: EntityDescription, attribute: String)?) throws {
+        guard let (entity, name) = key else {
+            for column in columns { try replaceRetypedColumn(column, in: table, from: from, to: type) }
+            return
+        }
         var retyped = entity
         retyped.attributes = try connection.rows("SELECT name, type, \"notnull\" FROM pragma_table_info(?1) ORDER BY cid", [.text(entity.tableName)])
             .compactMap { row -> AttributeDescription? in
@@ -59,8 +65,7 @@ extension SQLiteStore: SQLBackend {
             }
         let indexes = try ownIndexes(of: entity.tableName)
         let schema = SQLiteEntitySchema(entity: retyped)
-        for statement in schema.rebuildStatements(indexes: indexes, taking: (name, scratch)) { try connection.execute(statement) }
-        try connection.execute("DROP TABLE \(SQLiteEntitySchema.q(scratch))")
+        for statement in schema.rebuildStatements(indexes: indexes, taking: (name, RetypeMap.converted)) { try connection.execute(statement) }
     }
 
     /// The `CREATE INDEX` text of `table`'s own indexes (not those of its constraints), to make
