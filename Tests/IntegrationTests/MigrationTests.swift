@@ -73,6 +73,11 @@ import Testing
         #expect(history.contains(#""energy_kt":{"old":2.1,"new":2.4}"#) && !history.contains(#""energy":"#), "\(history)")
         let filled = try importer(["query", "--store", store, "--raw", "SELECT count(*) FROM fireball WHERE source = 'cneos' AND note IS NULL"]).stdout
         #expect(filled.trimmingCharacters(in: .whitespacesAndNewlines) == "14")
+        // The added required attribute's column is NOT NULL, as a store created with the new model has it.
+        let notNull = store.hasPrefix("postgres")
+            ? "SELECT CASE is_nullable WHEN 'NO' THEN 1 ELSE 0 END FROM information_schema.columns WHERE table_name = 'fireball' AND column_name = 'source'"
+            : #"SELECT "notnull" FROM pragma_table_info('fireball') WHERE name = 'source'"#
+        #expect(try importer(["query", "--store", store, "--raw", notNull]).stdout == "1\n")
         // The removed attribute's column is gone; its past values stay in history.
         #expect(!(try importer(["export", "--store", store, "--format", "csv"])).stdout.contains("velocity"))
         #expect(history.contains(#""velocity":16"#), "the first import's values of velocity: \(history)")

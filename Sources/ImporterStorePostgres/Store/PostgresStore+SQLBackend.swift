@@ -68,7 +68,7 @@ extension PostgresStore: SQLBackend {
     package func renameGuard(of entity: EntityDescription, to renamed: EntityDescription) throws {}
 
     /// A new key replaces the table's unique constraint; an attribute made required or optional
-    /// gains or loses its NOT NULL.
+    /// gains or loses its NOT NULL, one added as required gains it.
     package func replaceConstraints(of entity: EntityDescription, changing steps: [MigrationStep]) throws {
         let table = PostgresEntitySchema(entity: entity).table, q = PostgresDialect().quoted
         for step in steps {
@@ -82,6 +82,8 @@ extension PostgresStore: SQLBackend {
                 try connection.execute("ALTER TABLE \(table) ADD UNIQUE (\(key.map(q).joined(separator: ", ")))")
             case .changeOptionality(_, let attribute, let required, _):
                 try connection.execute("ALTER TABLE \(table) ALTER COLUMN \(q(attribute)) \(required ? "SET" : "DROP") NOT NULL")
+            case .addAttribute(_, let attribute, _) where !attribute.isOptional:
+                try connection.execute("ALTER TABLE \(table) ALTER COLUMN \(q(attribute.name)) SET NOT NULL")
             default: continue
             }
         }

@@ -2,7 +2,7 @@ import ImporterModel
 import ImporterStore
 
 /// `importer migrate`'s constraint steps, on both backends, inside the migration's transaction: an
-/// attribute made required or optional, a new unique key. The stored records are checked against
+/// attribute made required or optional (or added as required), a new unique key. The stored records are checked against
 /// the new constraints first (nulls of an attribute made required take its `default:` or refuse the
 /// migration, naming their records; a key value several records share refuses it, naming them);
 /// then the backend changes its table's constraints (`replaceConstraints`). Records keep their ids,
@@ -14,6 +14,8 @@ extension SQLBackend {
         let mine = steps.filter { step in
             switch step {
             case .changeOptionality(entity.name, _, _, _), .changeKey(entity.name, _, _): true
+            // Added required: its column gets NOT NULL once filled, as a new store's has it.
+            case .addAttribute(entity.name, let attribute, _): !attribute.isOptional
             default: false
             }
         }
