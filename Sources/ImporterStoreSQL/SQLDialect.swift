@@ -64,9 +64,14 @@ package protocol SQLDialect: Sendable {
     /// rewriting them, the DEFAULT then droppable (PostgreSQL 11 on); SQLite keeps a DEFAULT in
     /// the table's definition, so a fill there is an UPDATE.
     var addsFilledColumnsInPlace: Bool { get }
+    /// Whether a retype converts each distinct value once and finds it again by value
+    /// (`RetypeLookup`), or converts row by row.
+    var retypesDistinctValues: Bool { get }
     /// What a retype finds a stored value of `type` in `column` by: the value itself, unless the
     /// database counts as equal values the model's conversion tells apart (PostgreSQL's -0 and 0).
     func retypeKey(_ column: String, type: AttributeType) -> String
+    /// The SQL type of `retypeKey`'s values.
+    func retypeKeyType(_ type: AttributeType) -> String
     /// `CREATE INDEX name ON table (column)`, for equality lookups only.
     func lookupIndex(_ name: String, on table: String, column: String) -> String
 }

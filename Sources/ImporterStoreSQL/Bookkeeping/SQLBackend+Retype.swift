@@ -3,12 +3,10 @@ import ImporterStore
 
 /// `importer migrate`'s retype, on both backends, inside the migration's transaction: every
 /// stored value of the attribute, and every past value in its change table, converted by the
-/// model's rules (`ValueConversion`). A conversion depends on the value alone, so each distinct
-/// value is converted once: the database gathers them (`RetypeMap.values`), the model converts
-/// them a page at a time (`RetypeMap.converted`: each distinct value with its new one), then the
-/// backend rewrites the columns from that map (`rewriteRetyped`). A value that does not convert
-/// refuses the retype, naming the first records, unless the model said what it becomes.
-/// Memory: one page of values, whatever the number of records or distinct values.
+/// model's rules (`ValueConversion`) into temporary maps (`RetypeLookup`), a page of values at a
+/// time; a value that does not convert refuses the retype, naming the first records, unless the
+/// model said what it becomes; then the backend rewrites the columns from the maps
+/// (`rewriteRetyped`). Memory: one page of values, whatever the number of records.
 /// One column a retype converts: the entity table's, or the change table's value or old value.
 struct RetypedColumn {
     var table: String
@@ -19,16 +17,22 @@ struct RetypedColumn {
     var isHistory: Bool
 }
 
-/// The temporary tables of a retype.
-package enum RetypeMap {
-    /// The distinct stored values (`key`: `SQLDialect.retypeKey` of each, `old`: the value, `n`: its place).
-    package static let values = "importer_retype_values"
-    /// Each place in `values` with its converted value (none: the value becomes null).
-    package static let places = "importer_retype_places"
-    /// Each distinct value's `key` with its converted value (`new`), read by `rewriteRetyped`.
-    package static let converted = "importer_retype"
-    /// Distinct values read, and converted values written, at a time.
-    static let page = 2_000
+/// Where a retype finds the converted value of a column's row: the row of `map` (a temporary
+/// table of `key` and `new`) whose `key` is the row's. A conversion depends on the value alone:
+/// where the dialect says so (`SQLDialect.retypesDistinctValues`: PostgreSQL), one map holds each
+/// distinct value of all the columns, converted once, found by the value (`SQLDialect.retypeKey`);
+/// otherwise (SQLite, whose distinct values cost a random b-tree insert each, 4 s a million) each
+/// column has a map by row id, written and read in the table's order.
+package struct RetypeLookup {
+    package var column: String
+    package var map: String
+    /// The SQL type of the map's `key`.
+    package var keyType: String
+    /// The map's `key` of a row, its columns prefixed by `qualifier` (`""`, `"e."`).
+    package var key: @Sendable (_ qualifier: String) -> String
+    /// For a map of distinct values (which then also holds each one's `old`): how many there are,
+    /// converted or not.
+    package var distinctValues: Int?
 }
 
 extension SQLBackend {
@@ -44,15 +48,15 @@ extension SQLBackend {
             throw StoreError.incompatibleModel(entity: entity.name, reason: "\(what): view \(view.name) reads it")
         }
         let columns = retypedColumns(name, of: entity)
-        try gatherDistinctValues(of: columns, type: attribute.type)
-        let failures = try convertDistinctValues(from: attribute.type, to: type, invalid: invalid)
-        if failures > 0, invalid == .refuse || (invalid == .null && required) {
-            try offenders(in: columns, from: attribute.type, to: type).check(required: required, invalid: invalid, what: what)
+        var conversion = RetypeConversion(from: attribute.type, to: type, invalid: invalid)
+        let lookups = try dialect.retypesDistinctValues ? convertDistinctValues(of: columns, &conversion) : convertRows(of: columns, &conversion)
+        if conversion.failures > 0, invalid == .refuse || (invalid == .null && required) {
+            try offenders(in: columns, lookups: lookups, conversion).check(required: required, invalid: invalid, what: what)
         }
-        if isKey { try checkConvertedKey(name, of: entity, from: attribute.type, what: what) }
-        try rewriteRetyped([columns[0].column], in: columns[0].table, from: attribute.type, to: type, key: isKey ? (entity, name) : nil)
-        try rewriteRetyped([columns[1].column, columns[2].column], in: columns[1].table, from: attribute.type, to: type, key: nil)
-        try executor.execute("DROP TABLE \(dialect.quoted(RetypeMap.converted))", [])
+        if isKey { try checkConvertedKey(name, of: entity, lookup: lookups[0], what: what) }
+        try rewriteRetyped([lookups[0]], in: columns[0].table, to: type, key: isKey ? (entity, name) : nil)
+        try rewriteRetyped([lookups[1], lookups[2]], in: columns[1].table, to: type, key: nil)
+        for map in Set(lookups.map(\.map)) { try executor.execute("DROP TABLE IF EXISTS \(dialect.quoted(map))", []) }
     }
 
     private func retypedColumns(_ name: String, of entity: EntityDescription) -> [RetypedColumn] {
@@ -65,81 +69,22 @@ extension SQLBackend {
         ]
     }
 
-    /// Fills `RetypeMap.values` with the distinct non-null values of `columns` (each column's
-    /// distinct first: a hash over one column is much cheaper than one over all of them).
-    private func gatherDistinctValues(of columns: [RetypedColumn], type: AttributeType) throws {
-        let q = dialect.quoted
-        let each = columns.map { column in
-            "SELECT DISTINCT \(dialect.retypeKey(column.column, type: type)) AS \(q("key")), \(column.column) AS \(q("old")) FROM \(column.table) WHERE \(column.column) IS NOT NULL"
-        }
-        for statement in [
-            """
-            CREATE TEMPORARY TABLE \(q(RetypeMap.values)) AS SELECT row_number() OVER () AS \(q("n")), \(q("key")), \(q("old"))
-            FROM (SELECT DISTINCT \(q("key")), \(q("old")) FROM (\(each.joined(separator: " UNION ALL "))) AS \(q("each"))) AS \(q("distinct"))
-            """,
-            "CREATE INDEX \(q(RetypeMap.values + "_n")) ON \(q(RetypeMap.values)) (\(q("n")))",
-        ] { try executor.execute(statement, []) }
-    }
-
-    /// Converts each distinct value into `RetypeMap.converted`; a value that does not convert takes
-    /// `invalid`'s value, or has none (null). Returns how many distinct values did not convert.
-    private func convertDistinctValues(from: AttributeType, to: AttributeType, invalid: MigrationStep.InvalidValues) throws -> Int {
-        let q = dialect.quoted, type = dialect.columnType(to), executor = self.executor  // one executor: it keeps its prepared statements
-        try executor.execute("CREATE TEMPORARY TABLE \(q(RetypeMap.places)) (\(q("n")) \(dialect.columnType(.integer)), \(q("new")) \(type))", [])
-        var pending: [Value] = [], failures = 0, last: Int64 = 0
-        func flush() throws {
-            guard !pending.isEmpty else { return }
-            let rows = stride(from: 0, to: pending.count, by: 2).map { "(\(p($0 + 1)), CAST(\(p($0 + 2)) AS \(type)))" }.joined(separator: ", ")
-            try executor.execute("INSERT INTO \(q(RetypeMap.places)) (\(q("n")), \(q("new"))) VALUES \(rows)", pending)
-            pending.removeAll(keepingCapacity: true)
-        }
-        while true {
-            let rows = try executor.rows("""
-                SELECT \(q("n")), \(q("old")) FROM \(q(RetypeMap.values)) WHERE \(q("n")) > \(p(1)) ORDER BY \(q("n")) LIMIT \(RetypeMap.page)
-                """, [.integer(last)])
-            for row in rows {
-                guard let place = row.first?.integerValue else { continue }
-                last = place
-                switch ValueConversion.convert(row[1], from: from, to: to) {
-                case .success(let new): pending += [.integer(place), new]
-                case .failure:
-                    failures += 1
-                    if case .value(let fill) = invalid { pending += [.integer(place), fill] }
-                }
-                if pending.count >= 2 * 500 { try flush() }
-            }
-            if rows.count < RetypeMap.page { break }
-        }
-        try flush()
-        for statement in [
-            """
-            CREATE TEMPORARY TABLE \(q(RetypeMap.converted)) AS SELECT v.\(q("key")), c.\(q("new")) FROM \(q(RetypeMap.values)) AS v
-            JOIN \(q(RetypeMap.places)) AS c ON c.\(q("n")) = v.\(q("n"))
-            """,
-            "DROP TABLE \(q(RetypeMap.places))",
-            "DROP TABLE \(q(RetypeMap.values))",
-            dialect.lookupIndex(RetypeMap.converted + "_key", on: q(RetypeMap.converted), column: q("key")),
-            "ANALYZE \(q(RetypeMap.converted))",
-        ] { try executor.execute(statement, []) }
-        return failures
-    }
-
-    /// The stored and past values that did not convert (those `RetypeMap.converted` has no value
-    /// for): how many, and the first ten with their records and why.
-    private func offenders(in columns: [RetypedColumn], from: AttributeType, to: AttributeType) throws -> Offenders {
+    /// The stored and past values that did not convert (those their map has no value for): how
+    /// many, and the first ten with their records and why.
+    private func offenders(in columns: [RetypedColumn], lookups: [RetypeLookup], _ conversion: RetypeConversion) throws -> Offenders {
         let q = dialect.quoted
         var offenders = Offenders()
-        for column in columns {
+        for (column, lookup) in zip(columns, lookups) {
             let unconverted = """
-                FROM \(column.table) AS t WHERE t.\(column.column) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM \(q(RetypeMap.converted)) AS r
-                WHERE r.\(q("key")) = \(dialect.retypeKey("t." + column.column, type: from)))
+                FROM \(column.table) AS t WHERE t.\(column.column) IS NOT NULL
+                AND NOT EXISTS (SELECT 1 FROM \(q(lookup.map)) AS r WHERE r.\(q("key")) = \(lookup.key("t.")))
                 """
-            let count = try executor.rows("SELECT count(*) \(unconverted)", []).first?.first?.integerValue ?? 0
+            let count = try executor.integer("SELECT count(*) \(unconverted)")
             let examples = try executor.rows("""
-                SELECT t.\(column.column)\(column.label.map { ", t." + $0 }.joined()) \(unconverted) ORDER BY t.\(column.id) LIMIT \(max(0, 10 - offenders.named))
+                SELECT t.\(column.column)\(column.label.map { ", t." + $0 }.joined()) \(unconverted) ORDER BY t.\(column.id) LIMIT \(10 - offenders.named)
                 """, [])
             for row in examples {
-                guard case .failure(let failure) = ValueConversion.convert(row[0], from: from, to: to) else { continue }
+                guard case .failure(let failure) = conversion.convert(row[0]) else { continue }
                 offenders.note(failure, label: Array(row.dropFirst()), isHistory: column.isHistory)
             }
             offenders.count += Int(count) - examples.count
@@ -149,12 +94,11 @@ extension SQLBackend {
 
     /// Refuses (65) a retype of key attribute `name` under which stored records would share a key
     /// (text `7` and `07` both the integer 7), naming the first shared values.
-    private func checkConvertedKey(_ name: String, of entity: EntityDescription, from: AttributeType, what: String) throws {
+    private func checkConvertedKey(_ name: String, of entity: EntityDescription, lookup: RetypeLookup, what: String) throws {
         let q = dialect.quoted
         let key = entity.uniqueKey.map { $0 == name ? "r.\(q("new"))" : "e.\(q($0))" }.joined(separator: ", ")
         let shared = try executor.rows("""
-            SELECT \(key), count(*) FROM \(tables(of: entity).table) AS e
-            JOIN \(q(RetypeMap.converted)) AS r ON r.\(q("key")) = \(dialect.retypeKey("e." + q(name), type: from))
+            SELECT \(key), count(*) FROM \(tables(of: entity).table) AS e JOIN \(q(lookup.map)) AS r ON r.\(q("key")) = \(lookup.key("e."))
             GROUP BY \(key) HAVING count(*) > 1 ORDER BY min(e.\(q("id"))) LIMIT 10
             """, [])
         guard !shared.isEmpty else { return }
@@ -163,18 +107,15 @@ extension SQLBackend {
             + (shared.count == 10 ? "; …" : "") + ". Change those records first, or keep the type")
     }
 
-    /// Puts a new column holding each value's converted one (`RetypeMap.converted`) in `column`'s
-    /// place, for a backend that cannot change a column's type in place.
-    package func replaceRetypedColumn(_ column: String, in table: String, from: AttributeType, to type: AttributeType) throws {
-        let q = dialect.quoted, converted = q(RetypeMap.converted + "_new")
+    /// Puts a new column holding each row's converted value (`lookup`) in its column's place, for
+    /// a backend that cannot change a column's type in place.
+    package func replaceRetypedColumn(_ lookup: RetypeLookup, in table: String, to type: AttributeType) throws {
+        let q = dialect.quoted, converted = q(lookup.map + "_new")
         for statement in [
             "ALTER TABLE \(table) ADD COLUMN \(converted) \(dialect.columnType(type))",
-            """
-            UPDATE \(table) SET \(converted) = r.\(q("new")) FROM \(q(RetypeMap.converted)) AS r
-            WHERE r.\(q("key")) = \(dialect.retypeKey(table + "." + column, type: from))
-            """,
-            "ALTER TABLE \(table) DROP COLUMN \(column)",
-            "ALTER TABLE \(table) RENAME COLUMN \(converted) TO \(column)",
+            "UPDATE \(table) SET \(converted) = r.\(q("new")) FROM \(q(lookup.map)) AS r WHERE r.\(q("key")) = \(lookup.key(table + "."))",
+            "ALTER TABLE \(table) DROP COLUMN \(lookup.column)",
+            "ALTER TABLE \(table) RENAME COLUMN \(converted) TO \(lookup.column)",
         ] { try executor.execute(statement, []) }
     }
 }

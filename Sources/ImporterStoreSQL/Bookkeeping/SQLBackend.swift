@@ -27,11 +27,11 @@ package protocol SQLBackend: StoreIdentity, StoreTransactions {
     /// Gives `entity`'s table the constraints `steps` change (its unique key, its NOT NULL
     /// columns), as `entity` declares them; the stored records already satisfy them.
     func replaceConstraints(of entity: EntityDescription, changing steps: [MigrationStep]) throws
-    /// Gives `columns` of `table` (of type `from`) the type `to`, each value replaced by the one
-    /// `RetypeMap.converted` holds for its `SQLDialect.retypeKey`, null where it holds none. `key`:
-    /// the entity and its key attribute, when `table` is the entity's and `columns` that attribute's
-    /// (its unique key and NOT NULL stay).
-    func rewriteRetyped(_ columns: [String], in table: String, from: AttributeType, to: AttributeType,
+    /// Gives each of `lookups`' columns of `table` the type `to`, each row's value replaced by the
+    /// one its map holds for it (`RetypeLookup`), null where it holds none. `key`: the entity and
+    /// its key attribute, when `table` is the entity's and the column that attribute's (its
+    /// unique key and NOT NULL stay).
+    func rewriteRetyped(_ lookups: [RetypeLookup], in table: String, to: AttributeType,
                         key: (entity: EntityDescription, attribute: String)?) throws
     /// Whether `table` has a column `column` (exactly so named).
     func columnExists(_ column: String, in table: String) throws -> Bool

@@ -36,8 +36,13 @@ struct SQLiteDialect: SQLDialect {
     var registrationOrder: String { "rowid" }
     var registrationColumn: String? { nil }
     var addsFilledColumnsInPlace: Bool { false }
+    /// Row by row, in the table's order: SQLite finds distinct values by a b-tree insert each,
+    /// random where the values are (4 s for 1,000,000 distinct texts, where the whole retype of
+    /// them row by row takes 5.5 s).
+    var retypesDistinctValues: Bool { false }
     /// SQLite stores a -0 real as 0: equal values are the same value.
     func retypeKey(_ column: String, type: AttributeType) -> String { column }
+    func retypeKeyType(_ type: AttributeType) -> String { columnType(type) }
     func lookupIndex(_ name: String, on table: String, column: String) -> String { "CREATE INDEX \(quoted(name)) ON \(table) (\(column))" }
 
     func isOneOf(_ column: String, _ integers: [Int64], parameter: Int) -> (condition: String, arguments: [Value]) {

@@ -50,10 +50,10 @@ extension SQLiteStore: SQLBackend {
     /// (`replaceRetypedColumn`); the key's, which carries the unique constraint, by a copy of the
     /// table (`SQLiteEntitySchema.rebuildStatements`) with its other columns as the table has them
     /// now (the migration's other steps may have added, removed or retyped some).
-    package func rewriteRetyped(_ columns: [String], in table: String, from: AttributeType, to type: AttributeType,
+    package func rewriteRetyped(_ lookups: [RetypeLookup], in table: String, to type: AttributeType,
                                 key: (entity: EntityDescription, attribute: String)?) throws {
-        guard let (entity, name) = key else {
-            for column in columns { try replaceRetypedColumn(column, in: table, from: from, to: type) }
+        guard let (entity, name) = key, let lookup = lookups.first else {
+            for lookup in lookups { try replaceRetypedColumn(lookup, in: table, to: type) }
             return
         }
         var retyped = entity
@@ -65,7 +65,7 @@ extension SQLiteStore: SQLBackend {
             }
         let indexes = try ownIndexes(of: entity.tableName)
         let schema = SQLiteEntitySchema(entity: retyped)
-        for statement in schema.rebuildStatements(indexes: indexes, taking: (name, RetypeMap.converted)) { try connection.execute(statement) }
+        for statement in schema.rebuildStatements(indexes: indexes, taking: (name, lookup.map, lookup.key("e."))) { try connection.execute(statement) }
     }
 
     /// The `CREATE INDEX` text of `table`'s own indexes (not those of its constraints), to make
