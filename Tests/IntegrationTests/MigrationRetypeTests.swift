@@ -73,6 +73,32 @@ import Testing
         #expect(values.split(separator: "\r\n").dropFirst() == ["-1,7", "16,1", ",2"], "18.3 and the others take the default, 16.0 converts: \(values)")
     }
 
+    /// The API feed's shape, a record a day from 2024-01-01 with these velocities.
+    static func feed(_ velocities: [String]) -> String {
+        let rows = velocities.enumerated().map { #"["2024-01-0\#($0.offset + 1) 00:00:00", "1.5", "0.1", "1.0", "N", "2.0", "E", "30.0", "\#($0.element)"]"# }
+        return #"{"signature": {"source": "NASA/JPL Fireball Data API", "version": "1.2"}, "count": "\#(velocities.count)", "#
+            + #""fields": ["date", "energy", "impact-e", "lat", "lat-dir", "lon", "lon-dir", "alt", "vel"], "data": [\#(rows.joined(separator: ", "))]}"#
+    }
+
+    /// A value the model's default replaces is one the database's own cast refuses (PostgreSQL
+    /// tries the cast on every distinct value first, and rolls the failure back): the default is
+    /// stored, the others converted, in one migration.
+    @Test(arguments: ["sqlite", "postgres"]) func aValueTheCastRefusesTakesTheDefault(backend: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = try RealFeedShapesTests.newStore(backend, in: directory)
+        let (real, text) = try MigrationTests.models(in: directory) { Self.velocityAsText($0) }
+        #expect(try importer(["run", "--store", store, "--model", text, try directory.write("f.json", Self.feed(["12.5", "fast", "7.5"]))]).status == 0)
+        let orDefault = try directory.write("default.yaml", try String(contentsOfFile: real, encoding: .utf8)
+            .replacingOccurrences(of: "  - name: velocity\n    type: real\n", with: "  - name: velocity\n    type: real\n    default: -1\n    retype-invalid: default\n"))
+        let migrated = try importer(["migrate", "--store", store, "--model", orDefault])
+        #expect(migrated.status == 0, "\(migrated.stderr)")
+        let values = try importer(["query", "--store", store, "--format", "csv", "SELECT velocity FROM fireball ORDER BY date"]).stdout
+        #expect(values.split(separator: "\r\n").dropFirst() == ["12.5", "-1", "7.5"], "\(values)")
+        let past = try importer(["history", "--store", store, "--format", "ndjson"]).stdout
+        #expect(past.contains(#""velocity":-1"#) && past.contains(#""velocity":12.5"#), "past values converted alike: \(past)")
+    }
+
     /// Each distinct value is converted once, found again by what the database holds: PostgreSQL's
     /// -0 (equal to 0 there, "-0.0" as text) keeps its sign, as SQLite's store (which keeps a -0 as
     /// 0) keeps its 0; a text longer than an ordinary index entry is found, and becomes null by
@@ -81,12 +107,7 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let store = try RealFeedShapesTests.newStore(backend, in: directory)
-        let long = String(repeating: "fast ", count: 1_000)
-        func feed(_ velocities: [String]) -> String {
-            let rows = velocities.enumerated().map { #"["2024-01-0\#($0.offset + 1) 00:00:00", "1.5", "0.1", "1.0", "N", "2.0", "E", "30.0", "\#($0.element)"]"# }
-            return #"{"signature": {"source": "NASA/JPL Fireball Data API", "version": "1.2"}, "count": "\#(velocities.count)", "#
-                + #""fields": ["date", "energy", "impact-e", "lat", "lat-dir", "lon", "lon-dir", "alt", "vel"], "data": [\#(rows.joined(separator: ", "))]}"#
-        }
+        let long = String(repeating: "fast ", count: 1_000), feed = Self.feed
         let (v1, text) = try MigrationTests.models(in: directory) { Self.velocityAsText($0) }
         #expect(try importer(["run", "--store", store, "--model", v1, try directory.write("signs.json", feed(["-0.0", "0.0", "12.5"]))]).status == 0)
         #expect(try importer(["migrate", "--store", store, "--model", text]).status == 0)

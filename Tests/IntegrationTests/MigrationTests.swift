@@ -99,6 +99,35 @@ import Testing
         #expect(shown == (try String(contentsOfFile: v1, encoding: .utf8)), "version 1 is the model the store was first written with")
     }
 
+    /// A name the model gives that matches nothing in the store (a misspelt `renamed-from:` or
+    /// `removed-entities:`) is warned of by `model diff` and `migrate`, naming what then happens.
+    @Test func namesTheStoreDoesNotHoldAreWarnedOf() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let store = directory.path("f.sqlite")
+        let (v1, v2) = try Self.models(in: directory) { text in
+            Self.renamedAndFilled(text).replacingOccurrences(of: "renamed-from: energy\n", with: "renamed-from: enrgy\n") + "removed-entities: [Fireballs]\n"
+        }
+        #expect(try importer(["run", "--store", store, "--model", v1, sample("fireball-2024.json")]).status == 0)
+        let warnings = [
+            "importer: warning: removed-entities: the store holds no entity Fireballs (removed already, or misspelt): nothing to remove",
+            "importer: warning: Fireball.energy_kt: renamed-from: Fireball holds no attribute enrgy: energy_kt is added as a new attribute",
+        ]
+        for command in [["model", "diff"], ["migrate", "--plan"]] {
+            let result = try importer(command + ["--store", store, "--model", v2])
+            #expect(result.status == 0 && warnings.allSatisfy(result.stderr.contains), "\(command): \(result.stderr)")
+            #expect(result.stdout.contains("remove attribute Fireball.energy") && result.stdout.contains("add optional attribute Fireball.energy_kt"), "\(result.stdout)")
+        }
+        let renamed = try directory.write("v3.yaml", try String(contentsOfFile: v1, encoding: .utf8)
+            .replacingOccurrences(of: "- name: Fireball\n", with: "- name: Bolide\n  renamed-from: Fireballl\n")
+            .replacingOccurrences(of: "entity: Fireball\n", with: "entity: Bolide\n"))
+        let plan = try importer(["migrate", "--store", store, "--model", renamed, "--plan"])
+        #expect(plan.stderr.contains("importer: warning: entity Bolide: renamed-from: the store holds no entity Fireballl: Bolide is added as a new entity"),
+                "\(plan.stderr)")
+        let clean = try importer(["migrate", "--store", store, "--model", try directory.write("v4.yaml", Self.renamedAndFilled(try String(contentsOfFile: v1, encoding: .utf8))), "--plan"])
+        #expect(clean.status == 0 && !clean.stderr.contains("warning"), "a model whose names match warns of nothing: \(clean.stderr)")
+    }
+
     /// Steps importer cannot do yet refuse the whole migration (78), naming them; the store is
     /// untouched. `run --migrate` applies a rename by itself, not a step that rewrites records.
     @Test func refusalsNameTheStepAndChangeNothing() throws {

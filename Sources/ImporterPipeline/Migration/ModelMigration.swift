@@ -65,6 +65,11 @@ public struct ModelMigration: Sendable {
             .sorted { ($0.element.phase, $0.offset) < ($1.element.phase, $1.offset) }.map(\.element)
     }
 
+    /// What of the model matches nothing `registered` holds (`ModelDiff.unmatchedNames`), to warn of.
+    public func unmatchedNames(from registered: [EntityDescription]) -> [String] {
+        ModelDiff.unmatchedNames(from: registered, to: model)
+    }
+
     /// Applies `steps` in `tx` as `author`, records the model's version with them, and rebuilds the
     /// views whose definition changed; returns the migration's transaction number.
     public func apply(_ steps: [MigrationStep], author: String, in tx: StoreWriteTransaction, store: Store) throws -> Int64 {

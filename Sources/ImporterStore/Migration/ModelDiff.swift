@@ -14,6 +14,28 @@ public enum ModelDiff {
         return removed + ParentKeys.link(perEntity, from: registered, to: model)
     }
 
+    /// The names the model gives that match nothing the store holds (`registered`), a sentence
+    /// each: an entity or attribute `renamed-from:` a name the store does not hold (so it is added
+    /// as new, and the old one, left out of the model, stays or is removed), a `removed-entities:`
+    /// name it does not hold (nothing is removed). Misspelt, they would otherwise pass unseen.
+    public static func unmatchedNames(from registered: [EntityDescription], to model: Model) -> [String] {
+        func holds(_ name: String) -> Bool { registered.contains { $0.name == name } }
+        var notes = model.removedEntities.filter { !holds($0) }.map {
+            "removed-entities: the store holds no entity \($0) (removed already, or misspelt): nothing to remove"
+        }
+        for entity in model.entities {
+            if let old = model.renamedEntities[entity.name], !holds(entity.name), !holds(old) {
+                notes.append("entity \(entity.name): renamed-from: the store holds no entity \(old): \(entity.name) is added as a new entity")
+            }
+            guard let stored = held(entity, in: registered, model: model) else { continue }
+            for attribute in entity.attributes where stored.attribute(named: attribute.name) == nil {
+                guard let old = model.evolution(of: attribute.name, in: entity.name)?.renamedFrom, stored.attribute(named: old) == nil else { continue }
+                notes.append("\(entity.name).\(attribute.name): renamed-from: \(entity.name) holds no attribute \(old): \(attribute.name) is added as a new attribute")
+            }
+        }
+        return notes
+    }
+
     /// The store's definition of the model's `entity` (under its old name when it is renamed, given the new one).
     static func held(_ entity: EntityDescription, in registered: [EntityDescription], model: Model) -> EntityDescription? {
         if let stored = registered.first(where: { $0.name == entity.name }) { return stored }

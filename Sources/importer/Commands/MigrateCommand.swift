@@ -46,13 +46,14 @@ struct MigrateCommand: ParsableCommand {
 
     func run() throws {
         try runReportingErrors(storeOptions.logging) {
-            let store = try storeOptions.open(create: false)
+            let store = try storeOptions.open(create: false), logger = storeOptions.logging.makeLogger()
             let migration = ModelMigration(model: try ModelOptions.loadModel(path: model), source: model)
             let environmentAuthor = ProcessInfo.processInfo.environment["IMPORTER_AUTHOR"].flatMap { $0.isEmpty ? nil : $0 }
             let output = OutputSink()
             var refused: MigrationStep?
             try store.inTransaction { (tx: StoreWriteTransaction) throws -> TransactionCompletion<Void> in
                 let steps = migration.steps(from: store.entities, views: try tx.snapshot.allViews())
+                for note in migration.unmatchedNames(from: store.entities) { logger.warning("\(note)") }
                 var plan = try MigrationPlan(steps: steps, in: tx.snapshot, entities: store.entities)
                 refused = self.plan ? nil : steps.first { $0.refusal != nil }
                 guard !self.plan, !steps.isEmpty, refused == nil else {

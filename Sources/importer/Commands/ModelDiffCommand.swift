@@ -27,11 +27,12 @@ struct ModelDiffCommand: ParsableCommand {
 
     func run() throws {
         try runReportingErrors(storeOptions.logging) {
-            let store = try storeOptions.openForReading()
+            let store = try storeOptions.openForReading(), logger = storeOptions.logging.makeLogger()
             let migration = ModelMigration(model: try ModelOptions.loadModel(path: model), source: model)
             let output = OutputSink()
             try store.read { (snapshot: StoreSnapshot) throws in
                 try store.reloadEntities()
+                for note in migration.unmatchedNames(from: store.entities) { logger.warning("\(note)") }
                 try MigrationPlan(steps: migration.steps(from: store.entities, views: try snapshot.allViews()), in: snapshot, entities: store.entities).write(as: format, to: output)
             }
             try output.flush()
