@@ -96,6 +96,8 @@ public protocol RecordReading: AnyObject {
     func registeredRelationships() throws(StoreError) -> [Relationship]
     /// The versions of the model the store was written with, oldest first.
     func registeredModels() throws(StoreError) -> [StoredModel]
+    /// The names of the entities a migration removed (`removed-entities:`), whose history stays.
+    func removedEntityNames() throws(StoreError) -> [String]
 }
 
 

@@ -110,7 +110,7 @@ import Testing
         }
         #expect(try importer(["run", "--store", store, "--model", v1, sample("fireball-2024.json")]).status == 0)
         let warnings = [
-            "importer: warning: removed-entities: the store holds no entity Fireballs (removed already, or misspelt): nothing to remove",
+            "importer: warning: removed-entities: the store never held an entity Fireballs (misspelt?): nothing to remove",
             "importer: warning: Fireball.energy_kt: renamed-from: Fireball holds no attribute enrgy: energy_kt is added as a new attribute",
         ]
         for command in [["model", "diff"], ["migrate", "--plan"]] {

@@ -66,8 +66,8 @@ public struct ModelMigration: Sendable {
     }
 
     /// What of the model matches nothing `registered` holds (`ModelDiff.unmatchedNames`), to warn of.
-    public func unmatchedNames(from registered: [EntityDescription]) -> [String] {
-        ModelDiff.unmatchedNames(from: registered, to: model)
+    public func unmatchedNames(from registered: [EntityDescription], removed: [String]) -> [String] {
+        ModelDiff.unmatchedNames(from: registered, removed: removed, to: model)
     }
 
     /// Applies `steps` in `tx` as `author`, records the model's version with them, and rebuilds the

@@ -17,11 +17,12 @@ public enum ModelDiff {
     /// The names the model gives that match nothing the store holds (`registered`), a sentence
     /// each: an entity or attribute `renamed-from:` a name the store does not hold (so it is added
     /// as new, and the old one, left out of the model, stays or is removed), a `removed-entities:`
-    /// name it does not hold (nothing is removed). Misspelt, they would otherwise pass unseen.
-    public static func unmatchedNames(from registered: [EntityDescription], to model: Model) -> [String] {
+    /// name it neither holds nor removed before (`removed`): nothing is removed. Misspelt, they
+    /// would otherwise pass unseen.
+    public static func unmatchedNames(from registered: [EntityDescription], removed: [String], to model: Model) -> [String] {
         func holds(_ name: String) -> Bool { registered.contains { $0.name == name } }
-        var notes = model.removedEntities.filter { !holds($0) }.map {
-            "removed-entities: the store holds no entity \($0) (removed already, or misspelt): nothing to remove"
+        var notes = model.removedEntities.filter { !holds($0) && !removed.contains($0) }.map {
+            "removed-entities: the store never held an entity \($0) (misspelt?): nothing to remove"
         }
         for entity in model.entities {
             if let old = model.renamedEntities[entity.name], !holds(entity.name), !holds(old) {

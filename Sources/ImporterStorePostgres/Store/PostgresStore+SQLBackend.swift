@@ -86,6 +86,7 @@ extension PostgresStore: SQLBackend {
             return counts.first?.integerValue == Int64(distinct) && counts.last?.integerValue == 0
         } catch {
             try connection.execute("ROLLBACK TO SAVEPOINT importer_retype_cast")
+            try connection.execute("RELEASE SAVEPOINT importer_retype_cast")
             return false
         }
     }

@@ -36,6 +36,10 @@ extension SQLBackend {
         return try JSONDecoder().decode([EntityDescription].self, from: Data(json.utf8))
     }
 
+    package func removedEntityNames() throws(StoreError) -> [String] {
+        try mapErrors { try retiredEntities().map(\.name) }
+    }
+
     /// Refuses (78) a new entity named like a removed one, or in its table: the removed entity's
     /// history keeps both.
     func checkNotRetired(_ entity: EntityDescription) throws {

@@ -53,7 +53,7 @@ struct MigrateCommand: ParsableCommand {
             var refused: MigrationStep?
             try store.inTransaction { (tx: StoreWriteTransaction) throws -> TransactionCompletion<Void> in
                 let steps = migration.steps(from: store.entities, views: try tx.snapshot.allViews())
-                for note in migration.unmatchedNames(from: store.entities) { logger.warning("\(note)") }
+                for note in migration.unmatchedNames(from: store.entities, removed: try tx.snapshot.records.removedEntityNames()) { logger.warning("\(note)") }
                 var plan = try MigrationPlan(steps: steps, in: tx.snapshot, entities: store.entities)
                 refused = self.plan ? nil : steps.first { $0.refusal != nil }
                 guard !self.plan, !steps.isEmpty, refused == nil else {

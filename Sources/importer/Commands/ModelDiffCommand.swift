@@ -32,7 +32,7 @@ struct ModelDiffCommand: ParsableCommand {
             let output = OutputSink()
             try store.read { (snapshot: StoreSnapshot) throws in
                 try store.reloadEntities()
-                for note in migration.unmatchedNames(from: store.entities) { logger.warning("\(note)") }
+                for note in migration.unmatchedNames(from: store.entities, removed: try snapshot.records.removedEntityNames()) { logger.warning("\(note)") }
                 try MigrationPlan(steps: migration.steps(from: store.entities, views: try snapshot.allViews()), in: snapshot, entities: store.entities).write(as: format, to: output)
             }
             try output.flush()
