@@ -42,21 +42,19 @@ extension PostgresStore: SQLBackend {
 
     /// One `ALTER TABLE … ALTER COLUMN … TYPE … USING` for all of the columns: the table is
     /// written once, its indexes (the unique key's too) made again, NOT NULL kept. Each value takes
-    /// the database's own cast where that gives every distinct value what its map holds
-    /// (`castGivesMap`: an id from integer to text, a code from text to integer); otherwise it is
-    /// looked up in its map by a function (a transform expression may not hold a subquery),
-    /// `STRICT`, so a null is never looked up, planned with its index: a scan of a few hundred
-    /// values a row, the planner's choice for a small table, took 8.6 s at 1,000,000 rows where
-    /// the index takes 3.3 s, the cast 1.8 s (Docs/PERFORMANCE.md, "Migrations").
+    /// the database's own cast where that gives every distinct value what the model's conversion
+    /// gives (a lookup without a map: an id from integer to text, a code from text to integer);
+    /// otherwise it is looked up in its map by a function (a transform expression may not hold a
+    /// subquery), `STRICT`, so a null is never looked up, planned with its index: a scan of a few
+    /// hundred values a row, the planner's choice for a small table, took 8.6 s at 1,000,000 rows
+    /// where the index takes 3.3 s, the cast 1.8 s (Docs/PERFORMANCE.md, "Migrations").
     package func rewriteRetyped(_ lookups: [RetypeLookup], in table: String, to type: AttributeType,
                                 key: (entity: EntityDescription, attribute: String)?) throws {
         let dialect = PostgresDialect(), q = dialect.quoted, newType = dialect.columnType(type)
-        var casts: [String: Bool] = [:]
-        for lookup in lookups where casts[lookup.map] == nil { casts[lookup.map] = try castGivesMap(lookup, to: type) }
-        let functions = Dictionary(lookups.filter { casts[$0.map] != true }.map { ($0.map, (name: "pg_temp." + q($0.map + "_value"), keyType: $0.keyType)) }) { first, _ in first }
+        let functions = Dictionary(lookups.compactMap { lookup in lookup.map.map { ($0, (name: "pg_temp." + q($0 + "_value"), keyType: lookup.keyType)) } }) { first, _ in first }
         let alterations = lookups.map { lookup in
             "ALTER COLUMN \(lookup.column) TYPE \(newType) USING "
-                + (functions[lookup.map].map { "\($0.name)(\(lookup.key("")))" } ?? "CAST(\(lookup.column) AS \(newType))")
+                + (lookup.map.flatMap { functions[$0] }.map { "\($0.name)(\(lookup.key("")))" } ?? lookup.key(""))
         }
         let scans = try connection.rows("SELECT current_setting('enable_seqscan')").first?.first?.stringValue ?? "on"
         try connection.execute("SET LOCAL enable_seqscan = off")
@@ -69,26 +67,6 @@ extension PostgresStore: SQLBackend {
         try connection.execute("ALTER TABLE \(table) " + alterations.joined(separator: ", "))
         for function in functions.values { try connection.execute("DROP FUNCTION \(function.name)(\(function.keyType))") }
         try connection.execute("SET LOCAL enable_seqscan = \(scans == "off" ? "off" : "on")")
-    }
-
-    /// Whether `CAST(value AS type)` gives each distinct value of `lookup` exactly what its map
-    /// holds (a real by its bits, a text by its bytes), and the map holds every one (a value that
-    /// did not convert and became null has no cast). A cast that fails is rolled back to a savepoint.
-    private func castGivesMap(_ lookup: RetypeLookup, to type: AttributeType) throws -> Bool {
-        guard let distinct = lookup.distinctValues else { return false }
-        let q = PostgresDialect().quoted, newType = PostgresDialect().columnType(type)
-        let cast = "CAST(\(q("old")) AS \(newType))", new = q("new")
-        let differs = type == .real ? "float8send(\(cast)) IS DISTINCT FROM float8send(\(new))" : "\(cast) IS DISTINCT FROM \(new)"
-        try connection.execute("SAVEPOINT importer_retype_cast")
-        do {
-            let counts = try connection.rows("SELECT count(*), count(*) FILTER (WHERE \(differs)) FROM \(q(lookup.map))").first ?? []
-            try connection.execute("RELEASE SAVEPOINT importer_retype_cast")
-            return counts.first?.integerValue == Int64(distinct) && counts.last?.integerValue == 0
-        } catch {
-            try connection.execute("ROLLBACK TO SAVEPOINT importer_retype_cast")
-            try connection.execute("RELEASE SAVEPOINT importer_retype_cast")
-            return false
-        }
     }
 
     /// The guard trigger is named alike on every table: it moves with its table.

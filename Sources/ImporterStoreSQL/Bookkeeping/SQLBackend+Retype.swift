@@ -20,19 +20,26 @@ struct RetypedColumn {
 /// Where a retype finds the converted value of a column's row: the row of `map` (a temporary
 /// table of `key` and `new`) whose `key` is the row's. A conversion depends on the value alone:
 /// where the dialect says so (`SQLDialect.retypesDistinctValues`: PostgreSQL), one map holds each
-/// distinct value of all the columns, converted once, found by the value (`SQLDialect.retypeKey`);
+/// distinct value of all the columns, converted once, found by the value (`SQLDialect.retypeKey`),
+/// or there is no map: the database's own cast gives each what the model's conversion gives;
 /// otherwise (SQLite, whose distinct values cost a random b-tree insert each, 4 s a million) each
 /// column has a map by row id, written and read in the table's order.
 package struct RetypeLookup {
     package var column: String
-    package var map: String
+    /// None when `key` is the converted value itself (the database's cast).
+    package var map: String?
     /// The SQL type of the map's `key`.
     package var keyType: String
-    /// The map's `key` of a row, its columns prefixed by `qualifier` (`""`, `"e."`).
+    /// The map's `key` of a row, its columns prefixed by `qualifier` (`""`, `"e."`); without a
+    /// map, the converted value.
     package var key: @Sendable (_ qualifier: String) -> String
-    /// For a map of distinct values (which then also holds each one's `old`): how many there are,
-    /// converted or not.
-    package var distinctValues: Int?
+
+    /// The converted value of a row of the table as `alias`, and the join (`JOIN`, or `kind`)
+    /// that gives it.
+    package func converted(_ alias: String, quoted q: (String) -> String, join kind: String = "JOIN") -> (join: String, value: String) {
+        guard let map else { return ("", key(alias + ".")) }
+        return (" \(kind) \(q(map)) AS r ON r.\(q("key")) = \(key(alias + "."))", "r.\(q("new"))")
+    }
 }
 
 extension SQLBackend {
@@ -56,7 +63,7 @@ extension SQLBackend {
         if isKey { try checkConvertedKey(name, of: entity, lookup: lookups[0], what: what) }
         try rewriteRetyped([lookups[0]], in: columns[0].table, to: type, key: isKey ? (entity, name) : nil)
         try rewriteRetyped([lookups[1], lookups[2]], in: columns[1].table, to: type, key: nil)
-        for map in Set(lookups.map(\.map)) { try executor.execute("DROP TABLE IF EXISTS \(dialect.quoted(map))", []) }
+        for map in Set(lookups.compactMap(\.map)) { try executor.execute("DROP TABLE IF EXISTS \(dialect.quoted(map))", []) }
     }
 
     private func retypedColumns(_ name: String, of entity: EntityDescription) -> [RetypedColumn] {
@@ -74,10 +81,12 @@ extension SQLBackend {
     private func offenders(in columns: [RetypedColumn], lookups: [RetypeLookup], _ conversion: RetypeConversion) throws -> Offenders {
         let q = dialect.quoted
         var offenders = Offenders()
+        // A value that did not convert has no cast: there is a map.
         for (column, lookup) in zip(columns, lookups) {
+            guard let map = lookup.map else { continue }
             let unconverted = """
                 FROM \(column.table) AS t WHERE t.\(column.column) IS NOT NULL
-                AND NOT EXISTS (SELECT 1 FROM \(q(lookup.map)) AS r WHERE r.\(q("key")) = \(lookup.key("t.")))
+                AND NOT EXISTS (SELECT 1 FROM \(q(map)) AS r WHERE r.\(q("key")) = \(lookup.key("t.")))
                 """
             let count = try executor.integer("SELECT count(*) \(unconverted)")
             let examples = try executor.rows("""
@@ -95,10 +104,10 @@ extension SQLBackend {
     /// Refuses (65) a retype of key attribute `name` under which stored records would share a key
     /// (text `7` and `07` both the integer 7), naming the first shared values.
     private func checkConvertedKey(_ name: String, of entity: EntityDescription, lookup: RetypeLookup, what: String) throws {
-        let q = dialect.quoted
-        let key = entity.uniqueKey.map { $0 == name ? "r.\(q("new"))" : "e.\(q($0))" }.joined(separator: ", ")
+        let q = dialect.quoted, converted = lookup.converted("e", quoted: q)
+        let key = entity.uniqueKey.map { $0 == name ? converted.value : "e.\(q($0))" }.joined(separator: ", ")
         let shared = try executor.rows("""
-            SELECT \(key), count(*) FROM \(tables(of: entity).table) AS e JOIN \(q(lookup.map)) AS r ON r.\(q("key")) = \(lookup.key("e."))
+            SELECT \(key), count(*) FROM \(tables(of: entity).table) AS e\(converted.join)
             GROUP BY \(key) HAVING count(*) > 1 ORDER BY min(e.\(q("id"))) LIMIT 10
             """, [])
         guard !shared.isEmpty else { return }
@@ -110,10 +119,12 @@ extension SQLBackend {
     /// Puts a new column holding each row's converted value (`lookup`) in its column's place, for
     /// a backend that cannot change a column's type in place.
     package func replaceRetypedColumn(_ lookup: RetypeLookup, in table: String, to type: AttributeType) throws {
-        let q = dialect.quoted, converted = q(lookup.map + "_new")
+        let q = dialect.quoted, converted = q("importer_retyped")
+        let update = lookup.map.map { "UPDATE \(table) SET \(converted) = r.\(q("new")) FROM \(q($0)) AS r WHERE r.\(q("key")) = \(lookup.key(table + "."))" }
+            ?? "UPDATE \(table) SET \(converted) = \(lookup.key(table + "."))"
         for statement in [
             "ALTER TABLE \(table) ADD COLUMN \(converted) \(dialect.columnType(type))",
-            "UPDATE \(table) SET \(converted) = r.\(q("new")) FROM \(q(lookup.map)) AS r WHERE r.\(q("key")) = \(lookup.key(table + "."))",
+            update,
             "ALTER TABLE \(table) DROP COLUMN \(lookup.column)",
             "ALTER TABLE \(table) RENAME COLUMN \(converted) TO \(lookup.column)",
         ] { try executor.execute(statement, []) }

@@ -108,16 +108,15 @@ extension EntityTables {
     /// NULL columns), which SQLite cannot alter in place: a copy of the table made with them takes
     /// its place, rows with their ids, its AUTOINCREMENT sequence (ids are never reused), its
     /// guard, and `indexes` (the `CREATE INDEX` text of the table's own indexes) as they were.
-    /// `taking`: an attribute whose values come from a table of keys and converted values (`key`,
-    /// `new`; `join`: a row's key, over the table as `e`), instead of its column (a retyped key
-    /// attribute, `RetypeLookup`).
-    func rebuildStatements(indexes: [String], taking converted: (attribute: String, table: String, join: String)? = nil) -> [String] {
+    /// `taking`: an attribute whose values are `value` over the table as `e` and what `join`
+    /// adds, instead of its column (a retyped key attribute, `RetypeLookup.converted`).
+    func rebuildStatements(indexes: [String], taking converted: (attribute: String, source: (join: String, value: String))? = nil) -> [String] {
         var staged = entity
         staged.tableName = "importer_rebuild_" + entity.tableName
         let copy = EntityTables(entity: staged)
         let columns = (["\"id\""] + names).joined(separator: ", ")
-        let sources = (["e.\"id\""] + entity.attributes.map { $0.name == converted?.attribute ? "r.\"new\"" : "e." + Self.q($0.name) }).joined(separator: ", ")
-        let from = "\(table) AS e" + (converted.map { " LEFT JOIN \(Self.q($0.table)) AS r ON r.\"key\" = \($0.join)" } ?? "")
+        let sources = (["e.\"id\""] + entity.attributes.map { $0.name == converted?.attribute ? converted?.source.value ?? "NULL" : "e." + Self.q($0.name) }).joined(separator: ", ")
+        let from = "\(table) AS e" + (converted?.source.join ?? "")
         let name = entity.tableName.replacingOccurrences(of: "'", with: "''"), stagedName = staged.tableName.replacingOccurrences(of: "'", with: "''")
         return [
             copy.createTable,

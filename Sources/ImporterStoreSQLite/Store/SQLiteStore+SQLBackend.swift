@@ -65,7 +65,7 @@ extension SQLiteStore: SQLBackend {
             }
         let indexes = try ownIndexes(of: entity.tableName)
         let schema = SQLiteEntitySchema(entity: retyped)
-        for statement in schema.rebuildStatements(indexes: indexes, taking: (name, lookup.map, lookup.key("e."))) { try connection.execute(statement) }
+        for statement in schema.rebuildStatements(indexes: indexes, taking: (name, lookup.converted("e", quoted: SQLiteEntitySchema.q, join: "LEFT JOIN"))) { try connection.execute(statement) }
     }
 
     /// The `CREATE INDEX` text of `table`'s own indexes (not those of its constraints), to make
