@@ -56,6 +56,7 @@ extension PostgresStore: SQLBackend {
             "ALTER COLUMN \(lookup.column) TYPE \(newType) USING "
                 + (lookup.map.flatMap { functions[$0] }.map { "\($0.name)(\(lookup.key("")))" } ?? lookup.key(""))
         }
+        guard !functions.isEmpty else { return try connection.execute("ALTER TABLE \(table) " + alterations.joined(separator: ", ")) }
         let scans = try connection.rows("SELECT current_setting('enable_seqscan')").first?.first?.stringValue ?? "on"
         try connection.execute("SET LOCAL enable_seqscan = off")
         for (map, function) in functions {
